@@ -1,0 +1,1 @@
+"""botmemory core: every rule of the memory spec, no Qt."""

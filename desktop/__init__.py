@@ -1,0 +1,1 @@
+"""botmemory desktop: the PySide6 tray app. Presents and asks; the core does the work."""
