@@ -1,0 +1,306 @@
+"""The ``botmemory`` command line: the CLI contract of DESIGN.md.
+
+Exit codes: 0 done; 2 bad usage or bad input (nothing written); 3 conflict
+(the expected hash no longer matches); 4 refused by a rule; 1 anything unexpected.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any, NoReturn
+
+from . import budget, config, update
+from .errors import BadInput, Conflict, MemoryError_
+from .paths import MEMORY_FILE, parse_day
+from .safeio import MAX_FILE_BYTES
+from .service import Memory
+from .store import Actor
+
+logger = logging.getLogger(__name__)
+
+Handler = Callable[[Memory, argparse.Namespace], Any]
+
+EPILOG = """\
+exit codes: 0 done, 2 bad usage or input (nothing written), 3 conflict
+(the file changed since it was opened), 4 refused by a rule, 1 unexpected.
+
+The home is --root, else $OPENMAUSBOT_HOME, else ~/.openmausbot.
+Paths are relative to the bot's workspace: MEMORY.md, memory/<topic>.md,
+memory/archive.md, memory/log/YYYY-MM-DD.md.
+"""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"botmemory: {message} (see `botmemory --help`)\n")
+
+
+def _out(args: argparse.Namespace, value: Any, plain: str | None = None) -> None:
+    if args.json:
+        sys.stdout.write(json.dumps(value, ensure_ascii=False) + "\n")
+    elif plain is not None:
+        sys.stdout.write(plain if plain.endswith("\n") or not plain else plain + "\n")
+
+
+def _actor(args: argparse.Namespace) -> Actor:
+    chat = getattr(args, "chat", None)
+    return Actor.bot(chat) if chat is not None else Actor.person("cli")
+
+
+def _read_stdin() -> str:
+    data = sys.stdin.buffer.read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:
+        raise BadInput(f"the text on stdin is larger than {MAX_FILE_BYTES // (1024 * 1024)} MB; nothing was saved")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise BadInput(f"the text on stdin is not valid UTF-8 (byte {e.start}); nothing was saved") from None
+
+
+# ----- commands
+
+
+def cmd_bots(mem: Memory, args: argparse.Namespace) -> None:
+    bots = mem.home.bots()
+    _out(args, bots, "\n".join(bots))
+
+
+def cmd_init(mem: Memory, args: argparse.Namespace) -> None:
+    created = mem.store.init(args.bot)
+    ws = mem.home.workspace(args.bot)
+    _out(args, {"bot": args.bot, "workspace": str(ws), "created": created}, str(ws))
+
+
+def cmd_gauge(mem: Memory, args: argparse.Namespace) -> None:
+    mem.home.require_bot(args.bot)
+    g = budget.gauge(mem.store.text(args.bot, MEMORY_FILE))
+    d = g.as_dict()
+    heavy = _heavy_line(mem, args.bot)
+    if heavy:
+        d["heavy"] = heavy
+    plain = (f"{g.lines}/{g.max_lines} lines · {g.bytes:,}/{g.max_bytes:,} bytes · {g.level.value}"
+             + (f" · {g.unloaded_lines} lines do not load" if g.unloaded_lines else "")
+             + f"\n{budget.ONLY_FIRST_LINES}" + (f"\n{heavy}" if heavy else ""))
+    _out(args, d, plain)
+
+
+def _heavy_line(mem: Memory, bot: str) -> str | None:
+    try:
+        from . import upkeep
+    except ImportError:
+        return None
+    return upkeep.heavy_line(mem, bot)
+
+
+def cmd_load(mem: Memory, args: argparse.Namespace) -> None:
+    from .loader import load_block
+
+    mem.home.require_bot(args.bot)
+    text = load_block(mem, args.bot)
+    _out(args, {"text": text}, text)
+
+
+def cmd_remember(mem: Memory, args: argparse.Namespace) -> None:
+    until = parse_day(args.until, "--until") if args.until else None
+    text = _read_stdin() if args.text == "-" else args.text
+    r = update.remember(mem.store, args.bot, text, _actor(args), until=until)
+    plain = f"remembered: {r.entry}"
+    if r.moved_count:
+        plain += f"\nmoved {r.moved_count} older entr{'y' if r.moved_count == 1 else 'ies'} to memory/archive.md:"
+        plain += "".join(f"\n  {line}" for line in r.moved)
+        if r.moved_count > len(r.moved):
+            plain += f"\n  … and {r.moved_count - len(r.moved)} more"
+    if r.over_budget:
+        plain += "\nMEMORY.md is over the budget with lines that never move: please trim it."
+    _out(args, r.as_dict(), plain)
+
+
+def cmd_forget(mem: Memory, args: argparse.Namespace) -> None:
+    r = update.forget(mem.store, args.bot, args.words, _actor(args))
+    plain = (f"forgot {len(r.removed)} note{'s' if len(r.removed) != 1 else ''}"
+             + (f" in {', '.join(r.files)}" if r.files else ""))
+    _out(args, r.as_dict(), plain)
+
+
+def cmd_prefer(mem: Memory, args: argparse.Namespace) -> None:
+    mem.home.require_bot(args.bot)
+    r = update.prefer(mem.home, args.bot, args.text, mem.today)
+    _out(args, r.as_dict(), ("added to About me: " if r.added else "already in About me: ") + r.line)
+
+
+def cmd_show(mem: Memory, args: argparse.Namespace) -> None:
+    mem.home.require_bot(args.bot)
+    ft = mem.store.read(args.bot, args.path)
+    if ft is None:
+        raise BadInput(f"{args.path} does not exist in {args.bot}'s workspace")
+    _out(args, {"path": args.path, "text": ft.text, "hash": ft.hash, "valid_utf8": ft.valid}, ft.text)
+
+
+def cmd_save(mem: Memory, args: argparse.Namespace) -> None:
+    mem.home.file(args.bot, args.path)  # checks the path before reading stdin
+    text = _read_stdin()
+    mem.store.ensure(args.bot)
+    change = mem.store.write(args.bot, args.path, text, _actor(args), expected_hash=args.expected_hash)
+    ft = mem.store.read(args.bot, args.path)
+    h = ft.hash if ft else None
+    _out(args, {"path": args.path, "hash": h, "changed": change is not None},
+         f"saved {args.path}" if change else f"{args.path} unchanged")
+
+
+def cmd_rm(mem: Memory, args: argparse.Namespace) -> None:
+    mem.home.require_bot(args.bot)
+    mem.store.delete(args.bot, args.path, _actor(args), expected_hash=args.expected_hash)
+    _out(args, {"path": args.path, "deleted": True}, f"deleted {args.path}")
+
+
+def cmd_recall(mem: Memory, args: argparse.Namespace) -> None:
+    from . import recall
+
+    r = recall.recall(mem.home, args.bot, args.message, mem.today)
+    _out(args, r.as_dict(), r.text)
+
+
+def cmd_search(mem: Memory, args: argparse.Namespace) -> None:
+    from . import recall
+
+    mem.home.require_bot(args.bot)
+    since = recall.parse_when(args.since, mem.today, "--since") if args.since else None
+    until = recall.parse_when(args.until, mem.today, "--until") if args.until else None
+    if not args.words and since is None and until is None:
+        raise BadInput("search needs words, --since or --until")
+    on = config.bot_settings(mem.home, args.bot).memory
+    hits = recall.search(mem.home, args.bot, args.words, since, until, include_memory=on)
+    _out(args, [h.as_dict() for h in hits],
+         "\n".join(f"{h.file} · {h.date.isoformat()} · {h.text}" for h in hits))
+
+
+def cmd_settings(mem: Memory, args: argparse.Namespace) -> None:
+    mem.home.require_bot(args.bot)
+    if args.key is None:
+        s = config.bot_settings(mem.home, args.bot)
+    else:
+        if args.value is None:
+            raise BadInput(f"settings {args.key} needs a value: on or off")
+        s = config.set_bot_setting(mem.home, args.bot, args.key, config.parse_switch(args.value))
+    d = s.as_dict()
+    _out(args, d, "\n".join(f"{k}: {'on' if v else 'off'}" for k, v in d.items()))
+
+
+# ----- the parser
+
+COMMANDS: dict[str, Handler] = {}
+
+
+def build_parser(extra: Sequence[Callable[[argparse._SubParsersAction[_Parser], argparse.ArgumentParser], None]] = ()) -> _Parser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--json", action="store_true", help="print one JSON value on stdout")
+    p = _Parser(prog="botmemory", description="botmemory: an AI bot's long-term memory, kept as plain markdown.",
+                epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter, parents=[common])
+    p.add_argument("--root", metavar="DIR", help="the OpenMausBot home (default: $OPENMAUSBOT_HOME or ~/.openmausbot)")
+    p.add_argument("--today", metavar="DATE", help="treat DATE (YYYY-MM-DD) as today (also $BOTMEMORY_TODAY)")
+    p.add_argument("--verbose", "-v", action="store_true", help="log what happens on stderr")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    def add(name: str, handler: Handler, help_: str) -> argparse.ArgumentParser:
+        sp = sub.add_parser(name, help=help_, description=help_, parents=[common])
+        sp.set_defaults(handler=handler)
+        COMMANDS[name] = handler
+        return sp
+
+    add("bots", cmd_bots, "list bot ids")
+    add("init", cmd_init, "create a bot's workspace (idempotent)").add_argument("bot")
+    add("gauge", cmd_gauge, "how much of MEMORY.md loads: lines and bytes against the budget").add_argument("bot")
+    add("load", cmd_load, "print exactly the memory block a new turn loads").add_argument("bot")
+    sp = add("remember", cmd_remember, "add a dated entry to MEMORY.md (memory_update add)")
+    sp.add_argument("bot")
+    sp.add_argument("text", help="the note (at most 1,000 characters and 20 lines; - reads stdin)")
+    sp.add_argument("--chat", metavar="T", help="the bot's work in chat T (without it: the person's)")
+    sp.add_argument("--until", metavar="DATE", help="the last day the note is true (YYYY-MM-DD)")
+    sp = add("forget", cmd_forget, "remove every note that mentions all the words, everywhere")
+    sp.add_argument("bot")
+    sp.add_argument("words", nargs="+", metavar="WORD")
+    sp.add_argument("--chat", metavar="T", help="the bot's work in chat T")
+    sp = add("prefer", cmd_prefer, "add a standing preference to About me (once, at most 300 characters)")
+    sp.add_argument("bot")
+    sp.add_argument("text")
+    sp = add("show", cmd_show, "print a memory file (--json adds its hash)")
+    sp.add_argument("bot")
+    sp.add_argument("path")
+    sp = add("save", cmd_save, "replace a memory file with stdin")
+    sp.add_argument("bot")
+    sp.add_argument("path")
+    sp.add_argument("--expected-hash", metavar="H", help="refuse (exit 3) unless the file still has this hash")
+    sp.add_argument("--chat", metavar="T", help="the bot's work in chat T")
+    sp = add("rm", cmd_rm, "delete a topic or a daily log (never MEMORY.md)")
+    sp.add_argument("bot")
+    sp.add_argument("path")
+    sp.add_argument("--expected-hash", metavar="H", help="refuse (exit 3) unless the file still has this hash")
+    sp = add("recall", cmd_recall, "the notes recall puts in front of a message")
+    sp.add_argument("bot")
+    sp.add_argument("message")
+    sp = add("search", cmd_search, "session_search over memory, topics, the archive and daily logs")
+    sp.add_argument("bot")
+    sp.add_argument("words", nargs="*", metavar="WORD")
+    sp.add_argument("--since", metavar="S", help="24h, 3d, yesterday or YYYY-MM-DD (inclusive)")
+    sp.add_argument("--until", metavar="U", help="24h, 3d, yesterday or YYYY-MM-DD (inclusive)")
+    sp = add("settings", cmd_settings, "show or set a bot's switches: memory, upkeep, helper (on/off)")
+    sp.add_argument("bot")
+    sp.add_argument("key", nargs="?", choices=config.SWITCHES)
+    sp.add_argument("value", nargs="?", metavar="on|off")
+    for hook in extra:
+        hook(sub, common)
+    return p
+
+
+def _extensions() -> list[Callable[[argparse._SubParsersAction[_Parser], argparse.ArgumentParser], None]]:
+    """Command groups that live beside the modules they drive (journal, watch, tidy, demo)."""
+    out = []
+    for name in ("journal", "reconcile", "tidy", "demo"):
+        try:
+            module = __import__(f"botmemory.core.{name}", fromlist=["add_commands"])
+        except ImportError:
+            continue
+        hook = getattr(module, "add_commands", None)
+        if hook is not None:
+            out.append(hook)
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser(_extensions())
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+                        format="botmemory: %(levelname)s %(name)s: %(message)s")
+    if not getattr(args, "handler", None):
+        parser.print_help()
+        return 2
+    try:
+        mem = Memory.open(args.root, args.today)
+        args.handler(mem, args)
+    except Conflict as c:
+        if args.json:
+            sys.stdout.write(json.dumps({"conflict": True, "text": c.text, "hash": c.hash}, ensure_ascii=False) + "\n")
+        else:
+            sys.stdout.write(c.text)
+        sys.stderr.write(f"botmemory: conflict: {c} (nothing saved; the current text is on stdout)\n")
+        return c.exit_code
+    except MemoryError_ as e:
+        sys.stderr.write(f"botmemory: {e}\n")
+        return e.exit_code
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as e:  # the one place that catches everything: say it plainly, exit 1
+        if args.verbose:
+            logger.exception("unexpected error")
+        sys.stderr.write(f"botmemory: unexpected error: {type(e).__name__}: {e}\n")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

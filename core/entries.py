@@ -1,0 +1,261 @@
+"""The line grammar of memory files: dated entries, struck entries, hand-written lines.
+
+One entry is a bullet line::
+
+    - YYYY-MM-DD · SOURCE [(noticed)] · TEXT [· until YYYY-MM-DD] [· moved YYYY-MM-DD]
+
+with the lines indented under it, or a fenced code block right below it,
+belonging to it. A struck entry is ``- ~~ORIGINAL~~ · superseded YYYY-MM-DD``.
+Every other line is hand-written. Parsing never fails: any text is a document,
+and ``render(parse(text)) == text`` for every text.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from datetime import date
+from enum import Enum
+
+DOT = " · "
+MAX_ENTRY_CHARS = 1000
+MAX_ENTRY_LINES = 20
+
+_DATE = r"(\d{4}-\d{2}-\d{2})"
+_ENTRY = re.compile(rf"^- {_DATE} · (.*)$")
+_STRUCK = re.compile(rf"^- ~~(.*)~~ · superseded {_DATE}((?: · moved \d{{4}}-\d{{2}}-\d{{2}})?)\s*$")
+_SOURCE = re.compile(r'^(from (?:chat|room) "[^"\n]*"|from [\w.-]+)( \(noticed\))? · (.*)$')
+_SUFFIX = re.compile(rf"^(.*?) · (until|moved) {_DATE}\s*$", re.DOTALL)
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_WS = re.compile(r"\s+")
+
+HEALTH_STEMS: tuple[str, ...] = (
+    "allerg", "anaphyla", "epipen", "diet", "vegan", "vegetarian", "pescatarian", "halal",
+    "kosher", "gluten", "coeliac", "celiac", "lactose", "intoleran", "diabet", "insulin",
+    "medicat", "medicine", "prescription", "health", "medical", "disab", "epilep", "seizure",
+    "asthma", "inhaler", "pregnan", "blood type", "emergency contact", "nut-free", "peanut",
+    "shellfish", "wheelchair", "hearing aid", "blind", "deaf", "dementia", "cardiac",
+    "pacemaker", "heart condition", "migraine", "dialysis", "chemo", "cancer", "therapy",
+    "therapist", "psychiatr", "antidepress", "mental health", "sobriety", "sober",
+    "alcohol-free", "dyslexi", "adhd", "autis", "hiv", "hepatitis", "anticoagul",
+    "blood thinner", "do not resuscitate",
+)
+"""Health and safety facts: word stems matched at the start of a word, case-insensitively.
+
+The budget mover never moves an entry that mentions one; the fixed list is the
+rule, not a model's judgement.
+"""
+_HEALTH = re.compile(r"(?<![\w])(?:" + "|".join(re.escape(s) for s in HEALTH_STEMS) + r")", re.IGNORECASE)
+
+
+Day = date
+"""An alias, because Block has a field named ``date``."""
+
+
+class Kind(Enum):
+    ENTRY = "entry"      # a dated bullet with its own lines
+    STRUCK = "struck"    # a struck-through, superseded entry
+    TEXT = "text"        # a hand-written line (never moved or removed by upkeep)
+    BLANK = "blank"
+
+
+@dataclass(frozen=True)
+class Block:
+    """One entry with the lines that belong to it, or one other line."""
+
+    kind: Kind
+    lines: tuple[str, ...]
+    date: Day | None = None        # entry date; for a struck entry, the superseded date
+    text: str = ""                  # TEXT of an entry (the struck part for a struck entry)
+    source: str | None = None
+    noticed: bool = False
+    until: Day | None = None
+    moved: Day | None = None
+
+    @property
+    def first_line(self) -> str:
+        return self.lines[0]
+
+    @property
+    def dated(self) -> bool:
+        return self.kind in (Kind.ENTRY, Kind.STRUCK) and self.date is not None
+
+    def expired(self, today: Day) -> bool:
+        return self.until is not None and self.until < today
+
+    def body(self) -> str:
+        """The entry's words: TEXT plus its own lines (for search and matching)."""
+        if self.kind in (Kind.ENTRY, Kind.STRUCK):
+            return "\n".join((self.text, *self.lines[1:]))
+        return "\n".join(self.lines)
+
+    def with_suffix(self, word: str, day: Day) -> Block:
+        """The block with `` · WORD DATE`` appended to its bullet line."""
+        first = f"{self.lines[0].rstrip()}{DOT}{word} {day.isoformat()}"
+        parsed = parse_block_head(first)
+        return replace(parsed, lines=(first, *self.lines[1:]))
+
+
+@dataclass
+class Document:
+    """A memory file as blocks. ``render()`` gives back the exact text."""
+
+    blocks: list[Block] = field(default_factory=list)
+    trailing_newline: bool = True
+
+    def render(self) -> str:
+        lines = [line for b in self.blocks for line in b.lines]
+        if not lines:
+            return ""
+        return "\n".join(lines) + ("\n" if self.trailing_newline else "")
+
+    def entries(self) -> list[Block]:
+        return [b for b in self.blocks if b.kind in (Kind.ENTRY, Kind.STRUCK)]
+
+
+def _day(text: str) -> date | None:
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        return None
+
+
+def parse_block_head(line: str) -> Block:
+    """Classify one line as the head of a block (entry, struck, text or blank)."""
+    if not line.strip():
+        return Block(Kind.BLANK, (line,))
+    m = _STRUCK.match(line)
+    if m:
+        day = _day(m.group(2))
+        if day is not None:
+            inner = m.group(1)
+            moved = _day(m.group(3)[-10:]) if m.group(3) else None
+            original = parse_block_head("- " + inner)
+            text = original.text if original.kind is Kind.ENTRY else inner
+            return Block(Kind.STRUCK, (line,), date=day, text=text, source=original.source, moved=moved)
+    m = _ENTRY.match(line)
+    if m:
+        day = _day(m.group(1))
+        if day is not None:
+            rest = m.group(2)
+            source: str | None = None
+            noticed = False
+            sm = _SOURCE.match(rest)
+            if sm:
+                source, noticed, rest = sm.group(1), bool(sm.group(2)), sm.group(3)
+            until = moved = None
+            while True:
+                xm = _SUFFIX.match(rest)
+                if not xm:
+                    break
+                d = _day(xm.group(3))
+                if d is None:
+                    break
+                if xm.group(2) == "until" and until is None:
+                    until = d
+                elif xm.group(2) == "moved" and moved is None and until is None:
+                    moved = d
+                else:
+                    break
+                rest = xm.group(1)
+            return Block(Kind.ENTRY, (line,), date=day, text=rest.strip(), source=source,
+                         noticed=noticed, until=until, moved=moved)
+    return Block(Kind.TEXT, (line,))
+
+
+def parse(text: str) -> Document:
+    """Split text into blocks. Indented lines and a fence right below an entry join it."""
+    if text == "":
+        return Document([], True)
+    trailing = text.endswith("\n")
+    lines = (text[:-1] if trailing else text).split("\n")
+    blocks: list[Block] = []
+    i = 0
+    while i < len(lines):
+        head = parse_block_head(lines[i])
+        i += 1
+        if head.kind in (Kind.ENTRY, Kind.STRUCK):
+            own = [head.lines[0]]
+            while i < len(lines):
+                line = lines[i]
+                if _FENCE.match(line) and line[:1] not in (" ", "\t"):
+                    # the older form: a fenced code block right below the entry
+                    end = _fence_end(lines, i)
+                    if end is None:
+                        break
+                    own.extend(lines[i:end + 1])
+                    i = end + 1
+                    continue
+                if line[:1] in (" ", "\t") and line.strip():
+                    own.append(line)
+                    i += 1
+                    continue
+                break
+            head = replace(head, lines=tuple(own))
+        blocks.append(head)
+    return Document(blocks, trailing)
+
+
+def _fence_end(lines: list[str], start: int) -> int | None:
+    m = _FENCE.match(lines[start])
+    assert m is not None
+    mark = m.group(1)
+    for j in range(start + 1, len(lines)):
+        if lines[j].strip().startswith(mark):
+            return j
+    return None
+
+
+def format_entry(day: date, source: str, text: str, *, until: date | None = None,
+                 noticed: bool = False) -> str:
+    """One entry as it is written: the bullet line, further lines indented under it."""
+    parts = text.strip("\n").split("\n")
+    head = f"- {day.isoformat()}{DOT}{source}{' (noticed)' if noticed else ''}{DOT}{parts[0].strip()}"
+    if until is not None:
+        head += f"{DOT}until {until.isoformat()}"
+    rest = [("  " + p.strip()) if p.strip() else "  " for p in parts[1:]]
+    return "\n".join([head, *rest])
+
+
+def chat_source(chat: str | None, word: str) -> str:
+    """``from chat "T"`` for a chat, else ``from WORD``."""
+    if chat is not None:
+        return f'from chat "{chat.replace(chr(34), chr(39))}"'
+    return f"from {word}"
+
+
+def strike(block: Block, day: date) -> str:
+    """The struck form of an entry: ``- ~~ORIGINAL~~ · superseded DATE``."""
+    original = block.first_line[2:] if block.first_line.startswith("- ") else block.first_line
+    return f"- ~~{original}~~{DOT}superseded {day.isoformat()}"
+
+
+def is_health(text: str) -> bool:
+    return _HEALTH.search(text) is not None
+
+
+def fact_key(block: Block) -> str:
+    """What "exactly the same fact" compares: TEXT with spacing folded and one final full stop dropped."""
+    body = _WS.sub(" ", block.text).strip()
+    if body.endswith("."):
+        body = body[:-1].rstrip()
+    extra = tuple(_WS.sub(" ", line).strip() for line in block.lines[1:])
+    until = block.until.isoformat() if block.until else ""
+    return "\n".join((body, *extra, until))
+
+
+def check_entry_text(text: str) -> str | None:
+    """Why TEXT cannot be an entry, or None when it can."""
+    stripped = text.strip()
+    if not stripped:
+        return "the entry is empty"
+    if len(text) > MAX_ENTRY_CHARS:
+        return f"the entry is {len(text)} characters; one entry is at most {MAX_ENTRY_CHARS}"
+    n = len(text.strip("\n").split("\n"))
+    if n > MAX_ENTRY_LINES:
+        return f"the entry is {n} lines; one entry is at most {MAX_ENTRY_LINES}"
+    return None
+
+
+def join_blocks(blocks: Iterable[Block]) -> str:
+    return "\n".join(line for b in blocks for line in b.lines)

@@ -1,0 +1,32 @@
+"""The errors core raises; the CLI maps each kind to its exit code."""
+from __future__ import annotations
+
+
+class MemoryError_(Exception):
+    """Base class. Named with a trailing underscore so it never shadows the builtin."""
+
+    exit_code = 1
+
+
+class BadInput(MemoryError_):
+    """Bad usage or bad input: nothing was written (exit 2)."""
+
+    exit_code = 2
+
+
+class Conflict(MemoryError_):
+    """The expected hash no longer matches the file (exit 3)."""
+
+    exit_code = 3
+
+    def __init__(self, path: str, text: str, hash_: str) -> None:
+        super().__init__(f"{path} changed since it was opened")
+        self.path = path
+        self.text = text
+        self.hash = hash_
+
+
+class Refused(MemoryError_):
+    """A rule refuses the request (exit 4)."""
+
+    exit_code = 4

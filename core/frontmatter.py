@@ -1,0 +1,81 @@
+"""Topic frontmatter, read safely.
+
+A topic may begin with a small YAML block (``title``, ``description``,
+``aliases``). It is read with PyYAML's safe loader, refusing anchors and aliases
+(no billion laughs), at most 16 KB; anything odd — bad YAML, deep nesting that
+raises ``RecursionError``, values of the wrong type — makes the block count as
+absent. A bad frontmatter never fails a command.
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+import yaml
+
+logger = logging.getLogger(__name__)
+
+MAX_FRONTMATTER_BYTES = 16 * 1024
+
+
+@dataclass(frozen=True)
+class Frontmatter:
+    title: str | None = None
+    description: str | None = None
+    aliases: tuple[str, ...] = ()
+
+
+def split(text: str) -> tuple[str | None, int]:
+    """The raw frontmatter (or None) and how many lines it spans with its fences."""
+    if not text.startswith("---\n") and not text.startswith("---\r\n"):
+        return None, 0
+    lines = text.split("\n")
+    for i in range(1, len(lines)):
+        if lines[i].rstrip("\r") in ("---", "..."):
+            return "\n".join(lines[1:i]), i + 1
+    return None, 0
+
+
+def _safe_load(raw: str) -> object:
+    for event in yaml.parse(raw, Loader=yaml.SafeLoader):
+        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
+            raise ValueError("anchors and aliases are not allowed in frontmatter")
+    return yaml.load(raw, Loader=yaml.SafeLoader)  # noqa: S506 - SafeLoader
+
+
+def _text(value: object) -> str | None:
+    if isinstance(value, str) and value.strip():
+        return value.strip()
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return str(value)
+    return None
+
+
+def read(text: str) -> Frontmatter | None:
+    """Parse a topic's frontmatter; None when it has none or it cannot be read."""
+    raw, _ = split(text)
+    if raw is None:
+        return None
+    if len(raw.encode("utf-8")) > MAX_FRONTMATTER_BYTES:
+        logger.info("frontmatter larger than %d bytes ignored", MAX_FRONTMATTER_BYTES)
+        return None
+    try:
+        data = _safe_load(raw)
+    except (yaml.YAMLError, ValueError, RecursionError) as e:
+        logger.info("unreadable frontmatter ignored: %s", str(e).splitlines()[0] if str(e) else type(e).__name__)
+        return None
+    if not isinstance(data, dict):
+        return None
+    aliases_raw = data.get("aliases")
+    aliases: tuple[str, ...] = ()
+    if isinstance(aliases_raw, list):
+        if all(_text(a) is not None for a in aliases_raw):
+            aliases = tuple(t for a in aliases_raw if (t := _text(a)) is not None)
+    elif (single := _text(aliases_raw)) is not None:
+        aliases = (single,)
+    return Frontmatter(_text(data.get("title")), _text(data.get("description")), aliases)
+
+
+def body_start(text: str) -> int:
+    """The index of the first line after the frontmatter (0 when there is none)."""
+    return split(text)[1]

@@ -1,0 +1,201 @@
+"""Where things live: the home, a bot's workspace, and the names of memory files.
+
+Home: ``--root DIR``, else ``$OPENMAUSBOT_HOME``, else ``~/.openmausbot``.
+Inside it, ``workspaces/<bot>/`` holds the memory files; everything the app keeps
+about them (journal, shadow copies, locks, settings) lives beside the workspaces,
+never inside one, so a bot's file tools cannot reach it.
+"""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from datetime import date
+from enum import Enum
+from pathlib import Path
+
+from .errors import BadInput
+
+MEMORY_FILE = "MEMORY.md"
+ARCHIVE_FILE = "memory/archive.md"
+LOG_DIR = "memory/log"
+
+_BOT_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,63}")
+_TOPIC = re.compile(r"[A-Za-z0-9 .\-]+\.md")
+_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+class Kind(Enum):
+    MEMORY = "memory"
+    TOPIC = "topic"
+    ARCHIVE = "archive"
+    LOG = "log"
+
+
+def check_bot_id(bot: str) -> str:
+    """Return *bot* if it is a valid bot id, else raise BadInput."""
+    if not _BOT_ID.fullmatch(bot) or bot.startswith("."):
+        raise BadInput(
+            f"bad bot id {bot!r}: use 1-64 letters, digits, '.', '_' or '-', not starting with '.'"
+        )
+    return bot
+
+
+def parse_day(text: str, what: str = "date") -> date:
+    """Parse YYYY-MM-DD strictly, or raise BadInput naming *what*."""
+    if not _DAY.fullmatch(text):
+        raise BadInput(f"bad {what} {text!r}: expected YYYY-MM-DD")
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise BadInput(f"bad {what} {text!r}: no such day") from None
+
+
+def today(override: str | None = None) -> date:
+    """The local date, or ``--today`` / ``$BOTMEMORY_TODAY`` when set."""
+    text = override or os.environ.get("BOTMEMORY_TODAY") or ""
+    if text:
+        return parse_day(text, "--today")
+    return date.today()
+
+
+def classify(rel: str) -> Kind:
+    """Check a workspace-relative memory path and say what kind of file it is.
+
+    Accepted: ``MEMORY.md``, ``memory/<topic>.md``, ``memory/archive.md``,
+    ``memory/log/YYYY-MM-DD.md``. A topic name is one file name of letters,
+    numbers, spaces, dots and dashes ending in ``.md``; nothing nested, nothing
+    starting with a dot.
+    """
+    if rel == MEMORY_FILE:
+        return Kind.MEMORY
+    if rel == ARCHIVE_FILE:
+        return Kind.ARCHIVE
+    parts = rel.split("/")
+    if len(parts) == 3 and parts[:2] == ["memory", "log"]:
+        name = parts[2]
+        if name.endswith(".md") and _DAY.fullmatch(name[:-3]):
+            parse_day(name[:-3], "log date")
+            return Kind.LOG
+        raise BadInput(f"bad log path {rel!r}: daily logs are memory/log/YYYY-MM-DD.md")
+    if len(parts) == 2 and parts[0] == "memory":
+        name = parts[1]
+        if name.startswith(".") or name in {".md", "..md"} or not _TOPIC.fullmatch(name):
+            raise BadInput(
+                f"bad topic name {name!r}: use letters, numbers, spaces, dots and dashes, "
+                "ending in .md, not starting with a dot"
+            )
+        return Kind.TOPIC
+    raise BadInput(
+        f"bad path {rel!r}: expected MEMORY.md, memory/<topic>.md, memory/archive.md "
+        "or memory/log/YYYY-MM-DD.md"
+    )
+
+
+def log_path(day: date) -> str:
+    return f"{LOG_DIR}/{day.isoformat()}.md"
+
+
+@dataclass(frozen=True)
+class Home:
+    """An OpenMausBot home folder and the places botmemory uses inside it."""
+
+    root: Path
+
+    @classmethod
+    def locate(cls, root: str | os.PathLike[str] | None = None) -> Home:
+        if root:
+            return cls(Path(root).expanduser().absolute())
+        env = os.environ.get("OPENMAUSBOT_HOME")
+        if env:
+            return cls(Path(env).expanduser().absolute())
+        return cls(Path.home() / ".openmausbot")
+
+    @property
+    def workspaces(self) -> Path:
+        return self.root / "workspaces"
+
+    @property
+    def journal_dir(self) -> Path:
+        return self.root / "memory-journal"
+
+    @property
+    def state_dir(self) -> Path:
+        """botmemory's own bookkeeping: locks, shadows, open turns. Outside every workspace."""
+        return self.root / "botmemory"
+
+    @property
+    def config_file(self) -> Path:
+        return self.root / "config.json"
+
+    @property
+    def about_me(self) -> Path:
+        return self.root / "about-me.md"
+
+    @property
+    def profile_learned(self) -> Path:
+        return self.root / "profile-learned.json"
+
+    def settings_file(self, bot: str) -> Path:
+        return self.root / "settings" / f"{check_bot_id(bot)}.json"
+
+    def workspace(self, bot: str) -> Path:
+        return self.workspaces / check_bot_id(bot)
+
+    def lock_file(self, bot: str) -> Path:
+        return self.state_dir / "locks" / f"{check_bot_id(bot)}.lock"
+
+    def file(self, bot: str, rel: str) -> Path:
+        """The absolute path of a checked workspace-relative memory path."""
+        classify(rel)
+        return self.workspace(bot) / rel
+
+    def bots(self) -> list[str]:
+        """The bot ids that have a workspace, sorted."""
+        if not self.workspaces.is_dir():
+            return []
+        out = []
+        for p in self.workspaces.iterdir():
+            if p.is_dir() and not p.is_symlink() and _BOT_ID.fullmatch(p.name) and not p.name.startswith("."):
+                out.append(p.name)
+        return sorted(out)
+
+    def require_bot(self, bot: str) -> Path:
+        """The workspace of an existing bot, or BadInput naming the bots there are."""
+        ws = self.workspace(bot)
+        if not ws.is_dir():
+            known = ", ".join(self.bots()) or "none"
+            raise BadInput(f"unknown bot {bot!r} in {self.root} (bots: {known}); `botmemory init {bot}` creates it")
+        return ws
+
+    def memory_files(self, bot: str) -> list[str]:
+        """Every memory file of a workspace, as relative paths: MEMORY.md, topics, archive, logs."""
+        ws = self.workspace(bot)
+        out: list[str] = []
+        if (ws / MEMORY_FILE).is_file():
+            out.append(MEMORY_FILE)
+        mem = ws / "memory"
+        if mem.is_dir():
+            for p in sorted(mem.iterdir()):
+                if p.is_file() and not p.is_symlink() and p.suffix == ".md":
+                    rel = f"memory/{p.name}"
+                    if _is_valid(rel):
+                        out.append(rel)
+            log = mem / "log"
+            if log.is_dir() and not log.is_symlink():
+                for p in sorted(log.iterdir()):
+                    rel = f"{LOG_DIR}/{p.name}"
+                    if p.is_file() and not p.is_symlink() and _is_valid(rel):
+                        out.append(rel)
+        return out
+
+    def topics(self, bot: str) -> list[str]:
+        return [r for r in self.memory_files(bot) if classify(r) is Kind.TOPIC]
+
+
+def _is_valid(rel: str) -> bool:
+    try:
+        classify(rel)
+    except BadInput:
+        return False
+    return True

@@ -1,0 +1,215 @@
+"""The hash-checked file API and the file rules.
+
+Every mutation of a memory file goes through :meth:`Store.apply`: take the
+workspace lock, check each expected hash, redact, write atomically in the order
+given (the archive before the file it came from), and hand a :class:`Change`
+record for each replaced file to the listeners (the journal, the shadow copies),
+which the UI refreshes from. A listener that fails never fails the write.
+"""
+from __future__ import annotations
+
+import logging
+import secrets
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import date, datetime, timezone
+
+from . import config
+from .errors import BadInput, Conflict, Refused
+from .paths import MEMORY_FILE, Home, Kind, classify
+from .redact import redact
+from .safeio import (
+    FileText,
+    WorkspaceLock,
+    atomic_write,
+    clean_stale_temps,
+    make_dirs,
+    read_file,
+    remove_file,
+    text_hash,
+)
+
+logger = logging.getLogger(__name__)
+
+WHO = ("bot", "person", "upkeep", "import")
+
+
+@dataclass(frozen=True)
+class Actor:
+    """Who changes a file and how: ``who`` is bot/person/upkeep/import, ``how`` task/panel/cli/…"""
+
+    who: str
+    how: str
+    chat: str | None = None
+
+    @classmethod
+    def person(cls, how: str = "cli") -> Actor:
+        return cls("person", how)
+
+    @classmethod
+    def bot(cls, chat: str | None, how: str = "task") -> Actor:
+        return cls("bot", how, chat)
+
+
+@dataclass(frozen=True)
+class Change:
+    """One file replaced, created or deleted: what the journal stores and the UI refreshes from."""
+
+    bot: str
+    file: str
+    before: str | None          # earlier text (None: the file did not exist)
+    before_hash: str | None
+    after: str | None           # new text (None: the file was deleted)
+    after_hash: str | None
+    actor: Actor
+    at: datetime
+    before_valid: bool = True   # False when the earlier bytes were not UTF-8
+    id: str = ""                # the journal row id this change is recorded under
+
+
+def new_change_id(at: datetime) -> str:
+    """A row id that sorts by time: milliseconds since the epoch in hex, then 6 random hex digits."""
+    return f"{int(at.timestamp() * 1000):012x}-{secrets.token_hex(3)}"
+
+
+@dataclass(frozen=True)
+class Write:
+    """One file's new text (None deletes it), optionally checked against the hash it was opened with."""
+
+    file: str
+    text: str | None
+    expected_hash: str | None = None
+    checked: bool = False       # True: ``expected_hash`` None means "must not exist"
+
+
+Listener = Callable[[Change], None]
+
+
+@dataclass
+class Store:
+    home: Home
+    today: date = field(default_factory=date.today)
+    listeners: list[Listener] = field(default_factory=list)
+    _cleaned: set[str] = field(default_factory=set)
+
+    # ----- reading
+
+    def read(self, bot: str, rel: str) -> FileText | None:
+        """A memory file's text and hash, or None when it does not exist."""
+        return read_file(self.home.file(bot, rel))
+
+    def text(self, bot: str, rel: str) -> str:
+        ft = self.read(bot, rel)
+        return ft.text if ft else ""
+
+    # ----- workspace
+
+    def init(self, bot: str) -> bool:
+        """Create the workspace layout (idempotent); True when something was created. No journal row."""
+        ws = self.home.workspace(bot)
+        created = not (ws / MEMORY_FILE).exists()
+        with self.locked(bot):
+            make_dirs(ws / "memory")
+            if not (ws / MEMORY_FILE).exists():
+                atomic_write(ws / MEMORY_FILE, b"")
+        return created
+
+    def ensure(self, bot: str) -> None:
+        """The workspace is created on first use."""
+        self.home.workspace(bot)  # validates the id
+        if not (self.home.workspace(bot) / MEMORY_FILE).exists():
+            self.init(bot)
+
+    @contextmanager
+    def locked(self, bot: str) -> Iterator[None]:
+        lock = WorkspaceLock.for_file(self.home.lock_file(bot))
+        with lock.held():
+            if bot not in self._cleaned:
+                clean_stale_temps(self.home.workspace(bot))
+                self._cleaned.add(bot)
+            yield
+
+    # ----- writing
+
+    def apply(self, bot: str, writes: Sequence[Write], actor: Actor, *,
+              allow_log: bool = False, check: Callable[[], None] | None = None) -> list[Change]:
+        """Write several files in order under one hold of the lock. Returns the changes made.
+
+        Every expected hash is checked before anything is written, so a conflict
+        changes nothing. *check* runs under the lock before the writes (for
+        rules that depend on the current state).
+        """
+        if actor.who == "bot" and not config.bot_settings(self.home, bot).memory:
+            raise Refused(f"memory is switched off for {bot}: bot writes are refused "
+                          f"(`botmemory settings {bot} memory on` turns it back on)")
+        with self.locked(bot):
+            plans: list[tuple[Write, FileText | None, str | None]] = []
+            for w in writes:
+                kind = classify(w.file)
+                if kind is Kind.LOG and not allow_log and w.text is not None:
+                    raise Refused(f"{w.file} is a daily log: the bot's own record is read-only (it can be deleted)")
+                if kind is Kind.MEMORY and w.text is None:
+                    raise Refused("MEMORY.md can be emptied but never deleted: the bot expects it to exist")
+                current = self.read(bot, w.file)
+                if w.expected_hash is not None or w.checked:
+                    now_hash = current.hash if current else None
+                    if now_hash != w.expected_hash:
+                        raise Conflict(w.file, current.text if current else "", now_hash or "")
+                if current is not None and not current.valid and w.text is not None:
+                    raise BadInput(f"{w.file} is not valid UTF-8; botmemory will not rewrite it "
+                                   "(fix its encoding in another editor first)")
+                new = None if w.text is None else redact(w.text)
+                plans.append((w, current, new))
+            if check is not None:
+                check()
+            changes: list[Change] = []
+            for w, current, new in plans:
+                change = self._write_one(bot, w.file, current, new, actor)
+                if change is not None:
+                    changes.append(change)
+            return changes
+
+    def write(self, bot: str, rel: str, text: str, actor: Actor, *,
+              expected_hash: str | None = None, allow_log: bool = False) -> Change | None:
+        changes = self.apply(bot, [Write(rel, text, expected_hash)], actor, allow_log=allow_log)
+        return changes[0] if changes else None
+
+    def delete(self, bot: str, rel: str, actor: Actor, *, expected_hash: str | None = None) -> Change | None:
+        if classify(rel) is Kind.MEMORY:
+            raise Refused("MEMORY.md can be emptied but never deleted: the bot expects it to exist")
+        if self.read(bot, rel) is None:
+            raise BadInput(f"{rel} does not exist")
+        changes = self.apply(bot, [Write(rel, None, expected_hash)], actor)
+        return changes[0] if changes else None
+
+    def _write_one(self, bot: str, rel: str, current: FileText | None, new: str | None,
+                   actor: Actor) -> Change | None:
+        path = self.home.file(bot, rel)
+        if new is None:
+            if current is None:
+                return None
+            remove_file(path)
+            after_hash = None
+        else:
+            data = new.encode("utf-8")
+            if current is not None and current.text == new and current.valid:
+                return None
+            atomic_write(path, data)
+            after_hash = text_hash(new)
+        at = datetime.now(timezone.utc)
+        change = Change(
+            id=new_change_id(at), bot=bot, file=rel,
+            before=current.text if current else None, before_hash=current.hash if current else None,
+            after=new, after_hash=after_hash, actor=actor, at=at,
+            before_valid=current.valid if current else True,
+        )
+        self.notify(change)
+        return change
+
+    def notify(self, change: Change) -> None:
+        for listener in self.listeners:
+            try:
+                listener(change)
+            except Exception:  # journaling never fails a write
+                logger.exception("a change listener failed for %s/%s; the write stands", change.bot, change.file)

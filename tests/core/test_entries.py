@@ -1,0 +1,132 @@
+from __future__ import annotations
+
+from datetime import date
+
+from hypothesis import given, settings, strategies as st
+
+from botmemory.core import entries as E
+
+
+def test_dated_entry_with_source_until_and_moved():
+    b = E.parse_block_head('- 2026-09-10 · from chat "Follow-up" (noticed) · short replies · until 2026-10-01 · moved 2026-10-02')
+    assert b.kind is E.Kind.ENTRY and b.date == date(2026, 9, 10)
+    assert b.source == 'from chat "Follow-up"' and b.noticed
+    assert b.text == "short replies"
+    assert b.until == date(2026, 10, 1) and b.moved == date(2026, 10, 2)
+
+
+def test_entry_without_source_is_still_dated():
+    b = E.parse_block_head("- 2026-09-10 · from the airport we took a taxi")
+    assert b.kind is E.Kind.ENTRY and b.source is None
+    assert b.text == "from the airport we took a taxi"
+
+
+def test_struck_entry_long_and_short_form():
+    long = E.parse_block_head('- ~~2026-09-01 · from chat "X" · the office is in Pune~~ · superseded 2026-09-10')
+    assert long.kind is E.Kind.STRUCK and long.date == date(2026, 9, 10) and long.text == "the office is in Pune"
+    short = E.parse_block_head("- ~~the office is in Pune~~ · superseded 2026-09-10")
+    assert short.kind is E.Kind.STRUCK and short.text == "the office is in Pune"
+
+
+def test_bad_dates_are_hand_written_lines():
+    assert E.parse_block_head("- 2026-13-45 · nonsense").kind is E.Kind.TEXT
+    assert E.parse_block_head("Hand-written: call me Sam").kind is E.Kind.TEXT
+
+
+def test_indented_lines_and_fenced_block_belong_to_the_entry():
+    text = "\n".join([
+        "- 2026-09-10 · from cli · deploy steps",
+        "  1. build",
+        "  2. ship",
+        "- 2026-09-11 · from cli · old style snippet",
+        "```sh",
+        "make deploy",
+        "```",
+        "hand-written",
+    ]) + "\n"
+    doc = E.parse(text)
+    kinds = [(b.kind, len(b.lines)) for b in doc.blocks]
+    assert kinds == [(E.Kind.ENTRY, 3), (E.Kind.ENTRY, 4), (E.Kind.TEXT, 1)]
+    assert doc.render() == text
+
+
+def test_unclosed_fence_is_not_swallowed():
+    doc = E.parse("- 2026-09-11 · from cli · x\n```\nnot closed\n")
+    assert [b.kind for b in doc.blocks] == [E.Kind.ENTRY, E.Kind.TEXT, E.Kind.TEXT]
+
+
+def test_format_entry_round_trips():
+    line = E.format_entry(date(2026, 10, 15), E.chat_source("Plans", "cli"), "first\nsecond", until=date(2026, 10, 20))
+    assert line == '- 2026-10-15 · from chat "Plans" · first · until 2026-10-20\n  second'
+    doc = E.parse(line + "\n")
+    assert len(doc.blocks) == 1
+    b = doc.blocks[0]
+    assert b.until == date(2026, 10, 20) and b.text == "first"
+
+
+def test_with_suffix_marks_moved():
+    b = E.parse("- 2026-09-10 · from cli · x\n  more\n").blocks[0]
+    m = b.with_suffix("moved", date(2026, 10, 15))
+    assert m.lines == ("- 2026-09-10 · from cli · x · moved 2026-10-15", "  more")
+    assert m.moved == date(2026, 10, 15)
+
+
+def test_strike_keeps_the_original():
+    b = E.parse_block_head('- 2026-09-01 · from chat "X" · lives in Pune')
+    s = E.strike(b, date(2026, 9, 10))
+    assert s == '- ~~2026-09-01 · from chat "X" · lives in Pune~~ · superseded 2026-09-10'
+    assert E.parse_block_head(s).kind is E.Kind.STRUCK
+
+
+def test_health_words_are_word_prefixes():
+    for text in ["Allergic to peanuts", "vegetarian since 2020", "Uses an inhaler", "Blood type O+",
+                 "emergency contact is Asha", "takes medication at 9", "is Diabetic"]:
+        assert E.is_health(text), text
+    for text in ["Loves the Paleo-dietary debate"]:  # 'dietary' does start a word after '-'
+        assert E.is_health(text)
+    for text in ["prefers short replies", "the meeting is in Pune", "bodiet"]:
+        assert not E.is_health(text), text
+
+
+def test_fact_key_is_narrow():
+    k = lambda t: E.fact_key(E.parse_block_head(f"- 2026-09-01 · from cli · {t}"))
+    assert k("Likes  green tea") == k("Likes green tea.")
+    assert k("Balance is -10") != k("Balance is 10")
+    assert k("C++") != k("C")
+    assert k("1.5") != k("15")
+    assert k("Likes tea") != k("likes tea")
+
+
+def test_check_entry_text_limits():
+    assert E.check_entry_text("x" * 1000) is None
+    assert "1001" in (E.check_entry_text("x" * 1001) or "")
+    assert E.check_entry_text("\n".join(["a"] * 20)) is None
+    assert "21 lines" in (E.check_entry_text("\n".join(["a"] * 21)) or "")
+    assert E.check_entry_text("   ") is not None
+
+
+line_text = st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"), max_size=60)
+structured = st.one_of(
+    line_text,
+    st.builds(lambda d, t: f"- {d.isoformat()} · from cli · {t}", st.dates(), line_text),
+    st.builds(lambda d, t: f"- ~~{t}~~ · superseded {d.isoformat()}", st.dates(), line_text),
+    st.builds(lambda t: f"  {t}", line_text),
+    st.sampled_from(["```", "~~~", "", "- 2026-01-01 · x · until 2026-02-30"]),
+)
+
+
+@settings(max_examples=300)
+@given(st.lists(structured, max_size=30), st.booleans())
+def test_parse_render_round_trip(lines, trailing):
+    text = "\n".join(lines) + ("\n" if trailing and lines else "")
+    assert E.parse(text).render() == text
+
+
+@settings(max_examples=200)
+@given(st.dates(), st.text(alphabet=st.characters(blacklist_categories=("Cs", "Cc", "Zl", "Zp")), min_size=1, max_size=80).filter(lambda t: t.strip()),
+       st.one_of(st.none(), st.dates()))
+def test_written_entries_parse_back(day, text, until):
+    text = " ".join(text.split())
+    line = E.format_entry(day, "from cli", text, until=until)
+    b = E.parse(line + "\n").blocks[0]
+    assert b.kind is E.Kind.ENTRY and b.date == day and b.until == until and b.source == "from cli"

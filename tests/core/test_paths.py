@@ -1,0 +1,73 @@
+from __future__ import annotations
+
+import pytest
+
+from botmemory.core.errors import BadInput
+from botmemory.core.paths import Home, Kind, check_bot_id, classify, parse_day, today
+
+
+@pytest.mark.parametrize("rel,kind", [
+    ("MEMORY.md", Kind.MEMORY), ("memory/archive.md", Kind.ARCHIVE),
+    ("memory/Client notes-2.md", Kind.TOPIC), ("memory/log/2026-10-14.md", Kind.LOG),
+    ("memory/v1.2 plan.md", Kind.TOPIC),
+])
+def test_good_paths(rel, kind):
+    assert classify(rel) is kind
+
+
+@pytest.mark.parametrize("rel", [
+    "memory/../evil.md", "memory/.hidden.md", "memory/sub/x.md", "memory/notes.txt", "../x.md",
+    "/etc/passwd", "memory/log/2026-13-01.md", "memory/log/today.md", "memory/ü.md", "memory/a_b.md",
+    "MEMORY.MD", "memory/", "memory/.md", "",
+])
+def test_bad_paths(rel):
+    with pytest.raises(BadInput):
+        classify(rel)
+
+
+@pytest.mark.parametrize("bot", ["", ".hidden", "a/b", "x" * 65, "sp ace", "..", "é"])
+def test_bad_bot_ids(bot):
+    with pytest.raises(BadInput):
+        check_bot_id(bot)
+
+
+def test_good_bot_ids():
+    for bot in ["scout", "Scout-2", "a.b_c", "x" * 64, "_x"]:
+        assert check_bot_id(bot) == bot
+
+
+def test_dates():
+    assert parse_day("2026-02-28").day == 28
+    for bad in ["2026-02-30", "26-1-1", "yesterday", "2026/01/01"]:
+        with pytest.raises(BadInput):
+            parse_day(bad)
+    assert today("2026-10-15").isoformat() == "2026-10-15"
+
+
+def test_home_precedence(monkeypatch, tmp_path):
+    monkeypatch.setenv("OPENMAUSBOT_HOME", str(tmp_path / "env"))
+    assert Home.locate(str(tmp_path / "root")).root == tmp_path / "root"
+    assert Home.locate(None).root == tmp_path / "env"
+    monkeypatch.delenv("OPENMAUSBOT_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "h"))
+    assert Home.locate(None).root == tmp_path / "h" / ".openmausbot"
+
+
+def test_unknown_bot_names_the_known_ones(tmp_path):
+    home = Home(tmp_path)
+    (tmp_path / "workspaces" / "scout").mkdir(parents=True)
+    with pytest.raises(BadInput, match="scout"):
+        home.require_bot("nobody")
+
+
+def test_memory_files_skip_links_and_other_files(tmp_path):
+    home = Home(tmp_path)
+    ws = tmp_path / "workspaces" / "scout"
+    (ws / "memory" / "log").mkdir(parents=True)
+    (ws / "MEMORY.md").write_text("")
+    (ws / "memory" / "a.md").write_text("")
+    (ws / "memory" / "b.txt").write_text("")
+    (ws / "memory" / ".c.md").write_text("")
+    (ws / "memory" / "link.md").symlink_to(ws / "memory" / "a.md")
+    (ws / "memory" / "log" / "2026-10-01.md").write_text("")
+    assert home.memory_files("scout") == ["MEMORY.md", "memory/a.md", "memory/log/2026-10-01.md"]
