@@ -196,7 +196,8 @@ COMMANDS: dict[str, Handler] = {}
 
 def build_parser(extra: Sequence[Callable[[argparse._SubParsersAction[_Parser], argparse.ArgumentParser], None]] = ()) -> _Parser:
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--json", action="store_true", help="print one JSON value on stdout")
+    common.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
+                        help="print one JSON value on stdout")
     p = _Parser(prog="botmemory", description="botmemory: an AI bot's long-term memory, kept as plain markdown.",
                 epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter, parents=[common])
     p.add_argument("--root", metavar="DIR", help="the OpenMausBot home (default: $OPENMAUSBOT_HOME or ~/.openmausbot)")
@@ -271,7 +272,11 @@ def _extensions() -> list[Callable[[argparse._SubParsersAction[_Parser], argpars
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser(_extensions())
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:  # --help, or a usage error argparse already explained
+        return e.code if isinstance(e.code, int) else 2
+    args.json = getattr(args, "json", False)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="botmemory: %(levelname)s %(name)s: %(message)s")
     if not getattr(args, "handler", None):

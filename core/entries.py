@@ -11,6 +11,7 @@ and ``render(parse(text)) == text`` for every text.
 """
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
@@ -45,7 +46,11 @@ HEALTH_STEMS: tuple[str, ...] = (
 The budget mover never moves an entry that mentions one; the fixed list is the
 rule, not a model's judgement.
 """
-_HEALTH = re.compile(r"(?<![\w])(?:" + "|".join(re.escape(s) for s in HEALTH_STEMS) + r")", re.IGNORECASE)
+
+
+@functools.cache
+def _health() -> re.Pattern[str]:
+    return re.compile(r"\b(?:" + "|".join(re.escape(s) for s in HEALTH_STEMS) + r")", re.IGNORECASE)
 
 
 Day = date
@@ -191,7 +196,8 @@ def parse(text: str) -> Document:
                     i += 1
                     continue
                 break
-            head = replace(head, lines=tuple(own))
+            if len(own) > 1:
+                head = replace(head, lines=tuple(own))
         blocks.append(head)
     return Document(blocks, trailing)
 
@@ -231,7 +237,7 @@ def strike(block: Block, day: date) -> str:
 
 
 def is_health(text: str) -> bool:
-    return _HEALTH.search(text) is not None
+    return _health().search(text) is not None
 
 
 def fact_key(block: Block) -> str:

@@ -11,8 +11,6 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-import yaml
-
 logger = logging.getLogger(__name__)
 
 MAX_FRONTMATTER_BYTES = 16 * 1024
@@ -37,6 +35,8 @@ def split(text: str) -> tuple[str | None, int]:
 
 
 def _safe_load(raw: str) -> object:
+    import yaml  # imported on first use: most commands never read a frontmatter
+
     for event in yaml.parse(raw, Loader=yaml.SafeLoader):
         if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
             raise ValueError("anchors and aliases are not allowed in frontmatter")
@@ -51,6 +51,12 @@ def _text(value: object) -> str | None:
     return None
 
 
+def _yaml_error() -> type[Exception]:
+    import yaml
+
+    return yaml.YAMLError
+
+
 def read(text: str) -> Frontmatter | None:
     """Parse a topic's frontmatter; None when it has none or it cannot be read."""
     raw, _ = split(text)
@@ -61,7 +67,10 @@ def read(text: str) -> Frontmatter | None:
         return None
     try:
         data = _safe_load(raw)
-    except (yaml.YAMLError, ValueError, RecursionError) as e:
+    except _yaml_error() as e:
+        logger.info("unreadable frontmatter ignored: %s", str(e).splitlines()[0] if str(e) else type(e).__name__)
+        return None
+    except (ValueError, RecursionError) as e:
         logger.info("unreadable frontmatter ignored: %s", str(e).splitlines()[0] if str(e) else type(e).__name__)
         return None
     if not isinstance(data, dict):

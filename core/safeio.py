@@ -18,12 +18,12 @@ import os
 import secrets
 import stat
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-
-from filelock import FileLock
+from typing import Any
 
 from .errors import BadInput, Refused
 
@@ -182,6 +182,56 @@ def clean_stale_temps(folder: Path) -> int:
     return n
 
 
+class _FileLock:
+    """``flock`` on POSIX (kernel-released when the process dies); filelock's msvcrt lock on Windows."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._fd: int | None = None
+        self._other: Any = None
+
+    def acquire(self, timeout: float) -> None:
+        if os.name == "nt":  # pragma: no cover - exercised on Windows only
+            from filelock import FileLock
+
+            self._other = FileLock(str(self.path), thread_local=False)
+            self._other.acquire(timeout=timeout)
+            return
+        import fcntl
+
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), FILE_MODE)
+        deadline = time.monotonic() + timeout
+        delay = 0.001
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    os.close(fd)
+                    raise TimeoutError(f"another botmemory process has held {self.path.name} for {timeout:.0f} s") from None
+                time.sleep(delay)
+                delay = min(delay * 2, 0.05)
+            except BaseException:
+                os.close(fd)
+                raise
+        self._fd = fd
+
+    def release(self) -> None:
+        if self._other is not None:  # pragma: no cover - Windows
+            self._other.release()
+            self._other = None
+            return
+        if self._fd is not None:
+            import fcntl
+
+            fd, self._fd = self._fd, None
+            try:
+                fcntl.flock(fd, fcntl.LOCK_UN)
+            finally:
+                os.close(fd)
+
+
 class WorkspaceLock:
     """A cross-process lock on one workspace, reentrant within this process."""
 
@@ -190,7 +240,7 @@ class WorkspaceLock:
 
     def __init__(self, lock_file: Path) -> None:
         self._thread_lock = threading.RLock()
-        self._file_lock = FileLock(str(lock_file), thread_local=False)
+        self._file_lock = _FileLock(lock_file)
         self._depth = 0
         self.lock_file = lock_file
 
@@ -209,7 +259,7 @@ class WorkspaceLock:
         with self._thread_lock:
             first = self._depth == 0
             if first:
-                self._file_lock.acquire(timeout=timeout)
+                self._file_lock.acquire(timeout)
             self._depth += 1
             try:
                 yield first

@@ -18,7 +18,6 @@ from datetime import date, datetime, timezone
 from . import config
 from .errors import BadInput, Conflict, Refused
 from .paths import MEMORY_FILE, Home, Kind, classify
-from .redact import redact
 from .safeio import (
     FileText,
     WorkspaceLock,
@@ -213,3 +212,10 @@ class Store:
                 listener(change)
             except Exception:  # journaling never fails a write
                 logger.exception("a change listener failed for %s/%s; the write stands", change.bot, change.file)
+
+
+def redact(text: str) -> str:
+    """Redaction, imported on first use (its patterns take a while to compile)."""
+    from .redact import redact as _redact
+
+    return _redact(text)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
@@ -21,7 +21,6 @@ from .budget import MEMORY_MAX_BYTES, MEMORY_MAX_LINES
 from .errors import BadInput
 from .frontmatter import body_start
 from .paths import ARCHIVE_FILE, MEMORY_FILE, Home, Kind, classify
-from .redact import redact
 from .safeio import WorkspaceLock, atomic_write, read_file
 from .store import Actor, Change, Store, Write
 
@@ -50,16 +49,17 @@ def _fits(lines: int, size: int) -> bool:
     return lines <= MEMORY_MAX_LINES and size <= MEMORY_MAX_BYTES
 
 
-def movable_order(doc: E.Document, today: date, keep: E.Block | None = None) -> list[int]:
+def movable_order(doc: E.Document, today: date, keep: E.Block | None = None) -> Iterator[int]:
     """Indexes of blocks the budget may move, in the order it moves them.
 
     Struck entries by superseded date, then expired entries by date, then live
     dated entries by date (file position breaks ties). Never: hand-written
-    lines, health and safety facts, the entry just written (*keep*).
+    lines, health and safety facts, the entry just written (*keep*). Lazy, so
+    the health check runs only on the entries that are about to move.
     """
     ranked: list[tuple[int, date, int]] = []
     for i, b in enumerate(doc.blocks):
-        if b is keep or not b.dated or b.date is None or E.is_health(b.body()):
+        if b is keep or b.date is None or b.kind not in (E.Kind.ENTRY, E.Kind.STRUCK):
             continue
         if b.kind is E.Kind.STRUCK:
             tier = 0
@@ -69,7 +69,7 @@ def movable_order(doc: E.Document, today: date, keep: E.Block | None = None) -> 
             tier = 2
         ranked.append((tier, b.date, i))
     ranked.sort()
-    return [i for _, _, i in ranked]
+    return (i for _, _, i in ranked if not E.is_health(doc.blocks[i].body()))
 
 
 def make_room(doc: E.Document, today: date, keep: E.Block | None) -> tuple[list[E.Block], bool]:
@@ -330,3 +330,10 @@ def _same_preference(line: str, text: str) -> bool:
 def iter_about_me(home: Home) -> Iterable[str]:
     ft = read_file(home.about_me)
     return ft.text.split("\n") if ft else []
+
+
+def redact(text: str) -> str:
+    """Redaction, imported on first use (its patterns take a while to compile)."""
+    from .redact import redact as _redact
+
+    return _redact(text)

@@ -1,0 +1,118 @@
+"""Core speed, as ratios against a baseline measured in the same run.
+
+    python benchmarks/bench_core.py
+
+1. ``remember`` with archiving on a full MEMORY.md vs two bare atomic writes of
+   the same bytes (target ≤ 3×) — with the store alone, and with the journal and
+   shadow copies wired as the CLI runs it.
+2. gauge + load of a 1 MB MEMORY.md vs a plain read and splitlines (target ≤ 10×).
+3. ``botmemory gauge`` as a whole process vs ``python3 -c pass`` (target ≤ 4×).
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from datetime import date, timedelta
+from pathlib import Path
+
+from botmemory.core import budget, update
+from botmemory.core.loader import load_block
+from botmemory.core.paths import ARCHIVE_FILE, MEMORY_FILE
+from botmemory.core.safeio import atomic_write
+from botmemory.core.service import Memory
+from botmemory.core.store import Actor, Store
+
+BOT = "scout"
+TODAY = "2026-10-15"
+
+
+def best(fn: Callable[[], object], repeat: int, setup: Callable[[], object] | None = None) -> float:
+    """Median of *repeat* timed runs (setup untimed)."""
+    times = []
+    for _ in range(repeat):
+        if setup:
+            setup()
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return statistics.median(times)
+
+
+def full_memory() -> str:
+    start = date(2025, 1, 1)
+    lines = [f'- {(start + timedelta(days=i)).isoformat()} · from chat "Plans" · fact {i:03d} ' + "words " * 8
+             for i in range(200)]
+    return "\n".join(lines) + "\n"
+
+
+def bench_remember(root: Path) -> list[tuple[str, float, float, str]]:
+    rows = []
+    initial = full_memory()
+    for label, wired in (("store only", False), ("with journal + shadows", True)):
+        home = root / f"home-{wired}"
+        mem = Memory.open(str(home), TODAY)
+        store: Store = mem.store if wired else Store(mem.home, mem.store.today)
+        store.init(BOT)
+        ws = mem.home.workspace(BOT)
+        counter = [0]
+
+        def setup() -> None:
+            (ws / MEMORY_FILE).write_text(initial, encoding="utf-8")
+            (ws / "memory" / "archive.md").write_text("", encoding="utf-8")
+
+        def run() -> None:
+            counter[0] += 1
+            r = update.remember(store, BOT, f"a brand new fact {counter[0]}", Actor.person())
+            assert r.moved_count == 1
+
+        t_remember = best(run, 40, setup)
+        new_mem = store.text(BOT, MEMORY_FILE).encode()
+        new_arch = store.text(BOT, ARCHIVE_FILE).encode()
+        t_bare = best(lambda: (atomic_write(ws / "bare-a.md", new_arch), atomic_write(ws / "bare-m.md", new_mem)), 40)
+        rows.append((f"remember with archiving ({label})", t_remember, t_bare, "≤ 3×"))
+    return rows
+
+
+def bench_gauge_load(root: Path) -> tuple[str, float, float, str]:
+    mem = Memory.open(str(root / "home-big"), TODAY)
+    mem.store.init(BOT)
+    line = '- 2025-01-01 · from chat "Plans" · ' + "a fact with some words in it " * 3 + "\n"
+    text = line * (1024 * 1024 // len(line.encode()))
+    (mem.home.workspace(BOT) / MEMORY_FILE).write_text(text, encoding="utf-8")
+    path = mem.home.workspace(BOT) / MEMORY_FILE
+
+    def ours() -> None:
+        budget.gauge(mem.store.text(BOT, MEMORY_FILE))
+        load_block(mem, BOT)
+
+    def plain() -> None:
+        path.read_text(encoding="utf-8").splitlines()
+
+    return ("gauge + load of a 1 MB MEMORY.md", best(ours, 20), best(plain, 20), "≤ 10×")
+
+
+def bench_process(root: Path) -> tuple[str, float, float, str]:
+    exe = shutil.which("botmemory", path=os.path.dirname(sys.executable)) or "botmemory"
+    home = str(root / "home-big")
+    ours = best(lambda: subprocess.run([exe, "--root", home, "gauge", BOT], check=True, capture_output=True), 15)
+    base = best(lambda: subprocess.run([sys.executable, "-c", "pass"], check=True, capture_output=True), 15)
+    return ("`botmemory gauge` as a process", ours, base, "≤ 4×")
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        rows = [*bench_remember(root), bench_gauge_load(root), bench_process(root)]
+    print(f"{'measure':48} {'ours':>10} {'baseline':>10} {'ratio':>7}  target")
+    for name, ours, base, target in rows:
+        print(f"{name:48} {ours * 1000:8.2f}ms {base * 1000:8.2f}ms {ours / base:6.2f}×  {target}")
+
+
+if __name__ == "__main__":
+    main()
