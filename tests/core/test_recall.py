@@ -1,0 +1,489 @@
+"""Recall before each turn, and session search (core/recall.py)."""
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+import time
+from datetime import date, datetime
+from pathlib import Path
+
+import pytest
+
+from botmemory.core import config, recall as R, safeio
+from botmemory.core.errors import BadInput
+from botmemory.core.paths import Home
+from botmemory.core.recall import content_words, parse_when, recall, search
+from botmemory.core.store import Store
+
+TODAY = date(2026, 10, 15)
+BOT = "scout"
+
+
+def entry(day: str, text: str, chat: str = "Plans") -> str:
+    return f'- {day} · from chat "{chat}" · {text}'
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Home:
+    h = Home(tmp_path / "home")
+    Store(h, today=TODAY).init(BOT)
+    return h
+
+
+@pytest.fixture
+def ws(home: Home) -> Path:
+    return home.workspace(BOT)
+
+
+def put(ws: Path, rel: str, text: str, *, mday: date | None = None) -> Path:
+    p = ws / rel
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(text, encoding="utf-8")
+    if mday is not None:
+        set_mday(p, mday)
+    return p
+
+
+def set_mday(p: Path, day: date, hour: int = 12) -> None:
+    t = datetime(day.year, day.month, day.day, hour).timestamp()
+    os.utime(p, (t, t))
+
+
+TRAVEL = ("---\ntitle: Travel\naliases: [trips]\ndescription: flights and hotels\n---\n"
+          + entry("2026-09-10", "Flight to Lisbon leaves 3 November at 07:40", "Trips") + "\n")
+FOOD = "---\ntitle: Food\n---\n" + entry("2026-09-11", "Vegetarian place near the office is Green Fork", "Lunch") + "\n"
+
+
+# ----- words
+
+
+def test_content_words_drop_stop_words_short_words_and_repeats() -> None:
+    assert content_words("When does my Lisbon flight leave?") == ["lisbon", "flight", "leave"]
+    assert content_words("Hey, thanks! Please tell me about it, ok?") == []
+    assert content_words("Flights, flight and FLIGHTS to Zürich") == ["flights", "zürich"]
+    assert content_words("snake_case 07:40 IST") == ["snake", "case", "ist"]
+    for w in ("what", "when", "does", "my", "the", "please", "thanks", "hey", "about"):
+        assert w in R.STOP_WORDS
+
+
+# ----- recall
+
+
+def test_the_matching_note_is_recalled_numbered_with_file_and_date(home: Home, ws: Path) -> None:
+    put(ws, "memory/travel.md", TRAVEL)
+    put(ws, "memory/food.md", FOOD)
+    r = recall(home, BOT, "When does my Lisbon flight leave?", TODAY)
+    assert [(n.n, n.file, n.date) for n in r.notes] == [(1, "memory/travel.md", date(2026, 9, 10))]
+    assert r.notes[0].text == "Flight to Lisbon leaves 3 November at 07:40"
+    lines = r.text.splitlines()
+    assert "instruction" in lines[0].lower() and "own notes" in lines[0].lower()
+    assert "1. memory/travel.md · 2026-09-10" in lines
+    assert "Green Fork" not in r.text
+    d = r.as_dict()
+    assert d["notes"] == [{"n": 1, "file": "memory/travel.md", "date": "2026-09-10",
+                           "text": "Flight to Lisbon leaves 3 November at 07:40"}]
+    assert d["text"] == r.text
+    json.dumps(d)
+
+
+def test_a_short_message_recalls_nothing(home: Home, ws: Path) -> None:
+    put(ws, "memory/travel.md", TRAVEL)
+    assert recall(home, BOT, "Lisbon", TODAY).notes == []
+    assert recall(home, BOT, "   Lisbon\n  ", TODAY) == R.RecallResult([], "")
+    assert len(recall(home, BOT, "Lisbon??", TODAY).notes) == 1  # eight characters count
+
+
+def test_a_message_of_only_filler_recalls_nothing(home: Home, ws: Path) -> None:
+    put(ws, "memory/travel.md", TRAVEL)
+    assert recall(home, BOT, "hey, what about that, please?", TODAY).notes == []
+
+
+def test_memory_md_the_archive_and_daily_logs_are_never_recalled(home: Home, ws: Path) -> None:
+    put(ws, "MEMORY.md", entry("2026-09-01", "Zanzibar trip planned") + "\n")
+    put(ws, "memory/archive.md", entry("2026-08-01", "Zanzibar visa done") + "\n")
+    put(ws, "memory/log/2026-10-14.md", '- 09:05 · chat "Trips" · Booked the Zanzibar ferry\n')
+    r = recall(home, BOT, "What about the Zanzibar plans?", TODAY)
+    assert r.notes == [] and r.text == ""
+    put(ws, "memory/islands.md", entry("2026-09-02", "Zanzibar ferry leaves from pier 3") + "\n")
+    r = recall(home, BOT, "What about the Zanzibar plans?", TODAY)
+    assert [n.file for n in r.notes] == ["memory/islands.md"]
+
+
+def test_struck_entries_and_frontmatter_are_never_recalled(home: Home, ws: Path) -> None:
+    put(ws, "memory/work.md",
+        "---\ntitle: Work\ndescription: the Porto office and its keycards\n---\n"
+        "- ~~2026-01-05 · from cli · The office is in Porto~~ · superseded 2026-09-10\n"
+        + entry("2026-09-10", "The office is in Pune now") + "\n")
+    r = recall(home, BOT, "Where is the Porto office?", TODAY)
+    assert all("Porto" not in n.text for n in r.notes)
+    assert [n.text for n in r.notes] == ["The office is in Pune now"]
+    assert recall(home, BOT, "Anything about keycards?", TODAY).notes == []
+
+
+def test_expired_entries_are_not_recalled(home: Home, ws: Path) -> None:
+    put(ws, "memory/parking.md",
+        entry("2026-09-01", "Parking spot 14 at the garage · until 2026-10-14") + "\n\n"
+        + entry("2026-09-02", "Garage code is 4411 · until 2026-10-15") + "\n")
+    r = recall(home, BOT, "Which garage spot do I use?", TODAY)
+    assert [n.text for n in r.notes] == ["Garage code is 4411"]
+
+
+def test_hand_written_paragraphs_are_passages_dated_by_the_file(home: Home, ws: Path) -> None:
+    put(ws, "memory/clients.md",
+        "# Clients\n\nAcme pays invoices late;\nalways chase Dana in accounts.\n\nGlobex is easy going.\n",
+        mday=date(2026, 10, 2))
+    r = recall(home, BOT, "Remind me about Acme invoices", TODAY)
+    assert [(n.file, n.date, n.text) for n in r.notes] == [
+        ("memory/clients.md", date(2026, 10, 2), "Acme pays invoices late;\nalways chase Dana in accounts.")]
+    # a heading alone is not a passage
+    assert recall(home, BOT, "Tell me about clients", TODAY).notes[0].text != "# Clients"
+
+
+def test_with_five_content_words_a_hit_needs_two(home: Home, ws: Path) -> None:
+    put(ws, "memory/a.md", entry("2026-09-01", "The hotel in Lisbon is Casa Azul") + "\n")
+    put(ws, "memory/b.md", entry("2026-09-20", "Hotel loyalty number 5521") + "\n")
+    few = recall(home, BOT, "Which hotel did we pick?", TODAY)  # hotel, pick: one word is enough
+    assert {n.file for n in few.notes} == {"memory/a.md", "memory/b.md"}
+    many = recall(home, BOT, "Which hotel did we pick in Lisbon for the conference trip?", TODAY)
+    assert len(content_words("Which hotel did we pick in Lisbon for the conference trip?")) >= 5
+    assert [n.file for n in many.notes] == ["memory/a.md"]  # b.md holds only "hotel"
+
+
+def test_a_plural_s_is_folded(home: Home, ws: Path) -> None:
+    put(ws, "memory/travel.md", entry("2026-09-10", "Two flights booked with TAP") + "\n")
+    put(ws, "memory/cars.md", entry("2026-09-11", "The rental car is a blue Fiat") + "\n")
+    assert [n.file for n in recall(home, BOT, "When is my flight?", TODAY).notes] == ["memory/travel.md"]
+    assert [n.file for n in recall(home, BOT, "Which rental cars again?", TODAY).notes] == ["memory/cars.md"]
+
+
+def test_words_match_whole_words_only(home: Home, ws: Path) -> None:
+    put(ws, "memory/health.md", entry("2026-09-10", "Dentist appointment on Monday") + "\n")
+    put(ws, "memory/team.md", entry("2026-09-11", "Standup is at 09:30 IST") + "\n")
+    r = recall(home, BOT, "Meeting times in IST?", TODAY)
+    assert [n.file for n in r.notes] == ["memory/team.md"]
+    assert recall(home, BOT, "How about Dent again?", TODAY).notes == []
+
+
+def test_ranking_is_by_score_then_newer_date(home: Home, ws: Path) -> None:
+    put(ws, "memory/t.md", "\n".join([
+        entry("2026-01-01", "Lisbon flight and hotel both booked"),   # 3 words, oldest
+        entry("2026-05-01", "Hotel breakfast starts at seven"),        # 1 word
+        entry("2026-06-01", "Lisbon weather is mild in November"),     # 1 word, newest of the ones
+        entry("2026-03-01", "Flight to Lisbon is TP1351"),             # 2 words
+        entry("2026-04-01", "Garden needs watering"),                  # none
+    ]) + "\n")
+    r = recall(home, BOT, "Lisbon flight hotel?", TODAY)
+    assert [n.date for n in r.notes] == [date(2026, 1, 1), date(2026, 3, 1), date(2026, 6, 1), date(2026, 5, 1)]
+    assert [n.n for n in r.notes] == [1, 2, 3, 4]
+
+
+def test_at_most_four_notes(home: Home, ws: Path) -> None:
+    put(ws, "memory/t.md", "\n".join(entry(f"2026-09-{d:02d}", f"Invoice {d} sent") for d in range(1, 10)) + "\n")
+    r = recall(home, BOT, "Which invoice was sent?", TODAY)
+    assert [n.date.day for n in r.notes] == [9, 8, 7, 6]
+
+
+def test_a_topic_with_a_matching_name_recalls_its_opening_below_passages(home: Home, ws: Path) -> None:
+    put(ws, "memory/lisbon.md", "---\ntitle: Porto and the coast\n---\n# Notes\nCasa Azul near the river.\n"
+        "Tram 28 is slow.\nTake the ferry.\nFourth line is not in the opening.\n", mday=date(2026, 10, 10))
+    put(ws, "memory/travel.md", entry("2026-09-10", "Flight to Lisbon leaves at 07:40") + "\n")
+    r = recall(home, BOT, "Anything on Lisbon again?", TODAY)
+    assert [n.file for n in r.notes] == ["memory/travel.md", "memory/lisbon.md"]
+    assert r.notes[1].text == "# Notes\nCasa Azul near the river.\nTram 28 is slow."
+    assert r.notes[1].date == date(2026, 10, 10)
+    # title and aliases count too
+    put(ws, "memory/x1.md", "---\ntitle: Garden\naliases: [allotment, plot]\n---\nTomatoes by the shed.\n")
+    assert [n.file for n in recall(home, BOT, "How is the allotment doing?", TODAY).notes] == ["memory/x1.md"]
+    assert [n.file for n in recall(home, BOT, "What is in the garden?", TODAY).notes] == ["memory/x1.md"]
+
+
+def test_the_block_is_at_most_6000_characters_and_long_notes_are_cut(home: Home, ws: Path) -> None:
+    long = "Lisbon " + "word " * 800   # about 4,000 characters each
+    put(ws, "memory/t.md", "\n\n".join([long.strip()] * 3 + ["Lisbon is short."]) + "\n", mday=date(2026, 10, 1))
+    r = recall(home, BOT, "Tell me about Lisbon", TODAY)
+    assert len(r.notes) == 4
+    assert len(r.text) <= 6000
+    assert "Lisbon is short." in [n.text for n in r.notes]          # a short note stays whole
+    cut = [n for n in r.notes if n.text.endswith("…")]
+    assert len(cut) == 3 and all(len(n.text) < 2000 for n in cut)
+    assert r.text.startswith(R.HEADER)
+    single = "Zanzibar " + "x" * 10_000
+    put(ws, "memory/z.md", single + "\n")
+    r = recall(home, BOT, "Tell me about Zanzibar", TODAY)
+    assert len(r.text) <= 6000 and r.notes[0].text.endswith("…") and len(r.text) > 5900
+
+
+def test_memory_off_or_auto_recall_off_recalls_nothing(home: Home, ws: Path) -> None:
+    put(ws, "memory/travel.md", TRAVEL)
+    msg = "When does my Lisbon flight leave?"
+    assert recall(home, BOT, msg, TODAY).notes
+    config.write_config(home, {"features": {"autoRecall": False}})
+    assert recall(home, BOT, msg, TODAY) == R.RecallResult([], "")
+    config.write_config(home, {"features": {"autoRecall": True}})
+    config.set_bot_setting(home, BOT, "memory", False)
+    assert recall(home, BOT, msg, TODAY) == R.RecallResult([], "")
+
+
+def test_an_unknown_bot_is_bad_input(home: Home) -> None:
+    with pytest.raises(BadInput, match="unknown bot"):
+        recall(home, "nobody", "When does my Lisbon flight leave?", TODAY)
+    with pytest.raises(BadInput):
+        search(home, "nobody", ["lisbon"], None, None)
+
+
+def test_an_invalid_utf8_topic_is_read_and_an_unreadable_one_skipped(home: Home, ws: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    (ws / "memory" / "bad.md").write_bytes(b"Lisbon ferry \xff\xfe at noon\n")
+    put(ws, "memory/ok.md", entry("2026-09-10", "Lisbon flight at 07:40") + "\n")
+    r = recall(home, BOT, "Lisbon ferry times?", TODAY)
+    assert [n.file for n in r.notes] == ["memory/bad.md", "memory/ok.md"]
+    assert "\ufffd" in r.notes[0].text
+    # a symbolic link is not a topic; a file too large to read is skipped
+    os.symlink(ws / "memory" / "ok.md", ws / "memory" / "link.md")
+    put(ws, "memory/huge.md", "Lisbon " * 50 + "\n")
+    monkeypatch.setattr(safeio, "MAX_FILE_BYTES", 200)
+    r = recall(home, BOT, "Lisbon ferry times?", TODAY)
+    assert sorted(n.file for n in r.notes) == ["memory/bad.md", "memory/ok.md"]
+
+
+# ----- the index
+
+
+def test_the_index_lives_outside_the_workspace_with_mode_0600(home: Home, ws: Path) -> None:
+    put(ws, "memory/travel.md", TRAVEL)
+    recall(home, BOT, "When does my Lisbon flight leave?", TODAY)
+    path = R.index_path(home, BOT)
+    assert path.is_file() and ws not in path.parents
+    assert path.stat().st_mode & 0o777 == 0o600
+    assert path.parent.stat().st_mode & 0o777 == 0o700
+
+
+def test_the_index_picks_up_an_edited_a_new_and_a_deleted_file(home: Home, ws: Path) -> None:
+    p = put(ws, "memory/travel.md", entry("2026-09-10", "Flight to Lisbon at 07:40") + "\n")
+    msg = "When does my Lisbon flight leave?"
+    assert recall(home, BOT, msg, TODAY).notes[0].text == "Flight to Lisbon at 07:40"
+    before = p.stat()
+    p.write_text(entry("2026-09-10", "Flight to Lisbon at 09:15") + "\n", encoding="utf-8")  # same size
+    os.utime(p, ns=(before.st_atime_ns, before.st_mtime_ns + 2_000_000_000))
+    assert p.stat().st_size == before.st_size
+    assert [n.text for n in recall(home, BOT, msg, TODAY).notes] == ["Flight to Lisbon at 09:15"]
+    put(ws, "memory/more.md", entry("2026-09-12", "Lisbon hotel is Casa Azul") + "\n")
+    assert [n.file for n in recall(home, BOT, msg, TODAY).notes] == ["memory/travel.md", "memory/more.md"]
+    p.unlink()
+    assert [n.file for n in recall(home, BOT, msg, TODAY).notes] == ["memory/more.md"]
+    (ws / "memory" / "more.md").unlink()
+    assert recall(home, BOT, msg, TODAY).notes == []
+
+
+def test_a_change_seen_by_a_fresh_process_state(home: Home, ws: Path) -> None:
+    """The in-process memo never hides a change made while another process kept the index."""
+    p = put(ws, "memory/travel.md", entry("2026-09-10", "Flight to Lisbon at 07:40") + "\n")
+    msg = "When does my Lisbon flight leave?"
+    recall(home, BOT, msg, TODAY)
+    R._synced.clear()                      # as a new process would start
+    p.write_text(entry("2026-09-10", "Flight to Lisbon at 11:00") + "\n", encoding="utf-8")
+    os.utime(p, ns=(p.stat().st_atime_ns, p.stat().st_mtime_ns + 1_000_000_000))
+    assert recall(home, BOT, msg, TODAY).notes[0].text == "Flight to Lisbon at 11:00"
+
+
+def test_a_corrupt_index_is_rebuilt(home: Home, ws: Path) -> None:
+    put(ws, "memory/travel.md", TRAVEL)
+    msg = "When does my Lisbon flight leave?"
+    first = recall(home, BOT, msg, TODAY)
+    path = R.index_path(home, BOT)
+    for suffix in ("-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    path.write_bytes(b"this is not a database" * 100)
+    assert recall(home, BOT, msg, TODAY) == first
+    assert path.read_bytes().startswith(b"SQLite format 3")
+    assert path.stat().st_mode & 0o777 == 0o600
+    # an index of another schema version is rebuilt too
+    with sqlite3.connect(path) as c:
+        c.execute("PRAGMA user_version = 999")
+    R._synced.clear()
+    assert recall(home, BOT, msg, TODAY) == first
+
+
+def test_a_missing_index_folder_that_cannot_be_made_falls_back_to_memory(home: Home, ws: Path) -> None:
+    put(ws, "memory/travel.md", TRAVEL)
+    home.state_dir.mkdir(parents=True, exist_ok=True)
+    (home.state_dir / "index").write_text("a file where the folder should be")
+    r = recall(home, BOT, "When does my Lisbon flight leave?", TODAY)
+    assert [n.file for n in r.notes] == ["memory/travel.md"]
+
+
+def test_recall_from_several_threads_at_once(home: Home, ws: Path) -> None:
+    for i in range(30):
+        put(ws, f"memory/t{i}.md", entry(f"2026-09-{i % 28 + 1:02d}", f"Lisbon note {i} about ferries") + "\n")
+    expected: list[R.RecallResult] = []
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            expected.append(recall(home, BOT, "Lisbon ferries?", TODAY))
+        except BaseException as e:  # pragma: no cover - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=run) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert len(expected) == 6 and all(r == expected[0] for r in expected) and len(expected[0].notes) == 4
+
+
+def test_top_down_and_counting_agree(home: Home, ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both ways of scoring give the same passages, in the same order."""
+    import random
+    words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf"]
+    rng = random.Random(4)
+    for i in range(40):
+        lines = [entry(f"2026-{rng.randint(1, 9):02d}-{rng.randint(1, 28):02d}",
+                       " ".join(rng.sample(words, rng.choice([1, 1, 2, 2, 3, 4, 5, 6]))) + f" item{j}")
+                 for j in range(8)]
+        put(ws, f"memory/t{i}.md", "\n".join(lines) + "\n")
+    recall(home, BOT, "warm up the index", TODAY)
+    monkeypatch.setattr(R, "COUNT_BELOW", 0)
+    monkeypatch.setattr(R, "_top_down_rows", lambda n, dfs, need: 0)   # always top down
+    with sqlite3.connect(R.index_path(home, BOT)) as conn:
+        for _ in range(300):
+            keys = rng.sample(words, rng.randint(2, 7))
+            need = rng.choice([1, 2])
+            assert R._best_passages(conn, keys, need, TODAY) == R._count_all(conn, keys, need, TODAY.toordinal())
+        assert R._best_passages(conn, ["alpha", "nosuchword"], 2, TODAY) == []
+
+
+def test_only_new_and_changed_topics_are_read_again(home: Home, ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(R, "RACY_NS", 0)
+    for i in range(5):
+        put(ws, f"memory/t{i}.md", entry("2026-09-10", f"Lisbon note {i}") + "\n")
+    read: list[str] = []
+    real = R._analyse_topic
+    monkeypatch.setattr(R, "_analyse_topic", lambda name, text: read.append(name) or real(name, text))
+    recall(home, BOT, "Lisbon notes?", TODAY)
+    assert sorted(read) == [f"t{i}.md" for i in range(5)]
+    read.clear()
+    recall(home, BOT, "Lisbon notes?", TODAY)
+    R._synced.clear()
+    recall(home, BOT, "Lisbon notes?", TODAY)
+    assert read == []
+    put(ws, "memory/t2.md", entry("2026-09-11", "Lisbon note two, changed") + "\n")
+    put(ws, "memory/t9.md", entry("2026-09-12", "Lisbon note nine") + "\n")
+    r = recall(home, BOT, "Lisbon notes?", TODAY)
+    assert sorted(read) == ["t2.md", "t9.md"]
+    assert [n.text for n in r.notes[:2]] == ["Lisbon note nine", "Lisbon note two, changed"]
+
+
+def test_a_file_changed_a_moment_ago_is_read_again_until_it_settles(home: Home, ws: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Timestamps are coarse: a second same-size edit within one tick would keep the key, so a fresh
+    file is not trusted until it is RACY_NS old."""
+    put(ws, "memory/t.md", entry("2026-09-10", "Lisbon note") + "\n")
+    read: list[str] = []
+    real = R._analyse_topic
+    monkeypatch.setattr(R, "_analyse_topic", lambda name, text: read.append(name) or real(name, text))
+    monkeypatch.setattr(R, "RACY_NS", 3_600 * 10**9)
+    recall(home, BOT, "Lisbon notes?", TODAY)
+    recall(home, BOT, "Lisbon notes?", TODAY)
+    assert read == ["t.md", "t.md"]
+    monkeypatch.setattr(R, "RACY_NS", 0)
+    recall(home, BOT, "Lisbon notes?", TODAY)      # read once more, now trusted
+    recall(home, BOT, "Lisbon notes?", TODAY)
+    assert read == ["t.md", "t.md", "t.md"]
+
+
+# ----- search
+
+
+def test_parse_when() -> None:
+    assert parse_when("24h", TODAY, "--since") == date(2026, 10, 14)
+    assert parse_when("1h", TODAY, "--since") == date(2026, 10, 14)
+    assert parse_when("25h", TODAY, "--since") == date(2026, 10, 13)
+    assert parse_when("3d", TODAY, "--since") == date(2026, 10, 12)
+    assert parse_when(" Yesterday ", TODAY, "--since") == date(2026, 10, 14)
+    assert parse_when("today", TODAY, "--until") == TODAY
+    assert parse_when("2026-10-01", TODAY, "--until") == date(2026, 10, 1)
+    for bad in ("", "3 weeks", "tomorrow", "-3d", "2026-02-30", "10/01/2026", "99999999999d"):
+        with pytest.raises(BadInput, match="--since"):
+            parse_when(bad, TODAY, "--since")
+
+
+def _search_home(ws: Path) -> None:
+    put(ws, "memory/log/2026-10-14.md", '- 09:05 · chat "Invoices" · Sent the three flagged invoices\n')
+    put(ws, "memory/log/2026-10-13.md", '- 08:00 · chat "Garden" · Watered the tomatoes\n')
+    put(ws, "memory/log/2026-10-01.md", '- 10:00 · chat "Invoices" · Old invoices work\n')
+    put(ws, "MEMORY.md", entry("2026-10-12", "Acme invoice terms are 30 days") + "\n"
+        "Hand-written: invoices go to Dana\n", mday=date(2026, 10, 9))
+    put(ws, "memory/billing.md", "---\ntitle: Invoices\n---\n"
+        "- ~~2026-08-01 · from cli · Invoices go out on Fridays~~ · superseded 2026-10-13\n"
+        + entry("2026-10-13", "Invoices go out on Mondays") + "\n", mday=date(2026, 9, 1))
+    put(ws, "memory/archive.md", entry("2026-07-01", "Invoice template v1") + "\n")
+
+
+def test_search_by_words_over_every_memory_file(home: Home, ws: Path) -> None:
+    _search_home(ws)
+    hits = search(home, BOT, ["invoices"], None, None)
+    assert [(h.file, h.date.isoformat()) for h in hits] == [
+        ("memory/log/2026-10-14.md", "2026-10-14"),
+        ("memory/billing.md", "2026-10-13"),          # the struck entry, dated by its superseded date
+        ("memory/billing.md", "2026-10-13"),
+        ("MEMORY.md", "2026-10-12"),                  # an entry: its own date ("invoice" folds)
+        ("MEMORY.md", "2026-10-09"),                  # a hand-written line: the file's date
+        ("memory/log/2026-10-01.md", "2026-10-01"),
+        ("memory/archive.md", "2026-07-01"),
+    ]
+    assert hits[1].text.startswith("- ~~2026-08-01")
+    assert hits[0].as_dict() == {"file": "memory/log/2026-10-14.md", "date": "2026-10-14",
+                                 "text": '- 09:05 · chat "Invoices" · Sent the three flagged invoices'}
+    # every word must match, as a whole word, in any case
+    assert [h.text for h in search(home, BOT, ["INVOICES", "mondays"], None, None)] == [
+        entry("2026-10-13", "Invoices go out on Mondays")]
+    assert search(home, BOT, ["voice"], None, None) == []
+    assert search(home, BOT, ["invoices"], None, None, include_memory=False) == []
+
+
+def test_search_by_time(home: Home, ws: Path) -> None:
+    _search_home(ws)
+
+    def texts(words: list[str], since: str | None, until: str | None = None) -> list[str]:
+        s = parse_when(since, TODAY, "--since") if since else None
+        u = parse_when(until, TODAY, "--until") if until else None
+        return [h.text for h in search(home, BOT, words, s, u)]
+
+    out = texts(["invoices"], "3d")
+    assert any("three flagged invoices" in t for t in out)
+    assert not any("Old invoices work" in t or "tomatoes" in t for t in out)
+    assert texts([], "24h") == ['- 09:05 · chat "Invoices" · Sent the three flagged invoices']
+    assert texts([], "yesterday") == texts([], "24h")
+    assert "- 08:00 · chat \"Garden\" · Watered the tomatoes" in texts([], "2026-10-13", "2026-10-13")
+    assert texts(["invoices"], "2026-10-01", "2026-10-01") == ['- 10:00 · chat "Invoices" · Old invoices work']
+    with pytest.raises(BadInput, match="--since"):
+        texts(["invoices"], "last week")
+    with pytest.raises(BadInput, match="after"):
+        search(home, BOT, [], date(2026, 10, 14), date(2026, 10, 1))
+    with pytest.raises(BadInput):
+        search(home, BOT, [], None, None)
+    with pytest.raises(BadInput, match="letters or digits"):
+        search(home, BOT, ["--"], None, None)
+
+
+def test_search_skips_an_unreadable_file(home: Home, ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    put(ws, "memory/log/2026-10-14.md", '- 09:05 · chat "Invoices" · Sent invoices\n')
+    put(ws, "memory/big.md", "invoices " * 100 + "\n")
+    monkeypatch.setattr(safeio, "MAX_FILE_BYTES", 300)
+    assert [h.file for h in search(home, BOT, ["invoices"], None, None)] == ["memory/log/2026-10-14.md"]
+
+
+def test_recall_stays_fast_on_a_warm_index(home: Home, ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(R, "RACY_NS", 0)
+    for i in range(300):
+        put(ws, f"memory/t{i:03d}.md", "\n".join(entry("2026-09-10", f"Note {i} line {j} about topic{i % 17}")
+                                                for j in range(20)) + "\n")
+    recall(home, BOT, "Anything about topic3 and topic5?", TODAY)
+    t = time.perf_counter()
+    for _ in range(10):
+        recall(home, BOT, "Anything about topic3 and topic5?", TODAY)
+    assert (time.perf_counter() - t) / 10 < 0.1
