@@ -1,0 +1,1278 @@
+"""Find credentials in text and replace them with ``«redacted N chars»``.
+
+Everything that reaches disk goes through :func:`redact` (spec: "Where it
+lives"; DESIGN.md: "Redaction marker").  N is the secret's length in
+characters, not bytes.  Standard library only; every pattern is compiled at
+import, and a megabyte of ordinary notes takes a few tens of milliseconds.
+
+What counts as a secret:
+
+* PEM private key blocks, ``-----BEGIN … PRIVATE KEY-----`` through the
+  matching END line, as one secret.  A block whose END line is missing is
+  redacted through its last base64 line.  Public keys, certificates and code
+  that merely mentions the BEGIN/END lines are left alone.
+* Provider keys with a recognisable shape: AWS access key ids (and
+  ``aws_secret_access_key = …``), GitHub (``ghp_`` ``gho_`` ``ghu_`` ``ghs_``
+  ``ghr_`` ``github_pat_``), GitLab, Slack tokens and webhook URLs, Stripe,
+  OpenAI, Anthropic, Google (API keys, OAuth secrets and tokens), Hugging
+  Face, npm, PyPI, SendGrid, Telegram bots, DigitalOcean, Shopify, Discord
+  webhooks, age secret keys and JWTs.  ``ghp_xxxx…``-style placeholders are
+  not secrets.
+* URL credentials: in ``scheme://user:password@host`` only the *password* is
+  redacted; the user name stays, so the note still says which account it was.
+* ``Bearer <token>``, ``Authorization: <scheme> <token>``, ``curl -u
+  user:password`` and ``.netrc`` passwords: the token or password.
+* Values assigned to a credential-named key: ``password``, ``passwd``,
+  ``pwd``, ``pass``, ``passphrase``, ``secret``, ``token``, ``api_key``,
+  ``apikey``, ``access_key``, ``secret_key``, ``private_key``,
+  ``client_secret``, ``auth_token``, … also as the last word of a longer
+  name (``DB_PASSWORD``, ``authToken``, ``X-Api-Key``), in the shapes
+  ``key: value``, ``key = value``, ``key=value``, ``"key": "value"``,
+  ``--key value`` and ``-H "Key: value"``.
+
+  - A ``key: value`` or ``key = value`` line (YAML, ini, headers, notes such
+    as ``- **Wifi password:** …``, memory entries after their ``date ·
+    source ·`` head) gives the value *to the end of the line*; a quoted value
+    gives the text inside the quotes; an unquoted ``key=value`` gives one
+    shell word.
+  - Not secrets: placeholders (empty, ``<…>``, ``${VAR}``, ``$VAR``,
+    ``{{…}}``, ``xxx``, ``***``, ``…``, ``changeme``, ``your-password-here``,
+    ``your_api_key``, ``example``, ``placeholder``, ``none``, ``null``,
+    ``redacted``, an existing marker, ``!secret name``, an ENV_VAR_NAME),
+    code (``os.environ[…]``, ``settings.TOKEN``, ``get_token()``,
+    ``token=token``, type annotations), file paths, booleans, and short
+    pointers such as ``Password: see 1Password``.
+  - The word "password" in a sentence without ``:`` or ``=`` ("the password
+    is in the vault") is prose, not an assignment.
+
+* A high-entropy fallback for tokens nothing above names: at least 32
+  characters of ``[A-Za-z0-9+/_=-]`` mixing upper case, lower case and
+  digits, with Shannon entropy of at least 3.6 bits a character and the
+  frequent case/digit changes of random text.  Left alone: hex (git SHAs,
+  sha256/md5 checksums, UUIDs, image digests), base64 of hex, repeating or
+  sequential strings, identifiers made of words (CamelCase, snake_case,
+  paths), anything inside a URL, a certificate, an SSH public key or a
+  ``data:`` URI, and digests labelled ``sha256:``, ``h1:``, ``sha384-``, …
+
+Known trade-offs (deliberate):
+
+* A ``key: value`` line whose key names a credential is redacted whatever
+  the value says, so ``Token: expires 2026-12-01`` or ``API key: rotate
+  every 90 days`` lose their value.  Only values that start like a pointer
+  ("see …", "in …", "stored …", "ask …") are kept.
+* Phrase keys need a colon and at most four words; a bare ``pass`` or
+  ``secret`` at the end of a phrase does not count (ski pass, boarding pass,
+  "the secret to the crust"), ``client secret`` does.
+* Not caught: a password stated in a sentence ("the wifi password is
+  hunter2"), a password in a markdown table cell, credential words in other
+  languages ("Passwort:", "salasana:"), random strings shorter than 32
+  characters with no label, and hex-only secrets with no label.
+* Caught although harmless: random-looking public identifiers of 32+
+  characters (an IPFS CID, a base58 wallet address, an S3 request id) and a
+  certificate body pasted without its BEGIN/END lines.
+
+Redaction is idempotent: :func:`find_secrets` re-checks the redacted text and
+widens its answer until the redacted text holds no secret, so
+``redact(redact(x)) == redact(x)`` for every ``x``.
+"""
+
+from __future__ import annotations
+
+import binascii
+import codecs
+import math
+import re
+from bisect import bisect_right
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import pairwise
+
+__all__ = [
+    "MARKER_FORMAT",
+    "Secret",
+    "contains_secret",
+    "find_secrets",
+    "redact",
+    "redact_count",
+]
+
+MARKER_FORMAT = "«redacted {n} chars»"
+
+_MARKER_RE = re.compile(r"«redacted \d+ chars»")
+
+
+@dataclass(frozen=True)
+class Secret:
+    """One secret: ``text[start:end]``, character offsets."""
+
+    start: int
+    end: int
+    kind: str
+
+
+# A candidate span: (start, end, kind).
+_Span = tuple[int, int, str]
+
+# ---------------------------------------------------------------------------
+# Token-shaped provider keys
+# ---------------------------------------------------------------------------
+
+_TOKEN_CHARS = "A-Za-z0-9_-"
+_ALNUM = "A-Za-z0-9"
+_ALNUM_SET = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+_DIGITS = frozenset("0123456789")
+
+
+@dataclass(frozen=True)
+class _Rule:
+    kind: str
+    regex: re.Pattern[str]
+    group: int = 0
+    check: Callable[[str], bool] | None = None
+    # Run the regex over the lower-cased text (case-insensitive rules).
+    on_lower: bool = False
+
+
+def _has_digit_and_letter(value: str) -> bool:
+    body = value.split("-", 1)[1] if "-" in value else value
+    return any(c.isdigit() for c in body) and any(c.isalpha() for c in body)
+
+
+def _tok(
+    lit: str, rest: str, left: str = _TOKEN_CHARS, right: str = _TOKEN_CHARS
+) -> re.Pattern[str]:
+    """A token that starts with the literal *lit*.
+
+    The left boundary is a look-behind placed *after* the literal, so the
+    regex engine still finds candidates with a fast literal search, and a
+    start in the middle of a long run fails at once (no quadratic rescans).
+    Unbounded repeats in *rest* are possessive for the same reason.
+    """
+    e = re.escape(lit)
+    behind = f"(?<![{left}]{e})" if left else ""
+    return re.compile(f"{e}{behind}{rest}(?![{right}])")
+
+
+_PROVIDER_RULES: tuple[_Rule, ...] = (
+    _Rule(
+        "aws_access_key_id",
+        _tok("A", "(?:KIA|SIA|BIA|CCA)[A-Z0-9]{16}", _ALNUM, _ALNUM),
+    ),
+    _Rule(
+        "aws_secret_access_key",
+        re.compile(
+            r"aws(?<![a-z0-9]aws)_?secret_?(?:access_?)?key[\"']?[ \t]*(?:=>|:=|[:=])"
+            r"[ \t]*[\"']?([a-z0-9/+]{40})(?![a-z0-9/+])"
+        ),
+        group=1,
+        on_lower=True,
+    ),
+    _Rule("github_token", _tok("gh", "[pousr]_[A-Za-z0-9]{36,251}")),
+    _Rule("github_pat", _tok("github_pat_", "[A-Za-z0-9_]{22,255}")),
+    _Rule(
+        "gitlab_token",
+        _tok("gl", "(?:pat|dt|rt|ptt|ft|cbt|oas|imt|soat|agent)-[A-Za-z0-9_-]{20,}+"),
+    ),
+    _Rule("slack_token", _tok("x", "(?:ox[abposre]|app)-[A-Za-z0-9-]{10,}+", _ALNUM)),
+    _Rule(
+        "slack_webhook",
+        re.compile(
+            r"hooks\.slack\.com/((?:services|workflows|triggers)/[A-Za-z0-9_/+-]{10,}+)"
+        ),
+        group=1,
+    ),
+    _Rule(
+        "discord_webhook",
+        re.compile(
+            r"discord(?:app)?\.com/api/webhooks/([0-9]{5,}+/[A-Za-z0-9_-]{20,}+)"
+        ),
+        group=1,
+    ),
+    _Rule("stripe_key", _tok("sk_", "(?:live|test)_[A-Za-z0-9]{16,}+")),
+    _Rule("stripe_key", _tok("rk_", "(?:live|test)_[A-Za-z0-9]{16,}+")),
+    _Rule("stripe_key", _tok("pk_live_", "[A-Za-z0-9]{16,}+")),
+    _Rule("stripe_webhook_secret", _tok("whsec_", "[A-Za-z0-9+/=]{24,}+")),
+    _Rule("anthropic_key", _tok("sk-ant-", "[A-Za-z0-9_-]{20,}+")),
+    _Rule(
+        "openai_key",
+        _tok("sk-", "(?!ant-)[A-Za-z0-9_-]{20,}+"),
+        check=_has_digit_and_letter,
+    ),
+    _Rule("google_api_key", _tok("AIza", "[0-9A-Za-z_-]{35}")),
+    _Rule("google_oauth_secret", _tok("GOCSPX-", "[0-9A-Za-z_-]{20,}+")),
+    _Rule("google_oauth_token", _tok("ya29.", "[0-9A-Za-z_-]{20,}+")),
+    _Rule("huggingface_token", _tok("hf_", "[A-Za-z0-9]{30,}+")),
+    _Rule("npm_token", _tok("npm_", "[A-Za-z0-9]{36}")),
+    _Rule("pypi_token", _tok("pypi-AgE", "[A-Za-z0-9_-]{50,}+")),
+    _Rule("sendgrid_key", _tok("SG.", "[A-Za-z0-9_-]{22}\\.[A-Za-z0-9_-]{43}")),
+    # The bot id digits before ':AA' are added in _token_rules.
+    _Rule("telegram_bot_token", _tok(":AA", "[A-Za-z0-9_-]{33}", left="")),
+    _Rule("digitalocean_token", _tok("do", "[por]_v1_[a-f0-9]{64}")),
+    _Rule("shopify_token", _tok("shp", "(?:at|ca|pa|ss)_[a-fA-F0-9]{32}")),
+    _Rule("age_secret_key", _tok("AGE-SECRET-KEY-1", "[0-9A-Z]{58}")),
+    _Rule(
+        "jwt",
+        _tok(
+            "eyJ",
+            r"[A-Za-z0-9_-]{8,}+\.(?:eyJ[A-Za-z0-9_-]{4,}+\.[A-Za-z0-9_-]*+"
+            r"|[A-Za-z0-9_-]{8,}+\.[A-Za-z0-9_-]{8,}+)",
+        ),
+    ),
+)
+
+# ---------------------------------------------------------------------------
+# PEM blocks
+# ---------------------------------------------------------------------------
+
+# BEGIN and END lines are found separately and paired up (a regex spanning
+# from BEGIN to END would rescan the text for every BEGIN line).
+_PEM_BEGIN_RE = re.compile(r"-----BEGIN ([A-Z0-9][A-Z0-9 ]{0,40}?)-----")
+_PEM_END_RE = re.compile(r"-----END ([A-Z0-9][A-Z0-9 ]{0,40}?)-----")
+_PEM_PRIVATE_LABEL_RE = re.compile(r"(?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?")
+_PEM_BODY_RE = re.compile(r"[A-Za-z0-9+/]{16}")
+# A private key whose END line is missing (pasted truncated): the BEGIN line,
+# then header lines ("Proc-Type: …") and base64 lines.
+_PEM_OPEN_BODY_RE = re.compile(
+    r"(?:[ \t]*\r?\n[ \t>]*(?:[A-Za-z0-9+/=]{8,}+|[A-Za-z-]+: [^\n]*+|)[ \t]*(?=\r?\n|$))*"
+)
+
+# (start, end, label, has END line)
+_PemBlock = tuple[int, int, str, bool]
+
+
+def _pem_blocks(text: str) -> list[_PemBlock]:
+    ends: dict[str, list[tuple[int, int]]] = {}
+    for m in _PEM_END_RE.finditer(text):
+        ends.setdefault(m.group(1), []).append((m.start(), m.end()))
+    blocks: list[_PemBlock] = []
+    covered = -1
+    for m in _PEM_BEGIN_RE.finditer(text):
+        if m.start() < covered:
+            continue
+        label = m.group(1)
+        found = ends.get(label, [])
+        i = bisect_right(found, (m.end(), -1))
+        if i < len(found):
+            blocks.append((m.start(), found[i][1], label, True))
+            covered = found[i][1]
+        else:
+            blocks.append((m.start(), m.end(), label, False))
+    return blocks
+
+
+# ---------------------------------------------------------------------------
+# URL credentials, Bearer / Authorization, curl -u, .netrc
+# ---------------------------------------------------------------------------
+
+_URL_CRED_RE = re.compile(
+    r"://[^\s:/?#@\[\]\"'<>`]*:([^\s/?#\"'<>`]+)@(?=[A-Za-z0-9\[])"
+)
+# These three run over the lower-cased text; values are read from the original.
+_BEARER_RE = re.compile(r"bearer(?<![a-z0-9_-]bearer)[ \t]+([a-z0-9._~+/=-]{8,})")
+_AUTH_HEADER_RE = re.compile(
+    r"authorization[\"']?[ \t]*[:=][ \t]*[\"']?"
+    r"(?:basic|bearer|token|bot|digest|apikey|key|ssws|sso-key|negotiate)[ \t]+"
+    r"([^\s\"'\\,]+)"
+)
+# "-u user:password" (checked to be on a line that runs curl).
+_CURL_USER_RE = re.compile(
+    r"-(?<=[ \t]-)(?:u|-user)(?:[ \t]+|=)[\"']?[^\s:\"']*+:([^\s\"']+)"
+)
+_NETRC_RE = re.compile(r"(?m)^[ \t]*machine[ \t]+\S+[^\n]*?\bpassword[ \t]+(\S+)")
+
+# ---------------------------------------------------------------------------
+# Assignments
+# ---------------------------------------------------------------------------
+
+# Cheap pre-filters (over the lower-cased text): the lines worth looking at
+# for assignments.
+_KEYWORDS = tuple(re.compile(w) for w in ("pass", "pw", "secret", "token", "key"))
+_AFTER_KEYWORD_RE = re.compile(r"[a-z0-9_.\-]*+[\"'`*_ \t]*+[=:]")
+_FLAG_KEYWORD_RE = re.compile(r"--[a-z0-9-]*(?:pass|pwd|pw|secret|token|key)")
+_NETRC_KEYWORD_RE = re.compile(r"machine[ \t]")
+
+# A key names a credential when its last word is one of these ...
+_KEY_TAIL_WORDS = frozenset(
+    {
+        "password",
+        "passwd",
+        "passphrase",
+        "pass",
+        "pwd",
+        "pw",
+        "secret",
+        "token",
+        "apikey",
+        "accesskey",
+        "secretkey",
+        "privatekey",
+        "accountkey",
+        "signingkey",
+        "encryptionkey",
+        "masterkey",
+        "authkey",
+        "appkey",
+        "sessionkey",
+        "licensekey",
+        "secretkeybase",
+    }
+)
+# ... or its last word ends with one of these (PGPASSWORD, authtoken).
+_KEY_TAIL_SUFFIXES = (
+    "password",
+    "passwd",
+    "passphrase",
+    "secret",
+    "token",
+    "apikey",
+    "accesskey",
+    "secretkey",
+    "privatekey",
+)
+_PASSWORDISH = frozenset({"password", "passwd", "passphrase", "pass", "pwd", "pw"})
+# In a phrase key ("Wifi password:", "Client secret:") a bare "pass" is a ski
+# pass or a boarding pass, and a bare "secret" needs a qualifier.
+_PHRASE_SECRET_QUALIFIERS = frozenset(
+    {
+        "client",
+        "app",
+        "api",
+        "webhook",
+        "shared",
+        "signing",
+        "consumer",
+        "jwt",
+        "session",
+        "oauth",
+        "totp",
+        "2fa",
+        "mfa",
+        "otp",
+        "backup",
+    }
+)
+
+
+def _phrase_key_ok(key: str) -> bool:
+    parts = _key_parts(key)
+    if not parts or parts[-1] in ("pass", "pw", "pwd"):
+        return False
+    if parts[-1] == "secret":
+        return len(parts) >= 2 and parts[-2] in _PHRASE_SECRET_QUALIFIERS
+    return True
+
+
+_NON_ALNUM_RE = re.compile(r"[^A-Za-z0-9]+")
+_CAMEL_SPLIT_RE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+
+
+def _key_parts(key: str) -> list[str]:
+    parts: list[str] = []
+    for chunk in _NON_ALNUM_RE.split(key):
+        parts.extend(p.lower() for p in _CAMEL_SPLIT_RE.findall(chunk))
+    while parts and parts[-1].isdigit():
+        parts.pop()
+    return parts
+
+
+@lru_cache(maxsize=4096)
+def _secret_key_kind(key: str) -> str | None:
+    """'password' / 'secret' if *key* names a credential, else None."""
+    parts = _key_parts(key)
+    if not parts:
+        return None
+    for k in (1, 2, 3):
+        if len(parts) >= k:
+            tail = "".join(parts[-k:])
+            if tail in _KEY_TAIL_WORDS:
+                return "password" if tail in _PASSWORDISH else "secret"
+    for suffix in _KEY_TAIL_SUFFIXES:
+        if parts[-1].endswith(suffix):
+            return "password" if suffix in _PASSWORDISH else "secret"
+    return None
+
+
+# "key: value" / "key = value" at the start of a line (YAML, .env, ini,
+# headers, notes, and memory entries after their "date · source ·" head).
+# Up to three leading words make a phrase key ("Wifi password:", "GitHub API
+# token:"), only with ':'.
+_LINE_KV_RE = re.compile(
+    r"""
+    ^[ \t]*
+    (?:(?:[-*+]|\d{1,3}[.)])[ \t]+)?
+    (?:>[ \t]?)*
+    (?:[^·\n]{0,120}·[ \t]*){0,4}?       # entry head: 2026-09-25 · from chat "X" ·
+    (?:(?:export|set|setx|declare(?:[ \t]+-x)?|local|readonly|ENV|ARG)[ \t]+)?
+    (?P<open>[*_`"']{0,2})
+    (?P<key>[A-Za-z$][A-Za-z0-9_.\-]{0,60}(?:[ ][A-Za-z][A-Za-z0-9_.\-'’]{0,30}){0,3}?)
+    (?P<close>[*_`"']{0,2})
+    (?P<sp1>[ \t]*)(?P<sep>:=|=>|[:=])(?![=:/])(?P=close)?[*_]{0,2}(?P<sp2>[ \t]*)
+    (?P<value>[^\n]*)
+    """,
+    re.VERBOSE | re.MULTILINE,
+)
+
+# "key=value" anywhere (shell, URL query strings, code, docker -e).
+_INLINE_EQ_RE = re.compile(
+    r"""
+    (?<![A-Za-z0-9_.$])
+    (?P<key>[A-Za-z_$][A-Za-z0-9_.\-]{0,60})
+    [ \t]*(?::=|=>|=)(?![=>~])[ \t]*
+    (?P<value>"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|[^\s"'&#,;()\[\]{}<>`]+)
+    """,
+    re.VERBOSE,
+)
+
+# "key": value anywhere (JSON, Python/JS dicts, YAML flow mappings).
+_QUOTED_KEY_RE = re.compile(
+    r"""
+    (?P<q>["'])(?P<key>[A-Za-z_$][A-Za-z0-9_.\- ]{0,60})(?P=q)
+    [ \t]*(?::|=>|=)[ \t]*
+    (?P<value>"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|[^\s"',;)\]}]+)
+    """,
+    re.VERBOSE,
+)
+_FLOW_KEY_RE = re.compile(
+    r"(?<=[{,])[ \t]*(?P<key>[A-Za-z_][A-Za-z0-9_.\-]{0,60}):[ \t]+"
+    r"(?P<value>\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'|[^\s\"',}\]]+)"
+)
+# A header inside a quoted string: curl -H "X-Api-Key: abc".
+_QUOTED_HEADER_RE = re.compile(
+    r"(?<=[\"'])(?P<key>[A-Za-z][A-Za-z0-9-]{0,60}):[ \t]*(?P<value>[^\"'\n]+)(?=[\"'])"
+)
+# --password hunter2 / --api-token=… command-line flags.
+_FLAG_RE = re.compile(
+    r"(?<![A-Za-z0-9_-])--(?P<key>[A-Za-z0-9][A-Za-z0-9-]{0,60})(?:[ \t]+|=)"
+    r"(?P<value>\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'|[^\s\"'|;&)]+)"
+)
+
+# Values that are not secrets.
+_PLACEHOLDER_WORDS = frozenset(
+    {
+        "",
+        "changeme",
+        "changeit",
+        "example",
+        "placeholder",
+        "none",
+        "null",
+        "nil",
+        "undefined",
+        "redacted",
+        "removed",
+        "hidden",
+        "secret",
+        "secrets",
+        "password",
+        "passwd",
+        "pass",
+        "pwd",
+        "token",
+        "apikey",
+        "key",
+        "notset",
+        "unset",
+        "empty",
+        "tbd",
+        "todo",
+        "na",
+        "dummy",
+        "required",
+        "optional",
+        "string",
+        "str",
+        "env",
+        "true",
+        "false",
+        "yes",
+        "no",
+        "on",
+        "off",
+        "sensitive",
+        "masked",
+        "omitted",
+        "elided",
+        "same",
+        "prompt",
+        "ask",
+        "unknown",
+        "read",
+        "write",
+        "readwrite",
+        "readonly",
+        "inherit",
+        "auto",
+        "default",
+        "generate",
+        "generated",
+        "random",
+    }
+)
+_PLACEHOLDER_RE = re.compile(
+    r"""
+    ^(?:
+        <[^<>]*>                              # <your password>
+      | \[[^\[\]]*\]                          # [REDACTED]
+      | \$\{\{?[^{}]*\}?\}                    # ${VAR}, ${{ secrets.X }}
+      | \$\(?[A-Za-z_][A-Za-z0-9_]*\)?        # $VAR, $(VAR)
+      | %[A-Za-z_][A-Za-z0-9_]*%              # %VAR%
+      | %\([A-Za-z_]+\)s                      # %(password)s
+      | \{\{[^{}]*\}\}                        # {{ token }}
+      | \{[A-Za-z_][A-Za-z0-9_.]*\}           # {password}
+      | ![A-Za-z][A-Za-z0-9_-]*(?:[ \t].*)?   # !secret name, !vault |, !ENV tag
+      | [A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+         # DATABASE_PASSWORD: a name
+      | [xX*•·._\-#?…]+                       # xxx, ***, ..., ---
+      | (?:x{2,}|X{2,})(?:[-_][xX]+)*         # xxxx-xxxx
+      | (?:[A-Za-z0-9]{1,12}[_-])*[A-Za-z0-9]{0,12}?
+        (?:x{4,}|X{4,}|\*{3,}|\.{3,}|…|<[^<>]*>)  # sk-..., AKIAXXXXXXXX, ghp_xxxx
+      | (?:your|my|insert|enter|put|paste|add|replace|change|some|the)
+        [-_ ]?[A-Za-z _-]*?
+        (?:password|passwd|pass|pwd|pw|key|token|secret|here|value|me)
+                                              # your_api_key, your-password-here
+    )$
+    """,
+    re.VERBOSE | re.IGNORECASE,
+)
+_CODE_REF_RE = re.compile(
+    r"""
+    (?:^|[^A-Za-z0-9_])
+    (?: os\.(?:environ|getenv) | getenv\s*\( | process\.env | ENV\[ | env\s*\(
+      | System\.getenv | Environment\.GetEnvironmentVariable | config\s*\(
+      | settings\. | secrets\. | vault\( | keyring\. | getpass\( | input\( )
+    """,
+    re.VERBOSE,
+)
+# Code, not a value: settings.API_TOKEN, get_token(), Foo("x"), creds[1].
+_CODE_EXPR_RE = re.compile(
+    r"(?:new[ \t]+|await[ \t]+)?[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+"
+    r"(?:[(\[].*|[,;])?|"
+    r"(?:new[ \t]+|await[ \t]+)?[A-Za-z_][A-Za-z0-9_.]*[ \t]*[(\[].*|"
+    r"\(.*\)[,;]?|\[.*\][,;]?"
+)
+_COLOR_RE = re.compile(r"#[0-9a-fA-F]{3,8}[,;]?")
+# A type annotation, not a value: "password: str", "token: Optional[str] = None".
+_TYPE_RE = re.compile(
+    r"(?:typing\.|t\.)?(?:str|bytes|int|bool|float|Any|string|number|boolean|String|"
+    r"SecretStr|SecretBytes|Optional|Union|List|list|Dict|dict|None)\b"
+    r"(?:\[[^\n]*\]?)?(?:[ \t]*\|[ \t]*[A-Za-z]+)*[ \t]*(?:=[^\n]*)?[,;)]?(?:[ \t]*\{)?"
+)
+# An unquoted code expression: "token = Name.Function if x else y".
+_CODE_LINE_RE = re.compile(
+    r"[A-Za-z_][A-Za-z0-9_.]*(?:\(.*?\))?[ \t]+"
+    r"(?:if|or|and|else|for|in|is|not|\+|-|\*|/|%|==|!=|\?\?|\|\||&&|\?)[ \t]"
+)
+_PATH_RE = re.compile(r"(?:~|\.{1,2})?/[\w.@+-]+(?:/[\w.@+-]*)+|[A-Za-z]:\\[^\s]*")
+_NUMBER_RE = re.compile(r"[0-9]{1,6}|[0-9]+\.[0-9]+")
+# A ':' value that is a sentence pointing elsewhere, not a password:
+# "password: see 1Password", "token: in the team vault".
+_PROSE_POINTER_RE = re.compile(
+    r"""^(?:see|in|ask|stored|saved|kept|same|check|from|on|via|lives|rotated|
+    changed|managed|set|read|loaded|comes|provided|generated|use|using|is|was|
+    are|not|no|none|never|only|sent|shared|handled|given|held|look|found|
+    it|it's|its|they|we|the|this|that|a|an)\b[ ]+\S""",
+    re.IGNORECASE | re.VERBOSE,
+)
+
+
+def _is_placeholder(value: str) -> bool:
+    v = value.strip().strip("\"'`").strip()
+    if _MARKER_RE.sub("", v).strip(" \t,;") == "":
+        return True
+    if _PLACEHOLDER_RE.match(v):
+        return True
+    norm = _NON_ALNUM_RE.sub("", v.lower())
+    if norm in _PLACEHOLDER_WORDS:
+        return True
+    if norm.endswith("here") and len(norm) < 40:  # "your-password-here"
+        return True
+    if "example" in norm or "placeholder" in norm or "changeme" in norm:
+        return True
+    return bool(_CODE_REF_RE.search(v) or _PATH_RE.fullmatch(v))
+
+
+_IDENT_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_TRAILING_COMMENT_RE = re.compile(r"[ \t]+(?:#|//).*")
+_STRING_PREFIX_RE = re.compile(r"[bBrRuUfF]{1,2}(?=[\"'])")  # b"…", f"…", r'…'
+_SHELL_WORD_RE = re.compile(r"<[^<>\n]*>|[^\s]+")  # "<generate one>" is one word
+_HEADER_FLAG_RE = re.compile(r"(?:-H|--header)[ \t]+$")
+
+
+def _accept_value(
+    value: str, kind: str, *, inline: bool, colon: bool, code: bool = True
+) -> bool:
+    """Whether *value*, assigned to a credential-named key, is a secret.
+
+    *code*: the value is unquoted and might be a variable name; *inline*: it
+    sits mid-line (a keyword argument, not a config line).
+    """
+    if len(value) < 3 or _is_placeholder(value):
+        return False
+    if kind != "password" and _NUMBER_RE.fullmatch(value):
+        return False
+    if _CODE_EXPR_RE.fullmatch(value) or _COLOR_RE.fullmatch(value):
+        return False
+    if colon and _TYPE_RE.fullmatch(value):
+        return False
+    if code:
+        value = _TRAILING_COMMENT_RE.sub("", value)
+        if _CODE_EXPR_RE.fullmatch(value):
+            return False
+        ident = value.rstrip(",;)")
+        if _IDENT_RE.fullmatch(ident):
+            # token=token, api_key=API_KEY, password = key_password,
+            # token = Error: a variable, not a value.
+            if not any(c.isdigit() for c in ident):
+                return False
+            if inline and (ident.islower() or ident.isupper()) and "_" in ident:
+                return False
+        if _CODE_LINE_RE.match(value):
+            return False
+    return not (colon and _PROSE_POINTER_RE.match(value))
+
+
+def _value_span(
+    line: str, vstart: int, value: str, *, to_eol: bool
+) -> tuple[int, int, str] | None:
+    """Where the secret sits inside a raw value text."""
+    if not value:
+        return None
+    prefix = _STRING_PREFIX_RE.match(value)
+    if prefix is not None:  # b"…", f"…", r'…' string literals
+        vstart += prefix.end()
+        value = value[prefix.end() :]
+    q = value[0]
+    if q in "\"'`":
+        # Quoted: the text up to the matching close quote.
+        i = 1
+        while i < len(value):
+            c = value[i]
+            if c == "\\" and q != "`":
+                i += 2
+                continue
+            if c == q:
+                inner = value[1:i]
+                return (vstart + 1, vstart + 1 + len(inner), inner)
+            i += 1
+        if not to_eol:
+            return None
+        inner = value[1:]
+        return (vstart + 1, vstart + len(value), inner)
+    if to_eol:
+        return (vstart, vstart + len(value), value)
+    m = _SHELL_WORD_RE.match(value)
+    if m is None:
+        return None
+    return (vstart, vstart + m.end(), m.group())
+
+
+def _assignments(text: str, low: str) -> Iterator[_Span]:
+    line_starts: set[int] = set()
+
+    def hits() -> Iterator[Iterator[int]]:
+        for word in _KEYWORDS:  # a keyword followed by ':' or '='
+            yield (
+                m.start()
+                for m in word.finditer(low)
+                if _AFTER_KEYWORD_RE.match(low, m.end())
+            )
+        yield (m.start() for m in _FLAG_KEYWORD_RE.finditer(low))
+        yield (m.start() for m in _NETRC_KEYWORD_RE.finditer(low))
+
+    for positions in hits():
+        line_end = -1
+        for p in positions:
+            if p <= line_end:
+                continue  # same line as the previous hit
+            line_starts.add(text.rfind("\n", max(0, line_end), p) + 1)
+            line_end = text.find("\n", p)
+            if line_end < 0:
+                line_end = len(text)
+    for ls in sorted(line_starts):
+        le = text.find("\n", ls)
+        if le < 0:
+            le = len(text)
+        yield from _assignments_in_line(text, ls, le)
+
+
+def _quotes_pair(open_: str, close: str) -> bool:
+    """A key opened with a quote must be closed with the same quote."""
+    for q in "\"'`":
+        if (q in open_) != (q in close):
+            return False
+    return True
+
+
+def _assignments_in_line(text: str, ls: int, le: int) -> Iterator[_Span]:
+    line = text[ls:le]
+
+    m = _LINE_KV_RE.match(line)
+    if (
+        m is not None
+        and not line.lstrip().startswith("#")
+        and _quotes_pair(m.group("open"), m.group("close"))
+    ):
+        key = m.group("key")
+        kind = _secret_key_kind(key)
+        sep = m.group("sep")
+        phrase = " " in key
+        spaced_colon = sep == ":" and m.group("sp1") and not m.group("sp2")
+        if (
+            kind is not None
+            and (not phrase or (sep == ":" and _phrase_key_ok(key)))
+            and not spaced_colon
+        ):
+            raw = m.group("value")
+            vstart = m.start("value")
+            # key=value with no spaces is a shell word; everything else
+            # (YAML, ini, headers, notes) runs to the end of the line.
+            shellish = sep == "=" and not m.group("sp1") and not m.group("sp2")
+            got = _value_span(line, vstart, raw, to_eol=not shellish)
+            if got is not None:
+                s, e, val = got
+                val_stripped = val.rstrip()
+                e -= len(val) - len(val_stripped)
+                unquoted = raw[:1] not in "\"'`"
+                code = unquoted and (
+                    (sep != ":" and not shellish)
+                    or val_stripped.endswith((",", ";", ")"))
+                )
+                if _accept_value(
+                    val_stripped, kind, inline=False, colon=sep == ":", code=code
+                ):
+                    yield (ls + s, ls + e, kind)
+
+    # inline: an unquoted value may be a variable name (token=token).
+    quoted_line = '"' in line or "'" in line
+    for rx, inline, needed in (
+        (_INLINE_EQ_RE, True, "=" in line),
+        (_QUOTED_KEY_RE, True, quoted_line),
+        (_FLOW_KEY_RE, True, "{" in line or "," in line),
+        (_QUOTED_HEADER_RE, False, quoted_line),
+        (_FLAG_RE, False, "--" in line),
+    ):
+        if not needed:
+            continue
+        for im in rx.finditer(line):
+            key = im.group("key")
+            kind = _secret_key_kind(key)
+            if kind is None:
+                continue
+            raw = im.group("value")
+            vstart = im.start("value")
+            got = _value_span(line, vstart, raw, to_eol=False)
+            if got is None:
+                continue
+            s, e, val = got
+            if rx is _FLAG_RE and val.startswith("-"):
+                continue
+            if (
+                rx is _QUOTED_HEADER_RE
+                and "-" not in key
+                and not _HEADER_FLAG_RE.search(line, 0, max(0, im.start() - 1))
+            ):
+                continue
+            quoted = raw[:1] in "\"'`"
+            colon = rx is _QUOTED_HEADER_RE or rx is _FLOW_KEY_RE
+            if _accept_value(val, kind, inline=inline, colon=colon, code=not quoted):
+                yield (ls + s, ls + e, kind)
+
+    nm = _NETRC_RE.match(line) if "machine" in line else None
+    if nm is not None and not _is_placeholder(nm.group(1)):
+        yield (ls + nm.start(1), ls + nm.end(1), "password")
+
+
+# ---------------------------------------------------------------------------
+# High-entropy fallback
+# ---------------------------------------------------------------------------
+
+_RUN_CHARS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_=-"
+_RUN_TABLE = bytes(ord("a") if i in _RUN_CHARS else ord(" ") for i in range(256))
+_PADDED_PART_RE = re.compile(r"[^=]+=*")
+_PATH_PART_RE = re.compile(r"[^/]+")
+_BASE64_RE = re.compile(r"[A-Za-z0-9+/]+")
+_SEGMENT_SPLIT_RE = re.compile(r"[_\-/]")
+_UPPER_RE = re.compile(r"[A-Z]")
+_LOWER_RE = re.compile(r"[a-z]")
+_DIGIT_RE = re.compile(r"[0-9]")
+_HEX_RE = re.compile(r"[0-9a-fA-F_-]+")
+_WORD_RE = re.compile(r"[A-Z]?[a-z]{3,}|[A-Z]{4,}(?![a-z])")
+_HASH_LABEL_RE = re.compile(
+    r"(?i)(?<![A-Za-z0-9])(?:sha-?(?:1|224|256|384|512)|md5|h1|blake2b?|integrity|digest|checksum|"
+    r"hash|etag|fingerprint|nonce|pubkey|pin-sha256|base64,)[A-Za-z0-9_]*"
+    r"[\"'`]?[ \t]*[:=]?[ \t]*[\"'`]?$"
+)
+_SRI_PREFIX_RE = re.compile(r"(?:sha(?:1|224|256|384|512)|md5)-", re.IGNORECASE)
+# Identifier segments: WORD, word, Word, or hex (NODE_SEA_FUSE_fce680ab…).
+_PLAIN_SEGMENT_RE = re.compile(
+    r"(?:[A-Z]+|[A-Z]?[a-z]+(?:[A-Z][a-z]+)*)[0-9]{0,4}|[0-9a-f]+|[0-9A-F]+|"
+    r"[0-9]+(?:[a-z]{1,4}|[A-Z][a-z]{0,3})(?:[0-9]+[a-z]?)?|"  # 16x9, 1280x720p, 30Hz, 5Mbps
+)
+_SAFE_ZONE_RES = (
+    # URLs (credentials in them are found by the URL rule).
+    re.compile(r"://[^\s<>\"'`)\]]*"),
+    re.compile(r"www\.(?<![A-Za-z0-9]www\.)[^\s<>\"'`)\]]+"),
+    # data: URIs
+    re.compile(r"data:[A-Za-z0-9.+/-]*(?:;[A-Za-z0-9=.-]+)*;base64,[A-Za-z0-9+/=]+"),
+)
+
+# SSH public keys: "ssh-ed25519 AAAAC3Nz…" (the key type is checked apart).
+_SSH_PUB_RE = re.compile(r"AAAA(?<=[ \t]AAAA)[A-Za-z0-9+/]++=*")
+_SSH_KEY_TYPE_RE = re.compile(
+    r"(?:ssh-(?:rsa|dss|ed25519)|ecdsa-sha2-nistp\d+|sk-[a-z0-9-]+@openssh\.com)[ \t]+$"
+)
+
+_ENTROPY_MIN_LEN = 32
+_ENTROPY_MIN_BITS = 3.6
+_SWITCH_MIN = 0.3
+_WORD_FRAC_MAX = 0.75
+
+
+def _shannon(s: str) -> float:
+    n = len(s)
+    return -sum(v / n * math.log2(v / n) for v in Counter(s).values())
+
+
+_CLASS_RUN_RE = re.compile(r"[A-Z]+|[a-z]+|[0-9]+|[^A-Za-z0-9]+")
+
+
+def _switch_rate(s: str) -> float:
+    """How often neighbouring characters change class (upper/lower/digit)."""
+    switches = len(_CLASS_RUN_RE.findall(s)) - 1
+    return switches / max(1, len(s) - 1)
+
+
+def _is_base64_of_hex(s: str) -> bool:
+    body = s.rstrip("=")
+    if len(body) < 16 or not _BASE64_RE.fullmatch(body):
+        return False
+    try:
+        raw = binascii.a2b_base64(body + "=" * (-len(body) % 4))
+    except (binascii.Error, ValueError):
+        return False
+    return len(raw) >= 8 and all(ch in b"0123456789abcdefABCDEF" for ch in raw)
+
+
+def _is_periodic(s: str) -> bool:
+    """'dGVzdHRlc3R0ZXN0dGVzdHRlc3R0ZXN0' repeats itself: no real entropy."""
+    if len(s) > 12:
+        s = s[:-4]  # base64 of repeated text differs in its last quantum
+    n = len(s)
+    return any(s[p:] == s[: n - p] for p in range(1, min(n // 2, 64) + 1))
+
+
+def _is_sequential(s: str) -> bool:
+    """'AbCdEfGhIjKlMnOp0123456789': mostly neighbouring characters."""
+    codes = s.lower().encode("ascii", "replace")
+    close = sum(1 for a, b in pairwise(codes) if -1 <= a - b <= 1)
+    return close >= (len(s) - 1) * 0.5
+
+
+def _could_be_random(body: str) -> bool:
+    """The cheap half of _looks_random: shape only."""
+    if len(body) < _ENTROPY_MIN_LEN:
+        return False
+    if _HEX_RE.fullmatch(body):
+        return False  # git SHAs, sha256/md5 checksums, UUIDs
+    if body.startswith(("_Z", "ZN")):
+        return False  # C++ mangled name
+    if "EXAMPLE" in body or "example" in body:
+        return False  # documentation: 8c5b2c63-b9bc-45a3-a87a-5513eEXAMPLE
+    return bool(
+        _UPPER_RE.search(body) and _LOWER_RE.search(body) and _DIGIT_RE.search(body)
+    )
+
+
+def _looks_random(tok: str) -> bool:
+    body = tok.rstrip("=")
+    if not _could_be_random(body):
+        return False
+    if all(_PLAIN_SEGMENT_RE.fullmatch(seg) for seg in _SEGMENT_SPLIT_RE.split(body)):
+        return False
+    if _shannon(body) < _ENTROPY_MIN_BITS:
+        return False
+    letters = body.replace("/", "").replace("_", "").replace("-", "").replace("+", "")
+    if _switch_rate(letters) < _SWITCH_MIN:
+        return False  # CamelCaseIdentifiersAndPaths
+    if sum(len(w) for w in _WORD_RE.findall(body)) / len(body) > _WORD_FRAC_MAX:
+        return False
+    return not (_is_base64_of_hex(body) or _is_periodic(body) or _is_sequential(body))
+
+
+def _safe_zones(text: str, blocks: list[_PemBlock]) -> list[tuple[int, int]]:
+    zones: list[tuple[int, int]] = [
+        (s, e) for s, e, label, closed in blocks if closed and "PRIVATE" not in label
+    ]
+    for rx in _SAFE_ZONE_RES:
+        zones.extend((m.start(), m.end()) for m in rx.finditer(text))
+    for m in _SSH_PUB_RE.finditer(text):
+        if _SSH_KEY_TYPE_RE.search(text, max(0, m.start() - 48), m.start()):
+            zones.append((m.start(), m.end()))
+    zones.sort()
+    return zones
+
+
+def _candidate_pieces(
+    text: str, rs: int, re_: int, taken: list[_Span], ti: int
+) -> Iterator[tuple[int, int]]:
+    """The parts of the run text[rs:re_] to judge on their own.
+
+    Secrets already found are cut out (their neighbours must be judged as
+    they will look once the secret is a marker), the run is split at '='
+    that is not trailing padding ("sig=abc…" is a name and a value), and an
+    absolute path is split into its names.
+    """
+    pieces = [(rs, re_)]
+    for s, e, _ in taken[ti:]:
+        if s >= re_:
+            break
+        nxt: list[tuple[int, int]] = []
+        for a, b in pieces:
+            if e <= a or s >= b:
+                nxt.append((a, b))
+                continue
+            if a < s:
+                nxt.append((a, s))
+            if e < b:
+                nxt.append((e, b))
+        pieces = nxt
+    for a, b in pieces:
+        for sm in _PADDED_PART_RE.finditer(text, a, b):
+            pa, pb = sm.start(), sm.end()
+            while pa < pb and text[pa] in "-_/":
+                pa += 1
+            while pb > pa and text[pb - 1] in "-_/":
+                pb -= 1
+            if pb - pa < _ENTROPY_MIN_LEN or _SRI_PREFIX_RE.match(text, pa):
+                continue  # short, or a sha512-… subresource integrity hash
+            if text[a] == "/" and "/" in text[pa:pb]:
+                for seg in _PATH_PART_RE.finditer(text, pa, pb):
+                    if seg.end() - seg.start() >= _ENTROPY_MIN_LEN:
+                        yield seg.start(), seg.end()
+            else:
+                yield pa, pb
+
+
+def _runs(scan: str, table: bytes, min_len: int) -> Iterator[tuple[int, int]]:
+    """Maximal runs of the characters *table* maps to 'a', min_len or longer.
+
+    Found with bytes.translate and bytes.find, which run at memory speed;
+    a regex visiting every position of a megabyte costs far more.
+    """
+    mapped = scan.encode("latin-1").translate(table)
+    needle = b"a" * min_len
+    n = len(mapped)
+    end = 0
+    pos = mapped.find(needle)
+    while pos >= 0:
+        start = mapped.rfind(b" ", end, pos) + 1 or end
+        end = mapped.find(b" ", pos)
+        if end < 0:
+            end = n
+        yield start, end
+        pos = mapped.find(needle, end)
+
+
+def _high_entropy(
+    text: str, scan: str, taken: list[_Span], blocks: list[_PemBlock]
+) -> Iterator[_Span]:
+    zones: list[tuple[int, int]] | None = None
+    cut_starts = [s for s, _, _ in taken]
+    for rs, re_ in _runs(scan, _RUN_TABLE, _ENTROPY_MIN_LEN):
+        # Every candidate mixes upper case, lower case and digits; most runs
+        # (hex digests, paths, long words) fail that at C speed.
+        if not (
+            _DIGIT_RE.search(scan, rs, re_)
+            and _UPPER_RE.search(scan, rs, re_)
+            and _LOWER_RE.search(scan, rs, re_)
+        ):
+            continue
+        # A run glued to other text is part of a path, a domain or a file
+        # name ("a.b", "x@y", "C:\\…", "~/x"), not a stand-alone token.
+        if rs > 0 and text[rs - 1] in ".\\@~":
+            continue
+        if re_ + 1 < len(text) and text[re_] in ".\\@" and text[re_ + 1].isalnum():
+            continue
+        if zones is None:
+            zones = _safe_zones(scan, blocks)
+        zi = bisect_right(zones, (rs, len(text) + 1)) - 1
+        if zi >= 0 and zones[zi][0] <= rs < zones[zi][1]:
+            continue  # inside a URL, a certificate, a public key
+        if _HASH_LABEL_RE.search(scan, max(0, rs - 24), rs):
+            continue  # sha256: …, h1:…, integrity="…"
+        ti = max(0, bisect_right(cut_starts, rs) - 1) if taken else 0
+        for pa, pb in _candidate_pieces(text, rs, re_, taken, ti):
+            if _looks_random(text[pa:pb]):
+                yield (pa, pb, "high_entropy")
+
+
+# ---------------------------------------------------------------------------
+# Putting it together
+# ---------------------------------------------------------------------------
+
+
+# Provider keys and webhook URLs only hold these characters, and are at least
+# this long: the rules run over those stretches only, joined by newlines.
+_WINDOW_TABLE = bytes(
+    ord("a") if i in _RUN_CHARS + b".:" else ord(" ") for i in range(256)
+)
+_WINDOW_MIN_LEN = 15
+
+
+def _token_rules(text: str, scan: str, low: str) -> Iterator[_Span]:
+    parts: list[str] = []
+    win_starts: list[int] = []
+    orig_starts: list[int] = []
+    length = 0
+    for a, b in _runs(scan, _WINDOW_TABLE, _WINDOW_MIN_LEN):
+        parts.append(scan[a:b])
+        win_starts.append(length)
+        orig_starts.append(a)
+        length += b - a + 1
+    windows = "\n".join(parts)
+
+    def where(rule: _Rule) -> Iterator[tuple[int, int]]:
+        if rule.on_lower:
+            for m in rule.regex.finditer(low):
+                yield m.start(rule.group), m.end(rule.group)
+            return
+        for m in rule.regex.finditer(windows):
+            i = bisect_right(win_starts, m.start()) - 1
+            shift = orig_starts[i] - win_starts[i]
+            yield m.start(rule.group) + shift, m.end(rule.group) + shift
+
+    for rule in _PROVIDER_RULES:
+        for s, e in where(rule):
+            if rule.kind == "telegram_bot_token":
+                d = s
+                while d > 0 and s - d < 10 and text[d - 1] in _DIGITS:
+                    d -= 1
+                glued = d > 0 and text[d - 1] in _ALNUM_SET
+                if s - d < 8 or (glued and not text.endswith("/bot", 0, d)):
+                    continue  # (api.telegram.org/bot<token>/sendMessage is one)
+                s = d
+            tok = text[s:e]
+            if len(set(tok[-16:])) < 4:
+                continue  # ghp_xxxxxxxx…, AKIAXXXXXXXXXXXXXXXX: placeholders
+            if rule.check is not None and not rule.check(tok):
+                continue
+            if e > s:
+                yield (s, e, rule.kind)
+
+
+def _pem(text: str, blocks: list[_PemBlock]) -> Iterator[_Span]:
+    for start, end, label, closed in blocks:
+        if not _PEM_PRIVATE_LABEL_RE.fullmatch(label):
+            continue
+        head_end = text.index("-----", start + 11) + 5
+        if closed:
+            # A key has a base64 body; code that mentions both lines does not.
+            if _PEM_BODY_RE.search(text, head_end, end):
+                yield (start, end, "private_key")
+            continue
+        m = _PEM_OPEN_BODY_RE.match(text, head_end)
+        if m is None:
+            continue
+        stop = m.end()
+        while stop > head_end and text[stop - 1] in " \t\r\n>":
+            stop -= 1
+        if _PEM_BODY_RE.search(text, head_end, stop):
+            yield (start, stop, "private_key")
+
+
+def _credentials(text: str, scan: str, low: str) -> Iterator[_Span]:
+    if "://" in scan:
+        for m in _URL_CRED_RE.finditer(scan):
+            if m.start() == 0 or not text[m.start() - 1].isalnum():
+                continue  # no scheme
+            if not _is_placeholder(text[m.start(1) : m.end(1)]):
+                yield (m.start(1), m.end(1), "url_password")
+    for m in _BEARER_RE.finditer(low):
+        tok = text[m.start(1) : m.end(1)].rstrip(".")
+        if _is_placeholder(tok):
+            continue
+        has_digit = any(c.isdigit() for c in tok)
+        mixed = any(c.isupper() for c in tok) and any(c.islower() for c in tok)
+        if has_digit or (mixed and len(tok) >= 16):
+            yield (m.start(1), m.start(1) + len(tok), "bearer_token")
+    for m in _AUTH_HEADER_RE.finditer(low):
+        if not _is_placeholder(text[m.start(1) : m.end(1)]):
+            yield (m.start(1), m.end(1), "authorization")
+    if "curl" in low:
+        line_end = -1
+        curl_at = -1
+        for m in _CURL_USER_RE.finditer(low):
+            p = m.start()
+            if p > line_end:
+                ls = low.rfind("\n", max(0, line_end), p) + 1
+                line_end = low.find("\n", p)
+                if line_end < 0:
+                    line_end = len(low)
+                curl_at = low.find("curl", ls, line_end)
+            if 0 <= curl_at < p and not _is_placeholder(text[m.start(1) : m.end(1)]):
+                yield (m.start(1), m.end(1), "password")
+
+
+def _merge(spans: list[_Span]) -> list[_Span]:
+    """Sort, drop empties and join overlapping spans (the longest names it)."""
+    out: list[_Span] = []
+    best_len: list[int] = []
+    for s, e, k in sorted(spans, key=lambda x: (x[0], -x[1])):
+        if e <= s:
+            continue
+        if out and s < out[-1][1]:
+            ps, pe, pk = out[-1]
+            kind = k if (e - s) > best_len[-1] else pk
+            best_len[-1] = max(best_len[-1], e - s)
+            out[-1] = (ps, max(pe, e), kind)
+        else:
+            out.append((s, e, k))
+            best_len.append(e - s)
+    return out
+
+
+def _lower(text: str) -> str:
+    """Lower-cased *text* with the same offsets."""
+    low = text.lower()
+    if len(low) == len(text):  # lower() only ever lengthens (İ → i̇)
+        return low
+    return text.translate(_ASCII_LOWER)
+
+
+_ASCII_LOWER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
+
+
+def _scan_copy(text: str) -> str:
+    """*text* with every character above U+00FF replaced by U+0080.
+
+    Same length and offsets, but stored one byte a character, which makes
+    every regex pass over it cheaper; all patterns that run over the whole
+    text are ASCII.  Values are always read from the original text.
+    """
+    if text.isascii():
+        return text
+    return text.encode("latin-1", _NON_LATIN1).decode("latin-1")
+
+
+def _non_latin1(err: UnicodeError) -> tuple[str, int]:
+    assert isinstance(err, UnicodeEncodeError)
+    return "\x80" * (err.end - err.start), err.end
+
+
+_NON_LATIN1 = "botmemory.redact.non-latin1"
+codecs.register_error(_NON_LATIN1, _non_latin1)
+
+
+def _scan(text: str) -> list[_Span]:
+    scan = _scan_copy(text)
+    low = _lower(scan)
+    blocks = _pem_blocks(scan) if "-----BEGIN " in scan else []
+    found: list[_Span] = []
+    found.extend(_pem(scan, blocks))
+    found.extend(_token_rules(text, scan, low))
+    found.extend(_credentials(text, scan, low))
+    found.extend(_assignments(text, low))
+    specific = _merge(found)
+    # Markers already in the text are never (part of) a secret.
+    if "«redacted " in text:
+        specific = _drop_marker_only(text, specific)
+    entropy = list(_high_entropy(text, scan, specific, blocks))
+    return _merge(specific + entropy) if entropy else specific
+
+
+def _drop_marker_only(text: str, spans: list[_Span]) -> list[_Span]:
+    """Markers already in the text are never a secret, nor part of one alone."""
+    markers = [(m.start(), m.end()) for m in _MARKER_RE.finditer(text)]
+    if not markers:
+        return spans
+    kept: list[_Span] = []
+    for sp in spans:
+        pos = sp[0]
+        i = bisect_right(markers, (pos, len(text) + 1)) - 1
+        while (
+            pos < sp[1]
+            and 0 <= i < len(markers)
+            and markers[i][0] <= pos < markers[i][1]
+        ):
+            pos = markers[i][1]
+            i += 1
+            if i < len(markers) and markers[i][0] != pos:
+                break
+        if pos < sp[1]:
+            kept.append(sp)
+    return kept
+
+
+def _apply(
+    text: str, spans: list[_Span]
+) -> tuple[str, list[tuple[int, int, int, int]]]:
+    """Replace *spans* with markers; also say where each marker landed."""
+    out: list[str] = []
+    markers: list[tuple[int, int, int, int]] = []
+    pos = 0
+    length = 0
+    for s, e, _ in spans:
+        out.append(text[pos:s])
+        length += s - pos
+        marker = MARKER_FORMAT.format(n=e - s)
+        out.append(marker)
+        markers.append((length, length + len(marker), s, e))
+        length += len(marker)
+        pos = e
+    out.append(text[pos:])
+    return "".join(out), markers
+
+
+def _map_back(p: int, markers: list[tuple[int, int, int, int]], *, end: bool) -> int:
+    """Map offset *p* of the redacted text to the original text."""
+    starts = [m[0] for m in markers]
+    i = (bisect_right(starts, p - 1) if end else bisect_right(starts, p)) - 1
+    if i < 0:
+        return p
+    _, re_, s, e = markers[i]
+    if end:
+        return e if p <= re_ else e + (p - re_)
+    return s if p < re_ else e + (p - re_)
+
+
+def find_secrets(text: str) -> list[Secret]:
+    """The secrets in *text*: non-overlapping, sorted by start."""
+    spans = _scan(text)
+    # Replacing a secret changes its neighbourhood; check the redacted text
+    # again and widen the answer until it holds no secret.  Every round
+    # covers more of the text (a finding made only of markers is dropped), so
+    # this ends; in practice it is one extra scan when anything was found.
+    while spans:
+        redacted, markers = _apply(text, spans)
+        extra = _scan(redacted)
+        if not extra:
+            break
+        mapped = [
+            (_map_back(a, markers, end=False), _map_back(b, markers, end=True), k)
+            for a, b, k in extra
+        ]
+        widened = _merge(spans + mapped)
+        if widened == spans:  # cannot happen; never loop forever
+            break
+        spans = widened
+    return [Secret(s, e, k) for s, e, k in spans]
+
+
+def redact_count(text: str) -> tuple[str, int]:
+    """*text* with every secret replaced by its marker, and how many there were."""
+    secrets = find_secrets(text)
+    if not secrets:
+        return text, 0
+    redacted, _ = _apply(text, [(s.start, s.end, s.kind) for s in secrets])
+    return redacted, len(secrets)
+
+
+def redact(text: str) -> str:
+    """*text* with every secret replaced by ``«redacted N chars»``."""
+    return redact_count(text)[0]
+
+
+def contains_secret(text: str) -> bool:
+    """Whether *text* holds anything :func:`redact` would replace."""
+    return bool(_scan(text))
