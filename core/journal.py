@@ -1,0 +1,559 @@
+"""The journal: one row for every change to a memory file, and undo.
+
+Rows are JSON objects, one a line, in ``<home>/memory-journal/`` — outside the
+workspace, so a bot's file tools cannot edit its own record:
+
+- ``<bot>.ndjson`` is the active segment. Rows are appended under the
+  workspace lock (appenders from two processes never interleave), with the
+  full earlier text inline. A torn last line after a crash is skipped when
+  read, and the next append starts on a fresh line.
+- When the active segment passes :data:`ACTIVE_MAX_BYTES` it is closed:
+  renamed to ``<bot>/<seq>.ndjson`` and compressed with ``lzma`` to
+  ``<bot>/<seq>_<first>_<last>.ndjson.xz`` (first/last: the range of row-id
+  times inside, so undo finds a row without opening every segment). A segment
+  holds consecutive versions of the same few files, so lzma keeps about one
+  earlier text per segment plus what changed: every row stays undoable at
+  about 1.4 % of the bytes of full texts inline, the active segment included
+  (``benchmarks/bench_journal.py``: 10,000 edits of a 24 KB MEMORY.md).
+- Listing newest first reads the active segment backwards from its end, then
+  closed segments newest first, one at a time; the newest rows cost the same
+  however long the journal is.
+
+What a row stores outside the workspace is redacted; the hashes are the real
+files'. A row whose earlier text held a credential (kept redacted) or was
+larger than :data:`EARLIER_TEXT_MAX_BYTES` says so and cannot be undone.
+"""
+from __future__ import annotations
+
+import argparse
+import difflib
+import json
+import logging
+import lzma
+import os
+import re
+import sys
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import UTC
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .errors import BadInput, Refused
+from .paths import Home, Kind, check_bot_id, classify
+from .redact import contains_secret, redact
+from .safeio import FILE_MODE, WorkspaceLock, atomic_write, fsync_dir, make_dirs
+from .store import Actor, Change, Write
+
+if TYPE_CHECKING:
+    from .service import Memory
+
+logger = logging.getLogger(__name__)
+
+ACTIVE_MAX_BYTES = 2 * 1024 * 1024
+"""The active segment is closed and compressed once it is this large."""
+EARLIER_TEXT_MAX_BYTES = 1024 * 1024
+"""Earlier texts up to this size are kept; a larger one makes its row not undoable."""
+DIFF_MAX_CHARS = 4000
+LZMA_PRESET = 3
+"""Preset 3 (hc4 match finder, 4 MB dictionary): a whole closed segment fits the dictionary, so
+consecutive versions compress to their differences; ten times faster than preset 6 for the same size."""
+DIFF_CONTEXT = 1
+_BIG_DIFF_LINES = 20_000     # beyond this many changed lines, the diff is a plain - / + block
+_READ_BLOCK = 64 * 1024
+
+UNDO_ACTOR = Actor("person", "undo")
+REASON_SECRET = ("its earlier text held a credential: the journal keeps it redacted, and restoring it "
+                 "would write the redaction marker into the bot's memory")
+REASON_TOO_LARGE = f"its earlier text was larger than {EARLIER_TEXT_MAX_BYTES // (1024 * 1024)} MB, too large to keep"
+REASON_NOT_UTF8 = "its earlier text was not valid UTF-8, so the journal could not keep it exactly"
+
+_ROW_ID = re.compile(r"[0-9a-f]{12}-[0-9a-f]{6}")
+_CLOSED = re.compile(r"(\d{8})(?:_([0-9a-f]{12})_([0-9a-f]{12}))?\.ndjson(\.xz)?")
+_ROW_START = re.compile(rb'^\{"id":"([0-9a-f]{12})-[0-9a-f]{6}"', re.MULTILINE)
+_HUNK = re.compile(r"@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@")
+
+
+@dataclass(frozen=True)
+class Row:
+    """One journal row, as DESIGN.md lists its fields."""
+
+    id: str
+    at: str                      # ISO 8601 UTC
+    bot: str
+    who: str                     # bot | person | upkeep | import
+    how: str                     # task | panel | cli | outside | undo | tidy-up | …
+    chat: str | None
+    file: str
+    before_hash: str | None      # None: the file was created
+    after_hash: str | None       # None: the file was deleted
+    diff: str
+    earlier_text: str | None
+    undoable: bool
+    reason: str | None
+    renamed_from: str | None = None   # an outside rename: the created file's old name
+    renamed_to: str | None = None     # … and the deleted file's new name
+
+    def as_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {
+            "id": self.id, "at": self.at, "bot": self.bot, "who": self.who, "how": self.how,
+            "chat": self.chat, "file": self.file, "before_hash": self.before_hash,
+            "after_hash": self.after_hash, "diff": self.diff, "earlier_text": self.earlier_text,
+            "undoable": self.undoable, "reason": self.reason,
+        }
+        if self.renamed_from is not None:
+            d["renamed_from"] = self.renamed_from
+        if self.renamed_to is not None:
+            d["renamed_to"] = self.renamed_to
+        return d
+
+    @classmethod
+    def from_dict(cls, d: object) -> Row | None:
+        """A row read back, or None when *d* is not one (a damaged line is skipped, never fatal)."""
+        if not isinstance(d, dict):
+            return None
+        strs = ("id", "at", "bot", "who", "how", "file", "diff")
+        opt = ("chat", "before_hash", "after_hash", "earlier_text", "reason", "renamed_from", "renamed_to")
+        if not all(isinstance(d.get(k), str) for k in strs) or not isinstance(d.get("undoable"), bool):
+            return None
+        if not all(d.get(k) is None or isinstance(d.get(k), str) for k in opt):
+            return None
+        return cls(d["id"], d["at"], d["bot"], d["who"], d["how"], d.get("chat"), d["file"],
+                   d.get("before_hash"), d.get("after_hash"), d["diff"], d.get("earlier_text"),
+                   d["undoable"], d.get("reason"), d.get("renamed_from"), d.get("renamed_to"))
+
+    def line(self) -> bytes:
+        return (json.dumps(self.as_dict(), ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+
+    def changed_lines(self) -> Iterator[str]:
+        """The diff's added and removed lines (what ``--grep`` searches)."""
+        for line in self.diff.split("\n"):
+            if line[:1] in "+-" and not line.startswith(("+++ ", "--- ")):
+                yield line[1:]
+
+    def summary(self) -> str:
+        plus = sum(1 for ln in self.diff.split("\n") if ln.startswith("+") and not ln.startswith("+++ "))
+        minus = sum(1 for ln in self.diff.split("\n") if ln.startswith("-") and not ln.startswith("--- "))
+        what = ("created" if self.before_hash is None else "deleted" if self.after_hash is None
+                else f"+{plus} -{minus}")
+        if self.renamed_from:
+            what = f"renamed from {self.renamed_from}"
+        elif self.renamed_to:
+            what = f"renamed to {self.renamed_to}"
+        by = f"{self.who}/{self.how}" + (f' chat "{self.chat}"' if self.chat else "")
+        tail = "" if self.undoable else f"  (cannot be undone: {self.reason})"
+        return f"{self.id}  {self.at[:19].replace('T', ' ')}  {by}  {self.file}  {what}{tail}"
+
+
+# ----- building rows
+
+
+def _lines(text: str | None) -> list[str]:
+    if text is None:
+        return []
+    lines = text.splitlines(keepends=True)
+    if lines and not lines[-1].endswith(("\n", "\r")):
+        lines[-1] += "\n\\ No newline at end of file\n"
+    return lines
+
+
+def make_diff(file: str, before: str | None, after: str | None, limit: int = DIFF_MAX_CHARS) -> str:
+    """A short unified diff (one line of context), at most *limit* characters.
+
+    Only the part between the common first and last lines is compared, so a
+    one-line change in a large file costs little; a very large rewrite is shown
+    as its removed then added lines.
+    """
+    a, b = _lines(before), _lines(after)
+    p = 0
+    while p < len(a) and p < len(b) and a[p] == b[p]:
+        p += 1
+    s = 0
+    while s < len(a) - p and s < len(b) - p and a[-1 - s] == b[-1 - s]:
+        s += 1
+    lo = max(0, p - DIFF_CONTEXT)
+    a_mid = a[lo:len(a) - max(0, s - DIFF_CONTEXT)]
+    b_mid = b[lo:len(b) - max(0, s - DIFF_CONTEXT)]
+    head = [f"--- {'a/' + file if before is not None else '/dev/null'}\n",
+            f"+++ {'b/' + file if after is not None else '/dev/null'}\n"]
+    if len(a_mid) + len(b_mid) > _BIG_DIFF_LINES:
+        body = [f"@@ -{lo + 1},{len(a_mid)} +{lo + 1},{len(b_mid)} @@\n"]
+        body += ["-" + ln for ln in a_mid[:_BIG_DIFF_LINES // 2]] + ["+" + ln for ln in b_mid[:_BIG_DIFF_LINES // 2]]
+    else:
+        body = []
+        for line in difflib.unified_diff(a_mid, b_mid, n=DIFF_CONTEXT):
+            if line.startswith(("---", "+++")):
+                continue
+            m = _HUNK.match(line)
+            if m:  # the hunk numbers of the trimmed window, moved back to the whole file's
+                line = (f"@@ -{int(m.group(1)) + lo}{m.group(2) or ''} "
+                        f"+{int(m.group(3)) + lo}{m.group(4) or ''} @@\n")
+            body.append(line)
+    out: list[str] = []
+    size = 0
+    for line in head + body:
+        for piece in line.splitlines(keepends=True):  # "\ No newline" rides on its line
+            if size + len(piece) > limit - 40:
+                rest = sum(len(x) for x in head + body) - size
+                out.append(f"… diff cut here ({rest:,} more characters)\n")
+                return "".join(out)[:limit]
+            out.append(piece)
+            size += len(piece)
+    return "".join(out)
+
+
+def _iso(change: Change) -> str:
+    return change.at.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _clean(text: str | None) -> str | None:
+    """*text* as it may be kept outside the workspace."""
+    if text is None or not contains_secret(text):
+        return text
+    return redact(text)
+
+
+def make_row(change: Change, *, earlier_secret: bool = False, diff: str | None = None,
+             renamed_from: str | None = None, renamed_to: str | None = None) -> Row:
+    """The journal row of *change*: redacted texts, the real hashes, and whether undo can restore it.
+
+    *earlier_secret*: the earlier text is a copy that was redacted before it got
+    here (a shadow), and the file it came from held a credential.
+    """
+    before = change.before
+    earlier: str | None = None
+    undoable, reason = True, None
+    if before is not None:
+        secret = earlier_secret or contains_secret(before)
+        stored = redact(before) if secret else before
+        if len(before.encode("utf-8", errors="replace")) > EARLIER_TEXT_MAX_BYTES:
+            undoable, reason = False, REASON_TOO_LARGE
+        else:
+            earlier = stored
+            if not change.before_valid:
+                undoable, reason = False, REASON_NOT_UTF8
+            elif secret:
+                undoable, reason = False, REASON_SECRET
+        before = stored
+    if diff is None:
+        diff = make_diff(change.file, before, _clean(change.after))
+    return Row(change.id, _iso(change), change.bot, change.actor.who, change.actor.how, change.actor.chat,
+               change.file, change.before_hash, change.after_hash, diff, earlier, undoable, reason,
+               renamed_from, renamed_to)
+
+
+# ----- storage
+
+
+def _parse(line: bytes) -> Row | None:
+    try:
+        return Row.from_dict(json.loads(line))
+    except (ValueError, RecursionError):
+        return None
+
+
+def _lines_backward(f: Any, end: int) -> Iterator[bytes]:
+    """The lines of the first *end* bytes of *f*, last first; the last line is yielded even unterminated."""
+    pos = end
+    tail = b""
+    while pos > 0:
+        n = min(_READ_BLOCK, pos)
+        pos -= n
+        f.seek(pos)
+        chunk = f.read(n) + tail
+        parts = chunk.split(b"\n")
+        tail = parts[0]
+        for line in reversed(parts[1:]):
+            if line:
+                yield line
+    if tail:
+        yield tail
+
+
+@dataclass(frozen=True)
+class Segment:
+    """A closed segment: its number, the range of row-id times inside (when known) and its file."""
+
+    seq: int
+    path: Path
+    first: str | None = None
+    last: str | None = None
+
+    def may_hold(self, row_id: str) -> bool:
+        if self.first is None or self.last is None:
+            return True
+        return self.first <= row_id[:12] <= self.last
+
+    def read(self) -> bytes:
+        data = self.path.read_bytes()
+        return lzma.decompress(data) if self.path.name.endswith(".xz") else data
+
+
+class Journal:
+    """The journal of every bot of one home. Thread-safe; appends hold the bot's workspace lock."""
+
+    def __init__(self, home: Home, *, durable: bool = True) -> None:
+        self.home = home
+        self.dir = home.journal_dir
+        self.durable = durable   # fsync each append (benchmarks that build big journals turn it off)
+
+    def active(self, bot: str) -> Path:
+        return self.dir / f"{check_bot_id(bot)}.ndjson"
+
+    def segment_dir(self, bot: str) -> Path:
+        return self.dir / check_bot_id(bot)
+
+    def _lock(self, bot: str) -> WorkspaceLock:
+        return WorkspaceLock.for_file(self.home.lock_file(bot))
+
+    # ----- writing
+
+    def append(self, bot: str, rows: Sequence[Row]) -> None:
+        """Append *rows* in one write under the workspace lock; close the segment when it is full."""
+        if not rows:
+            return
+        data = b"".join(r.line() for r in rows)
+        with self._lock(bot).held():
+            make_dirs(self.dir)
+            path = self.active(bot)
+            fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), FILE_MODE)
+            try:
+                size = os.fstat(fd).st_size
+                if size and os.pread(fd, 1, size - 1) != b"\n":
+                    data = b"\n" + data   # a torn last line: start on a line of our own
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view):]
+                if self.durable:
+                    os.fsync(fd)
+                size += len(data)
+            finally:
+                os.close(fd)
+            if size >= ACTIVE_MAX_BYTES:
+                try:
+                    self._rotate(bot)
+                except OSError as e:  # the rows are written; the next append tries again
+                    logger.warning("could not close the journal segment of %s: %s", bot, e)
+
+    def _rotate(self, bot: str) -> None:
+        """Close the active segment: rename it into the segment folder, then compress it."""
+        folder = self.segment_dir(bot)
+        make_dirs(folder)
+        seq = max((s.seq for s in self.segments(bot)), default=0) + 1
+        plain = folder / f"{seq:08d}.ndjson"
+        os.replace(self.active(bot), plain)
+        if self.durable:
+            fsync_dir(folder)
+            fsync_dir(self.dir)
+        for seg in self.segments(bot):  # this one, and any a crash left uncompressed
+            if not seg.path.name.endswith(".xz"):
+                self._compress(seg)
+
+    def _compress(self, seg: Segment) -> None:
+        data = seg.path.read_bytes()
+        ids = [m.group(1).decode() for m in _ROW_START.finditer(data)]
+        name = f"{seg.seq:08d}_{min(ids)}_{max(ids)}.ndjson.xz" if ids else f"{seg.seq:08d}.ndjson.xz"
+        atomic_write(seg.path.with_name(name), lzma.compress(data, preset=LZMA_PRESET))
+        os.unlink(seg.path)
+        if self.durable:
+            fsync_dir(seg.path.parent)
+
+    # ----- reading
+
+    def segments(self, bot: str) -> list[Segment]:
+        """Closed segments, oldest first (a compressed copy wins over a plain one of the same number)."""
+        folder = self.segment_dir(bot)
+        try:
+            names = os.listdir(folder)
+        except FileNotFoundError:
+            return []
+        by_seq: dict[int, Segment] = {}
+        for name in names:
+            m = _CLOSED.fullmatch(name)
+            if not m:
+                continue
+            seg = Segment(int(m.group(1)), folder / name, m.group(2), m.group(3))
+            if seg.seq not in by_seq or name.endswith(".xz"):
+                by_seq[seg.seq] = seg
+        return [by_seq[k] for k in sorted(by_seq)]
+
+    def _active_rows(self, bot: str) -> Iterator[Row]:
+        try:
+            f = open(self.active(bot), "rb")  # noqa: SIM115 — closed below; kept open while iterating
+        except FileNotFoundError:
+            return
+        with f:
+            end = os.fstat(f.fileno()).st_size
+            for line in _lines_backward(f, end):
+                row = _parse(line)
+                if row is None:
+                    logger.warning("skipped a damaged line in the journal of %s", bot)
+                    continue
+                yield row
+
+    def _segment_rows(self, bot: str, seg: Segment) -> Iterator[Row]:
+        try:
+            data = seg.read()
+        except FileNotFoundError:  # compressed meanwhile: read the compressed copy
+            again = [s for s in self.segments(bot) if s.seq == seg.seq and s.path != seg.path]
+            if not again:
+                return
+            data = again[0].read()
+        except (OSError, lzma.LZMAError) as e:
+            logger.warning("could not read journal segment %s: %s", seg.path.name, e)
+            return
+        for line in reversed(data.split(b"\n")):
+            if line:
+                row = _parse(line)
+                if row is not None:
+                    yield row
+
+    def rows(self, bot: str, *, segments: int | None = None, row_id: str | None = None) -> Iterator[Row]:
+        """Every row of *bot*, newest first; *segments* caps how many closed segments are read.
+
+        The active segment is opened before the closed ones are listed, so a
+        rotation meanwhile can only repeat rows (dropped by id), never hide them.
+        """
+        seen: set[str] = set()
+        active = self._active_rows(bot)
+        for row in active:
+            seen.add(row.id)
+            yield row
+        closed = list(reversed(self.segments(bot)))
+        if segments is not None:
+            closed = closed[:segments]
+        for seg in closed:
+            if row_id is not None and not seg.may_hold(row_id):
+                continue
+            for row in self._segment_rows(bot, seg):
+                if row.id not in seen:
+                    seen.add(row.id)
+                    yield row
+
+    def list(self, bot: str, *, limit: int | None = 50, file: str | None = None,
+             grep: Sequence[str] = ()) -> list[Row]:
+        """The newest rows first, at most *limit*, optionally of one file or whose diff mentions every word."""
+        patterns = [re.compile(rf"(?<!\w){re.escape(w)}(?!\w)", re.IGNORECASE) for w in grep if w]
+        out: list[Row] = []
+        if limit is not None and limit <= 0:
+            return out
+        for row in self.rows(bot):
+            if file is not None and file not in (row.file, row.renamed_from):
+                continue
+            if patterns:
+                changed = "\n".join(row.changed_lines())
+                if not all(p.search(changed) for p in patterns):
+                    continue
+            out.append(row)
+            if limit is not None and len(out) >= limit:
+                break
+        return out
+
+    def find(self, bot: str, row_id: str) -> Row:
+        if not _ROW_ID.fullmatch(row_id):
+            raise BadInput(f"bad row id {row_id!r}: row ids look like 0192f3a4b5c6-1a2b3c "
+                           f"(`botmemory journal {bot}` lists them)")
+        for row in self.rows(bot, row_id=row_id):
+            if row.id == row_id:
+                return row
+        raise BadInput(f"no row {row_id} in the journal of {bot} (`botmemory journal {bot}` lists them)")
+
+    def latest_hashes(self, bot: str, files: Iterable[str]) -> dict[str, str | None]:
+        """The newest after-hash the journal holds for each of *files*, from its recent rows only
+        (the active segment and the newest closed one); files with no recent row are left out."""
+        want = set(files)
+        out: dict[str, str | None] = {}
+        if not want:
+            return out
+        for row in self.rows(bot, segments=1):
+            if row.file in want and row.file not in out:
+                out[row.file] = row.after_hash
+                if len(out) == len(want):
+                    break
+        return out
+
+    def bytes_on_disk(self, bot: str) -> int:
+        total = 0
+        for p in [self.active(bot), *(s.path for s in self.segments(bot))]:
+            try:
+                total += p.stat().st_size
+            except FileNotFoundError:
+                pass
+        return total
+
+
+# ----- undo
+
+
+def undo(mem: Memory, bot: str, row_id: str) -> Change | None:
+    """Put the file back to row *row_id*'s earlier text, whatever the file holds now.
+
+    A created file is deleted (MEMORY.md is emptied instead), a deleted file is
+    recreated. The undo is itself a row (``who: person, how: undo``) whose
+    earlier text is what the file held, so it can be undone in turn. Returns
+    None when the file already holds that text. Refused when the row says it
+    cannot be undone; BadInput for an unknown row.
+    """
+    mem.home.require_bot(bot)
+    row = mem.journal.find(bot, row_id)
+    if not row.undoable:
+        raise Refused(f"row {row_id} cannot be undone: {row.reason}")
+    if row.before_hash is None:
+        text = "" if classify(row.file) is Kind.MEMORY else None
+        if text is None and mem.store.read(bot, row.file) is None:
+            return None
+    else:
+        if row.earlier_text is None:  # an undoable row always keeps its text; a damaged one may not
+            raise Refused(f"row {row_id} cannot be undone: it holds no earlier text")
+        text = row.earlier_text
+    changes = mem.store.apply(bot, [Write(row.file, text)], UNDO_ACTOR, allow_log=True)
+    return changes[0] if changes else None
+
+
+# ----- the CLI
+
+
+def _out(args: argparse.Namespace, value: Any, plain: str) -> None:
+    if args.json:
+        sys.stdout.write(json.dumps(value, ensure_ascii=False) + "\n")
+    elif plain:
+        sys.stdout.write(plain if plain.endswith("\n") else plain + "\n")
+
+
+def cmd_journal(mem: Memory, args: argparse.Namespace) -> None:
+    mem.home.require_bot(args.bot)
+    if args.limit is not None and args.limit < 0:
+        raise BadInput("--limit must be 0 or more")
+    if args.file is not None:
+        classify(args.file)
+    words = (args.grep or "").split()
+    rows = mem.journal.list(args.bot, limit=args.limit, file=args.file, grep=words)
+    empty = "no rows match" if args.file or words else f"no changes recorded for {args.bot} yet"
+    _out(args, [r.as_dict() for r in rows], "\n".join(r.summary() for r in rows) or empty)
+
+
+def cmd_undo(mem: Memory, args: argparse.Namespace) -> None:
+    change = undo(mem, args.bot, args.row_id)
+    if change is None:
+        _out(args, {"undone": args.row_id, "changed": False, "row": None},
+             "nothing to undo: the file already holds that row's earlier text")
+        return
+    _out(args, {"undone": args.row_id, "changed": True, "row": change.id, "file": change.file,
+                "hash": change.after_hash}, f"undid {args.row_id}: {change.file} put back (row {change.id})")
+
+
+def add_commands(sub: Any, common: argparse.ArgumentParser) -> None:
+    """The ``journal`` and ``undo`` commands (found by ``cli._extensions``)."""
+    sp = sub.add_parser("journal", parents=[common], help="changes to a bot's memory files, newest first",
+                        description="changes to a bot's memory files, newest first")
+    sp.add_argument("bot")
+    sp.add_argument("--limit", type=int, default=50, metavar="N", help="at most N rows (default 50)")
+    sp.add_argument("--file", metavar="PATH", help="only rows of this file (MEMORY.md, memory/<topic>.md, …)")
+    sp.add_argument("--grep", metavar="WORDS",
+                    help="only rows whose diff adds or removes a line with every one of these words")
+    sp.set_defaults(handler=cmd_journal)
+    sp = sub.add_parser("undo", parents=[common], help="put a file back to a journal row's earlier text",
+                        description="put a file back to a journal row's earlier text (itself a row)")
+    sp.add_argument("bot")
+    sp.add_argument("row_id", metavar="ROW_ID")
+    sp.set_defaults(handler=cmd_undo)

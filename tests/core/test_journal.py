@@ -1,0 +1,448 @@
+"""The journal: rows, storage (segments, torn lines, two appenders), listing, grep, redaction and undo."""
+from __future__ import annotations
+
+import difflib
+import json
+import lzma
+import re
+import subprocess
+import sys
+
+import pytest
+from botmemory.core import journal as J
+from botmemory.core.cli import main
+from botmemory.core.errors import BadInput, Refused
+from botmemory.core.paths import MEMORY_FILE
+from botmemory.core.service import Memory
+from botmemory.core.store import Actor
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from .conftest import BOT
+
+AWS = "AKIAZ7Q4L2M9XW3RT8KP"
+PERSON = Actor.person("cli")
+
+
+def newest(mem: Memory, **kw) -> J.Row:
+    return mem.journal.list(BOT, limit=1, **kw)[0]
+
+
+def save(mem: Memory, rel: str, text: str, actor: Actor = PERSON) -> None:
+    mem.store.write(BOT, rel, text, actor)
+
+
+def cli(capsys, mem: Memory, *args: str) -> tuple[int, str, str]:
+    code = main(["--root", str(mem.home.root), *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+# ----- rows
+
+
+def test_a_write_is_one_row_after_the_file_is_replaced(mem, ws):
+    seen = []
+    mem.store.listeners.append(lambda c: seen.append((ws / c.file).read_text()))
+    save(mem, MEMORY_FILE, "one\n")
+    row = newest(mem)
+    assert (row.who, row.how, row.chat, row.file) == ("person", "cli", None, MEMORY_FILE)
+    assert row.after_hash == mem.store.read(BOT, MEMORY_FILE).hash
+    assert row.earlier_text == "" and row.undoable and row.reason is None
+    assert "+one" in row.diff
+    assert seen == ["one\n"]          # listeners run once the new file is in place
+
+
+def test_who_how_and_chat_come_from_the_actor(mem):
+    save(mem, MEMORY_FILE, "x\n", Actor.bot("Plans"))
+    save(mem, "memory/garden.md", "tomatoes\n", Actor("upkeep", "tidy-up"))
+    rows = mem.journal.list(BOT)
+    assert [(r.who, r.how, r.chat, r.file) for r in rows] == [
+        ("upkeep", "tidy-up", None, "memory/garden.md"), ("bot", "task", "Plans", MEMORY_FILE)]
+    assert rows[0].before_hash is None and rows[0].earlier_text is None
+
+
+def test_row_ids_are_the_change_ids(mem):
+    change = mem.store.write(BOT, MEMORY_FILE, "a\n", PERSON)
+    assert newest(mem).id == change.id
+
+
+def test_rows_are_one_json_object_a_line_outside_the_workspace(mem, ws):
+    save(mem, MEMORY_FILE, "a\n")
+    save(mem, MEMORY_FILE, "b\n")
+    lines = mem.journal.active(BOT).read_bytes().splitlines()
+    assert len(lines) == 2
+    assert set(json.loads(lines[0])) >= {"id", "at", "bot", "who", "how", "chat", "file", "before_hash",
+                                         "after_hash", "diff", "earlier_text", "undoable", "reason"}
+    assert mem.journal.active(BOT) == mem.home.root / "memory-journal" / f"{BOT}.ndjson"
+    assert not str(mem.journal.active(BOT)).startswith(str(ws))
+    assert oct(mem.journal.active(BOT).stat().st_mode & 0o777) == "0o600"
+    assert json.loads(lines[0])["at"].endswith("Z")
+
+
+# ----- the diff
+
+
+def test_the_diff_is_a_short_unified_diff_with_the_whole_files_line_numbers():
+    before = "".join(f"line {i}\n" for i in range(1000))
+    after = before.replace("line 500\n", "line five hundred\n")
+    d = J.make_diff(MEMORY_FILE, before, after)
+    expected = "".join(difflib.unified_diff(before.splitlines(True), after.splitlines(True),
+                                            f"a/{MEMORY_FILE}", f"b/{MEMORY_FILE}", n=1))
+    assert d == expected
+    assert "@@ -500,3 +500,3 @@" in d
+
+
+def test_a_diff_is_at_most_4000_characters():
+    d = J.make_diff("memory/big.md", None, "".join(f"a long line number {i}\n" for i in range(5000)))
+    assert len(d) <= 4000 and "diff cut here" in d
+    huge = J.make_diff("memory/big.md", "x\n" * 30000, "y\n" * 30000)
+    assert len(huge) <= 4000
+
+
+def test_a_missing_final_newline_is_shown():
+    d = J.make_diff(MEMORY_FILE, "a\n", "a\nb")
+    assert "+b\n\\ No newline at end of file\n" in d
+
+
+# ----- listing
+
+
+def test_newest_first_with_limit_and_file(mem):
+    for i in range(5):
+        save(mem, MEMORY_FILE, f"v{i}\n")
+        save(mem, "memory/t.md", f"t{i}\n")
+    rows = mem.journal.list(BOT, limit=3)
+    assert [r.file for r in rows] == ["memory/t.md", MEMORY_FILE, "memory/t.md"]
+    assert "+t4" in rows[0].diff
+    only = mem.journal.list(BOT, limit=None, file=MEMORY_FILE)
+    assert len(only) == 5 and all(r.file == MEMORY_FILE for r in only)
+    assert [r.id for r in mem.journal.list(BOT, limit=None)] == sorted(r.id for r in mem.journal.list(BOT, limit=None))[::-1]
+
+
+def test_grep_finds_when_a_fact_appeared_and_disappeared(mem):
+    save(mem, MEMORY_FILE, "- lives in Pune\n- likes tea\n")
+    save(mem, MEMORY_FILE, "- lives in Pune\n- likes tea\n- short replies\n")   # Pune only as context
+    save(mem, MEMORY_FILE, "- likes tea\n- short replies\n")
+    rows = mem.journal.list(BOT, grep=["pune"])
+    assert len(rows) == 2
+    assert "-- lives in Pune" in rows[0].diff and "+- lives in Pune" in rows[1].diff
+    assert mem.journal.list(BOT, grep=["lives", "pune"]) == rows
+    assert mem.journal.list(BOT, grep=["pun"]) == []            # whole words
+    assert len(mem.journal.list(BOT, grep=["short", "replies"])) == 1
+
+
+def test_cli_journal(capsys, mem):
+    save(mem, MEMORY_FILE, "- lives in Pune\n")
+    save(mem, "memory/garden.md", "tomatoes\n")
+    code, out, _ = cli(capsys, mem, "journal", BOT, "--json", "--limit", "5")
+    assert code == 0
+    rows = json.loads(out)
+    assert [r["file"] for r in rows] == ["memory/garden.md", MEMORY_FILE]
+    code, out, _ = cli(capsys, mem, "journal", BOT, "--grep", "Pune", "--json")
+    assert [r["file"] for r in json.loads(out)] == [MEMORY_FILE]
+    code, out, _ = cli(capsys, mem, "journal", BOT, "--file", "memory/garden.md")
+    assert code == 0 and out.count("\n") == 1 and "memory/garden.md" in out and "created" in out
+    code, _, err = cli(capsys, mem, "journal", BOT, "--file", "../etc/passwd")
+    assert code == 2 and "bad path" in err
+    code, _, err = cli(capsys, mem, "journal", "nobody")
+    assert code == 2 and "unknown bot" in err
+
+
+# ----- storage
+
+
+def test_a_torn_last_line_is_skipped_and_the_next_row_starts_fresh(mem):
+    save(mem, MEMORY_FILE, "a\n")
+    path = mem.journal.active(BOT)
+    whole = path.read_bytes()
+    with open(path, "ab") as f:
+        f.write(whole[: len(whole) // 2])     # a crash halfway through the next row
+    assert [r.diff for r in mem.journal.list(BOT)] == [newest(mem).diff]
+    save(mem, MEMORY_FILE, "b\n")
+    rows = mem.journal.list(BOT)
+    assert len(rows) == 2 and "+b" in rows[0].diff
+    assert len(path.read_bytes().splitlines()) == 3   # the torn line stays on a line of its own
+
+
+def test_full_segments_are_compressed_and_every_row_stays_readable_and_undoable(mem, ws, monkeypatch):
+    monkeypatch.setattr(J, "ACTIVE_MAX_BYTES", 20_000)
+    base = "".join(f"- 2026-10-{1 + i % 28:02d} · from cli · fact number {i}\n" for i in range(60))
+    texts = []
+    for i in range(120):
+        text = base + f"- the newest fact {i}\n"
+        texts.append(text)
+        save(mem, MEMORY_FILE, text)
+    segs = mem.journal.segments(BOT)
+    assert len(segs) >= 3 and all(s.path.name.endswith(".ndjson.xz") for s in segs)
+    assert all(s.first is not None and s.first <= s.last for s in segs)
+    rows = mem.journal.list(BOT, limit=None)
+    assert len(rows) == 120
+    assert [r.earlier_text for r in rows] == ([texts[i - 1] for i in range(119, 0, -1)] + [""])
+    assert all(r.undoable for r in rows)
+    assert mem.journal.bytes_on_disk(BOT) < sum(len(r.line()) for r in rows) / 5
+    old = rows[100]                  # deep in a closed segment
+    J.undo(mem, BOT, old.id)
+    assert (ws / MEMORY_FILE).read_text() == old.earlier_text
+
+
+def test_a_rotation_cut_short_is_still_read_and_finished_later(mem, monkeypatch):
+    monkeypatch.setattr(J, "ACTIVE_MAX_BYTES", 5_000)
+    monkeypatch.setattr(J.Journal, "_compress", lambda self, seg: None)   # the crash: renamed, not compressed
+    for i in range(20):
+        save(mem, MEMORY_FILE, f"{i}\n" + "x" * 500 + "\n")
+    plain = [s for s in mem.journal.segments(BOT) if not s.path.name.endswith(".xz")]
+    assert plain
+    assert len(mem.journal.list(BOT, limit=None)) == 20
+    monkeypatch.undo()
+    monkeypatch.setattr(J, "ACTIVE_MAX_BYTES", 5_000)
+    for i in range(20, 30):
+        save(mem, MEMORY_FILE, f"{i}\n" + "x" * 500 + "\n")
+    assert all(s.path.name.endswith(".xz") for s in mem.journal.segments(BOT))
+    assert len(mem.journal.list(BOT, limit=None)) == 30
+
+
+def test_a_rotation_while_reading_never_hides_or_repeats_a_row(mem, monkeypatch):
+    monkeypatch.setattr(J, "ACTIVE_MAX_BYTES", 4_000)
+    for i in range(10):
+        save(mem, MEMORY_FILE, f"{i}\n" + "y" * 300 + "\n")
+    it = mem.journal.rows(BOT)
+    first = next(it)
+    for i in range(10, 40):              # rotations happen while the reader holds the old active file
+        save(mem, MEMORY_FILE, f"{i}\n" + "y" * 300 + "\n")
+    rest = [first, *it]
+    ids = [r.id for r in rest]
+    assert len(ids) == len(set(ids))
+    assert len(rest) >= 10
+
+
+def test_the_newest_rows_come_from_the_end_without_opening_closed_segments(mem, monkeypatch):
+    monkeypatch.setattr(J, "ACTIVE_MAX_BYTES", 3_000)
+    i = 0
+
+    def active_rows() -> int:
+        path = mem.journal.active(BOT)
+        return len(path.read_bytes().splitlines()) if path.exists() else 0
+
+    while not mem.journal.segments(BOT) or active_rows() < 3:
+        i += 1
+        save(mem, MEMORY_FILE, f"{i}\n" + "z" * 200 + "\n")
+
+    def refuse(self):
+        raise AssertionError("a closed segment was read")
+
+    monkeypatch.setattr(J.Segment, "read", refuse)
+    rows = mem.journal.list(BOT, limit=3)
+    assert len(rows) == 3 and f"+{i}" in rows[0].diff
+
+
+def test_undo_opens_only_the_segment_that_holds_the_row(mem, monkeypatch):
+    monkeypatch.setattr(J, "ACTIVE_MAX_BYTES", 3_000)
+    ids = []
+    for i in range(60):
+        ids.append(mem.store.write(BOT, MEMORY_FILE, f"{i}\n" + "w" * 200 + "\n", PERSON).id)
+    opened = []
+    real = J.Segment.read
+    monkeypatch.setattr(J.Segment, "read", lambda self: opened.append(self.seq) or real(self))
+    assert mem.journal.find(BOT, ids[0]).id == ids[0]
+    assert len(opened) <= 2 < len(mem.journal.segments(BOT))
+
+
+WRITER = r"""
+import sys
+from botmemory.core.service import Memory
+from botmemory.core.store import Actor
+mem = Memory.open(sys.argv[1], "2026-10-15")
+tag = sys.argv[2]
+for i in range(int(sys.argv[3])):
+    mem.store.write("scout", f"memory/{tag}.md", f"{tag} {i}\n" + tag * 20000 + "\n", Actor.person())
+"""
+
+
+def test_two_processes_appending_never_interleave(mem):
+    n = 40
+    procs = [subprocess.Popen([sys.executable, "-c", WRITER, str(mem.home.root), tag, str(n)])
+             for tag in ("a", "b")]
+    for p in procs:
+        assert p.wait(timeout=120) == 0
+    lines = mem.journal.active(BOT).read_bytes().splitlines()
+    closed = [ln for s in mem.journal.segments(BOT) for ln in s.read().splitlines()]
+    rows = [J.Row.from_dict(json.loads(ln)) for ln in lines + closed]
+    assert all(r is not None for r in rows)
+    assert sorted(r.file for r in rows) == ["memory/a.md"] * n + ["memory/b.md"] * n
+
+
+# ----- redaction and the rows that cannot be undone
+
+
+def test_nothing_stored_outside_the_workspace_holds_a_secret(mem, ws):
+    (ws / MEMORY_FILE).write_text(f"pasted key {AWS}\n")      # typed in another editor
+    save(mem, MEMORY_FILE, "clean now\n")
+    row = newest(mem)
+    assert AWS not in row.earlier_text and "«redacted 20 chars»" in row.earlier_text
+    assert AWS not in row.diff
+    assert not row.undoable and "credential" in row.reason
+    blob = b"".join(p.read_bytes() for p in mem.home.root.rglob("*") if p.is_file() and ws not in p.parents)
+    assert AWS.encode() not in blob
+
+
+def test_a_row_keeps_the_real_files_hash(mem, ws):
+    real = f"pasted key {AWS}\n"
+    (ws / MEMORY_FILE).write_text(real)
+    before_hash = mem.store.read(BOT, MEMORY_FILE).hash
+    save(mem, MEMORY_FILE, "clean now\n")
+    assert newest(mem).before_hash == before_hash
+
+
+def test_undo_of_a_row_with_a_credential_is_refused_with_exit_4(capsys, mem, ws):
+    (ws / MEMORY_FILE).write_text(f"pasted key {AWS}\n")
+    save(mem, MEMORY_FILE, "clean now\n")
+    row = newest(mem)
+    with pytest.raises(Refused):
+        J.undo(mem, BOT, row.id)
+    code, _, err = cli(capsys, mem, "undo", BOT, row.id)
+    assert code == 4 and "credential" in err
+    assert (ws / MEMORY_FILE).read_text() == "clean now\n"
+
+
+def test_an_earlier_text_over_1_mb_is_not_kept(capsys, mem, ws):
+    big = ("- a line of notes that goes on and on\n" * 30000)
+    assert len(big) > J.EARLIER_TEXT_MAX_BYTES
+    save(mem, "memory/big.md", big)
+    save(mem, "memory/big.md", "small now\n")
+    row = newest(mem)
+    assert row.earlier_text is None and not row.undoable and "too large" in row.reason
+    assert len(row.diff) <= 4000
+    code, _, err = cli(capsys, mem, "undo", BOT, row.id)
+    assert code == 4 and "too large" in err
+
+
+# ----- undo
+
+
+def test_undo_restores_whatever_the_file_holds_now_and_is_itself_undoable(mem, ws):
+    save(mem, MEMORY_FILE, "one\n")
+    save(mem, MEMORY_FILE, "two\n")
+    target = newest(mem)
+    (ws / MEMORY_FILE).write_text("three, typed elsewhere\n")
+    change = J.undo(mem, BOT, target.id)
+    assert (ws / MEMORY_FILE).read_text() == "one\n"
+    row = newest(mem)
+    assert row.id == change.id and (row.who, row.how) == ("person", "undo")
+    assert row.earlier_text == "three, typed elsewhere\n"      # nothing is lost
+    J.undo(mem, BOT, row.id)
+    assert (ws / MEMORY_FILE).read_text() == "three, typed elsewhere\n"
+
+
+def test_undo_of_a_created_topic_deletes_it_and_of_a_deletion_recreates_it(mem, ws):
+    save(mem, "memory/garden.md", "tomatoes\n")
+    created = newest(mem)
+    J.undo(mem, BOT, created.id)
+    assert not (ws / "memory" / "garden.md").exists()
+    deleted = newest(mem)
+    assert deleted.after_hash is None and deleted.earlier_text == "tomatoes\n"
+    J.undo(mem, BOT, deleted.id)
+    assert (ws / "memory" / "garden.md").read_text() == "tomatoes\n"
+
+
+def test_undo_of_memory_md_created_empties_it(mem, ws):
+    (ws / MEMORY_FILE).unlink()
+    save(mem, MEMORY_FILE, "fresh\n")
+    row = newest(mem)
+    assert row.before_hash is None
+    J.undo(mem, BOT, row.id)
+    assert (ws / MEMORY_FILE).read_text() == ""
+
+
+def test_undo_when_the_file_already_holds_the_text_changes_nothing(mem, ws):
+    save(mem, MEMORY_FILE, "one\n")
+    save(mem, MEMORY_FILE, "two\n")
+    row = newest(mem)
+    save(mem, MEMORY_FILE, "one\n")
+    n = len(mem.journal.list(BOT, limit=None))
+    assert J.undo(mem, BOT, row.id) is None
+    assert len(mem.journal.list(BOT, limit=None)) == n
+
+
+def test_undo_of_a_daily_log_row_is_allowed(mem, ws):
+    mem.store.write(BOT, "memory/log/2026-10-15.md", "- 10:00 · did things\n", Actor.bot("Plans"), allow_log=True)
+    J.undo(mem, BOT, newest(mem).id)
+    assert not (ws / "memory/log/2026-10-15.md").exists()
+
+
+def test_undo_errors(capsys, mem):
+    save(mem, MEMORY_FILE, "one\n")
+    with pytest.raises(BadInput):
+        J.undo(mem, BOT, "0123456789ab-abcdef")
+    code, _, err = cli(capsys, mem, "undo", BOT, "not-a-row")
+    assert code == 2 and "bad row id" in err
+    code, _, err = cli(capsys, mem, "undo", BOT, "0123456789ab-abcdef")
+    assert code == 2 and "no row" in err
+    code, out, _ = cli(capsys, mem, "undo", BOT, newest(mem).id, "--json")
+    assert code == 0 and json.loads(out)["changed"] is True
+
+
+# ----- journaling never fails a write
+
+
+def test_a_row_that_cannot_be_written_is_logged_and_dropped(mem, ws, monkeypatch, caplog):
+    def broken(self, bot, rows):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(J.Journal, "append", broken)
+    change = mem.store.write(BOT, MEMORY_FILE, "still saved\n", PERSON)
+    assert change is not None and (ws / MEMORY_FILE).read_text() == "still saved\n"
+    assert "listener failed" in caplog.text
+    monkeypatch.undo()
+    assert mem.journal.list(BOT) == []
+    from botmemory.core.reconcile import scan
+    rows = scan(mem)                  # the change the journal missed is recorded at the next scan
+    assert len(rows) == 1 and rows[0].after_hash == change.after_hash and rows[0].how == "outside"
+
+
+def test_bytes_on_disk_counts_every_segment(mem, monkeypatch):
+    monkeypatch.setattr(J, "ACTIVE_MAX_BYTES", 3_000)
+    for i in range(30):
+        save(mem, MEMORY_FILE, f"{i}\n" + "q" * 200 + "\n")
+    total = sum(p.stat().st_size for p in mem.home.journal_dir.rglob("*") if p.is_file())
+    assert mem.journal.bytes_on_disk(BOT) == total
+    data = b"".join(lzma.decompress(s.path.read_bytes()) for s in mem.journal.segments(BOT))
+    assert data.count(b"\n") + len(mem.journal.active(BOT).read_bytes().splitlines()) == 30
+
+
+def apply_diff(before: str, diff: str) -> str:
+    """Apply a unified diff made by make_diff (a test's own small patch tool)."""
+    src = before.splitlines(keepends=True)
+    out: list[str] = []
+    pos = 0
+    lines = diff.splitlines(keepends=True)[2:]
+    i = 0
+    while i < len(lines):
+        m = re.match(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@", lines[i])
+        assert m, lines[i]
+        start = int(m.group(1)) - (0 if m.group(2) == "0" else 1)
+        out += src[pos:start]
+        pos = start
+        i += 1
+        while i < len(lines) and not lines[i].startswith("@@"):
+            tag, text = lines[i][0], lines[i][1:]
+            nxt = lines[i + 1] if i + 1 < len(lines) else ""
+            if nxt.startswith("\\ No newline"):
+                text = text[:-1]
+                i += 1
+            if tag in " -":
+                assert src[pos] == text, (src[pos], text)
+                pos += 1
+            if tag in " +":
+                out.append(text)
+            i += 1
+    return "".join(out + src[pos:])
+
+_lines = st.lists(st.sampled_from(["a\n", "b\n", "c\n", "- fact\n", "\n", "x"]), max_size=30).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_lines, _lines)
+def test_the_diff_turns_the_earlier_text_into_the_new_one(before, after):
+    d = J.make_diff(MEMORY_FILE, before, after)
+    assert apply_diff(before, d) == after
