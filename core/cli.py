@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
-from . import budget, config, update
+from . import budget, config
 from .errors import BadInput, Conflict, MemoryError_
 from .paths import MEMORY_FILE, parse_day
 from .safeio import MAX_FILE_BYTES
@@ -43,6 +43,7 @@ def _out(args: argparse.Namespace, value: Any, plain: str | None = None) -> None
         sys.stdout.write(json.dumps(value, ensure_ascii=False) + "\n")
     elif plain is not None:
         sys.stdout.write(plain if plain.endswith("\n") or not plain else plain + "\n")
+    sys.stdout.flush()
 
 
 def _actor(args: argparse.Namespace) -> Actor:
@@ -106,6 +107,8 @@ def cmd_load(mem: Memory, args: argparse.Namespace) -> None:
 def cmd_remember(mem: Memory, args: argparse.Namespace) -> None:
     until = parse_day(args.until, "--until") if args.until else None
     text = _read_stdin() if args.text == "-" else args.text
+    from . import update
+
     r = update.remember(mem.store, args.bot, text, _actor(args), until=until)
     plain = f"remembered: {r.entry}"
     if r.moved_count:
@@ -119,6 +122,8 @@ def cmd_remember(mem: Memory, args: argparse.Namespace) -> None:
 
 
 def cmd_forget(mem: Memory, args: argparse.Namespace) -> None:
+    from . import update
+
     r = update.forget(mem.store, args.bot, args.words, _actor(args))
     plain = (f"forgot {len(r.removed)} note{'s' if len(r.removed) != 1 else ''}"
              + (f" in {', '.join(r.files)}" if r.files else ""))
@@ -127,6 +132,8 @@ def cmd_forget(mem: Memory, args: argparse.Namespace) -> None:
 
 def cmd_prefer(mem: Memory, args: argparse.Namespace) -> None:
     mem.home.require_bot(args.bot)
+    from . import update
+
     r = update.prefer(mem.home, args.bot, args.text, mem.today)
     _out(args, r.as_dict(), ("added to About me: " if r.added else "already in About me: ") + r.line)
 
@@ -189,12 +196,103 @@ def cmd_settings(mem: Memory, args: argparse.Namespace) -> None:
     _out(args, d, "\n".join(f"{k}: {'on' if v else 'off'}" for k, v in d.items()))
 
 
+def cmd_journal(mem: Memory, args: argparse.Namespace) -> None:
+    from .paths import classify
+
+    mem.home.require_bot(args.bot)
+    if args.limit is not None and args.limit < 0:
+        raise BadInput("--limit must be 0 or more")
+    if args.file is not None:
+        classify(args.file)
+    words = (args.grep or "").split()
+    rows = mem.journal.list(args.bot, limit=args.limit, file=args.file, grep=words)
+    empty = "no rows match" if args.file or words else f"no changes recorded for {args.bot} yet"
+    _out(args, [r.as_dict() for r in rows], "\n".join(r.summary() for r in rows) or empty)
+
+
+def cmd_undo(mem: Memory, args: argparse.Namespace) -> None:
+    from .journal import undo
+
+    change = undo(mem, args.bot, args.row_id)
+    if change is None:
+        _out(args, {"undone": args.row_id, "changed": False, "row": None},
+             "nothing to undo: the file already holds that row's earlier text")
+        return
+    _out(args, {"undone": args.row_id, "changed": True, "row": change.id, "file": change.file,
+                "hash": change.after_hash}, f"undid {args.row_id}: {change.file} put back (row {change.id})")
+
+
+def cmd_tidy(mem: Memory, args: argparse.Namespace) -> None:
+    from . import upkeep
+    from .tidy import summary
+
+    report = upkeep.tidy_now(mem, args.bot, model=not args.no_model)
+    _out(args, report.as_dict(), summary(report))
+
+
+def cmd_watch(mem: Memory, args: argparse.Namespace) -> None:
+    import signal
+    import threading
+    from datetime import datetime
+
+    from .reconcile import Watcher, scan, turn_open
+    from .upkeep import run_due
+
+    if args.once:
+        rows = scan(mem)
+        _out(args, [r.as_dict() for r in rows],
+             "\n".join(r.summary() for r in rows) if rows else "no changes made outside the app")
+        return
+
+    def show(rows: list[Any]) -> None:
+        for r in rows:
+            _out(args, r.as_dict(), r.summary())
+
+    stop = threading.Event()
+
+    def on_signal(signum: int, frame: Any) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGTERM, on_signal)
+    watcher = Watcher(mem, show)
+    watcher.start()
+    sys.stderr.write(f"botmemory: watching {mem.home.workspaces} (Ctrl-C stops)\n")
+    try:
+        while True:  # the nightly tidy-up, checked once a minute (the watcher itself is event-driven)
+            try:
+                for bot, report in run_due(mem, datetime.now().astimezone(), lambda b: turn_open(mem, b)).items():
+                    sys.stderr.write(f"botmemory: nightly tidy-up of {bot}: {json.dumps(report)}\n")
+            except Exception:
+                logger.exception("the nightly tidy-up check failed")
+            if stop.wait(60.0):
+                break
+    finally:
+        watcher.stop()
+
+
+def cmd_turn_begin(mem: Memory, args: argparse.Namespace) -> None:
+    from .reconcile import turn_begin
+
+    turn_id = turn_begin(mem, args.bot, args.chat)
+    _out(args, {"turn": turn_id}, turn_id)
+
+
+def cmd_turn_end(mem: Memory, args: argparse.Namespace) -> None:
+    from .reconcile import turn_end
+
+    tools = [t for t in (args.tools or "").split(",") if t.strip()]
+    rows = turn_end(mem, args.bot, args.turn_id, args.said, tools=tools, failed=args.failed)
+    _out(args, {"turn": args.turn_id, "rows": [r.id for r in rows]},
+         "\n".join(r.summary() for r in rows) if rows else "nothing changed in this turn")
+
+
 # ----- the parser
 
 COMMANDS: dict[str, Handler] = {}
 
 
-def build_parser(extra: Sequence[Callable[[argparse._SubParsersAction[_Parser], argparse.ArgumentParser], None]] = ()) -> _Parser:
+def build_parser() -> _Parser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
                         help="print one JSON value on stdout")
@@ -205,8 +303,8 @@ def build_parser(extra: Sequence[Callable[[argparse._SubParsersAction[_Parser], 
     p.add_argument("--verbose", "-v", action="store_true", help="log what happens on stderr")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
-    def add(name: str, handler: Handler, help_: str) -> argparse.ArgumentParser:
-        sp = sub.add_parser(name, help=help_, description=help_, parents=[common])
+    def add(name: str, handler: Handler, help_: str, into: Any = sub) -> argparse.ArgumentParser:
+        sp: argparse.ArgumentParser = into.add_parser(name, help=help_, description=help_, parents=[common])
         sp.set_defaults(handler=handler)
         COMMANDS[name] = handler
         return sp
@@ -239,6 +337,20 @@ def build_parser(extra: Sequence[Callable[[argparse._SubParsersAction[_Parser], 
     sp.add_argument("bot")
     sp.add_argument("path")
     sp.add_argument("--expected-hash", metavar="H", help="refuse (exit 3) unless the file still has this hash")
+    sp = add("journal", cmd_journal, "changes to a bot's memory files, newest first")
+    sp.add_argument("bot")
+    sp.add_argument("--limit", type=int, default=50, metavar="N", help="at most N rows (default 50)")
+    sp.add_argument("--file", metavar="PATH", help="only rows of this file (MEMORY.md, memory/<topic>.md, …)")
+    sp.add_argument("--grep", metavar="WORDS",
+                    help="only rows whose diff adds or removes a line with every one of these words")
+    sp = add("undo", cmd_undo, "put a file back to a journal row's earlier text (itself a row)")
+    sp.add_argument("bot")
+    sp.add_argument("row_id", metavar="ROW_ID")
+    sp = add("tidy", cmd_tidy,
+             "tidy-up now: expired entries to the archive, exact duplicates out, contradictions struck")
+    sp.add_argument("bot")
+    sp.add_argument("--no-model", action="store_true",
+                    help="only the expiry and exact-duplicate steps, even with a helper model set")
     sp = add("recall", cmd_recall, "the notes recall puts in front of a message")
     sp.add_argument("bot")
     sp.add_argument("message")
@@ -247,31 +359,30 @@ def build_parser(extra: Sequence[Callable[[argparse._SubParsersAction[_Parser], 
     sp.add_argument("words", nargs="*", metavar="WORD")
     sp.add_argument("--since", metavar="S", help="24h, 3d, yesterday or YYYY-MM-DD (inclusive)")
     sp.add_argument("--until", metavar="U", help="24h, 3d, yesterday or YYYY-MM-DD (inclusive)")
+    turn = sub.add_parser("turn", help="the harness's turn boundary: turn begin / turn end",
+                          description="a bot's turn: changes in between are its work in that chat")
+    turns = turn.add_subparsers(dest="turn_command", metavar="begin|end", parser_class=_Parser)
+    sp = add("begin", cmd_turn_begin, "a turn begins: prints its id", turns)
+    sp.add_argument("bot")
+    sp.add_argument("--chat", required=True, metavar="T", help="the chat the turn belongs to")
+    sp = add("end", cmd_turn_end, "the turn ends: record its changes, add the log line", turns)
+    sp.add_argument("bot")
+    sp.add_argument("turn_id", metavar="ID")
+    sp.add_argument("--said", metavar="TEXT", help="what the bot said last")
+    sp.add_argument("--tools", metavar="A,B", help="the tools the bot used, comma-separated")
+    sp.add_argument("--failed", action="store_true", help="the turn failed")
+    sp = add("watch", cmd_watch,
+             "record changes made to memory files outside the app as 'changed outside the app' rows")
+    sp.add_argument("--once", action="store_true", help="scan every workspace once and exit")
     sp = add("settings", cmd_settings, "show or set a bot's switches: memory, upkeep, helper (on/off)")
     sp.add_argument("bot")
     sp.add_argument("key", nargs="?", choices=config.SWITCHES)
     sp.add_argument("value", nargs="?", metavar="on|off")
-    for hook in extra:
-        hook(sub, common)
     return p
 
 
-def _extensions() -> list[Callable[[argparse._SubParsersAction[_Parser], argparse.ArgumentParser], None]]:
-    """Command groups that live beside the modules they drive (journal, watch, tidy, demo)."""
-    out = []
-    for name in ("journal", "reconcile", "tidy", "demo"):
-        try:
-            module = __import__(f"botmemory.core.{name}", fromlist=["add_commands"])
-        except ImportError:
-            continue
-        hook = getattr(module, "add_commands", None)
-        if hook is not None:
-            out.append(hook)
-    return out
-
-
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser(_extensions())
+    parser = build_parser()
     try:
         args = parser.parse_args(argv)
     except SystemExit as e:  # --help, or a usage error argparse already explained
@@ -280,7 +391,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="botmemory: %(levelname)s %(name)s: %(message)s")
     if not getattr(args, "handler", None):
-        parser.print_help()
+        if args.command == "turn":
+            sys.stderr.write("botmemory: turn needs begin or end (see `botmemory turn --help`)\n")
+        else:
+            parser.print_help(sys.stderr)
         return 2
     try:
         mem = Memory.open(args.root, args.today)

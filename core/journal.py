@@ -25,14 +25,12 @@ larger than :data:`EARLIER_TEXT_MAX_BYTES` says so and cannot be undone.
 """
 from __future__ import annotations
 
-import argparse
 import difflib
 import json
 import logging
 import lzma
 import os
 import re
-import sys
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC
@@ -508,52 +506,3 @@ def undo(mem: Memory, bot: str, row_id: str) -> Change | None:
         text = row.earlier_text
     changes = mem.store.apply(bot, [Write(row.file, text)], UNDO_ACTOR, allow_log=True)
     return changes[0] if changes else None
-
-
-# ----- the CLI
-
-
-def _out(args: argparse.Namespace, value: Any, plain: str) -> None:
-    if args.json:
-        sys.stdout.write(json.dumps(value, ensure_ascii=False) + "\n")
-    elif plain:
-        sys.stdout.write(plain if plain.endswith("\n") else plain + "\n")
-
-
-def cmd_journal(mem: Memory, args: argparse.Namespace) -> None:
-    mem.home.require_bot(args.bot)
-    if args.limit is not None and args.limit < 0:
-        raise BadInput("--limit must be 0 or more")
-    if args.file is not None:
-        classify(args.file)
-    words = (args.grep or "").split()
-    rows = mem.journal.list(args.bot, limit=args.limit, file=args.file, grep=words)
-    empty = "no rows match" if args.file or words else f"no changes recorded for {args.bot} yet"
-    _out(args, [r.as_dict() for r in rows], "\n".join(r.summary() for r in rows) or empty)
-
-
-def cmd_undo(mem: Memory, args: argparse.Namespace) -> None:
-    change = undo(mem, args.bot, args.row_id)
-    if change is None:
-        _out(args, {"undone": args.row_id, "changed": False, "row": None},
-             "nothing to undo: the file already holds that row's earlier text")
-        return
-    _out(args, {"undone": args.row_id, "changed": True, "row": change.id, "file": change.file,
-                "hash": change.after_hash}, f"undid {args.row_id}: {change.file} put back (row {change.id})")
-
-
-def add_commands(sub: Any, common: argparse.ArgumentParser) -> None:
-    """The ``journal`` and ``undo`` commands (found by ``cli._extensions``)."""
-    sp = sub.add_parser("journal", parents=[common], help="changes to a bot's memory files, newest first",
-                        description="changes to a bot's memory files, newest first")
-    sp.add_argument("bot")
-    sp.add_argument("--limit", type=int, default=50, metavar="N", help="at most N rows (default 50)")
-    sp.add_argument("--file", metavar="PATH", help="only rows of this file (MEMORY.md, memory/<topic>.md, …)")
-    sp.add_argument("--grep", metavar="WORDS",
-                    help="only rows whose diff adds or removes a line with every one of these words")
-    sp.set_defaults(handler=cmd_journal)
-    sp = sub.add_parser("undo", parents=[common], help="put a file back to a journal row's earlier text",
-                        description="put a file back to a journal row's earlier text (itself a row)")
-    sp.add_argument("bot")
-    sp.add_argument("row_id", metavar="ROW_ID")
-    sp.set_defaults(handler=cmd_undo)

@@ -31,22 +31,18 @@ rescans at start, when the inotify queue overflows, and every few minutes.
 """
 from __future__ import annotations
 
-import argparse
 import json
 import logging
 import os
 import re
 import secrets
-import signal
 import stat
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from types import FrameType
 from typing import TYPE_CHECKING, Any, Self
 
 from . import config
@@ -962,83 +958,7 @@ class _Handler:
                 self.watcher.on_path(os.fsdecode(p), event.is_directory, gone and p == event.src_path)
 
 
-# ----- the CLI
-
-
-def _out(args: argparse.Namespace, value: Any, plain: str) -> None:
-    if args.json:
-        sys.stdout.write(json.dumps(value, ensure_ascii=False) + "\n")
-    elif plain:
-        sys.stdout.write(plain if plain.endswith("\n") else plain + "\n")
-    sys.stdout.flush()
-
-
-def cmd_watch(mem: Memory, args: argparse.Namespace) -> None:
-    if args.once:
-        rows = scan(mem)
-        _out(args, [r.as_dict() for r in rows],
-             "\n".join(r.summary() for r in rows) if rows else "no changes made outside the app")
-        return
-
-    def show(rows: list[Row]) -> None:
-        for r in rows:
-            _out(args, r.as_dict(), r.summary())
-
-    stop = threading.Event()
-
-    def on_signal(signum: int, frame: FrameType | None) -> None:
-        stop.set()
-
-    signal.signal(signal.SIGINT, on_signal)
-    signal.signal(signal.SIGTERM, on_signal)
-    watcher = Watcher(mem, show)
-    watcher.start()
-    sys.stderr.write(f"botmemory: watching {mem.home.workspaces} (Ctrl-C stops)\n")
-    try:
-        while not stop.wait(1.0):
-            pass
-    finally:
-        watcher.stop()
-
-
-def cmd_turn_begin(mem: Memory, args: argparse.Namespace) -> None:
-    turn_id = turn_begin(mem, args.bot, args.chat)
-    _out(args, {"turn": turn_id}, turn_id)
-
-
-def cmd_turn_end(mem: Memory, args: argparse.Namespace) -> None:
-    tools = [t for t in (args.tools or "").split(",") if t.strip()]
-    rows = turn_end(mem, args.bot, args.turn_id, args.said, tools=tools, failed=args.failed)
-    _out(args, {"turn": args.turn_id, "rows": [r.id for r in rows]},
-         "\n".join(r.summary() for r in rows) if rows else "nothing changed in this turn")
-
-
-def add_commands(sub: Any, common: argparse.ArgumentParser) -> None:
-    """The ``watch`` and ``turn`` commands (found by ``cli._extensions``)."""
-    sp = sub.add_parser("watch", parents=[common], help="record changes made outside the app",
-                        description="record changes made to memory files outside the app, as "
-                                    "'changed outside the app' journal rows")
-    sp.add_argument("--once", action="store_true", help="scan every workspace once and exit")
-    sp.set_defaults(handler=cmd_watch)
-    turn = sub.add_parser("turn", help="the harness's turn boundary: turn begin / turn end",
-                          description="a bot's turn: changes in between are its work in that chat")
-    tsub = turn.add_subparsers(dest="turn_command", metavar="begin|end", parser_class=type(turn))
-    turn.set_defaults(handler=lambda mem, args: turn.error("turn needs begin or end"))
-    sp = tsub.add_parser("begin", parents=[common], help="a turn begins: prints its id")
-    sp.add_argument("bot")
-    sp.add_argument("--chat", required=True, metavar="T", help="the chat the turn belongs to")
-    sp.set_defaults(handler=cmd_turn_begin)
-    sp = tsub.add_parser("end", parents=[common], help="the turn ends: record its changes, add the log line")
-    sp.add_argument("bot")
-    sp.add_argument("turn_id", metavar="ID")
-    sp.add_argument("--said", metavar="TEXT", help="what the bot said last")
-    sp.add_argument("--tools", metavar="A,B", help="the tools the bot used, comma-separated")
-    sp.add_argument("--failed", action="store_true", help="the turn failed")
-    sp.set_defaults(handler=cmd_turn_end)
-
-
 __all__ = [
     "OUTSIDE", "Shadow", "Shadows", "Turn", "Watcher", "expire_turns", "ignored", "log_line", "open_turns",
     "reconcile_bot", "scan", "turn_begin", "turn_end", "turn_open",
 ]
-

@@ -15,7 +15,6 @@ import errno
 import hashlib
 import logging
 import os
-import secrets
 import stat
 import threading
 import time
@@ -121,7 +120,7 @@ def atomic_write(path: Path, data: bytes) -> None:
                        f"{MAX_FILE_BYTES // (1024 * 1024)} MB")
     make_dirs(path.parent)
     _check_target(path)
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}{TEMP_SUFFIX}")
+    tmp = path.with_name(f".{path.name}.{os.urandom(4).hex()}{TEMP_SUFFIX}")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), FILE_MODE)
     try:
         try:

@@ -16,32 +16,44 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date
+from functools import cached_property
+from typing import TYPE_CHECKING
 
-from .journal import Journal, Row, make_row
 from .paths import Home
 from .paths import today as local_today
-from .reconcile import Shadow, Shadows
 from .store import Change, Store
+
+if TYPE_CHECKING:  # the journal and shadows load on first use: a gauge or a load never needs them
+    from .journal import Journal, Row
+    from .reconcile import Shadow, Shadows
 
 logger = logging.getLogger(__name__)
 
-RowListener = Callable[[Row], None]
+RowListener = Callable[["Row"], None]
 
 
 @dataclass
 class Memory:
     home: Home
     store: Store
-    journal: Journal = field(init=False)
-    shadows: Shadows = field(init=False)
     row_listeners: list[RowListener] = field(default_factory=list)
     """Called with every row this process records (any thread; must not block)."""
     _local: threading.local = field(default_factory=threading.local, repr=False)
 
     def __post_init__(self) -> None:
-        self.journal = Journal(self.home)
-        self.shadows = Shadows(self.home)
         self.store.listeners.append(self._on_change)
+
+    @cached_property
+    def journal(self) -> Journal:
+        from .journal import Journal
+
+        return Journal(self.home)
+
+    @cached_property
+    def shadows(self) -> Shadows:
+        from .reconcile import Shadows
+
+        return Shadows(self.home)
 
     @property
     def today(self) -> date:
@@ -53,8 +65,10 @@ class Memory:
         store = Store(home, today=local_today(today))
         return cls(home, store)
 
-    def _on_change(self, change: Change) -> None:
-        self.commit(change.bot, [change], [make_row(change)])
+    def _on_change(self, changes: Sequence[Change]) -> None:
+        from .journal import make_row
+
+        self.commit(changes[0].bot, changes, [make_row(c) for c in changes])
 
     def commit(self, bot: str, changes: Sequence[Change], rows: Sequence[Row],
                touched: Mapping[str, Shadow] | None = None) -> None:

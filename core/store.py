@@ -3,13 +3,14 @@
 Every mutation of a memory file goes through :meth:`Store.apply`: take the
 workspace lock, check each expected hash, redact, write atomically in the order
 given (the archive before the file it came from), and hand a :class:`Change`
-record for each replaced file to the listeners (the journal, the shadow copies),
-which the UI refreshes from. A listener that fails never fails the write.
+record for each replaced file to the listeners (the journal, the shadow copies)
+once the batch is written, which the UI refreshes from. A listener that fails
+never fails the write.
 """
 from __future__ import annotations
 
 import logging
-import secrets
+import os
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -69,7 +70,7 @@ class Change:
 
 def new_change_id(at: datetime) -> str:
     """A row id that sorts by time: milliseconds since the epoch in hex, then 6 random hex digits."""
-    return f"{int(at.timestamp() * 1000):012x}-{secrets.token_hex(3)}"
+    return f"{int(at.timestamp() * 1000):012x}-{os.urandom(3).hex()}"
 
 
 @dataclass(frozen=True)
@@ -82,7 +83,8 @@ class Write:
     checked: bool = False       # True: ``expected_hash`` None means "must not exist"
 
 
-Listener = Callable[[Change], None]
+Listener = Callable[[Sequence[Change]], None]
+"""Called once per batch (one :meth:`Store.apply`) with the changes it made, in write order."""
 
 
 @dataclass
@@ -163,10 +165,14 @@ class Store:
             if check is not None:
                 check()
             changes: list[Change] = []
-            for w, current, new in plans:
-                change = self._write_one(bot, w.file, current, new, actor)
-                if change is not None:
-                    changes.append(change)
+            try:
+                for w, current, new in plans:
+                    change = self._write_one(bot, w.file, current, new, actor)
+                    if change is not None:
+                        changes.append(change)
+            finally:  # what was written is recorded, even when a later file of the batch failed
+                if changes:
+                    self.notify(changes)
             return changes
 
     def write(self, bot: str, rel: str, text: str, actor: Actor, *,
@@ -203,15 +209,16 @@ class Store:
             after=new, after_hash=after_hash, actor=actor, at=at,
             before_valid=current.valid if current else True,
         )
-        self.notify(change)
         return change
 
-    def notify(self, change: Change) -> None:
+    def notify(self, changes: Sequence[Change]) -> None:
+        """Hand one batch's changes to every listener, after all its files were replaced."""
         for listener in self.listeners:
             try:
-                listener(change)
+                listener(changes)
             except Exception:  # journaling never fails a write
-                logger.exception("a change listener failed for %s/%s; the write stands", change.bot, change.file)
+                logger.exception("a change listener failed for %s (%s); the write stands",
+                                 changes[0].bot, ", ".join(c.file for c in changes))
 
 
 def redact(text: str) -> str:

@@ -28,15 +28,12 @@ strikes are skipped and reported). Every changed file is one journal row,
 """
 from __future__ import annotations
 
-import argparse
 import json
 import logging
 import re
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
-from typing import Any
 
 from . import config, entries as E
 from .errors import Conflict, MemoryError_, Refused
@@ -473,22 +470,3 @@ def summary(report: TidyReport) -> str:
         where = f"{s['file']}: " if s["file"] else ""
         lines.append(f"skipped {s['step']}: {where}{s['reason']}")
     return "\n".join(lines)
-
-
-def cmd_tidy(mem: Memory, args: argparse.Namespace) -> None:
-    from . import upkeep
-
-    report = upkeep.tidy_now(mem, args.bot, model=not args.no_model)
-    if args.json:
-        sys.stdout.write(json.dumps(report.as_dict(), ensure_ascii=False) + "\n")
-    else:
-        sys.stdout.write(summary(report) + "\n")
-
-
-def add_commands(sub: argparse._SubParsersAction[Any], common: argparse.ArgumentParser) -> None:
-    help_ = "tidy-up now: expired entries to the archive, exact duplicates out, contradictions struck"
-    sp = sub.add_parser("tidy", help=help_, description=help_, parents=[common])
-    sp.add_argument("bot")
-    sp.add_argument("--no-model", action="store_true",
-                    help="only the expiry and exact-duplicate steps, even with a helper model set")
-    sp.set_defaults(handler=cmd_tidy)

@@ -26,14 +26,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import budget, config, entries as E
 from .errors import MemoryError_
 from .paths import MEMORY_FILE, Home, check_bot_id
 from .safeio import atomic_write, read_file
 from .service import Memory
-from .tidy import TidyReport, tidy
+
+if TYPE_CHECKING:
+    from .tidy import TidyReport
 
 logger = logging.getLogger(__name__)
 
@@ -138,6 +140,8 @@ def _now() -> datetime:
 
 def tidy_now(mem: Memory, bot: str, *, model: bool = True, now: datetime | None = None) -> TidyReport:
     """**Tidy up now** (and the CLI's ``tidy``): run the tidy-up and remember it as the last run."""
+    from .tidy import tidy
+
     report = tidy(mem, bot, model=model)
     write_state(mem.home, bot, UpkeepState(now or _now(), report.as_dict()))
     return report
@@ -159,6 +163,8 @@ def run_due(mem: Memory, now: datetime, open_turns: Callable[[str], bool]) -> di
         state = read_state(mem.home, bot)
         if not tidy_due(state.last_run, now, hour, open_turns(bot)):
             continue
+        from .tidy import tidy
+
         try:
             report = tidy(mem, bot).as_dict()
         except MemoryError_ as e:

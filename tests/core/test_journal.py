@@ -43,7 +43,7 @@ def cli(capsys, mem: Memory, *args: str) -> tuple[int, str, str]:
 
 def test_a_write_is_one_row_after_the_file_is_replaced(mem, ws):
     seen = []
-    mem.store.listeners.append(lambda c: seen.append((ws / c.file).read_text()))
+    mem.store.listeners.append(lambda cs: seen.extend((ws / c.file).read_text() for c in cs))
     save(mem, MEMORY_FILE, "one\n")
     row = newest(mem)
     assert (row.who, row.how, row.chat, row.file) == ("person", "cli", None, MEMORY_FILE)

@@ -150,7 +150,9 @@ def test_a_failed_run_is_stored_and_not_retried_that_day(mem, monkeypatch):
     def boom(*a, **k):
         raise BadInput("broken")
 
-    monkeypatch.setattr(upkeep, "tidy", boom)
+    from botmemory.core import tidy
+
+    monkeypatch.setattr(tidy, "tidy", boom)
     now = datetime(2026, 10, 15, 3, 30).astimezone()
     assert upkeep.run_due(mem, now, lambda b: False) == {BOT: {"error": "broken"}}
     assert upkeep.read_state(mem.home, BOT).error == "broken"
