@@ -1,0 +1,731 @@
+"""The Settings window, and the plain functions under it.
+
+What it edits, and where each thing is kept:
+
+- the home folder: the app's own UI setting, in ``settings.json`` under
+  ``platformdirs.user_config_dir("botmemory")`` — never in ``config.json``;
+- start at login: :mod:`botmemory.desktop.autostart`;
+- the helper model (``helper.instanceId``, ``helper.model``), the nightly tidy
+  hour (``memory.tidyHour``) and recall (``features.autoRecall``): the home's
+  ``config.json``, the same keys a running bot server reads. Every other key
+  in the file is kept as it was; a file that is not a JSON object is never
+  overwritten;
+- the helper's API key: the OS keyring (:mod:`botmemory.desktop.keystore`).
+
+Validation is plain functions that raise :class:`Invalid` with one sentence per
+field; nothing is written unless every value passed. The dialog only presents:
+loading and saving run on the worker, never in a slot on the UI thread.
+"""
+from __future__ import annotations
+
+import copy
+import json
+import logging
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import keyring.backend
+import platformdirs
+from botmemory.core.config import DEFAULT_TIDY_HOUR, write_config
+from botmemory.core.errors import MemoryError_
+from botmemory.core.paths import Home
+from botmemory.core.safeio import atomic_write, read_file
+from PySide6.QtCore import QCoreApplication, QEvent, Qt, Signal
+from PySide6.QtGui import QPalette, QShowEvent
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from . import autostart as autostart_mod
+from . import keystore
+from .worker import Worker
+
+logger = logging.getLogger(__name__)
+
+APP_NAME = "botmemory"
+UI_SETTINGS_FILE = "settings.json"
+MIN_WIDTH = 540
+
+# Field names, as Invalid.problems uses them.
+HOME, LOGIN, INSTANCE, MODEL, API_KEY, TIDY_HOUR, RECALL, CONFIG = (
+    "home", "start_at_login", "helper_instance", "helper_model", "api_key", "tidy_hour", "auto_recall", "config")
+
+_INSTANCE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+_MODEL = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,199}")
+MAX_KEY_CHARS = 4096
+
+
+class Invalid(ValueError):
+    """Values that were refused: ``problems`` maps each field to the sentence to show."""
+
+    def __init__(self, problems: dict[str, str]) -> None:
+        super().__init__(" ".join(problems.values()))
+        self.problems = problems
+
+
+# --- the app's own UI setting: which home -------------------------------------------
+
+def ui_settings_path() -> Path:
+    return Path(platformdirs.user_config_dir(APP_NAME, appauthor=False)) / UI_SETTINGS_FILE
+
+
+def read_ui_settings(path: Path | None = None) -> dict[str, Any]:
+    target = path if path is not None else ui_settings_path()
+    try:
+        value = json.loads(target.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as e:
+        logger.warning("cannot read %s (%s); using defaults", target, e)
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def saved_home(path: Path | None = None) -> Path | None:
+    """The home folder chosen in Settings, if any."""
+    value = read_ui_settings(path).get("home")
+    return Path(value) if isinstance(value, str) and value else None
+
+
+def save_home(root: Path, path: Path | None = None) -> None:
+    target = path if path is not None else ui_settings_path()
+    data = read_ui_settings(target)
+    data["home"] = str(root)
+    atomic_write(target, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
+
+
+def app_home(cli_root: str | None = None, path: Path | None = None) -> Home:
+    """The home the app opens: ``--root``, else the folder chosen in Settings, else ``$OPENMAUSBOT_HOME`` or the default."""
+    if cli_root:
+        return Home.locate(cli_root)
+    chosen = saved_home(path)
+    return Home.locate(chosen) if chosen is not None else Home.locate()
+
+
+# --- checks ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class HomeCheck:
+    ok: bool
+    message: str
+
+
+def check_home(root: str | Path) -> HomeCheck:
+    """Whether *root* looks like an OpenMausBot home (it has ``workspaces/`` or ``config.json``)."""
+    text = str(root).strip()
+    if not text:
+        return HomeCheck(False, "Choose the OpenMausBot home folder (normally ~/.openmausbot).")
+    path = Path(text).expanduser()
+    if not path.exists():
+        return HomeCheck(False, f"{path} does not exist.")
+    if not path.is_dir():
+        return HomeCheck(False, f"{path} is a file, not a folder.")
+    home = Home(path.absolute())
+    has_workspaces = home.workspaces.is_dir()
+    has_config = home.config_file.is_file()
+    if not has_workspaces and not has_config:
+        return HomeCheck(False, (
+            f"{path} does not look like an OpenMausBot home: it has neither a workspaces folder "
+            "nor a config.json. OpenMausBot makes its home (normally ~/.openmausbot) when it first "
+            "runs; choose that folder."))
+    bots = home.bots()
+    if bots:
+        names = ", ".join(bots[:5]) + (f" and {len(bots) - 5} more" if len(bots) > 5 else "")
+        return HomeCheck(True, f"An OpenMausBot home with {len(bots)} bot{'s' if len(bots) != 1 else ''}: {names}.")
+    return HomeCheck(True, "An OpenMausBot home with no bots yet.")
+
+
+def parse_tidy_hour(value: object) -> int:
+    """A whole hour 0–23, from an int or its digits; else ValueError with the sentence to show."""
+    message = "The nightly tidy-up hour must be a whole hour from 0 to 23."
+    if isinstance(value, bool):
+        raise ValueError(message)  # noqa: TRY004 - a person's bad value, not a programming error
+    if isinstance(value, int):
+        hour = value
+    elif isinstance(value, str) and value.strip().isdigit() and value.strip().isascii():
+        hour = int(value.strip())
+    else:
+        raise ValueError(message)
+    if not 0 <= hour <= 23:
+        raise ValueError(message)
+    return hour
+
+
+def check_instance(value: str) -> str:
+    """The helper's instance id, stripped; "" switches the helper off."""
+    text = value.strip()
+    if text and not _INSTANCE.fullmatch(text):
+        raise ValueError(
+            "The helper instance is the id of a connected instance, such as claude, claudeApi, openai "
+            "or openrouter: letters, digits, '.', '_' or '-', at most 64, no spaces.")
+    return text
+
+
+def check_model(value: str, instance: str) -> str:
+    text = value.strip()
+    if not text:
+        return ""
+    if not instance:
+        raise ValueError("A model needs a helper instance: fill in the instance, or leave both empty "
+                         "to switch the helper off.")
+    if not _MODEL.fullmatch(text):
+        raise ValueError("The model is one name without spaces, such as claude-haiku-4-5 or "
+                         "openai/gpt-4o-mini (at most 200 characters).")
+    return text
+
+
+def check_api_key(value: str, instance: str) -> str:
+    """A new API key ("" keeps the stored one)."""
+    text = value.strip()
+    if not text:
+        return ""
+    if not instance:
+        raise ValueError("An API key belongs to a helper instance: fill in the instance first.")
+    if len(text) > MAX_KEY_CHARS or any(c.isspace() or not c.isprintable() for c in text):
+        raise ValueError("The API key is one line of printable characters without spaces; "
+                         "paste it again from your provider.")
+    return text
+
+
+@dataclass(frozen=True)
+class Form:
+    """The Settings values as typed."""
+
+    home: str
+    start_at_login: bool = False
+    helper_instance: str = ""
+    helper_model: str = ""
+    api_key: str = ""
+    tidy_hour: object = DEFAULT_TIDY_HOUR
+    auto_recall: bool = True
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Checked values, ready to save. ``api_key`` "" keeps whatever the keyring holds."""
+
+    home: Path
+    start_at_login: bool
+    helper_instance: str
+    helper_model: str
+    api_key: str
+    tidy_hour: int
+    auto_recall: bool
+
+
+def validate(form: Form) -> Settings:
+    """Check every field; raise :class:`Invalid` naming every problem, or return the values to save."""
+    problems: dict[str, str] = {}
+    home_check = check_home(form.home)
+    if not home_check.ok:
+        problems[HOME] = home_check.message
+    instance = ""
+    try:
+        instance = check_instance(form.helper_instance)
+    except ValueError as e:
+        problems[INSTANCE] = str(e)
+    # An instance that was typed but refused still counts as typed for the model and key checks.
+    typed = instance or form.helper_instance.strip()
+    model = key = ""
+    try:
+        model = check_model(form.helper_model, typed)
+    except ValueError as e:
+        problems[MODEL] = str(e)
+    try:
+        key = check_api_key(form.api_key, typed)
+    except ValueError as e:
+        problems[API_KEY] = str(e)
+    hour = DEFAULT_TIDY_HOUR
+    try:
+        hour = parse_tidy_hour(form.tidy_hour)
+    except ValueError as e:
+        problems[TIDY_HOUR] = str(e)
+    if problems:
+        raise Invalid(problems)
+    return Settings(Path(form.home.strip()).expanduser().absolute(), bool(form.start_at_login),
+                    instance, model, key, hour, bool(form.auto_recall))
+
+
+# --- config.json ----------------------------------------------------------------------
+
+_MISSING = object()
+
+
+def read_config_strict(home: Home) -> dict[str, Any]:
+    """``config.json`` as a dict ({} when missing); :class:`Invalid` when it cannot be safely rewritten."""
+    try:
+        ft = read_file(home.config_file)
+    except MemoryError_ as e:
+        raise Invalid({CONFIG: f"{home.config_file} cannot be read: {e}"}) from None
+    except OSError as e:
+        raise Invalid({CONFIG: f"{home.config_file} cannot be read: {e.strerror or e}."}) from None
+    if ft is None:
+        return {}
+    keep = "Fix it in an editor first; botmemory will not overwrite it."
+    if not ft.valid:
+        raise Invalid({CONFIG: f"{home.config_file} is not UTF-8 text. {keep}"})
+    try:
+        value = json.loads(ft.text)
+    except (ValueError, RecursionError) as e:
+        raise Invalid({CONFIG: f"{home.config_file} is not valid JSON ({e}). {keep}"}) from None
+    if not isinstance(value, dict):
+        raise Invalid({CONFIG: f"{home.config_file} does not hold a JSON object. {keep}"})
+    return value
+
+
+def _section(config: dict[str, Any], key: str) -> dict[str, Any] | None:
+    value = config.get(key)
+    return value if isinstance(value, dict) else None
+
+
+def form_values(config: dict[str, Any]) -> dict[str, Any]:
+    """What the dialog shows for a config: the values a bot server would use."""
+    helper = _section(config, "helper") or {}
+    memory = _section(config, "memory") or {}
+    features = _section(config, "features") or {}
+    hour = memory.get("tidyHour")
+    try:
+        tidy = parse_tidy_hour(hour) if isinstance(hour, int) else DEFAULT_TIDY_HOUR
+    except ValueError:
+        tidy = DEFAULT_TIDY_HOUR
+    instance = helper.get("instanceId")
+    model = helper.get("model")
+    return {
+        INSTANCE: instance.strip() if isinstance(instance, str) else "",
+        MODEL: model.strip() if isinstance(model, str) else "",
+        TIDY_HOUR: tidy,
+        RECALL: features.get("autoRecall") is not False,
+    }
+
+
+def _put(config: dict[str, Any], section: str, key: str, value: object, default: object) -> None:
+    """Set ``config[section][key]`` unless the file already says exactly that (or says nothing and *value* is the default)."""
+    part = config.get(section)
+    current = part.get(key, _MISSING) if isinstance(part, dict) else _MISSING
+    if current is _MISSING and value == default:
+        return
+    if current is not _MISSING and type(current) is type(value) and current == value:
+        return
+    if not isinstance(part, dict):
+        part = config[section] = {}
+    part[key] = value
+
+
+def apply_settings(config: dict[str, Any], settings: Settings) -> dict[str, Any]:
+    """A copy of *config* with the Settings keys set; every other key kept as it was."""
+    out = copy.deepcopy(config)
+    for key in ("features", "memory", "helper"):
+        if key in out and not isinstance(out[key], dict):
+            raise Invalid({CONFIG: (
+                f'config.json has "{key}" set to {json.dumps(out[key])[:60]}, not an object; '
+                "fix it in an editor first, botmemory will not overwrite it.")})
+    _put(out, "features", "autoRecall", settings.auto_recall, True)
+    _put(out, "memory", "tidyHour", settings.tidy_hour, DEFAULT_TIDY_HOUR)
+    helper = out.get("helper")
+    if settings.helper_instance:
+        _put(out, "helper", "instanceId", settings.helper_instance, None)
+        helper = out["helper"]
+        if settings.helper_model:
+            _put(out, "helper", "model", settings.helper_model, None)
+        else:
+            helper.pop("model", None)
+    elif isinstance(helper, dict):
+        helper.pop("instanceId", None)
+        helper.pop("model", None)
+        if not helper:
+            del out["helper"]
+    return out
+
+
+# --- load and save (run on the worker) ------------------------------------------------
+
+@dataclass(frozen=True)
+class Loaded:
+    """Everything the dialog shows, read off the UI thread."""
+
+    home: Path
+    home_check: HomeCheck
+    values: dict[str, Any]
+    config_problem: str | None
+    start_at_login: bool
+    autostart_where: str
+    keyring: keystore.KeyringStatus
+    has_key: bool | None
+
+
+def load(home: Path, autostart: autostart_mod.Autostart,
+         backend: keyring.backend.KeyringBackend | None = None) -> Loaded:
+    check = check_home(home)
+    problem = None
+    config: dict[str, Any] = {}
+    if check.ok:
+        try:
+            config = read_config_strict(Home(home))
+        except Invalid as e:
+            problem = e.problems[CONFIG]
+    values = form_values(config)
+    kr = keystore.status(backend)
+    key = keystore.has_key(values[INSTANCE], backend) if values[INSTANCE] else None
+    try:
+        on = autostart.is_enabled()
+    except OSError as e:
+        logger.warning("cannot tell whether start at login is on: %s", e)
+        on = False
+    return Loaded(home, check, values, problem, on, autostart.describe(), kr, key)
+
+
+@dataclass(frozen=True)
+class Saved:
+    settings: Settings
+    changed: list[str] = field(default_factory=list)
+
+
+def save(settings: Settings, autostart: autostart_mod.Autostart, *,
+         backend: keyring.backend.KeyringBackend | None = None, ui_path: Path | None = None,
+         command: Sequence[str] | None = None) -> Saved:
+    """Write checked settings: key, then ``config.json``, then start at login, then the home choice.
+
+    Raises :class:`Invalid` before writing anything when ``config.json`` cannot
+    be safely rewritten, and :class:`keystore.KeyringUnavailable` when a new key
+    cannot be stored (nothing written then either).
+    """
+    home = Home(settings.home)
+    config = read_config_strict(home)
+    new = apply_settings(config, settings)
+    changed: list[str] = []
+    if settings.api_key:
+        try:
+            keystore.store_key(settings.helper_instance, settings.api_key, backend)
+        except keystore.KeyringUnavailable as e:
+            raise Invalid({API_KEY: str(e)}) from None
+        changed.append("API key")
+    if new != config:
+        write_config(home, new)
+        changed.append("config.json")
+    if autostart.is_enabled() != settings.start_at_login:
+        autostart_mod.set_enabled(autostart, settings.start_at_login, command)
+        changed.append("start at login")
+    if saved_home(ui_path) != settings.home:
+        save_home(settings.home, ui_path)
+        changed.append("home folder")
+    logger.info("settings saved (%s)", ", ".join(changed) or "nothing changed")
+    return Saved(settings, changed)
+
+
+# --- the dialog -----------------------------------------------------------------------
+
+def _note(text: str = "") -> QLabel:
+    label = QLabel(text)
+    label.setWordWrap(True)
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    return label
+
+
+class SettingsDialog(QDialog):
+    """Settings for one home. Emits :attr:`saved` with the :class:`Settings` written, then closes."""
+
+    loaded = Signal()
+    home_checked = Signal(object)      # HomeCheck
+    key_checked = Signal()
+    saved = Signal(object)             # Settings
+    home_changed = Signal(object)      # Path: the home folder changed on save
+    failed = Signal(str)
+
+    def __init__(self, home: Home, parent: QWidget | None = None, *, worker: Worker | None = None,
+                 autostart: autostart_mod.Autostart | None = None,
+                 keyring_backend: keyring.backend.KeyringBackend | None = None,
+                 ui_path: Path | None = None, command: Sequence[str] | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Bot Memory Settings")
+        self.setMinimumWidth(MIN_WIDTH)
+        self._own_worker = worker is None
+        self._worker = worker if worker is not None else Worker(self)
+        self._autostart = autostart if autostart is not None else autostart_mod.for_platform()
+        self._backend = keyring_backend
+        self._ui_path = ui_path
+        self._command = command
+        self._start_home = home.root
+        self._loaded_home = home.root
+        self._keyring_ok = False
+        self._has_key: bool | None = None
+        self._build()
+        self._set_busy(True)
+        self._load(home.root, first=True)
+
+    # building ---------------------------------------------------------------------
+
+    def _build(self) -> None:
+        self.home_edit = QLineEdit()
+        self.home_edit.setPlaceholderText("~/.openmausbot")
+        self.browse_button = QPushButton("Choose…")
+        self.home_status = _note()
+        home_row = QHBoxLayout()
+        home_row.addWidget(self.home_edit, 1)
+        home_row.addWidget(self.browse_button)
+        home_box = QGroupBox("Home folder")
+        home_layout = QVBoxLayout(home_box)
+        home_layout.addLayout(home_row)
+        home_layout.addWidget(self.home_status)
+
+        self.login_check = QCheckBox("Start Bot Memory when I log in")
+        self.login_where = QLabel()
+        self.login_where.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+        self.login_where.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        login_box = QGroupBox("Start at login")
+        login_layout = QVBoxLayout(login_box)
+        login_layout.addWidget(self.login_check)
+        login_layout.addWidget(self.login_where)
+
+        self.instance_edit = QLineEdit()
+        self.instance_edit.setPlaceholderText("off — or claude, openai, openrouter…")
+        self.model_edit = QLineEdit()
+        self.model_edit.setPlaceholderText("the instance's usual quick model")
+        self.key_edit = QLineEdit()
+        self.key_edit.setEchoMode(QLineEdit.EchoMode.Password)
+        self.key_edit.setPlaceholderText("leave empty to keep the stored key")
+        self.forget_key_button = QPushButton("Forget key")
+        self.key_status = _note()
+        key_row = QHBoxLayout()
+        key_row.addWidget(self.key_edit, 1)
+        key_row.addWidget(self.forget_key_button)
+        helper_box = QGroupBox("Helper model")
+        helper_form = QFormLayout(helper_box)
+        helper_form.addRow(_note(
+            "Off unless set. With a helper set, the text of the jobs it writes (the turns being "
+            "captured, memory notes, history being summarised) goes to the helper's provider. "
+            "A server's OMB_HELPER_INSTANCE, when set, wins over this."))
+        helper_form.addRow("Instance:", self.instance_edit)
+        helper_form.addRow("Model:", self.model_edit)
+        helper_form.addRow("API key:", key_row)
+        helper_form.addRow(self.key_status)
+
+        self.tidy_spin = QSpinBox()
+        self.tidy_spin.setRange(0, 23)
+        self.tidy_spin.setSuffix(":00")
+        self.tidy_spin.setValue(DEFAULT_TIDY_HOUR)
+        self.recall_check = QCheckBox("Recall matching notes before each turn")
+        self.recall_check.setChecked(True)
+        upkeep_box = QGroupBox("Memory upkeep")
+        upkeep_form = QFormLayout(upkeep_box)
+        upkeep_form.addRow("Nightly tidy-up after:", self.tidy_spin)
+        upkeep_form.addRow(self.recall_check)
+
+        self.error_label = _note()
+        self.error_label.setStyleSheet("color: #c62828;")
+        self.error_label.hide()
+
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save
+                                        | QDialogButtonBox.StandardButton.Cancel)
+        self.save_button = self.buttons.button(QDialogButtonBox.StandardButton.Save)
+
+        layout = QVBoxLayout(self)
+        layout.addWidget(home_box)
+        layout.addWidget(login_box)
+        layout.addWidget(helper_box)
+        layout.addWidget(upkeep_box)
+        layout.addWidget(self.error_label)
+        layout.addWidget(self.buttons)
+
+        self.browse_button.clicked.connect(self._browse)
+        self.home_edit.editingFinished.connect(self._home_edited)
+        self.instance_edit.editingFinished.connect(self._instance_edited)
+        self.forget_key_button.clicked.connect(self._forget_key)
+        self.buttons.accepted.connect(self.save)
+        self.buttons.rejected.connect(self.reject)
+
+    def _fields(self) -> dict[str, QWidget]:
+        return {HOME: self.home_edit, INSTANCE: self.instance_edit, MODEL: self.model_edit,
+                API_KEY: self.key_edit, TIDY_HOUR: self.tidy_spin, RECALL: self.recall_check,
+                LOGIN: self.login_check, CONFIG: self.home_edit}
+
+    def _fit(self) -> None:
+        """Grow to show every wrapped sentence in full (their text arrives after the first layout)."""
+        # Let the group boxes take in their labels' new text first (their layouts update on LayoutRequest).
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
+        layout = self.layout()
+        if layout is not None:
+            layout.activate()
+        need = self.heightForWidth(self.width())
+        if need > self.height():
+            self.resize(self.width(), need)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        self._fit()
+
+    def _set_busy(self, busy: bool) -> None:
+        for widget in (self.home_edit, self.browse_button, self.login_check, self.instance_edit,
+                       self.model_edit, self.tidy_spin, self.recall_check, self.save_button):
+            widget.setEnabled(not busy)
+        self.key_edit.setEnabled(not busy and self._keyring_ok)
+        self.forget_key_button.setEnabled(not busy and self._keyring_ok and bool(self._has_key))
+
+    # loading ----------------------------------------------------------------------
+
+    def _load(self, root: Path, first: bool = False) -> None:
+        autostart, backend = self._autostart, self._backend
+        self._worker.read(lambda: load(root, autostart, backend),
+                          lambda result: self._on_loaded(result, first), self._on_error)
+
+    def _on_loaded(self, state: Loaded, first: bool) -> None:
+        if first:
+            self.home_edit.setText(str(state.home))
+            self.login_check.setChecked(state.start_at_login)
+        self.login_where.setText(f"Kept in {state.autostart_where}")
+        self._show_home(state.home_check)
+        if state.home_check.ok or first:
+            self._loaded_home = state.home
+            self.instance_edit.setText(state.values[INSTANCE])
+            self.model_edit.setText(state.values[MODEL])
+            self.tidy_spin.setValue(state.values[TIDY_HOUR])
+            self.recall_check.setChecked(state.values[RECALL])
+        self._show_key(state.keyring, state.has_key)
+        self._show_errors({CONFIG: state.config_problem} if state.config_problem else {})
+        self._set_busy(False)
+        self._fit()
+        self.loaded.emit()
+        self.home_checked.emit(state.home_check)
+
+    def _show_home(self, check: HomeCheck) -> None:
+        self.home_status.setText(check.message)
+        self.home_status.setStyleSheet("" if check.ok else "color: #c62828;")
+
+    def _show_key(self, status: keystore.KeyringStatus, has_key: bool | None) -> None:
+        self._keyring_ok = status.available
+        self._has_key = has_key
+        if not status.available:
+            self.key_status.setText(status.message)
+            self.key_status.setStyleSheet("color: #b26a00;")
+        else:
+            stored = {True: "A key is stored for this instance.", False: "No key is stored for this instance.",
+                      None: ""}[has_key]
+            self.key_status.setText(f"{stored} {status.message}".strip())
+            self.key_status.setStyleSheet("")
+        busy = not self.save_button.isEnabled()
+        self.key_edit.setEnabled(not busy and status.available)
+        self.forget_key_button.setEnabled(not busy and status.available and bool(has_key))
+
+    def _browse(self) -> None:
+        start = self.home_edit.text().strip() or str(Path.home())
+        chosen = QFileDialog.getExistingDirectory(self, "Choose the OpenMausBot home folder", start)
+        if chosen:
+            self.home_edit.setText(chosen)
+            self._home_edited()
+
+    def _home_edited(self) -> None:
+        text = self.home_edit.text().strip()
+        if not text:
+            self._show_home(check_home(text))
+            return
+        root = Path(text).expanduser().absolute()
+        if root == self._loaded_home:
+            return
+        self._load(root)
+
+    def _instance_edited(self) -> None:
+        try:
+            instance = check_instance(self.instance_edit.text())
+        except ValueError as e:
+            self._show_errors({INSTANCE: str(e)})
+            return
+        backend = self._backend
+
+        def probe() -> tuple[keystore.KeyringStatus, bool | None]:
+            return keystore.status(backend), keystore.has_key(instance, backend) if instance else None
+
+        self._worker.read(probe, self._on_key_probed, self._on_error)
+
+    def _on_key_probed(self, result: tuple[keystore.KeyringStatus, bool | None]) -> None:
+        self._show_key(*result)
+        self._fit()
+        self.key_checked.emit()
+
+    def _forget_key(self) -> None:
+        instance = self.instance_edit.text().strip()
+        if not instance:
+            return
+        backend = self._backend
+
+        def forget() -> tuple[keystore.KeyringStatus, bool | None]:
+            keystore.delete_key(instance, backend)
+            return keystore.status(backend), keystore.has_key(instance, backend)
+
+        self._worker.write(forget, self._on_key_probed, self._on_error)
+
+    # saving -----------------------------------------------------------------------
+
+    def form(self) -> Form:
+        return Form(
+            home=self.home_edit.text(),
+            start_at_login=self.login_check.isChecked(),
+            helper_instance=self.instance_edit.text(),
+            helper_model=self.model_edit.text(),
+            api_key=self.key_edit.text() if self._keyring_ok else "",
+            tidy_hour=self.tidy_spin.value(),
+            auto_recall=self.recall_check.isChecked(),
+        )
+
+    def save(self) -> None:
+        """Check and write everything on the worker; refused values show a message and nothing is written."""
+        form = self.form()
+        autostart, backend, ui_path, command = self._autostart, self._backend, self._ui_path, self._command
+        self._show_errors({})
+        self._set_busy(True)
+        self._worker.write(lambda: save(validate(form), autostart, backend=backend, ui_path=ui_path,
+                                        command=command),
+                           self._on_saved, self._on_error)
+
+    def _on_saved(self, result: Saved) -> None:
+        self._set_busy(False)
+        self.key_edit.clear()
+        self.saved.emit(result.settings)
+        if result.settings.home != self._start_home:
+            self.home_changed.emit(result.settings.home)
+        self.accept()
+
+    def _on_error(self, error: BaseException) -> None:
+        self._set_busy(False)
+        if isinstance(error, Invalid):
+            self._show_errors(error.problems)
+            if HOME in error.problems:
+                self._show_home(HomeCheck(False, error.problems[HOME]))
+            message = " ".join(error.problems.values())
+        else:
+            logger.error("settings: %s", error, exc_info=error)
+            detail = f"{error.strerror}: {error.filename}" if isinstance(error, OSError) and error.filename else str(error)
+            message = f"Could not save everything: {detail or type(error).__name__}"
+            self._show_errors({"": message})
+        self.failed.emit(message)
+
+    def _show_errors(self, problems: dict[str, str]) -> None:
+        if not problems:
+            self.error_label.clear()
+            self.error_label.hide()
+            return
+        self.error_label.setText("\n".join(problems.values()))
+        self.error_label.show()
+        self._fit()
+        first = next(iter(problems))
+        widget = self._fields().get(first)
+        if widget is not None:
+            widget.setFocus()
+
+    def done(self, result: int) -> None:
+        super().done(result)
+        if self._own_worker:
+            self._worker.shutdown()
