@@ -1,0 +1,345 @@
+"""``botmemory-tray``: the desktop app.
+
+``botmemory-tray [--root DIR] [--demo] [--show BOT] [--verbose]``. One app per
+home: a second start asks the first to show its panel and exits. With a system
+tray the app lives there; without one (GNOME without AppIndicator) the panel
+opens as a normal window and the app keeps running until Quit.
+"""
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import signal
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from botmemory.core.errors import MemoryError_
+from botmemory.core.paths import MEMORY_FILE, Home
+from botmemory.core.service import Memory
+from PySide6.QtCore import QObject, Slot
+from PySide6.QtWidgets import QApplication, QSystemTrayIcon
+
+from . import icons, obsidian
+from .instance import InstanceServer, ask_running
+from .notify import Notifier
+from .panel import MemoryPanel
+from .session import Notice, Session
+from .tray import Tray
+
+logger = logging.getLogger("botmemory.desktop")
+
+APP_NAME = "botmemory"
+DESKTOP_ID = "io.botmemory.Botmemory"
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="botmemory-tray", description="The botmemory tray app.")
+    p.add_argument("--root", help="the home folder (default: $OPENMAUSBOT_HOME, else ~/.openmausbot)")
+    p.add_argument("--demo", action="store_true",
+                   help="open an embedded demo home (built into --root when it is empty, else a fresh folder)")
+    p.add_argument("--show", metavar="BOT", help="open the Memory panel of this bot at start")
+    p.add_argument("--verbose", action="store_true", help="log debug messages")
+    p.add_argument("--today", help=argparse.SUPPRESS)
+    p.add_argument("--no-tray", action="store_true", help=argparse.SUPPRESS)
+    return p.parse_known_args(argv)[0]
+
+
+def setup_logging(verbose: bool) -> None:
+    """The rotating log file and the in-memory tail (``logs``), Qt's messages routed into it."""
+    try:
+        from . import logs
+    except ImportError:
+        logging.basicConfig(level=logging.DEBUG if verbose else logging.INFO,
+                            format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+        return
+    logs.setup_logging(verbose)
+    logs.install_qt_message_handler()
+
+
+def relaunch_arguments(argv: list[str], root: str) -> list[str]:
+    """The arguments to start again on *root*: the same ones without --root/--demo, then --root ROOT."""
+    out: list[str] = []
+    skip = False
+    for a in argv:
+        if skip:
+            skip = False
+            continue
+        if a in ("--root",):
+            skip = True
+            continue
+        if a.startswith("--root=") or a == "--demo":
+            continue
+        out.append(a)
+    return [*out, "--root", root]
+
+
+def settings_dialog_class() -> Any:
+    try:
+        from . import settings_dialog
+    except ImportError:
+        return None
+    return getattr(settings_dialog, "SettingsDialog", None)
+
+
+class App(QObject):
+    """Wires the session, the tray, the panel and the notifier together."""
+
+    def __init__(self, mem: Memory, *, tray: bool | None = None, today_fixed: bool = False,
+                 live: bool = True, upkeep: bool = True, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.mem = mem
+        self.session = Session(mem, parent=self, today_fixed=today_fixed, live=live, upkeep=upkeep)
+        self.panel: MemoryPanel | None = None
+        self.has_tray = QSystemTrayIcon.isSystemTrayAvailable() if tray is None else tray
+        self.tray: Tray | None = None
+        self._settings: Any = None
+        if self.has_tray:
+            # bots join the menu as the session first reads the home (no disk work here)
+            self.tray = Tray([], self, settings_available=settings_dialog_class() is not None)
+            self.tray.open_panel.connect(self.show_panel)
+            self.tray.open_obsidian.connect(self.open_in_obsidian)
+            self.tray.reveal.connect(self.reveal)
+            self.tray.tidy.connect(self.tidy)
+            self.tray.undo.connect(self.undo)
+            self.tray.settings.connect(self.open_settings)
+            self.tray.show_log.connect(self.show_log)
+            self.tray.quit.connect(self.quit)
+            self.session.gauges_changed.connect(self.tray.update_state)
+            self.session.bots_changed.connect(self.tray.set_bots)
+            self.session.recent_changed.connect(self.tray.set_recent)
+        self.notifier = Notifier(self.tray.icon if self.tray else None, self, submit=self.session.worker.read)
+        self.notifier.activated.connect(self._notice_chosen)
+        self.session.notice.connect(self.notifier.notify)
+
+    def start(self, show: str | None = None) -> None:
+        self.session.start()
+        if self.tray is not None:
+            self.tray.show()
+        if show is not None or self.tray is None:
+            # without a tray the panel is the app's window
+            self.show_panel(show or "")
+
+    # ----- the panel
+
+    def ensure_panel(self) -> MemoryPanel:
+        if self.panel is None:
+            self.panel = MemoryPanel(self.session)
+            self.panel.setWindowIcon(icons.app_icon())
+        return self.panel
+
+    @Slot(str)
+    def show_panel(self, bot: str = "") -> None:
+        panel = self.ensure_panel()
+        target = bot or self._default_bot()
+        if target:
+            panel.set_bot(target)
+        panel.bring_up()
+
+    def _default_bot(self) -> str:
+        if self.panel is not None and self.panel.bot:
+            return self.panel.bot
+        if self.tray is not None and self.session.gauges:
+            return self.tray.worst_bot(self.session.gauges)
+        return self.session.bots[0] if self.session.bots else ""
+
+    # ----- tray actions
+
+    @Slot(str)
+    def open_in_obsidian(self, bot: str) -> None:
+        obsidian.open_in_obsidian(self.session.worker, self.mem.home.workspace(bot), self._say)
+
+    @Slot(str)
+    def reveal(self, bot: str) -> None:
+        obsidian.show_in_file_manager(self.mem.home.workspace(bot) / MEMORY_FILE)
+
+    @Slot(str)
+    def tidy(self, bot: str) -> None:
+        self.session.tidy(bot, lambda _r: self._say(f"Tidy-up of {bot} done; every change is in the journal."),
+                          lambda e: self._say(f"The tidy-up of {bot} did not run: {e}"))
+
+    @Slot(str, str)
+    def undo(self, bot: str, row_id: str) -> None:
+        self.session.undo(bot, row_id, lambda _r: self._say(f"Undone ({bot}). The undo can itself be undone."),
+                          lambda e: self._say(f"Undo failed: {e}"))
+
+    @Slot()
+    def open_settings(self) -> None:
+        """The Settings window (``settings_dialog``), one at a time."""
+        cls = settings_dialog_class()
+        if cls is None:
+            return
+        if self._settings is not None and self._settings.isVisible():
+            self._settings.raise_()
+            self._settings.activateWindow()
+            return
+        dialog = cls(self.mem.home)
+        if hasattr(dialog, "home_changed"):
+            dialog.home_changed.connect(self.home_changed)
+        self._settings = dialog
+        dialog.show()
+
+    @Slot(object)
+    def home_changed(self, root: object) -> None:
+        """Another home was chosen in Settings: start again on it (one app per home)."""
+        from PySide6.QtCore import QProcess
+
+        args = relaunch_arguments(sys.argv[1:], str(root))
+        if not getattr(sys, "frozen", False):
+            args = ["-m", "botmemory.desktop.app", *args]
+        logger.info("the home is now %s; restarting on it", root)
+        ok, _pid = QProcess.startDetached(sys.executable, args)
+        if ok:
+            self.quit()
+        else:
+            self._say(f"botmemory will open {root} the next time it starts.")
+
+    @Slot()
+    def show_log(self) -> None:
+        try:
+            from . import logs
+        except ImportError:
+            return
+        logs.show_log()
+
+    def _say(self, text: str) -> None:
+        logger.info("%s", text)
+        if self.panel is not None and self.panel.isVisible():
+            self.panel.say(text)
+        elif self.tray is not None and QSystemTrayIcon.supportsMessages():
+            self.tray.icon.showMessage("botmemory", text, QSystemTrayIcon.MessageIcon.Information, 6000)
+
+    def _notice_chosen(self, notice: Notice, what: str) -> None:
+        if what == "undo" and notice.row_id:
+            self.undo(notice.bot, notice.row_id)
+            return
+        self.show_panel(notice.bot)
+        assert self.panel is not None
+        if notice.kind == "red":
+            self.panel.open_file(MEMORY_FILE)
+        else:
+            self.panel.show_tab("journal")
+
+    @Slot()
+    def quit(self) -> None:
+        self.shutdown()
+        QApplication.quit()
+
+    def shutdown(self) -> None:
+        """Stop the watcher and the worker, hide the tray, close the panel (safe to call twice)."""
+        self.session.stop()
+        if self.tray is not None:
+            self.tray.hide()
+        if self.panel is not None:
+            self.panel.close()
+
+
+@dataclass
+class Started:
+    """What :func:`launch` set up: the app object, or the exit code when there is nothing to run."""
+
+    desk: App | None
+    server: InstanceServer | None
+    code: int = 0
+
+
+def qt_app() -> QApplication:
+    app = QApplication.instance() or QApplication([sys.argv[0] if sys.argv else "botmemory-tray"])
+    assert isinstance(app, QApplication)
+    app.setApplicationName(APP_NAME)
+    app.setApplicationDisplayName("Bot Memory")
+    app.setDesktopFileName(DESKTOP_ID)
+    app.setQuitOnLastWindowClosed(False)
+    app.setWindowIcon(icons.app_icon())
+    return app
+
+
+def launch(argv: list[str], *, tray: bool | None = None) -> Started:
+    """Everything ``main`` does before the event loop: the home, one instance per home, the app."""
+    args = parse_args(argv)
+    app = qt_app()
+    root: str | None = args.root
+    if args.demo:
+        from . import demo
+
+        where = demo.prepare(Path(root).expanduser() if root else None)
+        root = str(where)
+        logger.info("demo home: %s", where)
+    try:
+        mem = Memory.open(str(home_root(root)), args.today)
+    except MemoryError_ as e:
+        print(f"botmemory-tray: {e}", file=sys.stderr)
+        return Started(None, None, 2)
+
+    if ask_running(mem.home.root, args.show):
+        logger.info("botmemory is already running on %s; asked it to show its panel", mem.home.root)
+        return Started(None, None, 0)
+    server = InstanceServer(mem.home.root, app)
+    server.listen()
+
+    if args.no_tray:
+        tray = False
+    # parented to the application: Qt, not Python's garbage collector, decides when it goes
+    desk = App(mem, tray=tray, today_fixed=bool(args.today or os.environ.get("BOTMEMORY_TODAY")), parent=app)
+    server.show_requested.connect(desk.show_panel)
+    app.aboutToQuit.connect(desk.shutdown)
+    app.aboutToQuit.connect(server.close)
+    show = args.show
+    if args.demo and show is None:
+        show = "scout"
+    desk.start(show)
+    return Started(desk, server)
+
+
+def home_root(root: str | None) -> Path:
+    """``--root``, else the folder chosen in Settings, else ``$OPENMAUSBOT_HOME`` or ``~/.openmausbot``."""
+    try:
+        from .settings_dialog import app_home
+    except ImportError:
+        return Home.locate(root).root
+    return app_home(root).root
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    setup_logging(args.verbose)
+    started = launch(sys.argv[1:] if argv is None else argv)
+    if started.desk is None:
+        return started.code
+    _quit_on_signals(started.desk)
+    return qt_app().exec()
+
+
+def _quit_on_signals(desk: App) -> None:
+    """Ctrl+C and SIGTERM quit cleanly, without a polling timer: the signal wakes a socket notifier."""
+    import socket
+
+    from PySide6.QtCore import QSocketNotifier
+
+    if not hasattr(signal, "set_wakeup_fd"):
+        return
+    r, w = socket.socketpair()
+    r.setblocking(False)
+    w.setblocking(False)
+    try:
+        signal.set_wakeup_fd(w.fileno())
+    except ValueError:  # not the main thread
+        return
+    notifier = QSocketNotifier(r.fileno(), QSocketNotifier.Type.Read, desk)
+
+    def woke() -> None:
+        try:
+            r.recv(64)
+        except OSError:
+            pass
+
+    notifier.activated.connect(woke)
+    desk._signal_sockets = (r, w, notifier)  # type: ignore[attr-defined]
+    signal.signal(signal.SIGINT, lambda *_: desk.quit())
+    signal.signal(signal.SIGTERM, lambda *_: desk.quit())
+
+
+if __name__ == "__main__":
+    sys.exit(main())

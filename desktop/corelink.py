@@ -1,0 +1,177 @@
+"""The desktop's one door to the core's journal, watcher and upkeep.
+
+Every function here runs on the worker (never on the UI thread) and only calls
+the core; no rule lives here. Keeping the calls in one module means the panel,
+the tray and the session do not each know the core's signatures.
+"""
+from __future__ import annotations
+
+import itertools
+import logging
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from botmemory.core.service import Memory
+
+logger = logging.getLogger(__name__)
+
+SINCE_LIMIT = 5000
+"""At most this many rows are read back when catching up after many changes at once."""
+
+
+def journal_of(mem: Memory) -> Any:
+    """The journal the home's Memory writes to (its store listener), else one opened on the home."""
+    existing = getattr(mem, "journal", None)
+    if existing is not None:
+        return existing
+    from botmemory.core import journal
+
+    return journal.Journal(mem.home)
+
+
+@dataclass(frozen=True)
+class JournalQuery:
+    """Which rows the journal view lists: one bot, optionally one file, one kind of author, words in the diff."""
+
+    bot: str
+    file: str | None = None
+    who: str | None = None
+    grep: str | None = None
+
+    def patterns(self) -> list[re.Pattern[str]]:
+        # the same rule as `botmemory journal --grep`: every word, whole, in an added or removed line
+        return [re.compile(rf"(?<!\w){re.escape(w)}(?!\w)", re.IGNORECASE) for w in (self.grep or "").split()]
+
+    def matches(self, row: Any, patterns: list[re.Pattern[str]] | None = None) -> bool:
+        if row.bot != self.bot:
+            return False
+        if self.file and self.file not in (row.file, getattr(row, "renamed_from", None)):
+            return False
+        if self.who and row.who != self.who:
+            return False
+        pats = self.patterns() if patterns is None else patterns
+        if pats:
+            changed = "\n".join(row.changed_lines())
+            return all(p.search(changed) for p in pats)
+        return True
+
+
+class Cursor:
+    """Pages through the rows of a query, newest first, remembering where it stopped.
+
+    The journal is read from its end, a page at a time, by one generator kept
+    between pages — page 500 costs what page 1 does. Only one page is read at
+    a time (the model asks for the next only when the last has arrived).
+    """
+
+    def __init__(self, mem: Memory, query: JournalQuery) -> None:
+        self.mem = mem
+        self.query = query
+        self._it: Iterator[Any] | None = None
+
+    def _rows(self) -> Iterator[Any]:
+        patterns = self.query.patterns()
+        for row in journal_of(self.mem).rows(self.query.bot):
+            if self.query.matches(row, patterns):
+                yield row
+
+    def page(self, limit: int) -> list[Any]:
+        if self._it is None:
+            self._it = self._rows()
+        return list(itertools.islice(self._it, limit))
+
+    def close(self) -> None:
+        if self._it is not None:
+            self._it.close()  # type: ignore[attr-defined]
+            self._it = None
+
+
+def catch_up(mem: Memory, bot: str, seen: str | None, recent: int,
+             limit: int = SINCE_LIMIT) -> tuple[list[Any], list[Any], str]:
+    """One read from the journal's end: (rows after row *seen*, the newest *recent* rows, the newest id).
+
+    *seen* None: nothing was seen yet, so no row counts as new; "" means the
+    journal was empty, so every row is new. Reading once keeps the three consistent.
+    """
+    fresh: list[Any] = []
+    newest: list[Any] = []
+    reached = seen is None
+    for row in journal_of(mem).rows(bot):
+        if len(newest) < recent:
+            newest.append(row)
+        if not reached:
+            if row.id == seen or len(fresh) >= limit:
+                reached = True
+            else:
+                fresh.append(row)
+        if reached and len(newest) >= recent:
+            break
+    return fresh, newest, newest[0].id if newest else ""
+
+
+def newest_rows(mem: Memory, bot: str, limit: int) -> list[Any]:
+    return list(journal_of(mem).list(bot, limit=limit))
+
+
+def rows_since(mem: Memory, bot: str, seen: str | None, limit: int = SINCE_LIMIT) -> list[Any]:
+    """The rows of *bot* recorded after row *seen* (by position, newest first), at most *limit*.
+
+    ``seen`` None means nothing was seen yet: no row is new.
+    """
+    if seen is None:
+        return []
+    out: list[Any] = []
+    for row in journal_of(mem).rows(bot):
+        if row.id == seen or len(out) >= limit:
+            break
+        out.append(row)
+    return out
+
+
+def undo(mem: Memory, bot: str, row_id: str) -> Any:
+    from botmemory.core import journal
+
+    return journal.undo(mem, bot, row_id)
+
+
+def tidy_now(mem: Memory, bot: str) -> dict[str, Any]:
+    from botmemory.core import upkeep
+
+    report: dict[str, Any] = upkeep.tidy_now(mem, bot).as_dict()
+    return report
+
+
+def last_tidy(mem: Memory, bot: str) -> Any:
+    from botmemory.core import upkeep
+
+    return upkeep.read_state(mem.home, bot)
+
+
+def heavy_line(mem: Memory, bot: str) -> str | None:
+    from botmemory.core import upkeep
+
+    return upkeep.heavy_line(mem, bot)
+
+
+def run_due(mem: Memory, now: datetime) -> dict[str, Any]:
+    """The nightly tidy-up of every bot for which one is due now (never while a turn is open)."""
+    from botmemory.core import reconcile, upkeep
+
+    result: dict[str, Any] = upkeep.run_due(mem, now, lambda bot: reconcile.turn_open(mem, bot))
+    return result
+
+
+def start_watcher(mem: Memory, on_rows: Callable[..., None]) -> Any:
+    """Start the core's live watcher; it rescans every workspace first (this call waits for that)."""
+    from botmemory.core import reconcile
+
+    w = reconcile.Watcher(mem, on_rows=on_rows)
+    w.start()
+    return w
+
+
+def stop_watcher(watch: Any) -> None:
+    watch.stop()

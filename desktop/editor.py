@@ -1,0 +1,446 @@
+"""The file editor of the Memory panel: saves with the hash it opened, never over the bot's work.
+
+A save carries the hash of the text that was opened. When the file changed in
+between, the core refuses it (``Conflict``) and the editor says so —
+"<bot> changed this file while you were editing." — with **Reload** (the new
+text in the editor, the draft kept in a box under it) and **Overwrite with
+mine**. Before a save that would push MEMORY.md past the budget, it shows which
+entries the next write through the harness would move to the archive.
+Daily logs are read-only; they, topics and the archive can be deleted.
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+from botmemory.core import budget, entries, update
+from botmemory.core.errors import Conflict, MemoryError_
+from botmemory.core.paths import Kind, classify
+from PySide6.QtCore import QStringListModel, Qt, Signal
+from PySide6.QtGui import QFont, QFontDatabase
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QListView,
+    QMessageBox,
+    QPlainTextEdit,
+    QPushButton,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
+
+from .session import Session
+
+logger = logging.getLogger(__name__)
+
+CONFLICT_TEXT = "{bot} changed this file while you were editing."
+
+
+@dataclass(frozen=True)
+class BudgetPreview:
+    """What saving this MEMORY.md text would mean for the budget."""
+
+    gauge: budget.Gauge
+    moved: list[str]        # first lines of the entries the next harness write would move, in order
+    fits_after: bool         # True when moving them brings it within the budget
+
+    @property
+    def over(self) -> bool:
+        return self.gauge.unloaded_lines > 0
+
+
+def budget_preview(text: str, today: date) -> BudgetPreview:
+    """The gauge of *text* and which entries the next write through the harness would move."""
+    g = budget.gauge(text)
+    if g.unloaded_lines <= 0:
+        return BudgetPreview(g, [], True)
+    doc = entries.parse(text)
+    moved, fits = update.make_room(doc, today, None)
+    return BudgetPreview(g, [b.first_line for b in moved], fits)
+
+
+def mono_font() -> QFont:
+    font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+    return font
+
+
+class Banner(QFrame):
+    """A coloured strip with a message and buttons, shown above the editor."""
+
+    def __init__(self, colour: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("banner")
+        self.setStyleSheet(f"QFrame#banner {{ background: {colour}; border-radius: 4px; }}"
+                           "QFrame#banner QLabel { color: #1d1d1d; }")
+        self.label = QLabel()
+        self.label.setWordWrap(True)
+        self.buttons = QHBoxLayout()
+        self.buttons.addStretch(1)
+        box = QVBoxLayout(self)
+        box.setContentsMargins(10, 8, 10, 8)
+        box.addWidget(self.label)
+        box.addLayout(self.buttons)
+        self.hide()
+
+    def add_button(self, text: str) -> QPushButton:
+        b = QPushButton(text)
+        self.buttons.addWidget(b)
+        return b
+
+
+class FileEditor(QWidget):
+    """Edit one memory file of one bot."""
+
+    saved = Signal(str)
+    """A save went through: the relative path."""
+    deleted = Signal(str)
+    status = Signal(str)
+    """A short message for the panel's status line."""
+
+    def __init__(self, session: Session, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.bot: str | None = None
+        self.rel: str | None = None
+        self.opened_hash: str | None = None
+        self.opened_text = ""
+        self.kind: Kind | None = None
+        self.conflict: Conflict | None = None
+        self._loading = False
+        self._confirmed_over_budget = False
+        self._asked = 0
+        self._opening = False
+
+        self.path_label = QLabel()
+        self.path_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.editor = QPlainTextEdit()
+        self.editor.setFont(mono_font())
+        self.editor.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.editor.textChanged.connect(self._on_edit)
+
+        self.conflict_banner = Banner("#fde2c8")
+        self.reload_button = self.conflict_banner.add_button("Reload")
+        self.overwrite_button = self.conflict_banner.add_button("Overwrite with mine")
+        self.reload_button.clicked.connect(self.reload_theirs)
+        self.overwrite_button.clicked.connect(self.overwrite)
+
+        self.budget_banner = Banner("#fff1c2")
+        self.moved_model = QStringListModel(self)
+        self.moved_view = QListView()
+        self.moved_view.setModel(self.moved_model)
+        self.moved_view.setMaximumHeight(110)
+        self.moved_view.setFont(mono_font())
+        self.budget_banner.layout().insertWidget(1, self.moved_view)
+        self.save_anyway_button = self.budget_banner.add_button("Save anyway")
+        self.keep_editing_button = self.budget_banner.add_button("Keep editing")
+        self.save_anyway_button.clicked.connect(self._save_anyway)
+        self.keep_editing_button.clicked.connect(self.budget_banner.hide)
+
+        self.draft_label = QLabel("Your draft, kept from before Reload — copy what you need back into the file:")
+        self.draft = QPlainTextEdit()
+        self.draft.setReadOnly(True)
+        self.draft.setFont(mono_font())
+        self.draft.setMaximumHeight(160)
+        self.draft_close = QPushButton("Discard draft")
+        self.draft_close.clicked.connect(self.discard_draft)
+        self.draft_box = QWidget()
+        db = QVBoxLayout(self.draft_box)
+        db.setContentsMargins(0, 0, 0, 0)
+        dh = QHBoxLayout()
+        dh.addWidget(self.draft_label, 1)
+        dh.addWidget(self.draft_close)
+        db.addLayout(dh)
+        db.addWidget(self.draft)
+        self.draft_box.hide()
+
+        self.save_button = QPushButton("Save")
+        self.save_button.setShortcut("Ctrl+S")
+        self.revert_button = QPushButton("Revert")
+        self.delete_button = QPushButton("Delete file…")
+        self.save_button.clicked.connect(self.save)
+        self.revert_button.clicked.connect(self.revert)
+        self.delete_button.clicked.connect(self.ask_delete)
+        self.note = QLabel()
+        self.note.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        self.note.setStyleSheet("color: #666;")
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.note, 1)
+        buttons.addWidget(self.delete_button)
+        buttons.addWidget(self.revert_button)
+        buttons.addWidget(self.save_button)
+
+        box = QVBoxLayout(self)
+        box.setContentsMargins(0, 0, 0, 0)
+        box.addWidget(self.path_label)
+        box.addWidget(self.conflict_banner)
+        box.addWidget(self.budget_banner)
+        box.addWidget(self.editor, 1)
+        box.addWidget(self.draft_box)
+        box.addLayout(buttons)
+        self._update_buttons()
+
+    # ----- state
+
+    @property
+    def dirty(self) -> bool:
+        return self.rel is not None and not self.editor.isReadOnly() and \
+            self.editor.toPlainText() != self.opened_text
+
+    def _update_buttons(self) -> None:
+        has = self.rel is not None
+        writable = has and self.kind is not Kind.LOG
+        self.save_button.setEnabled(writable and self.dirty)
+        self.revert_button.setEnabled(writable and self.dirty)
+        self.delete_button.setEnabled(has and self.kind is not Kind.MEMORY)
+        self.delete_button.setVisible(self.kind is not Kind.MEMORY)
+
+    def _on_edit(self) -> None:
+        if self._loading:
+            return
+        self._confirmed_over_budget = False
+        self.budget_banner.hide()
+        self._update_buttons()
+
+    # ----- opening
+
+    def clear(self) -> None:
+        self.bot = self.rel = self.opened_hash = None
+        self.kind = None
+        self._set_text("")
+        self.path_label.setText("")
+        self.note.setText("")
+        self.conflict_banner.hide()
+        self.budget_banner.hide()
+        self.draft_box.hide()
+        self._update_buttons()
+
+    def open_file(self, bot: str, rel: str) -> None:
+        """Read a file on the worker and show it."""
+        self.bot, self.rel = bot, rel
+        self.kind = classify(rel)
+        self.conflict = None
+        self.conflict_banner.hide()
+        self.budget_banner.hide()
+        self.draft_box.hide()
+        self.path_label.setText(f"<b>{rel}</b>")
+        self.editor.setReadOnly(True)
+        self._update_buttons()
+        asked = self._ask()
+        self._opening = True
+        self.session.read_file(bot, rel, lambda ft: self._opened(asked, bot, rel, ft), self._read_failed)
+
+    def _ask(self) -> int:
+        """Number a read; only the newest one's answer is shown."""
+        self._asked += 1
+        return self._asked
+
+    def _opened(self, asked: int, bot: str, rel: str, ft: Any) -> None:
+        if (bot, rel) != (self.bot, self.rel) or asked != self._asked:
+            return
+        self._opening = False
+        self.opened_hash = ft.hash if ft is not None else None
+        self.opened_text = ft.text if ft is not None else ""
+        self._set_text(self.opened_text)
+        read_only = self.kind is Kind.LOG or (ft is not None and not ft.valid)
+        self.editor.setReadOnly(read_only)
+        if self.kind is Kind.LOG:
+            self.note.setText("Daily logs are the bot's own record: read-only here, but they can be deleted.")
+        elif ft is not None and not ft.valid:
+            self.note.setText("This file is not valid UTF-8; botmemory will not rewrite it.")
+        elif self.kind is Kind.MEMORY:
+            self.note.setText("MEMORY.md can be emptied but never deleted.")
+        else:
+            self.note.setText("")
+        self._update_buttons()
+
+    def _read_failed(self, e: BaseException) -> None:
+        self.note.setText(f"Could not read the file: {e}")
+
+    def _set_text(self, text: str) -> None:
+        self._loading = True
+        try:
+            bar = self.editor.verticalScrollBar()
+            pos = bar.value()
+            self.editor.setPlainText(text)
+            bar.setValue(pos)
+        finally:
+            self._loading = False
+
+    def file_changed_on_disk(self) -> None:
+        """The open file changed (journal row): reload it when nothing is being edited."""
+        if self.bot is None or self.rel is None or self.dirty or self.conflict is not None:
+            return
+        bot, rel = self.bot, self.rel
+        if self._opening:          # still opening: open again, so the newest text arrives whole
+            self.open_file(bot, rel)
+            return
+        asked = self._ask()
+        self.session.read_file(bot, rel, lambda ft: self._refreshed(asked, bot, rel, ft))
+
+    def _refreshed(self, asked: int, bot: str, rel: str, ft: Any) -> None:
+        if (bot, rel) != (self.bot, self.rel) or asked != self._asked or self.dirty:
+            return
+        if ft is None:
+            self.opened_hash, self.opened_text = None, ""
+            self._set_text("")
+            self.note.setText("This file was deleted.")
+        elif ft.hash != self.opened_hash:
+            self.opened_hash, self.opened_text = ft.hash, ft.text
+            self._set_text(ft.text)
+        self._update_buttons()
+
+    # ----- saving
+
+    def save(self) -> None:
+        if self.bot is None or self.rel is None or self.kind is Kind.LOG:
+            return
+        text = self.editor.toPlainText()
+        if self.kind is Kind.MEMORY and not self._confirmed_over_budget:
+            preview = budget_preview(text, self.session.mem.today)
+            if preview.over:
+                self.show_budget_preview(preview)
+                return
+        self._save(text, self.opened_hash)
+
+    def show_budget_preview(self, p: BudgetPreview) -> None:
+        g = p.gauge
+        head = (f"This text is over the budget: {g.lines} of {g.max_lines} lines, "
+                f"{g.bytes / 1024:.1f} of {g.max_bytes // 1024} KB — {budget.ONLY_FIRST_LINES}, so "
+                f"{g.unloaded_lines} line{'s' if g.unloaded_lines != 1 else ''} would not load.")
+        if p.moved:
+            n = len(p.moved)
+            tail = (f" The next write through the harness would move {'this entry' if n == 1 else f'these {n} entries'}"
+                    f" to memory/archive.md:")
+            if not p.fits_after:
+                tail += " (and it would still not fit: hand-written lines and health facts never move)"
+        else:
+            tail = (" Nothing here can move to the archive (hand-written lines and health facts never move), "
+                    "so these lines would stay unloaded until you trim the file.")
+        self.budget_banner.label.setText(head + tail)
+        self.moved_model.setStringList(p.moved)
+        self.moved_view.setVisible(bool(p.moved))
+        self.budget_banner.show()
+
+    def _save_anyway(self) -> None:
+        self._confirmed_over_budget = True
+        self.budget_banner.hide()
+        self.save()
+
+    def _save(self, text: str, expected: str | None) -> None:
+        bot, rel = self.bot, self.rel
+        assert bot is not None and rel is not None
+        self.save_button.setEnabled(False)
+        self.session.save(bot, rel, text, expected,
+                          lambda change: self._saved(bot, rel, text, change),
+                          lambda e: self._save_failed(bot, rel, e))
+
+    def _saved(self, bot: str, rel: str, text: str, change: Any) -> None:
+        if (bot, rel) != (self.bot, self.rel):
+            return
+        self._confirmed_over_budget = False
+        self.conflict = None
+        self.conflict_banner.hide()
+        if change is not None:
+            self.opened_hash = change.after_hash
+            self.opened_text = change.after if change.after is not None else text
+        else:
+            self.opened_text = text
+        if self.editor.toPlainText() == text and self.opened_text != text:
+            self._set_text(self.opened_text)   # the core redacted a secret: show what was saved
+            self.status.emit("Saved; something that looked like a credential was redacted.")
+        else:
+            self.status.emit(f"Saved {rel}.")
+        self._update_buttons()
+        self.saved.emit(rel)
+
+    def _save_failed(self, bot: str, rel: str, e: BaseException) -> None:
+        if (bot, rel) != (self.bot, self.rel):
+            return
+        if isinstance(e, Conflict):
+            self.show_conflict(e)
+        elif isinstance(e, MemoryError_):
+            self.note.setText(str(e))
+            self.status.emit(f"Not saved: {e}")
+        else:
+            logger.error("save failed", exc_info=e)
+            self.note.setText(f"Not saved: {e}")
+        self._update_buttons()
+
+    # ----- the conflict flow
+
+    def show_conflict(self, c: Conflict) -> None:
+        self.conflict = c
+        self.conflict_banner.label.setText(
+            f"<b>{CONFLICT_TEXT.format(bot=self.bot)}</b><br>Reload shows its version and keeps your draft "
+            "under the editor; Overwrite with mine saves yours over it. Either way the change is in the "
+            "journal and can be undone.")
+        self.conflict_banner.show()
+
+    def reload_theirs(self) -> None:
+        """Show the file as it is now; keep the draft under the editor."""
+        c = self.conflict
+        if c is None:
+            return
+        draft = self.editor.toPlainText()
+        self.conflict = None
+        self.conflict_banner.hide()
+        self.opened_hash = c.hash or None
+        self.opened_text = c.text
+        self._set_text(c.text)
+        self.draft.setPlainText(draft)
+        self.draft_box.show()
+        self._update_buttons()
+
+    def overwrite(self) -> None:
+        """Save the draft over the bot's version (checked against the version the conflict showed)."""
+        c = self.conflict
+        if c is None:
+            return
+        self.conflict_banner.hide()
+        self._confirmed_over_budget = True
+        self._save(self.editor.toPlainText(), c.hash or None)
+
+    def discard_draft(self) -> None:
+        self.draft.clear()
+        self.draft_box.hide()
+
+    def revert(self) -> None:
+        self._set_text(self.opened_text)
+        self.budget_banner.hide()
+        self._update_buttons()
+
+    # ----- deleting
+
+    def confirm(self, question: str) -> bool:
+        """Ask the person (patched in tests)."""
+        answer = QMessageBox.question(self, "Delete file", question,
+                                      QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+                                      QMessageBox.StandardButton.No)
+        return answer == QMessageBox.StandardButton.Yes
+
+    def ask_delete(self) -> None:
+        if self.bot is None or self.rel is None or self.kind is Kind.MEMORY:
+            return
+        if not self.confirm(f"Delete {self.rel}? The journal keeps its text, so Undo can bring it back."):
+            return
+        bot, rel = self.bot, self.rel
+        self.session.delete(bot, rel, self.opened_hash,
+                            lambda _c: self._deleted(bot, rel), lambda e: self._delete_failed(bot, rel, e))
+
+    def _delete_failed(self, bot: str, rel: str, e: BaseException) -> None:
+        if isinstance(e, Conflict):
+            self.note.setText(f"Not deleted: {CONFLICT_TEXT.format(bot=bot)} Look at the new text first.")
+            self.file_changed_on_disk()
+        else:
+            self.note.setText(f"Not deleted: {e}")
+
+    def _deleted(self, bot: str, rel: str) -> None:
+        self.status.emit(f"Deleted {rel}; Undo in the journal brings it back.")
+        if (bot, rel) == (self.bot, self.rel):
+            self.clear()
+        self.deleted.emit(rel)
+

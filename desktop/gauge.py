@@ -1,0 +1,154 @@
+"""The gauge at the top of the Memory panel: the load rule made visible.
+
+Lines and size of MEMORY.md against the budget (200 lines, 24 KB), amber from
+80 %, red once anything stops loading, the count of lines that are not loaded,
+and always the plain sentence "only the first 200 lines load each turn". The
+numbers come from :func:`botmemory.core.budget.gauge`; this module only draws.
+"""
+from __future__ import annotations
+
+from botmemory.core import budget
+from botmemory.core.budget import Gauge, Level
+from PySide6.QtCore import QRectF, QSize, Qt
+from PySide6.QtGui import QColor, QPainter, QPalette
+from PySide6.QtWidgets import QGridLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
+
+COLOURS = {Level.OK: QColor("#2e9d5b"), Level.AMBER: QColor("#d99a00"), Level.RED: QColor("#d0392b")}
+WORDS = {Level.OK: "within the budget", Level.AMBER: "nearly full", Level.RED: "over the budget"}
+
+
+def kb(n: int) -> str:
+    value = n / 1024
+    return f"{value:.0f}" if value >= 100 or value == int(value) else f"{value:.1f}"
+
+
+def lines_text(g: Gauge) -> str:
+    return f"{g.lines} of {g.max_lines} lines"
+
+
+def size_text(g: Gauge) -> str:
+    return f"{kb(g.bytes)} of {kb(g.max_bytes)} KB"
+
+
+def unloaded_text(g: Gauge) -> str:
+    if g.unloaded_lines <= 0:
+        return ""
+    n = g.unloaded_lines
+    return f"{n} line{'s' if n != 1 else ''} {'are' if n != 1 else 'is'} not being loaded"
+
+
+def summary(bot: str, g: Gauge) -> str:
+    """One line for a tooltip: ``scout: 162 of 200 lines, 13 of 24 KB — nearly full``."""
+    text = f"{bot}: {lines_text(g)}, {size_text(g)} — {WORDS[g.level]}"
+    if g.unloaded_lines:
+        text += f"; {unloaded_text(g)}"
+    return text
+
+
+class Bar(QWidget):
+    """One bar: a fraction of the budget, with a tick at the amber mark."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.fraction = 0.0
+        self.colour = COLOURS[Level.OK]
+        self.setMinimumHeight(12)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+
+    def sizeHint(self) -> QSize:
+        return QSize(240, 12)
+
+    def set_value(self, fraction: float, colour: QColor) -> None:
+        self.fraction = fraction
+        self.colour = colour
+        self.update()
+
+    def paintEvent(self, _event: object) -> None:
+        p = QPainter(self)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing)
+        r = QRectF(self.rect()).adjusted(0.5, 0.5, -0.5, -0.5)
+        radius = r.height() / 2
+        track = self.palette().color(QPalette.ColorRole.Mid)
+        track.setAlpha(90)
+        p.setPen(Qt.PenStyle.NoPen)
+        p.setBrush(track)
+        p.drawRoundedRect(r, radius, radius)
+        fill = r.adjusted(0, 0, -(r.width() * (1 - min(self.fraction, 1.0))), 0)
+        if fill.width() > 0:
+            p.setBrush(self.colour)
+            p.drawRoundedRect(fill, radius, radius)
+        tick = self.palette().color(QPalette.ColorRole.WindowText)
+        tick.setAlpha(110)
+        p.setPen(tick)
+        x = r.left() + r.width() * budget.AMBER_AT
+        p.drawLine(int(x), int(r.top()) + 1, int(x), int(r.bottom()) - 1)
+        p.end()
+
+
+class GaugeWidget(QWidget):
+    """The whole gauge: two bars (lines, size), the numbers, the unloaded count and the rule."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.gauge: Gauge | None = None
+        self.title = QLabel("<b>MEMORY.md</b> — what loads into every turn")
+        self.state_label = QLabel()
+        self.lines_bar = Bar()
+        self.size_bar = Bar()
+        self.lines_label = QLabel()
+        self.size_label = QLabel()
+        self.unloaded_label = QLabel()
+        self.unloaded_label.setStyleSheet(f"color: {COLOURS[Level.RED].name()}; font-weight: bold;")
+        self.rule_label = QLabel(budget.ONLY_FIRST_LINES[0].upper() + budget.ONLY_FIRST_LINES[1:] + ".")
+        self.rule_label.setObjectName("rule")
+        rule_font = self.rule_label.font()
+        rule_font.setItalic(True)
+        self.rule_label.setFont(rule_font)
+
+        grid = QGridLayout()
+        grid.setContentsMargins(0, 0, 0, 0)
+        grid.setHorizontalSpacing(10)
+        grid.addWidget(QLabel("Lines"), 0, 0)
+        grid.addWidget(self.lines_bar, 0, 1)
+        grid.addWidget(self.lines_label, 0, 2)
+        grid.addWidget(QLabel("Size"), 1, 0)
+        grid.addWidget(self.size_bar, 1, 1)
+        grid.addWidget(self.size_label, 1, 2)
+        grid.setColumnStretch(1, 1)
+
+        head = QGridLayout()
+        head.setContentsMargins(0, 0, 0, 0)
+        head.addWidget(self.title, 0, 0)
+        head.addWidget(self.state_label, 0, 1, Qt.AlignmentFlag.AlignRight)
+
+        box = QVBoxLayout(self)
+        box.setContentsMargins(0, 0, 0, 0)
+        box.setSpacing(4)
+        box.addLayout(head)
+        box.addLayout(grid)
+        box.addWidget(self.unloaded_label)
+        box.addWidget(self.rule_label)
+        self.set_gauge(None)
+
+    def set_gauge(self, g: Gauge | None) -> None:
+        self.gauge = g
+        if g is None:
+            self.lines_label.setText("…")
+            self.size_label.setText("…")
+            self.state_label.setText("")
+            self.unloaded_label.hide()
+            self.lines_bar.set_value(0, COLOURS[Level.OK])
+            self.size_bar.set_value(0, COLOURS[Level.OK])
+            return
+        colour = COLOURS[g.level]
+        self.lines_bar.set_value(g.lines / g.max_lines, colour)
+        self.size_bar.set_value(g.bytes / g.max_bytes, colour)
+        self.lines_label.setText(lines_text(g))
+        self.size_label.setText(size_text(g))
+        self.state_label.setText(f"<span style='color:{colour.name()}; font-weight:bold'>"
+                                 f"{WORDS[g.level]}</span>")
+        self.unloaded_label.setText(unloaded_text(g))
+        self.unloaded_label.setVisible(g.unloaded_lines > 0)
+        self.setToolTip(f"{lines_text(g)}, {size_text(g)}. Amber from 80 %, red once a line stops loading.")
+        self.setAccessibleDescription(f"{lines_text(g)}, {size_text(g)}, {WORDS[g.level]}. "
+                                      f"{unloaded_text(g)}")

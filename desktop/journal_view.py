@@ -1,0 +1,340 @@
+"""The journal view of the Memory panel: every change, newest first, with one-click Undo.
+
+Filters by file and by who, a search over the diffs, the selected row's diff
+below, and an Undo cell on every row (a row that cannot be undone says why).
+The rows come from :class:`~botmemory.desktop.models.JournalModel`, loaded a
+page at a time as the list scrolls.
+"""
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from botmemory.core.errors import MemoryError_
+from PySide6.QtCore import (
+    QEvent,
+    QModelIndex,
+    QPersistentModelIndex,
+    QRect,
+    Qt,
+    QTimer,
+    Signal,
+)
+from PySide6.QtGui import (
+    QColor,
+    QMouseEvent,
+    QSyntaxHighlighter,
+    QTextCharFormat,
+    QTextDocument,
+)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QApplication,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionButton,
+    QStyleOptionViewItem,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from .editor import mono_font
+from .models import (
+    UNDOABLE_ROLE,
+    JournalModel,
+    JournalQuery,
+    how_text,
+    row_time,
+    who_text,
+)
+from .session import Session
+
+logger = logging.getLogger(__name__)
+
+Index = QModelIndex | QPersistentModelIndex
+SEARCH_DELAY_MS = 250
+WHO_CHOICES = (("Anyone", None), ("The bot", "bot"), ("You", "person"), ("Memory upkeep", "upkeep"),
+               ("Import", "import"))
+
+
+class DiffHighlighter(QSyntaxHighlighter):
+    """Green for added lines, red for removed ones, grey for hunk headers."""
+
+    def __init__(self, doc: QTextDocument) -> None:
+        super().__init__(doc)
+        self.added = QTextCharFormat()
+        self.added.setForeground(QColor("#1b7f37"))
+        self.removed = QTextCharFormat()
+        self.removed.setForeground(QColor("#b3261e"))
+        self.meta = QTextCharFormat()
+        self.meta.setForeground(QColor("#7a7a7a"))
+
+    def highlightBlock(self, text: str) -> None:
+        if text.startswith(("+++", "---", "@@")):
+            self.setFormat(0, len(text), self.meta)
+        elif text.startswith("+"):
+            self.setFormat(0, len(text), self.added)
+        elif text.startswith("-"):
+            self.setFormat(0, len(text), self.removed)
+
+
+class UndoDelegate(QStyledItemDelegate):
+    """Paints an Undo button in undoable rows (the reason text in the others); a click emits :attr:`clicked`."""
+
+    clicked = Signal(QModelIndex)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._pressed: QPersistentModelIndex | None = None
+
+    def button_rect(self, option_rect: QRect) -> QRect:
+        w = min(option_rect.width() - 8, 72)
+        return QRect(option_rect.left() + 4, option_rect.top() + 2, w, option_rect.height() - 4)
+
+    def paint(self, painter: Any, option: QStyleOptionViewItem, index: Index) -> None:
+        if not index.data(UNDOABLE_ROLE):
+            opt = QStyleOptionViewItem(option)
+            self.initStyleOption(opt, index)
+            opt.palette.setColor(opt.palette.ColorRole.Text, QColor("#8a8a8a"))
+            style = opt.widget.style() if opt.widget else QApplication.style()
+            style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, opt.widget)
+            return
+        QStyledItemDelegate.paint(self, painter, self._blank(option), QModelIndex())
+        button = QStyleOptionButton()
+        button.rect = self.button_rect(option.rect)
+        button.text = "Undo"
+        button.state = QStyle.StateFlag.State_Enabled
+        if self._pressed is not None and QModelIndex(self._pressed) == index:
+            button.state |= QStyle.StateFlag.State_Sunken
+        else:
+            button.state |= QStyle.StateFlag.State_Raised
+        style = option.widget.style() if option.widget else QApplication.style()
+        style.drawControl(QStyle.ControlElement.CE_PushButton, button, painter, option.widget)
+
+    @staticmethod
+    def _blank(option: QStyleOptionViewItem) -> QStyleOptionViewItem:
+        return QStyleOptionViewItem(option)
+
+    def editorEvent(self, event: QEvent, model: Any, option: QStyleOptionViewItem, index: Index) -> bool:
+        if not index.data(UNDOABLE_ROLE):
+            return False
+        if event.type() not in (QEvent.Type.MouseButtonPress, QEvent.Type.MouseButtonRelease):
+            return False
+        assert isinstance(event, QMouseEvent)
+        if event.button() != Qt.MouseButton.LeftButton:
+            return False
+        inside = self.button_rect(option.rect).contains(event.position().toPoint())
+        if event.type() == QEvent.Type.MouseButtonPress:
+            self._pressed = QPersistentModelIndex(index) if inside else None
+            return inside
+        was = self._pressed
+        self._pressed = None
+        if inside and was is not None and QModelIndex(was) == index:
+            self.clicked.emit(QModelIndex(index))
+            return True
+        return False
+
+
+def diff_header(row: Any) -> str:
+    t = row_time(row)
+    when = f"{t:%Y-%m-%d %H:%M:%S}" if t else str(row.at)
+    return f"{row.file} · {who_text(row)} · {how_text(row)} · {when}"
+
+
+class JournalView(QWidget):
+    """Rows, filters, the diff of the selected row, and Undo."""
+
+    undone = Signal(str)
+    """A row was undone: its id."""
+    status = Signal(str)
+
+    def __init__(self, session: Session, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.bot: str | None = None
+        self.model = JournalModel(session.journal_cursor, session.submit_read, self)
+        self.model.loading_changed.connect(self._loading)
+        self.model.load_failed.connect(lambda msg: self.count_label.setText(f"Could not read the journal: {msg}"))
+
+        self.file_box = QComboBox()
+        self.file_box.addItem("All files", None)
+        self.file_box.setMinimumContentsLength(18)
+        self.who_box = QComboBox()
+        for text, value in WHO_CHOICES:
+            self.who_box.addItem(text, value)
+        self.search = QLineEdit()
+        self.search.setPlaceholderText("Search the changes (words in the diff)…")
+        self.search.setClearButtonEnabled(True)
+        self._search_timer = QTimer(self)
+        self._search_timer.setSingleShot(True)
+        self._search_timer.setInterval(SEARCH_DELAY_MS)
+        self._search_timer.timeout.connect(self.apply_filters)
+        self.search.textChanged.connect(lambda _t: self._search_timer.start())
+        self.file_box.currentIndexChanged.connect(lambda _i: self.apply_filters())
+        self.who_box.currentIndexChanged.connect(lambda _i: self.apply_filters())
+
+        bar = QHBoxLayout()
+        bar.addWidget(QLabel("File"))
+        bar.addWidget(self.file_box)
+        bar.addWidget(QLabel("Who"))
+        bar.addWidget(self.who_box)
+        bar.addWidget(self.search, 1)
+
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setAlternatingRowColors(True)
+        self.table.setShowGrid(False)
+        self.table.setWordWrap(False)
+        self.table.verticalHeader().hide()
+        self.table.verticalHeader().setDefaultSectionSize(26)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        h = self.table.horizontalHeader()
+        h.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        h.setStretchLastSection(False)
+        for col, width in enumerate((112, 122, 190, 150, 330, 84)):
+            self.table.setColumnWidth(col, width)
+        h.setSectionResizeMode(4, QHeaderView.ResizeMode.Stretch)
+        self.delegate = UndoDelegate(self.table)
+        self.table.setItemDelegateForColumn(JournalModel.UNDO_COLUMN, self.delegate)
+        self.delegate.clicked.connect(lambda idx: self.undo_row(idx.row()))
+        self.table.selectionModel().currentRowChanged.connect(lambda cur, _prev: self._show_row(cur.row()))
+
+        self.diff_title = QLabel()
+        self.diff_title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.diff = QPlainTextEdit()
+        self.diff.setReadOnly(True)
+        self.diff.setFont(mono_font())
+        self.diff.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.highlighter = DiffHighlighter(self.diff.document())
+        self.undo_button = QPushButton("Undo this change")
+        self.undo_button.setEnabled(False)
+        self.undo_button.clicked.connect(lambda: self.undo_row(self.table.currentIndex().row()))
+        self.undo_reason = QLabel()
+        self.undo_reason.setStyleSheet("color: #777;")
+        self.count_label = QLabel()
+        self.count_label.setStyleSheet("color: #777;")
+
+        lower = QWidget()
+        lb = QVBoxLayout(lower)
+        lb.setContentsMargins(0, 0, 0, 0)
+        head = QHBoxLayout()
+        head.addWidget(self.diff_title, 1)
+        head.addWidget(self.undo_reason)
+        head.addWidget(self.undo_button)
+        lb.addLayout(head)
+        lb.addWidget(self.diff, 1)
+
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(self.table)
+        split.addWidget(lower)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
+
+        box = QVBoxLayout(self)
+        box.setContentsMargins(0, 0, 0, 0)
+        box.addLayout(bar)
+        box.addWidget(split, 1)
+        box.addWidget(self.count_label)
+
+        self.model.rowsInserted.connect(lambda *_: self._count())
+        self.model.modelReset.connect(self._count)
+        session.rows_added.connect(self.add_rows)
+
+    # ----- bot and filters
+
+    def set_bot(self, bot: str | None, files: list[str] | None = None) -> None:
+        self.bot = bot
+        self.set_files(files or [])
+        self.apply_filters()
+
+    def set_files(self, files: list[str]) -> None:
+        current = self.file_box.currentData()
+        self.file_box.blockSignals(True)
+        self.file_box.clear()
+        self.file_box.addItem("All files", None)
+        for f in files:
+            self.file_box.addItem(f, f)
+        i = self.file_box.findData(current)
+        self.file_box.setCurrentIndex(max(i, 0))
+        self.file_box.blockSignals(False)
+
+    def query(self) -> JournalQuery | None:
+        if self.bot is None:
+            return None
+        words = self.search.text().strip()
+        return JournalQuery(self.bot, self.file_box.currentData(), self.who_box.currentData(), words or None)
+
+    def apply_filters(self) -> None:
+        q = self.query()
+        if q != self.model.query:
+            self.model.set_query(q)
+            self._show_row(-1)
+
+    def add_rows(self, rows: list[Any]) -> None:
+        """New rows from the session: those of this bot matching the filters go on top."""
+        current = self.table.currentIndex().row()
+        current_id = self.model.row_at(current).id if current >= 0 and self.model.row_at(current) else None
+        added = self.model.add_new(rows)
+        if added and current_id is not None:
+            r = self.model.row_of(current_id)
+            if r >= 0:
+                self.table.selectRow(r)
+
+    # ----- rows
+
+    def _loading(self, on: bool) -> None:
+        if on:
+            self.count_label.setText("Reading the journal…")
+            return
+        self._count()
+        if not self.table.currentIndex().isValid() and self.model.rowCount() > 0:
+            self.table.selectRow(0)
+
+    def _count(self) -> None:
+        n = self.model.rowCount()
+        more = "" if self.model.exhausted else " (scroll for older)"
+        self.count_label.setText(f"{n:,} change{'s' if n != 1 else ''} shown{more}")
+
+    def _show_row(self, row: int) -> None:
+        r = self.model.row_at(row)
+        if r is None:
+            self.diff_title.setText("Select a change to see its diff.")
+            self.diff.setPlainText("")
+            self.undo_button.setEnabled(False)
+            self.undo_reason.setText("")
+            return
+        self.diff_title.setText(diff_header(r))
+        self.diff.setPlainText(r.diff or "(no textual difference)")
+        self.undo_button.setEnabled(bool(r.undoable))
+        self.undo_reason.setText("" if r.undoable else f"Can't undo: {r.reason}" if r.reason else "Can't undo")
+
+    def undo_row(self, row: int) -> None:
+        """One click: put the file back as it was before this row."""
+        r = self.model.row_at(row)
+        if r is None:
+            return
+        if not r.undoable:
+            self.status.emit(f"Can't undo this change: {r.reason}" if r.reason else "Can't undo this change")
+            return
+        self.session.undo(r.bot, r.id, lambda _res, rid=r.id, f=r.file: self._undone(rid, f),
+                          lambda e: self._undo_failed(e))
+
+    def _undone(self, row_id: str, file: str) -> None:
+        self.status.emit(f"Undone: {file} is back as it was. The undo is itself a row and can be undone.")
+        self.undone.emit(row_id)
+        self.session.poll()
+
+    def _undo_failed(self, e: BaseException) -> None:
+        msg = str(e) if isinstance(e, MemoryError_) else f"{type(e).__name__}: {e}"
+        self.status.emit(f"Undo failed: {msg}")

@@ -1,0 +1,471 @@
+"""Qt models over core objects: the files of a workspace and the journal.
+
+Lists are models, not widgets filled in loops. The journal model loads lazily
+(``canFetchMore``/``fetchMore``), a page at a time, through a loader that runs
+on the worker, so a 100,000-row journal opens as fast as a ten-row one and the
+UI thread never reads the journal itself. New rows arrive at the top with
+``beginInsertRows``.
+"""
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from typing import Any, Protocol
+
+from botmemory.core import frontmatter
+from botmemory.core.errors import MemoryError_
+from botmemory.core.paths import MEMORY_FILE, Kind, classify
+from botmemory.core.service import Memory
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    Qt,
+    Signal,
+)
+from PySide6.QtGui import QColor, QFont
+
+from .corelink import JournalQuery
+
+logger = logging.getLogger(__name__)
+
+Index = QModelIndex | QPersistentModelIndex
+ROOT = QModelIndex()
+"""The invalid index: the parent of every row (a shared default, never changed)."""
+ROW_ROLE = Qt.ItemDataRole.UserRole + 1
+UNDOABLE_ROLE = Qt.ItemDataRole.UserRole + 2
+
+
+# ----- files
+
+
+@dataclass(frozen=True)
+class FileInfo:
+    rel: str
+    kind: Kind
+    size: int
+    lines: int
+    title: str | None = None
+    description: str | None = None
+    aliases: tuple[str, ...] = ()
+
+    @property
+    def read_only(self) -> bool:
+        return self.kind is Kind.LOG
+
+    @property
+    def deletable(self) -> bool:
+        return self.kind is not Kind.MEMORY
+
+    @property
+    def name(self) -> str:
+        if self.kind is Kind.LOG:
+            return "log/" + self.rel.rsplit("/", 1)[-1]
+        return self.rel.rsplit("/", 1)[-1]
+
+    @property
+    def about(self) -> str:
+        if self.kind is Kind.MEMORY:
+            return "loads into every turn"
+        if self.kind is Kind.ARCHIVE:
+            return "older notes moved out of MEMORY.md, and expired ones"
+        if self.kind is Kind.LOG:
+            return "daily log (read-only)"
+        parts = [p for p in (self.title, self.description) if p]
+        text = ": ".join(parts) if parts else "topic"
+        if self.aliases:
+            text += f" (aliases: {', '.join(self.aliases)})"
+        return text
+
+
+_ORDER = {Kind.MEMORY: 0, Kind.TOPIC: 1, Kind.ARCHIVE: 2, Kind.LOG: 3}
+
+
+def list_files(mem: Memory, bot: str) -> list[FileInfo]:
+    """Every memory file of a bot with what the files list shows (runs on the worker)."""
+    out: list[FileInfo] = []
+    for rel in mem.home.memory_files(bot):
+        kind = classify(rel)
+        try:
+            ft = mem.store.read(bot, rel)
+        except MemoryError_ as e:
+            logger.info("%s/%s unreadable: %s", bot, rel, e)
+            continue
+        if ft is None:
+            continue
+        fm = frontmatter.read(ft.text) if kind is Kind.TOPIC else None
+        out.append(FileInfo(rel, kind, len(ft.text.encode("utf-8")), ft.text.count("\n"),
+                            fm.title if fm else None, fm.description if fm else None,
+                            fm.aliases if fm else ()))
+    if not any(f.rel == MEMORY_FILE for f in out):
+        out.insert(0, FileInfo(MEMORY_FILE, Kind.MEMORY, 0, 0))
+    logs = sorted((f for f in out if f.kind is Kind.LOG), key=lambda f: f.rel, reverse=True)
+    rest = sorted((f for f in out if f.kind is not Kind.LOG), key=lambda f: (_ORDER[f.kind], f.rel))
+    return rest + logs
+
+
+class FilesModel(QAbstractTableModel):
+    """MEMORY.md, the topics (with title and aliases), the archive, then daily logs, newest first."""
+
+    COLUMNS = ("File", "About", "Lines")
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._files: list[FileInfo] = []
+
+    def set_files(self, files: Sequence[FileInfo]) -> None:
+        self.beginResetModel()
+        self._files = list(files)
+        self.endResetModel()
+
+    def files(self) -> list[FileInfo]:
+        return list(self._files)
+
+    def file_at(self, row: int) -> FileInfo | None:
+        return self._files[row] if 0 <= row < len(self._files) else None
+
+    def row_of(self, rel: str) -> int:
+        for i, f in enumerate(self._files):
+            if f.rel == rel:
+                return i
+        return -1
+
+    def rowCount(self, parent: Index = ROOT) -> int:
+        return 0 if parent.isValid() else len(self._files)
+
+    def columnCount(self, parent: Index = ROOT) -> int:
+        return 0 if parent.isValid() else len(self.COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal \
+                and 0 <= section < len(self.COLUMNS):
+            return self.COLUMNS[section]
+        return None
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self._files):
+            return None
+        f = self._files[index.row()]
+        col = index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            if col == 0:
+                return f.name
+            if col == 1:
+                return f.about
+            if col == 2:
+                return f.lines
+        elif role == Qt.ItemDataRole.ToolTipRole:
+            return f"{f.rel}\n{f.about}\n{f.size:,} bytes"
+        elif role == Qt.ItemDataRole.FontRole and col == 0 and f.kind is Kind.MEMORY:
+            font = QFont()
+            font.setBold(True)
+            return font
+        elif role == Qt.ItemDataRole.ForegroundRole and f.kind in (Kind.LOG, Kind.ARCHIVE) and col == 1:
+            return QColor("#777777")
+        elif role == ROW_ROLE:
+            return f.rel
+        return None
+
+
+# ----- the journal
+
+
+class JournalRow(Protocol):
+    id: str
+    bot: str
+    who: str
+    how: str
+    chat: str | None
+    file: str
+    before_hash: str | None
+    after_hash: str | None
+    diff: str
+    undoable: bool
+    reason: str | None
+
+
+OpenCursor = Callable[[JournalQuery], Any]
+"""Make a cursor (no I/O) whose ``page(n)`` reads the next n rows of a query — ``page`` runs on the worker."""
+Submit = Callable[[Callable[[], Any], Callable[[Any], None], Callable[[BaseException], None]], Any]
+
+
+WHO_WORDS = {"person": "You", "upkeep": "Memory upkeep", "import": "Import"}
+HOW_WORDS = {
+    "panel": "in the app",
+    "cli": "from the command line",
+    "outside": "changed outside the app",
+    "undo": "undo",
+    "tidy-up": "tidy-up",
+    "import": "import",
+    "filed": "filed into topics",
+    "filed into topics": "filed into topics",
+}
+
+
+def who_text(row: Any) -> str:
+    if row.who == "bot":
+        return str(row.bot)
+    return WHO_WORDS.get(row.who, str(row.who))
+
+
+def how_text(row: Any) -> str:
+    if row.how == "task":
+        return f"during a task · chat “{row.chat}”" if row.chat else "during a task"
+    text = HOW_WORDS.get(row.how, str(row.how))
+    if row.chat and row.how != "task":
+        text += f" · chat “{row.chat}”"
+    return text
+
+
+def row_time(row: Any) -> datetime | None:
+    at = row.at
+    if isinstance(at, datetime):
+        value = at
+    else:
+        try:
+            value = datetime.fromisoformat(str(at))
+        except ValueError:
+            return None
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=UTC)
+    return value.astimezone()
+
+
+def when_text(row: Any, today: date | None = None) -> str:
+    t = row_time(row)
+    if t is None:
+        return str(row.at)
+    today = today or datetime.now().astimezone().date()
+    d = t.date()
+    if d == today:
+        return f"today {t:%H:%M}"
+    if (today - d).days == 1:
+        return f"yesterday {t:%H:%M}"
+    if d.year == today.year:
+        return f"{d.day} {t:%b} {t:%H:%M}"
+    return f"{d.day} {t:%b %Y}"
+
+
+def diff_counts(diff: str) -> tuple[int, int]:
+    plus = minus = 0
+    for line in (diff or "").splitlines():
+        if line.startswith(("+++", "---")):
+            continue
+        if line.startswith("+"):
+            plus += 1
+        elif line.startswith("-"):
+            minus += 1
+    return plus, minus
+
+
+def change_text(row: Any) -> str:
+    """The short diff of a row: what happened and the first changed line."""
+    if row.before_hash is None and row.after_hash is not None:
+        head = "created"
+    elif row.after_hash is None and row.before_hash is not None:
+        head = "deleted"
+    else:
+        plus, minus = diff_counts(row.diff)
+        head = f"+{plus} −{minus}"
+    first = ""
+    for line in (row.diff or "").splitlines():
+        if line.startswith(("+++", "---", "@@")):
+            continue
+        if line.startswith(("+", "-")) and line[1:].strip():
+            first = line[1:].strip()
+            first = first.removeprefix("- ")
+            break
+    if len(first) > 90:
+        first = first[:89] + "…"
+    return f"{head}  {first}" if first else head
+
+
+def undo_text(row: Any) -> str:
+    if row.undoable:
+        return "Undo"
+    return f"Can't undo: {row.reason}" if row.reason else "Can't undo"
+
+
+class JournalModel(QAbstractTableModel):
+    """The journal of one bot, newest first, loaded a page at a time on the worker."""
+
+    COLUMNS = ("When", "Who", "How", "File", "Change", "")
+    UNDO_COLUMN = 5
+    PAGE = 200
+
+    loading_changed = Signal(bool)
+    load_failed = Signal(str)
+
+    def __init__(self, open_cursor: OpenCursor, submit: Submit, parent: QObject | None = None,
+                 page: int = PAGE) -> None:
+        super().__init__(parent)
+        self._open_cursor = open_cursor
+        self._cursor: Any = None
+        self._submit = submit
+        self._page = page
+        self._rows: list[Any] = []
+        self._ids: set[str] = set()
+        self._query: JournalQuery | None = None
+        self._generation = 0
+        self._loading = False
+        self._exhausted = True
+
+    # ----- state
+
+    @property
+    def query(self) -> JournalQuery | None:
+        return self._query
+
+    @property
+    def loading(self) -> bool:
+        return self._loading
+
+    @property
+    def exhausted(self) -> bool:
+        return self._exhausted
+
+    def set_query(self, query: JournalQuery | None) -> None:
+        """Show another bot or filter: drop what is loaded and load the first page."""
+        self.beginResetModel()
+        self._query = query
+        self._rows = []
+        self._ids = set()
+        self._generation += 1
+        self._loading = False
+        self._exhausted = query is None
+        self._cursor = self._open_cursor(query) if query is not None else None
+        self.endResetModel()
+        if query is not None:
+            self._request()
+
+    def reload(self) -> None:
+        self.set_query(self._query)
+
+    def row_at(self, row: int) -> Any | None:
+        return self._rows[row] if 0 <= row < len(self._rows) else None
+
+    def row_of(self, row_id: str) -> int:
+        for i, r in enumerate(self._rows):
+            if r.id == row_id:
+                return i
+        return -1
+
+    def add_new(self, rows: Sequence[Any]) -> int:
+        """Rows recorded since the view loaded (newest first): those matching the query go on top."""
+        if self._query is None:
+            return 0
+        patterns = self._query.patterns()
+        seen: set[str] = set()
+        top = []
+        for r in rows:
+            if r.id not in self._ids and r.id not in seen and self._query.matches(r, patterns):
+                seen.add(r.id)
+                top.append(r)
+        if not top:
+            return 0
+        self.beginInsertRows(QModelIndex(), 0, len(top) - 1)
+        self._rows[0:0] = top
+        self._ids.update(seen)
+        self.endInsertRows()
+        return len(top)
+
+    # ----- lazy loading
+
+    def canFetchMore(self, parent: Index = ROOT) -> bool:
+        if parent.isValid():
+            return False
+        return not self._exhausted and not self._loading
+
+    def fetchMore(self, parent: Index = ROOT) -> None:
+        if parent.isValid() or not self.canFetchMore():
+            return
+        self._request()
+
+    def _request(self) -> None:
+        cursor = self._cursor
+        if cursor is None:
+            return
+        generation = self._generation
+        self._loading = True
+        self.loading_changed.emit(True)
+        page = self._page
+        self._submit(lambda: cursor.page(page),
+                     lambda rows: self._on_page(generation, rows),
+                     lambda e: self._on_error(generation, e))
+
+    def _on_page(self, generation: int, rows: list[Any]) -> None:
+        if generation != self._generation:
+            return
+        self._loading = False
+        fresh = [r for r in rows if r.id not in self._ids]
+        if len(rows) < self._page:
+            self._exhausted = True
+        if fresh:
+            first = len(self._rows)
+            self.beginInsertRows(QModelIndex(), first, first + len(fresh) - 1)
+            self._rows.extend(fresh)
+            self._ids.update(r.id for r in fresh)
+            self.endInsertRows()
+        self.loading_changed.emit(False)
+
+    def _on_error(self, generation: int, e: BaseException) -> None:
+        if generation != self._generation:
+            return
+        self._loading = False
+        self._exhausted = True
+        logger.warning("journal page failed: %s", e)
+        self.load_failed.emit(str(e))
+        self.loading_changed.emit(False)
+
+    # ----- the table
+
+    def rowCount(self, parent: Index = ROOT) -> int:
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: Index = ROOT) -> int:
+        return 0 if parent.isValid() else len(self.COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal \
+                and 0 <= section < len(self.COLUMNS):
+            return self.COLUMNS[section]
+        return None
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self._rows):
+            return None
+        row = self._rows[index.row()]
+        col = index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            if col == 0:
+                return when_text(row)
+            if col == 1:
+                return who_text(row)
+            if col == 2:
+                return how_text(row)
+            if col == 3:
+                return row.file
+            if col == 4:
+                return change_text(row)
+            if col == 5:
+                return undo_text(row)
+        elif role == Qt.ItemDataRole.ToolTipRole:
+            if col == self.UNDO_COLUMN:
+                return ("Put the file back as it was before this change (the undo is itself a row)"
+                        if row.undoable else undo_text(row))
+            t = row_time(row)
+            return f"{t:%Y-%m-%d %H:%M:%S}" if t and col == 0 else None
+        elif role == Qt.ItemDataRole.ForegroundRole and col == 4:
+            plus, minus = diff_counts(row.diff)
+            if plus and not minus:
+                return QColor("#2e7d32")
+            if minus and not plus:
+                return QColor("#b3261e")
+        elif role == ROW_ROLE:
+            return row.id
+        elif role == UNDOABLE_ROLE:
+            return bool(row.undoable)
+        return None

@@ -1,0 +1,249 @@
+"""Open in Obsidian, and Show in file manager.
+
+Open in Obsidian builds ``obsidian://open?path=<percent-encoded path>`` when the
+bot's folder is inside a vault listed in Obsidian's ``obsidian.json`` (read,
+never edited) and something handles ``obsidian://`` links; otherwise it opens
+the folder in the file manager and says how to make it a vault. The decision
+(:func:`plan`) is pure and tested; finding vaults and the handler reads the
+disk or runs ``xdg-mime`` and belongs on the worker. Launching goes through
+``QDesktopServices``/``QProcess`` so tests can patch it.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+logger = logging.getLogger(__name__)
+
+HOW_TO_MAKE_A_VAULT = (
+    "To open it in Obsidian, choose “Open folder as vault” in Obsidian and pick {folder}; "
+    "after that, Open in Obsidian takes you straight to the notes."
+)
+NO_HANDLER = "Obsidian does not seem to be installed (nothing opens obsidian:// links), so the folder was opened instead."
+
+
+def config_candidates(platform: str = sys.platform, env: dict[str, str] | None = None,
+                      home: Path | None = None) -> list[Path]:
+    """Where Obsidian keeps ``obsidian.json`` on this system (native, Flatpak and Snap on Linux)."""
+    env = dict(os.environ) if env is None else env
+    home = Path.home() if home is None else home
+    if platform == "darwin":
+        return [home / "Library" / "Application Support" / "obsidian" / "obsidian.json"]
+    if platform.startswith("win"):
+        appdata = env.get("APPDATA")
+        base = Path(appdata) if appdata else home / "AppData" / "Roaming"
+        return [base / "obsidian" / "obsidian.json"]
+    xdg = env.get("XDG_CONFIG_HOME")
+    config = Path(xdg) if xdg else home / ".config"
+    return [
+        config / "obsidian" / "obsidian.json",
+        home / ".var" / "app" / "md.obsidian.Obsidian" / "config" / "obsidian" / "obsidian.json",
+        home / "snap" / "obsidian" / "current" / ".config" / "obsidian" / "obsidian.json",
+    ]
+
+
+def read_vaults(files: list[Path] | None = None) -> list[Path]:
+    """The vault folders listed in Obsidian's ``obsidian.json`` (read-only; a bad file lists none)."""
+    out: list[Path] = []
+    for f in config_candidates() if files is None else files:
+        try:
+            data = json.loads(f.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            continue
+        except (OSError, ValueError, RecursionError) as e:
+            logger.info("could not read %s: %s", f, e)
+            continue
+        vaults = data.get("vaults") if isinstance(data, dict) else None
+        if not isinstance(vaults, dict):
+            continue
+        for v in vaults.values():
+            if isinstance(v, dict) and isinstance(v.get("path"), str) and v["path"]:
+                out.append(Path(v["path"]))
+    return out
+
+
+def vault_of(folder: Path, vaults: list[Path]) -> Path | None:
+    """The vault *folder* is inside (the innermost when vaults nest), or None."""
+    target = _norm(folder)
+    best: Path | None = None
+    for v in vaults:
+        root = _norm(v)
+        inside = target == root or root in target.parents
+        if inside and (best is None or len(root.parts) > len(best.parts)):
+            best = root
+    return best
+
+
+def _norm(p: Path) -> Path:
+    try:
+        return Path(os.path.realpath(p))
+    except OSError:
+        return Path(os.path.abspath(p))
+
+
+def has_handler(platform: str = sys.platform, run: object = None) -> bool:
+    """True when something opens ``obsidian://`` links on this computer.
+
+    Linux asks ``xdg-mime query default x-scheme-handler/obsidian``; macOS and
+    Windows look for the installed app (their installers register the scheme).
+    *run* replaces :func:`subprocess.run` in tests.
+    """
+    runner = subprocess.run if run is None else run
+    if platform.startswith("linux") or "bsd" in platform:
+        if run is None and shutil.which("xdg-mime") is None:
+            return False
+        try:
+            p = runner(["xdg-mime", "query", "default", "x-scheme-handler/obsidian"],  # type: ignore[operator]
+                       capture_output=True, text=True, timeout=5)
+        except (OSError, subprocess.SubprocessError) as e:
+            logger.info("xdg-mime failed: %s", e)
+            return False
+        return p.returncode == 0 and bool(p.stdout.strip())
+    if platform == "darwin":
+        return any(Path(p).exists() for p in ("/Applications/Obsidian.app",
+                                             str(Path.home() / "Applications" / "Obsidian.app")))
+    if platform.startswith("win"):
+        try:
+            import winreg  # type: ignore[import-not-found]
+            winreg.OpenKey(winreg.HKEY_CLASSES_ROOT, "obsidian")  # type: ignore[attr-defined]
+            return True
+        except OSError:
+            return False
+    return False
+
+
+def obsidian_url(path: Path) -> str:
+    """``obsidian://open?path=`` with the absolute path percent-encoded (spaces, non-ASCII, ``&``, ``#``…)."""
+    return "obsidian://open?path=" + quote(str(path), safe="")
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What Open in Obsidian does: open ``url`` (an obsidian:// link or a file:// folder), and what to say."""
+
+    url: str
+    in_obsidian: bool
+    message: str = ""
+
+
+def plan(folder: Path, vaults: list[Path], handler: bool, file: Path | None = None) -> Plan:
+    """Decide: an obsidian:// link when *folder* is in a vault and a handler exists, else the folder."""
+    target = file if file is not None else folder
+    if handler and vault_of(folder, vaults) is not None:
+        return Plan(obsidian_url(target), True)
+    msg = HOW_TO_MAKE_A_VAULT.format(folder=folder)
+    if not handler:
+        msg = NO_HANDLER + " " + msg
+    return Plan(Path(folder).absolute().as_uri(), False, msg)
+
+
+def decide(folder: Path, file: Path | None = None) -> Plan:
+    """Read the vault list and look for a handler (slow: run on the worker), then :func:`plan`."""
+    return plan(folder, read_vaults(), has_handler(), file)
+
+
+# ----- Show in file manager
+
+
+@dataclass(frozen=True)
+class Reveal:
+    """How to show a file selected in the file manager: a DBus ShowItems call, or a program to start."""
+
+    dbus_uri: str | None = None
+    program: str | None = None
+    arguments: tuple[str, ...] = ()
+
+
+def reveal(path: Path, platform: str = sys.platform) -> Reveal:
+    """FileManager1 ShowItems on Linux, ``open -R`` on macOS, ``explorer /select,`` on Windows."""
+    if platform == "darwin":
+        return Reveal(program="open", arguments=("-R", str(path)))
+    if platform.startswith("win"):
+        return Reveal(program="explorer", arguments=(f"/select,{path}",))
+    return Reveal(dbus_uri=Path(path).absolute().as_uri())
+
+
+def open_url(url: str) -> bool:
+    """Hand a URL to the desktop (patched in tests)."""
+    from PySide6.QtCore import QUrl
+    from PySide6.QtGui import QDesktopServices
+
+    return QDesktopServices.openUrl(QUrl(url))
+
+
+def start_detached(program: str, arguments: list[str]) -> bool:
+    """Start a program without waiting for it (patched in tests)."""
+    from PySide6.QtCore import QProcess
+
+    ok, _pid = QProcess.startDetached(program, arguments)
+    return bool(ok)
+
+
+_pending_reveals: set[object] = set()
+
+
+def show_items(uri: str, fallback: str) -> bool:
+    """Ask the file manager over DBus (org.freedesktop.FileManager1.ShowItems) to select *uri*.
+
+    The call is asynchronous; when it fails (no file manager offers the
+    service), *fallback* — the folder — is opened instead. False when there is
+    no session bus at all.
+    """
+    from PySide6.QtDBus import QDBusConnection, QDBusMessage, QDBusPendingCallWatcher
+
+    bus = QDBusConnection.sessionBus()
+    if not bus.isConnected():
+        return False
+    msg = QDBusMessage.createMethodCall("org.freedesktop.FileManager1", "/org/freedesktop/FileManager1",
+                                        "org.freedesktop.FileManager1", "ShowItems")
+    msg.setArguments([[uri], ""])
+    watcher = QDBusPendingCallWatcher(bus.asyncCall(msg, 5000))
+    _pending_reveals.add(watcher)
+
+    def finished(w: QDBusPendingCallWatcher) -> None:
+        _pending_reveals.discard(w)
+        if w.isError():
+            logger.info("FileManager1.ShowItems failed (%s); opening the folder", w.error().message())
+            open_url(fallback)
+        w.deleteLater()
+
+    watcher.finished.connect(finished)
+    return True
+
+
+def show_in_file_manager(path: Path, platform: str = sys.platform) -> bool:
+    """Show *path* selected in the file manager; falls back to opening its folder."""
+    how = reveal(path, platform)
+    if how.dbus_uri is not None:
+        folder = Path(path).parent.absolute().as_uri()
+        if show_items(how.dbus_uri, folder):
+            return True
+        logger.info("no session bus; opening the folder instead")
+        return open_url(folder)
+    assert how.program is not None
+    return start_detached(how.program, list(how.arguments))
+
+
+def open_plan(p: Plan) -> bool:
+    return open_url(p.url)
+
+
+def open_in_obsidian(worker: Any, folder: Path, say: Callable[[str], None]) -> None:
+    """Decide on the worker (reads obsidian.json, runs xdg-mime), then open on the UI thread and say why."""
+
+    def opened(p: Plan) -> None:
+        if not open_plan(p):
+            say(f"Could not open {p.url}")
+        elif p.message:
+            say(p.message)
+
+    worker.read(lambda: decide(folder), opened, lambda e: say(f"Could not open the folder: {e}"))

@@ -1,0 +1,170 @@
+"""The tray icon: colour from the worst gauge, a tooltip naming the bot over budget, the menu built once.
+
+Menu: per bot — Memory panel, Open in Obsidian, Show in file manager, Tidy up
+now —; Recent changes (the newest rows across bots, each undone in one click);
+Settings; Show log; Quit. Left click opens the panel. One slot (:meth:`Tray.update_state`)
+sets icon and tooltip from the gauges (Syncthing Tray's habit). The Recent
+changes entries are a fixed set of actions whose text is updated, not rebuilt.
+"""
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from botmemory.core.budget import Gauge, Level
+from PySide6.QtCore import QObject, Signal, Slot
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QMenu, QSystemTrayIcon
+
+from . import gauge as gauge_text
+from . import icons
+from .models import change_text, when_text, who_text
+
+logger = logging.getLogger(__name__)
+
+RECENT_SLOTS = 8
+_RANK = {Level.OK: 0, Level.AMBER: 1, Level.RED: 2}
+
+
+def worst(gauges: dict[str, Gauge]) -> Level:
+    levels = [g.level for g in gauges.values()]
+    return max(levels, key=lambda lv: _RANK[lv]) if levels else Level.OK
+
+
+def tooltip(gauges: dict[str, Gauge]) -> str:
+    """Names every bot over (or near) the budget; all is well otherwise."""
+    if not gauges:
+        return "botmemory — no bots yet"
+    red = [b for b, g in sorted(gauges.items()) if g.level is Level.RED]
+    amber = [b for b, g in sorted(gauges.items()) if g.level is Level.AMBER]
+    lines = ["botmemory"]
+    for b in red:
+        lines.append(f"{b} is over the budget: {gauge_text.unloaded_text(gauges[b])}")
+    for b in amber:
+        lines.append(f"{b} is nearly full: {gauge_text.lines_text(gauges[b])}, {gauge_text.size_text(gauges[b])}")
+    if not red and not amber:
+        n = len(gauges)
+        lines.append(f"{'the bot is' if n == 1 else f'all {n} bots are'} within the budget")
+    return "\n".join(lines)
+
+
+def recent_text(row: Any) -> str:
+    change = change_text(row)
+    if len(change) > 60:
+        change = change[:59] + "…"
+    return f"{row.bot} · {row.file} · {who_text(row)} · {when_text(row)} — {change}"
+
+
+class Tray(QObject):
+    """The tray icon and its menu. Emits what the person asked for; the app does it."""
+
+    open_panel = Signal(str)          # bot ("" = the default one)
+    open_obsidian = Signal(str)
+    reveal = Signal(str)
+    tidy = Signal(str)
+    undo = Signal(str, str)           # bot, row id
+    settings = Signal()
+    show_log = Signal()
+    quit = Signal()
+
+    def __init__(self, bots: list[str], parent: QObject | None = None, settings_available: bool = True) -> None:
+        super().__init__(parent)
+        self.icon = QSystemTrayIcon(self)
+        self.level = Level.OK
+        self.icon.setIcon(icons.tray_icon(Level.OK))
+        self.icon.setToolTip("botmemory")
+        self.icon.activated.connect(self._activated)
+        self.menu = QMenu()
+        self.bot_menus: dict[str, QMenu] = {}
+        self._bots_anchor = self.menu.addSeparator()
+        for bot in bots:
+            self.add_bot(bot)
+        self.menu.addSeparator()
+        self.recent_menu = self.menu.addMenu("Recent changes")
+        self.recent_actions: list[QAction] = []
+        self.recent_empty = self.recent_menu.addAction("No changes yet")
+        self.recent_empty.setEnabled(False)
+        for _ in range(RECENT_SLOTS):
+            a = self.recent_menu.addAction("")
+            a.setVisible(False)
+            a.triggered.connect(lambda _c=False, act=a: self._undo_action(act))
+            self.recent_actions.append(a)
+        self.menu.addSeparator()
+        self.settings_action = self.menu.addAction("Settings…")
+        self.settings_action.setEnabled(settings_available)
+        self.settings_action.triggered.connect(self.settings)
+        self.log_action = self.menu.addAction("Show log")
+        self.log_action.triggered.connect(self.show_log)
+        self.quit_action = self.menu.addAction("Quit")
+        self.quit_action.triggered.connect(self.quit)
+        self.icon.setContextMenu(self.menu)
+
+    # ----- the menu
+
+    def add_bot(self, bot: str) -> None:
+        """A bot's submenu; built once per bot, when the bot first appears."""
+        if bot in self.bot_menus:
+            return
+        sub = QMenu(bot, self.menu)
+        sub.addAction("Memory panel").triggered.connect(lambda _c=False: self.open_panel.emit(bot))
+        sub.addAction("Open in Obsidian").triggered.connect(lambda _c=False: self.open_obsidian.emit(bot))
+        sub.addAction("Show in file manager").triggered.connect(lambda _c=False: self.reveal.emit(bot))
+        sub.addAction("Tidy up now").triggered.connect(lambda _c=False: self.tidy.emit(bot))
+        names = sorted([*self.bot_menus, bot])
+        after = names.index(bot) + 1
+        before_action = self.bot_menus[names[after]].menuAction() if after < len(names) else self._bots_anchor
+        self.menu.insertMenu(before_action, sub)
+        self.bot_menus[bot] = sub
+
+    @Slot(object)
+    def set_bots(self, bots: list[str]) -> None:
+        for b in bots:
+            self.add_bot(b)
+
+    @Slot(object)
+    def set_recent(self, rows: list[Any]) -> None:
+        """Show the newest rows; each entry undoes its row in one click."""
+        self.recent_empty.setVisible(not rows)
+        for i, a in enumerate(self.recent_actions):
+            if i < len(rows):
+                r = rows[i]
+                a.setText(("Undo: " if r.undoable else "") + recent_text(r))
+                a.setData((r.bot, r.id))
+                a.setEnabled(bool(r.undoable))
+                a.setToolTip("" if r.undoable else f"Can't undo: {r.reason}")
+                a.setVisible(True)
+            else:
+                a.setVisible(False)
+                a.setData(None)
+
+    def _undo_action(self, action: QAction) -> None:
+        data = action.data()
+        if data:
+            bot, row_id = data
+            self.undo.emit(bot, row_id)
+
+    # ----- icon and tooltip
+
+    @Slot(object)
+    def update_state(self, gauges: dict[str, Gauge]) -> None:
+        level = worst(gauges)
+        if level is not self.level:
+            self.level = level
+            self.icon.setIcon(icons.tray_icon(level))
+        self.icon.setToolTip(tooltip(gauges))
+
+    def worst_bot(self, gauges: dict[str, Gauge]) -> str:
+        if not gauges:
+            return ""
+        return max(sorted(gauges), key=lambda b: (_RANK[gauges[b].level], gauges[b].fill))
+
+    def show(self) -> None:
+        self.icon.show()
+
+    def hide(self) -> None:
+        self.icon.hide()
+
+    @Slot(QSystemTrayIcon.ActivationReason)
+    def _activated(self, reason: QSystemTrayIcon.ActivationReason) -> None:
+        if reason in (QSystemTrayIcon.ActivationReason.Trigger, QSystemTrayIcon.ActivationReason.DoubleClick):
+            self.open_panel.emit("")

@@ -1,0 +1,233 @@
+"""The upkeep section of the Memory panel: the Memory and upkeep switches, the last tidy-up, Tidy up now.
+
+Also the heavy-bot line — *This bot loads a lot every turn.* with **Tidy
+memory** — which the core decides (:func:`botmemory.core.upkeep.heavy_line`);
+with Memory or its upkeep off the core never returns it.
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from botmemory.core import config
+from botmemory.core.service import Memory
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from . import corelink
+from .session import Session
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class UpkeepInfo:
+    settings: config.BotSettings
+    last_run: datetime | None
+    report: dict[str, Any] | None
+    error: str | None
+    heavy: str | None
+
+
+def read_info(mem: Memory, bot: str) -> UpkeepInfo:
+    """Runs on the worker."""
+    s = config.bot_settings(mem.home, bot)
+    try:
+        state = corelink.last_tidy(mem, bot)
+        last, report, error = state.last_run, state.report, state.error
+    except Exception as e:  # noqa: BLE001 - the upkeep state is optional
+        logger.info("no upkeep state for %s: %s", bot, e)
+        last, report, error = None, None, None
+    try:
+        heavy = corelink.heavy_line(mem, bot)
+    except Exception as e:  # noqa: BLE001 - the line is optional; the panel works without it
+        logger.info("heavy-bot check failed for %s: %s", bot, e)
+        heavy = None
+    return UpkeepInfo(s, last, report, error, heavy)
+
+
+def _n(count: int, one: str, many: str) -> str:
+    return f"{count} {one if count == 1 else many}"
+
+
+def report_text(report: dict[str, Any] | None, error: str | None = None) -> str:
+    """A tidy-up report (the core's ``as_dict``) in plain words."""
+    if error:
+        return f"It failed: {error}"
+    if not report:
+        return ""
+    if "error" in report and len(report) == 1:
+        return f"It failed: {report['error']}"
+    parts = [
+        f"moved {_n(int(report.get('expired_moved', 0)), 'expired entry', 'expired entries')} to the archive",
+        f"removed {_n(int(report.get('duplicates_removed', 0)), 'exact duplicate', 'exact duplicates')}",
+        f"struck {_n(int(report.get('superseded', 0)), 'contradicted entry', 'contradicted entries')}",
+    ]
+    kept = int(report.get("kept_parts", 0) or 0)
+    if kept:
+        parts.append(f"kept {_n(kept, 'still-true part', 'still-true parts')}")
+    text = ", ".join(parts) + "."
+    rows = report.get("rows") or []
+    if not rows:
+        text = "Nothing needed tidying. " + text
+    else:
+        text += f" {_n(len(rows), 'journal row', 'journal rows')}, each can be undone."
+    for s in report.get("skipped") or []:
+        if isinstance(s, dict):
+            where = f"{s.get('file')}: " if s.get("file") else ""
+            text += f"\nSkipped {s.get('step')}: {where}{s.get('reason')}"
+    return text
+
+
+def when_text(t: datetime | None) -> str:
+    if t is None:
+        return "never"
+    local = t.astimezone() if t.tzinfo else t
+    today = datetime.now().astimezone().date()
+    if local.date() == today:
+        return f"today at {local:%H:%M}"
+    if (today - local.date()).days == 1:
+        return f"yesterday at {local:%H:%M}"
+    return f"{local:%Y-%m-%d %H:%M}"
+
+
+class UpkeepView(QWidget):
+    status = Signal(str)
+
+    def __init__(self, session: Session, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.bot: str | None = None
+        self.info: UpkeepInfo | None = None
+        self._setting = False
+        self._asked = 0
+
+        self.memory_switch = QCheckBox("Let this bot use memory")
+        self.memory_help = QLabel(
+            "Off: MEMORY.md stops loading into new turns, recall and upkeep stop, and bot writes are refused. "
+            "The files stay for you to review.")
+        self.upkeep_switch = QCheckBox("Memory upkeep")
+        self.upkeep_help = QLabel(
+            "Every night after the tidy hour: expired entries move to the archive, exact duplicates go, "
+            "and — with a helper model — contradictions are struck through. Every change can be undone.")
+        for lab in (self.memory_help, self.upkeep_help):
+            lab.setWordWrap(True)
+            lab.setStyleSheet("color: #666; margin-left: 22px;")
+        self.memory_switch.toggled.connect(lambda on: self._switch("memory", on))
+        self.upkeep_switch.toggled.connect(lambda on: self._switch("upkeep", on))
+
+        self.last_label = QLabel()
+        self.report_label = QLabel()
+        self.report_label.setWordWrap(True)
+        self.tidy_button = QPushButton("Tidy up now")
+        self.tidy_button.clicked.connect(self.tidy_now)
+
+        self.heavy_frame = QFrame()
+        self.heavy_frame.setObjectName("heavy")
+        self.heavy_frame.setStyleSheet("QFrame#heavy { background: #fff1c2; border-radius: 4px; }"
+                                       "QFrame#heavy QLabel { color: #1d1d1d; }")
+        self.heavy_label = QLabel()
+        self.heavy_button = QPushButton("Tidy memory")
+        self.heavy_button.clicked.connect(self.tidy_now)
+        hb = QHBoxLayout(self.heavy_frame)
+        hb.setContentsMargins(10, 6, 10, 6)
+        hb.addWidget(self.heavy_label, 1)
+        hb.addWidget(self.heavy_button)
+        self.heavy_frame.hide()
+
+        tidy_row = QHBoxLayout()
+        tidy_row.addWidget(self.last_label, 1)
+        tidy_row.addWidget(self.tidy_button)
+
+        box = QVBoxLayout(self)
+        box.addWidget(self.memory_switch)
+        box.addWidget(self.memory_help)
+        box.addSpacing(8)
+        box.addWidget(self.upkeep_switch)
+        box.addWidget(self.upkeep_help)
+        box.addSpacing(12)
+        box.addLayout(tidy_row)
+        box.addWidget(self.report_label)
+        box.addSpacing(8)
+        box.addWidget(self.heavy_frame)
+        box.addStretch(1)
+        session.upkeep_ran.connect(self._ran)
+
+    def set_bot(self, bot: str | None) -> None:
+        self.bot = bot
+        self.info = None
+        self.refresh()
+
+    def refresh(self) -> None:
+        bot = self.bot
+        if bot is None:
+            return
+        mem = self.session.mem
+        self._asked += 1
+        asked = self._asked
+        self.session.submit_read(lambda: read_info(mem, bot), lambda info: self._show(asked, bot, info),
+                                 lambda e: self.report_label.setText(f"Could not read the upkeep state: {e}"))
+
+    def _show(self, asked: int, bot: str, info: UpkeepInfo) -> None:
+        if bot != self.bot or asked != self._asked:   # a newer read is on its way
+            return
+        self.info = info
+        self._setting = True
+        try:
+            self.memory_switch.setChecked(info.settings.memory)
+            self.upkeep_switch.setChecked(info.settings.upkeep)
+        finally:
+            self._setting = False
+        on = info.settings.memory and info.settings.upkeep
+        self.upkeep_switch.setEnabled(info.settings.memory)
+        self.tidy_button.setEnabled(on)
+        self.last_label.setText(f"Last tidy-up: {when_text(info.last_run)}")
+        text = report_text(info.report, info.error)
+        if not on:
+            text = ("Upkeep is off for this bot: nothing runs by itself, and Tidy up now is unavailable."
+                    if info.settings.memory else "Memory is off for this bot: upkeep does not run.")
+        self.report_label.setText(text)
+        self.heavy_label.setText(f"<b>{info.heavy}</b>" if info.heavy else "")
+        self.heavy_frame.setVisible(bool(info.heavy))
+
+    def _switch(self, key: str, on: bool) -> None:
+        if self._setting or self.bot is None:
+            return
+        bot = self.bot
+        self.session.set_switch(bot, key, on, lambda _s: (self.refresh(), self.status.emit(
+            f"{'Memory' if key == 'memory' else 'Memory upkeep'} is {'on' if on else 'off'} for {bot}.")),
+            lambda e: self.status.emit(f"Could not change the switch: {e}"))
+
+    def tidy_now(self) -> None:
+        if self.bot is None:
+            return
+        bot = self.bot
+        self.tidy_button.setEnabled(False)
+        self.heavy_button.setEnabled(False)
+        self.report_label.setText("Tidying up…")
+        self.session.tidy(bot, lambda _r: self._tidied(bot), lambda e: self._tidy_failed(bot, e))
+
+    def _tidied(self, bot: str) -> None:
+        self.heavy_button.setEnabled(True)
+        self.status.emit(f"Tidy-up of {bot} done.")
+        self.refresh()
+
+    def _tidy_failed(self, bot: str, e: BaseException) -> None:
+        self.heavy_button.setEnabled(True)
+        self.tidy_button.setEnabled(True)
+        self.report_label.setText(f"The tidy-up did not run: {e}")
+        self.status.emit(f"The tidy-up of {bot} did not run: {e}")
+
+    def _ran(self, bot: str, _report: Any) -> None:
+        if bot == self.bot:
+            self.refresh()

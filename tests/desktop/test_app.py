@@ -1,0 +1,221 @@
+"""The app as a whole: no-tray fallback, notifications, one instance per home, and the real app live."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+
+import pytest
+from botmemory.core.store import Actor
+from botmemory.desktop import app as appmod
+from botmemory.desktop.app import App
+from botmemory.desktop.instance import ask_running
+from PySide6.QtWidgets import QApplication
+
+from .conftest import BOT, OTHER, delete, entry, idle, memory_text, open_home
+
+
+@pytest.fixture
+def make_app(qtbot, mem):
+    made = []
+
+    def make(**kw):
+        kw.setdefault("live", False)
+        kw.setdefault("upkeep", False)
+        a = App(mem, today_fixed=True, **kw)
+        made.append(a)
+        return a
+
+    yield make
+    for a in made:
+        a.shutdown()
+        if a.panel is not None:
+            delete(a.panel)
+        delete(a)
+
+
+def test_without_a_tray_the_panel_is_the_window_and_the_app_keeps_running(qtbot, make_app, mem):
+    appmod.qt_app()
+    assert QApplication.quitOnLastWindowClosed() is False
+    a = make_app(tray=False)
+    a.start()
+    assert a.tray is None
+    assert a.panel is not None and a.panel.isVisible()
+    idle(qtbot, a.session)
+    quitting = []
+    QApplication.instance().aboutToQuit.connect(lambda: quitting.append(1))
+    a.panel.close()
+    qtbot.wait(50)
+    assert not quitting                                   # closing the window does not end the app
+    a.show_panel(OTHER)
+    assert a.panel.isVisible() and a.panel.bot == OTHER
+
+
+def test_with_a_tray_nothing_opens_until_asked(qtbot, make_app, mem):
+    mem.store.write(OTHER, "MEMORY.md", memory_text(170), Actor.person())
+    a = make_app(tray=True)
+    a.start()
+    assert a.tray is not None and a.panel is None
+    idle(qtbot, a.session)
+    qtbot.waitUntil(lambda: a.tray.level.value == "amber")
+    assert "ledger is nearly full" in a.tray.icon.toolTip()
+    a.tray.open_panel.emit("")                            # a left click: the worst bot's panel
+    assert a.panel.isVisible() and a.panel.bot == OTHER
+
+
+def test_notices_reach_the_notifier_and_open_or_undo(qtbot, make_app, mem):
+    a = make_app(tray=False)
+    a.start()
+    idle(qtbot, a.session)
+    shown = []
+    a.notifier.shown.connect(shown.append)
+    # a bot's write that had to archive entries
+    mem.store.write(BOT, "MEMORY.md", memory_text(200), Actor.person())
+    from botmemory.core import update
+
+    update.remember(mem.store, BOT, "one more fact", Actor.bot("Plans"))
+    qtbot.waitUntil(lambda: any(n.kind == "archived" for n in shown), timeout=5000)
+    notice = next(n for n in shown if n.kind == "archived")
+    assert notice.title.startswith("scout moved 1 entry to the archive")
+    # a gauge turning red
+    before_red = mem.store.text(BOT, "MEMORY.md")
+    mem.store.write(BOT, "MEMORY.md", memory_text(230), Actor.bot("Plans"))
+    qtbot.waitUntil(lambda: any(n.kind == "red" for n in shown), timeout=5000)
+    red = next(n for n in shown if n.kind == "red")
+    a.notifier.activated.emit(red, "open")
+    assert a.panel.tabs.currentIndex() == 1 and a.panel.bot == BOT     # the file, to trim it
+    # Open on another notice shows the journal; Undo undoes its row
+    rows = mem.journal.list(BOT, limit=1)
+    from botmemory.desktop.session import Notice
+
+    n = Notice("outside", BOT, "t", "x", rows[0].id, "MEMORY.md")
+    a.notifier.activated.emit(n, "open")
+    assert a.panel.tabs.currentIndex() == 2
+    a.notifier.activated.emit(n, "undo")
+    idle(qtbot, a.session)
+    assert mem.store.text(BOT, "MEMORY.md") == before_red
+
+
+def test_tray_actions_do_what_they_say(qtbot, make_app, mem, monkeypatch):
+    from botmemory.desktop import obsidian
+
+    calls = []
+    monkeypatch.setattr(obsidian, "decide", lambda folder, file=None: obsidian.plan(folder, [folder], True))
+    monkeypatch.setattr(obsidian, "open_url", lambda url: calls.append(url) or True)
+    monkeypatch.setattr(obsidian, "show_items", lambda uri, fallback: calls.append(uri) or True)
+    mem.store.write(BOT, "MEMORY.md", entry("2026-09-01", "Old") + " · until 2026-09-30\n", Actor.person())
+    a = make_app(tray=True)
+    a.start()
+    idle(qtbot, a.session)
+    a.tray.open_obsidian.emit(BOT)
+    idle(qtbot, a.session)
+    assert calls[-1].startswith("obsidian://open?path=") and calls[-1].endswith("scout")
+    a.tray.reveal.emit(BOT)
+    assert calls[-1].endswith("/workspaces/scout/MEMORY.md")
+    with qtbot.waitSignal(a.session.upkeep_ran, timeout=5000):
+        a.tray.tidy.emit(BOT)
+    assert "Old" in mem.store.text(BOT, "memory/archive.md")
+    row = mem.journal.list(BOT, limit=1)[0]
+    a.tray.undo.emit(BOT, row.id)
+    idle(qtbot, a.session)
+    assert "Old" in mem.store.text(BOT, "MEMORY.md")
+
+
+def test_the_real_app_sees_an_outside_change_in_the_journal_view(qtbot, tmp_path):
+    """Start the app as ``botmemory-tray`` starts it, edit a file behind its back, watch the row arrive."""
+    root = tmp_path / "home"
+    mem = open_home(root)
+    mem.store.write(BOT, "MEMORY.md", entry("2026-10-01", "Priya is vegetarian") + "\n", Actor.person("cli"))
+    started = appmod.launch(["--root", str(root), "--show", BOT, "--no-tray"])
+    desk = started.desk
+    try:
+        assert desk is not None and desk.panel is not None and desk.panel.isVisible()
+        panel = desk.panel
+        panel.show_tab("journal")
+        qtbot.waitUntil(lambda: panel.journal.model.rowCount() == 1, timeout=10_000)
+        qtbot.waitUntil(lambda: desk.session._watcher is not None, timeout=10_000)
+        # an edit made in another editor, the way Obsidian saves: write a temp file, rename it over
+        path = root / "workspaces" / BOT / "MEMORY.md"
+        tmp = path.with_name(".MEMORY.md.obsidian-tmp")
+        tmp.write_text(path.read_text(encoding="utf-8") + entry("2026-10-15", "Aisle seats", "Travel") + "\n",
+                       encoding="utf-8")
+        os.replace(tmp, path)
+        qtbot.waitUntil(lambda: panel.journal.model.rowCount() == 2, timeout=10_000)
+        top = panel.journal.model.row_at(0)
+        assert (top.who, top.how, top.file) == ("person", "outside", "MEMORY.md")
+        assert panel.journal.model.data(panel.journal.model.index(0, 2)) == "changed outside the app"
+        assert "Aisle seats" in top.diff and top.undoable
+        qtbot.waitUntil(lambda: "Aisle seats" in panel.editor.editor.toPlainText(), timeout=5000)
+    finally:
+        desk.shutdown()
+        started.server.close()
+        delete(desk.panel)
+        delete(desk)
+        delete(started.server)
+
+
+def test_a_demo_start_opens_scouts_panel(qtbot, tmp_path):
+    started = appmod.launch(["--demo", "--root", str(tmp_path / "demo"), "--no-tray"])
+    desk = started.desk
+    try:
+        assert desk.panel.bot == "scout"
+        qtbot.waitUntil(lambda: desk.panel.gauge.gauge is not None and desk.panel.gauge.gauge.level.value == "amber",
+                        timeout=10_000)
+    finally:
+        desk.shutdown()
+        started.server.close()
+        delete(desk.panel)
+        delete(desk)
+        delete(started.server)
+
+
+def _env(tmp_path):
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", XDG_STATE_HOME=str(tmp_path / "state"),
+               XDG_CONFIG_HOME=str(tmp_path / "config"), XDG_RUNTIME_DIR=str(tmp_path / "run"))
+    (tmp_path / "run").mkdir(mode=0o700, exist_ok=True)
+    return env
+
+
+def test_one_app_per_home_between_real_processes(qtbot, tmp_path):
+    root = tmp_path / "home"
+    open_home(root).store.init(BOT)
+    env = _env(tmp_path)
+    cmd = [sys.executable, "-m", "botmemory.desktop.app", "--root", str(root), "--no-tray"]
+    first = subprocess.Popen(cmd, env=env, stderr=subprocess.PIPE, text=True)
+    try:
+        qtbot.waitUntil(lambda: first.poll() is not None or ask_running(root, None), timeout=20_000)
+        assert first.poll() is None, first.stderr.read()
+        second = subprocess.run([*cmd, "--show", BOT], env=env, capture_output=True, text=True, timeout=30,
+                                check=False)
+        assert second.returncode == 0
+        assert first.poll() is None                      # the first one goes on
+    finally:
+        first.send_signal(signal.SIGTERM)
+        code = first.wait(20)
+        first.stderr.close()
+    assert code == 0                                     # SIGTERM quits cleanly
+
+
+def test_relaunch_arguments():
+    assert appmod.relaunch_arguments(["--root", "/a", "--verbose", "--demo"], "/b") == ["--verbose", "--root", "/b"]
+    assert appmod.relaunch_arguments(["--root=/a", "--show", "scout"], "/b") == ["--show", "scout", "--root", "/b"]
+
+
+def test_settings_open_from_the_tray(qtbot, make_app, monkeypatch, tmp_path):
+    opened = []
+
+    class FakeDialog:
+        def __init__(self, home):
+            opened.append(home)
+
+        def isVisible(self):
+            return False
+
+        def show(self):
+            pass
+
+    monkeypatch.setattr(appmod, "settings_dialog_class", lambda: FakeDialog)
+    a = make_app(tray=True)
+    a.tray.settings.emit()
+    assert opened == [a.mem.home]

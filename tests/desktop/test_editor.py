@@ -1,0 +1,200 @@
+"""The file editor: saves with the hash it opened; the conflict flow; the budget preview; logs; delete."""
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+from botmemory.core import budget
+from botmemory.core.store import Actor
+from botmemory.desktop.editor import CONFLICT_TEXT, FileEditor, budget_preview
+
+from .conftest import BOT, entry, idle, memory_text
+
+
+@pytest.fixture
+def editor(qtbot, session):
+    e = FileEditor(session)
+    qtbot.addWidget(e)
+    e.show()
+    return e
+
+
+def _open(qtbot, editor, session, rel):
+    editor.open_file(BOT, rel)
+    idle(qtbot, session)
+
+
+def test_opens_a_file_with_its_hash(qtbot, editor, session, mem):
+    mem.store.write(BOT, "MEMORY.md", "hello\n", Actor.person())
+    _open(qtbot, editor, session, "MEMORY.md")
+    assert editor.editor.toPlainText() == "hello\n"
+    assert editor.opened_hash == mem.store.read(BOT, "MEMORY.md").hash
+    assert not editor.dirty and not editor.save_button.isEnabled()
+    assert not editor.delete_button.isVisible()               # MEMORY.md is never deleted
+
+
+def test_save_carries_the_hash_and_journals_a_panel_row(qtbot, editor, session, mem):
+    mem.store.write(BOT, "MEMORY.md", "hello\n", Actor.person())
+    _open(qtbot, editor, session, "MEMORY.md")
+    editor.editor.setPlainText("hello\nworld\n")
+    assert editor.dirty and editor.save_button.isEnabled()
+    with qtbot.waitSignal(editor.saved):
+        editor.save_button.click()
+    assert mem.store.text(BOT, "MEMORY.md") == "hello\nworld\n"
+    assert editor.opened_hash == mem.store.read(BOT, "MEMORY.md").hash
+    assert not editor.dirty
+    row = mem.journal.list(BOT, limit=1)[0]
+    assert (row.who, row.how, row.file) == ("person", "panel", "MEMORY.md")
+
+
+def _conflict(qtbot, editor, session, mem):
+    mem.store.write(BOT, "MEMORY.md", "line one\n", Actor.person())
+    _open(qtbot, editor, session, "MEMORY.md")
+    editor.editor.setPlainText("line one\nmy draft line\n")
+    # the bot writes while the person types
+    mem.store.write(BOT, "MEMORY.md", "line one\n" + entry("2026-10-15", "the bot's note") + "\n", Actor.bot("Plans"))
+    editor.save()
+    idle(qtbot, session)
+
+
+def test_conflict_is_said_and_nothing_is_overwritten(qtbot, editor, session, mem):
+    _conflict(qtbot, editor, session, mem)
+    assert editor.conflict_banner.isVisible()
+    assert CONFLICT_TEXT.format(bot=BOT) in editor.conflict_banner.label.text()
+    assert "scout changed this file while you were editing." in editor.conflict_banner.label.text()
+    assert "the bot's note" in mem.store.text(BOT, "MEMORY.md")
+    assert editor.editor.toPlainText() == "line one\nmy draft line\n"        # the draft is still there
+
+
+def test_reload_shows_the_new_text_and_keeps_the_draft_under_the_editor(qtbot, editor, session, mem):
+    _conflict(qtbot, editor, session, mem)
+    editor.reload_button.click()
+    assert "the bot's note" in editor.editor.toPlainText()
+    assert editor.draft_box.isVisible()
+    assert editor.draft.toPlainText() == "line one\nmy draft line\n"
+    assert not editor.conflict_banner.isVisible()
+    # saving now goes through: it carries the hash of the bot's version
+    editor.editor.setPlainText(editor.editor.toPlainText() + "my draft line\n")
+    with qtbot.waitSignal(editor.saved):
+        editor.save()
+    text = mem.store.text(BOT, "MEMORY.md")
+    assert "the bot's note" in text and "my draft line" in text
+
+
+def test_overwrite_with_mine_saves_the_draft_and_can_be_undone(qtbot, editor, session, mem):
+    from botmemory.core import journal
+
+    _conflict(qtbot, editor, session, mem)
+    with qtbot.waitSignal(editor.saved):
+        editor.overwrite_button.click()
+    assert mem.store.text(BOT, "MEMORY.md") == "line one\nmy draft line\n"
+    row = mem.journal.list(BOT, limit=1)[0]
+    assert row.how == "panel" and row.undoable
+    journal.undo(mem, BOT, row.id)
+    assert "the bot's note" in mem.store.text(BOT, "MEMORY.md")
+
+
+def test_a_second_conflict_after_overwrite_is_caught_again(qtbot, editor, session, mem):
+    _conflict(qtbot, editor, session, mem)
+    # the bot writes again between the conflict and the overwrite
+    mem.store.write(BOT, "MEMORY.md", "the bot again\n", Actor.bot("Plans"))
+    editor.overwrite_button.click()
+    idle(qtbot, session)
+    assert editor.conflict_banner.isVisible()
+    assert mem.store.text(BOT, "MEMORY.md") == "the bot again\n"
+
+
+def test_a_file_deleted_meanwhile_is_a_conflict_too(qtbot, editor, session, mem):
+    mem.store.write(BOT, "memory/travel.md", "aisle\n", Actor.person())
+    _open(qtbot, editor, session, "memory/travel.md")
+    editor.editor.setPlainText("window\n")
+    mem.store.delete(BOT, "memory/travel.md", Actor.bot("Plans"))
+    editor.save()
+    idle(qtbot, session)
+    assert editor.conflict_banner.isVisible()
+    with qtbot.waitSignal(editor.saved):
+        editor.overwrite_button.click()
+    assert mem.store.text(BOT, "memory/travel.md") == "window\n"
+
+
+def test_a_redacted_save_shows_what_was_kept(qtbot, editor, session, mem):
+    _open(qtbot, editor, session, "MEMORY.md")
+    editor.editor.setPlainText("wifi password: hunter2hunter2\n")
+    with qtbot.waitSignal(editor.saved):
+        editor.save()
+    assert "«redacted" in editor.editor.toPlainText()
+    assert "«redacted" in mem.store.text(BOT, "MEMORY.md")
+    assert not editor.dirty
+
+
+def test_daily_logs_are_read_only_but_deletable(qtbot, editor, session, mem, monkeypatch):
+    rel = "memory/log/2026-10-14.md"
+    mem.store.write(BOT, rel, "- 09:00 · chat \"Plans\" · did it\n", Actor.bot("Plans"), allow_log=True)
+    _open(qtbot, editor, session, rel)
+    assert editor.editor.isReadOnly()
+    assert not editor.save_button.isEnabled()
+    assert "read-only" in editor.note.text()
+    monkeypatch.setattr(editor, "confirm", lambda _q: True)
+    with qtbot.waitSignal(editor.deleted):
+        editor.delete_button.click()
+    assert mem.store.read(BOT, rel) is None
+    assert mem.journal.list(BOT, limit=1)[0].after_hash is None
+
+
+def test_delete_asks_first(qtbot, editor, session, mem, monkeypatch):
+    mem.store.write(BOT, "memory/travel.md", "aisle\n", Actor.person())
+    _open(qtbot, editor, session, "memory/travel.md")
+    monkeypatch.setattr(editor, "confirm", lambda _q: False)
+    editor.delete_button.click()
+    idle(qtbot, session)
+    assert mem.store.read(BOT, "memory/travel.md") is not None
+
+
+def test_budget_preview_lists_what_the_next_harness_write_would_move(qtbot, editor, session, mem):
+    _open(qtbot, editor, session, "MEMORY.md")
+    draft = "# Hand-written, never moves\n" + memory_text(205)
+    editor.editor.setPlainText(draft)
+    editor.save()
+    assert editor.budget_banner.isVisible()
+    moved = editor.moved_model.stringList()
+    assert moved and "Fact number 1 about" in moved[0]       # the oldest dated entry first
+    assert "would not load" in editor.budget_banner.label.text()
+    assert mem.store.text(BOT, "MEMORY.md") == ""             # nothing saved yet
+    with qtbot.waitSignal(editor.saved):
+        editor.save_anyway_button.click()
+    assert mem.store.text(BOT, "MEMORY.md") == draft          # saved as typed: the panel never moves entries
+
+
+def test_keep_editing_saves_nothing(qtbot, editor, session, mem):
+    _open(qtbot, editor, session, "MEMORY.md")
+    editor.editor.setPlainText(memory_text(210))
+    editor.save()
+    editor.keep_editing_button.click()
+    idle(qtbot, session)
+    assert not editor.budget_banner.isVisible()
+    assert mem.store.text(BOT, "MEMORY.md") == ""
+
+
+def test_budget_preview_function():
+    today = date(2026, 10, 15)
+    within = budget_preview(memory_text(150), today)
+    assert not within.over and within.moved == []
+    over = budget_preview(memory_text(203), today)
+    assert over.over and len(over.moved) == 3 and over.fits_after
+    hand = budget_preview("a line by hand\n" * 230, today)
+    assert hand.over and hand.moved == [] and not hand.fits_after
+    assert budget.gauge(memory_text(203)).unloaded_lines == 3
+
+
+def test_live_refresh_when_not_editing(qtbot, editor, session, mem):
+    mem.store.write(BOT, "MEMORY.md", "old\n", Actor.person())
+    _open(qtbot, editor, session, "MEMORY.md")
+    mem.store.write(BOT, "MEMORY.md", "new\n", Actor.bot("Plans"))
+    editor.file_changed_on_disk()
+    idle(qtbot, session)
+    assert editor.editor.toPlainText() == "new\n"
+    editor.editor.setPlainText("typing…\n")
+    mem.store.write(BOT, "MEMORY.md", "newer\n", Actor.bot("Plans"))
+    editor.file_changed_on_disk()
+    idle(qtbot, session)
+    assert editor.editor.toPlainText() == "typing…\n"          # a draft is never replaced

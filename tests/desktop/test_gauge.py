@@ -1,0 +1,79 @@
+"""The gauge: lines and size against the budget, amber from 80 %, red with the unloaded count."""
+from __future__ import annotations
+
+import pytest
+from botmemory.core import budget
+from botmemory.core.budget import Level
+from botmemory.desktop.gauge import COLOURS, GaugeWidget, summary, unloaded_text
+
+from .conftest import memory_text
+
+
+@pytest.fixture
+def widget(qtbot):
+    w = GaugeWidget()
+    qtbot.addWidget(w)
+    w.show()
+    return w
+
+
+def test_the_rule_is_always_said(widget):
+    assert widget.rule_label.text() == "Only the first 200 lines load each turn."
+    widget.set_gauge(budget.gauge(memory_text(3)))
+    assert widget.rule_label.isVisible()
+    widget.set_gauge(budget.gauge(memory_text(250)))
+    assert "only the first 200 lines load each turn" in widget.rule_label.text().lower()
+
+
+def test_ok(widget):
+    g = budget.gauge(memory_text(40))
+    widget.set_gauge(g)
+    assert g.level is Level.OK
+    assert widget.lines_label.text() == "40 of 200 lines"
+    assert widget.size_label.text().endswith("of 24 KB")
+    assert widget.lines_bar.colour == COLOURS[Level.OK]
+    assert widget.lines_bar.fraction == pytest.approx(0.2)
+    assert not widget.unloaded_label.isVisible()
+    assert "within the budget" in widget.state_label.text()
+
+
+def test_amber_from_80_percent(widget):
+    g = budget.gauge(memory_text(160))
+    assert g.level is Level.AMBER
+    widget.set_gauge(g)
+    assert widget.lines_label.text() == "160 of 200 lines"
+    assert widget.lines_bar.colour == COLOURS[Level.AMBER]
+    assert "nearly full" in widget.state_label.text()
+    assert not widget.unloaded_label.isVisible()
+
+
+def test_red_once_anything_stops_loading(widget):
+    g = budget.gauge(memory_text(214))
+    assert g.level is Level.RED
+    widget.set_gauge(g)
+    assert widget.unloaded_label.isVisible()
+    assert widget.unloaded_label.text() == "14 lines are not being loaded"
+    assert widget.lines_bar.colour == COLOURS[Level.RED]
+    assert "over the budget" in widget.state_label.text()
+
+
+def test_red_by_size(widget):
+    long_line = "- 2026-10-01 · from cli · " + "x" * 400 + "\n"
+    g = budget.gauge(long_line * 70)
+    assert g.level is Level.RED and g.lines < 200
+    widget.set_gauge(g)
+    assert widget.size_bar.fraction > 1
+    assert "not being loaded" in widget.unloaded_label.text()
+
+
+def test_unknown_then_known(widget):
+    widget.set_gauge(None)
+    assert widget.lines_label.text() == "…"
+    widget.set_gauge(budget.gauge(""))
+    assert widget.lines_label.text() == "0 of 200 lines"
+
+
+def test_texts():
+    g = budget.gauge(memory_text(201))
+    assert unloaded_text(g) == "1 line is not being loaded"
+    assert summary("scout", g).startswith("scout: 201 of 200 lines")

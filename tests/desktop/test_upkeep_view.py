@@ -1,0 +1,77 @@
+"""The upkeep section: switches, the last tidy-up and its report, Tidy up now, the heavy-bot line."""
+from __future__ import annotations
+
+import pytest
+from botmemory.core import config
+from botmemory.core.store import Actor
+from botmemory.desktop.upkeep_view import UpkeepView, report_text
+
+from .conftest import BOT, entry, idle
+
+
+@pytest.fixture
+def view(qtbot, session, mem):
+    v = UpkeepView(session)
+    qtbot.addWidget(v)
+    v.show()
+    v.set_bot(BOT)
+    idle(qtbot, session)
+    return v
+
+
+def test_switches_follow_and_set_the_bot_settings(qtbot, view, session, mem):
+    assert view.memory_switch.isChecked() and view.upkeep_switch.isChecked()
+    assert view.last_label.text() == "Last tidy-up: never"
+    view.upkeep_switch.click()
+    idle(qtbot, session)
+    assert config.bot_settings(mem.home, BOT).upkeep is False
+    assert not view.tidy_button.isEnabled()
+    assert "Upkeep is off" in view.report_label.text()
+    view.memory_switch.click()
+    idle(qtbot, session)
+    assert config.bot_settings(mem.home, BOT).memory is False
+    assert not view.upkeep_switch.isEnabled()
+
+
+def test_tidy_up_now_runs_and_shows_its_report(qtbot, view, session, mem):
+    mem.store.write(BOT, "MEMORY.md", entry("2026-09-01", "Dentist on Thursday") + " · until 2026-09-30\n"
+                    + entry("2026-10-01", "Priya is vegetarian") + "\n"
+                    + entry("2026-10-02", "Priya is vegetarian.") + "\n", Actor.person())
+    with qtbot.waitSignal(session.upkeep_ran, timeout=10_000):
+        view.tidy_button.click()
+    idle(qtbot, session)
+    assert view.last_label.text().startswith("Last tidy-up: today at")
+    text = view.report_label.text()
+    assert "moved 1 expired entry to the archive" in text
+    assert "removed 1 exact duplicate" in text
+    assert "Dentist" in mem.store.text(BOT, "memory/archive.md")
+    rows = mem.journal.list(BOT, limit=5)
+    assert rows[0].who == "upkeep" and rows[0].how == "tidy-up" and rows[0].undoable
+
+
+def test_the_heavy_bot_line_shows_with_tidy_memory(qtbot, view, session, mem):
+    lines = "".join(entry("2026-10-01", f"note {i} " + "x" * 90) + "\n" for i in range(150))
+    mem.store.write(BOT, "MEMORY.md", lines, Actor.person())
+    mem.home.about_me.write_text("about me " * 1200, encoding="utf-8")
+    view.refresh()
+    idle(qtbot, session)
+    assert view.heavy_frame.isVisible()
+    assert view.heavy_label.text() == "<b>This bot loads a lot every turn.</b>"
+    with qtbot.waitSignal(session.upkeep_ran, timeout=10_000):
+        view.heavy_button.click()
+    config.set_bot_setting(mem.home, BOT, "upkeep", False)
+    view.refresh()
+    idle(qtbot, session)
+    assert not view.heavy_frame.isVisible()                       # never with upkeep off
+
+
+def test_report_texts():
+    assert report_text(None) == ""
+    assert report_text({"expired_moved": 0, "duplicates_removed": 0, "superseded": 0, "rows": []}) \
+        .startswith("Nothing needed tidying.")
+    r = report_text({"expired_moved": 2, "duplicates_removed": 1, "superseded": 1, "kept_parts": 1,
+                     "rows": ["a", "b"], "skipped": [{"file": None, "step": "contradictions",
+                                                      "reason": "no helper model is set"}]})
+    assert "moved 2 expired entries" in r and "struck 1 contradicted entry" in r and "kept 1 still-true part" in r
+    assert "Skipped contradictions: no helper model is set" in r
+    assert report_text(None, "disk full") == "It failed: disk full"
