@@ -205,8 +205,8 @@ def cmd_journal(mem: Memory, args: argparse.Namespace) -> None:
     if args.file is not None:
         classify(args.file)
     words = (args.grep or "").split()
-    rows = mem.journal.list(args.bot, limit=args.limit, file=args.file, grep=words)
-    empty = "no rows match" if args.file or words else f"no changes recorded for {args.bot} yet"
+    rows = mem.journal.list(args.bot, limit=args.limit, file=args.file, grep=words, who=args.who)
+    empty = "no rows match" if args.file or words or args.who else f"no changes recorded for {args.bot} yet"
     _out(args, [r.as_dict() for r in rows], "\n".join(r.summary() for r in rows) or empty)
 
 
@@ -343,6 +343,7 @@ def build_parser() -> _Parser:
     sp.add_argument("--file", metavar="PATH", help="only rows of this file (MEMORY.md, memory/<topic>.md, …)")
     sp.add_argument("--grep", metavar="WORDS",
                     help="only rows whose diff adds or removes a line with every one of these words")
+    sp.add_argument("--who", choices=("bot", "person", "upkeep", "import"), help="only rows by this author")
     sp = add("undo", cmd_undo, "put a file back to a journal row's earlier text (itself a row)")
     sp.add_argument("bot")
     sp.add_argument("row_id", metavar="ROW_ID")

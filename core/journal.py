@@ -26,6 +26,8 @@ larger than :data:`EARLIER_TEXT_MAX_BYTES` says so and cannot be undone.
 from __future__ import annotations
 
 import difflib
+import functools
+import itertools
 import json
 import logging
 import lzma
@@ -287,6 +289,33 @@ class Segment:
         return lzma.decompress(data) if self.path.name.endswith(".xz") else data
 
 
+
+@dataclass(frozen=True)
+class RowFilter:
+    """Which rows to list: one file (a rename counts for both names), one author, words in the diff.
+
+    Words match whole, case-insensitively, in the diff's added or removed lines,
+    every one of them — so a person can see when a fact appeared or disappeared.
+    """
+
+    file: str | None = None
+    who: str | None = None
+    words: tuple[str, ...] = ()
+
+    @functools.cached_property
+    def patterns(self) -> list[re.Pattern[str]]:
+        return [re.compile(rf"(?<!\w){re.escape(w)}(?!\w)", re.IGNORECASE) for w in self.words if w]
+
+    def matches(self, row: Row) -> bool:
+        if self.file is not None and self.file not in (row.file, row.renamed_from):
+            return False
+        if self.who is not None and row.who != self.who:
+            return False
+        if self.patterns:
+            changed = "\n".join(row.changed_lines())
+            return all(p.search(changed) for p in self.patterns)
+        return True
+
 class Journal:
     """The journal of every bot of one home. Thread-safe; appends hold the bot's workspace lock."""
 
@@ -428,24 +457,18 @@ class Journal:
                     seen.add(row.id)
                     yield row
 
-    def list(self, bot: str, *, limit: int | None = 50, file: str | None = None,
-             grep: Sequence[str] = ()) -> list[Row]:
-        """The newest rows first, at most *limit*, optionally of one file or whose diff mentions every word."""
-        patterns = [re.compile(rf"(?<!\w){re.escape(w)}(?!\w)", re.IGNORECASE) for w in grep if w]
-        out: list[Row] = []
-        if limit is not None and limit <= 0:
-            return out
+    def matching(self, bot: str, flt: RowFilter) -> Iterator[Row]:
+        """The rows *flt* lets through, newest first (lazily: stop reading whenever you like)."""
         for row in self.rows(bot):
-            if file is not None and file not in (row.file, row.renamed_from):
-                continue
-            if patterns:
-                changed = "\n".join(row.changed_lines())
-                if not all(p.search(changed) for p in patterns):
-                    continue
-            out.append(row)
-            if limit is not None and len(out) >= limit:
-                break
-        return out
+            if flt.matches(row):
+                yield row
+
+    def list(self, bot: str, *, limit: int | None = 50, file: str | None = None,
+             grep: Sequence[str] = (), who: str | None = None) -> list[Row]:
+        """The newest rows first, at most *limit*, optionally of one file or author, or whose diff mentions every word."""
+        if limit is not None and limit <= 0:
+            return []
+        return list(itertools.islice(self.matching(bot, RowFilter(file, who, tuple(grep))), limit))
 
     def find(self, bot: str, row_id: str) -> Row:
         if not _ROW_ID.fullmatch(row_id):

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import itertools
 import logging
-import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
@@ -41,22 +40,14 @@ class JournalQuery:
     who: str | None = None
     grep: str | None = None
 
-    def patterns(self) -> list[re.Pattern[str]]:
-        # the same rule as `botmemory journal --grep`: every word, whole, in an added or removed line
-        return [re.compile(rf"(?<!\w){re.escape(w)}(?!\w)", re.IGNORECASE) for w in (self.grep or "").split()]
+    def filter(self) -> Any:
+        """The core's row filter for this query (`botmemory journal --file/--who/--grep` use the same)."""
+        from botmemory.core.journal import RowFilter
 
-    def matches(self, row: Any, patterns: list[re.Pattern[str]] | None = None) -> bool:
-        if row.bot != self.bot:
-            return False
-        if self.file and self.file not in (row.file, getattr(row, "renamed_from", None)):
-            return False
-        if self.who and row.who != self.who:
-            return False
-        pats = self.patterns() if patterns is None else patterns
-        if pats:
-            changed = "\n".join(row.changed_lines())
-            return all(p.search(changed) for p in pats)
-        return True
+        return RowFilter(self.file or None, self.who or None, tuple((self.grep or "").split()))
+
+    def matches(self, row: Any) -> bool:
+        return bool(row.bot == self.bot and self.filter().matches(row))
 
 
 class Cursor:
@@ -73,10 +64,7 @@ class Cursor:
         self._it: Iterator[Any] | None = None
 
     def _rows(self) -> Iterator[Any]:
-        patterns = self.query.patterns()
-        for row in journal_of(self.mem).rows(self.query.bot):
-            if self.query.matches(row, patterns):
-                yield row
+        return journal_of(self.mem).matching(self.query.bot, self.query.filter())
 
     def page(self, limit: int) -> list[Any]:
         if self._it is None:

@@ -357,11 +357,11 @@ class JournalModel(QAbstractTableModel):
         """Rows recorded since the view loaded (newest first): those matching the query go on top."""
         if self._query is None:
             return 0
-        patterns = self._query.patterns()
+        flt = self._query.filter()
         seen: set[str] = set()
         top = []
         for r in rows:
-            if r.id not in self._ids and r.id not in seen and self._query.matches(r, patterns):
+            if r.id not in self._ids and r.id not in seen and r.bot == self._query.bot and flt.matches(r):
                 seen.add(r.id)
                 top.append(r)
         if not top:

@@ -446,3 +446,16 @@ _lines = st.lists(st.sampled_from(["a\n", "b\n", "c\n", "- fact\n", "\n", "x"]),
 def test_the_diff_turns_the_earlier_text_into_the_new_one(before, after):
     d = J.make_diff(MEMORY_FILE, before, after)
     assert apply_diff(before, d) == after
+
+
+def test_row_filter_by_who_file_and_words(mem):
+    from botmemory.core.journal import RowFilter
+    from botmemory.core.store import Actor
+
+    mem.store.write(BOT, "memory/a.md", "- Acme pays late\n", Actor.person())
+    mem.store.write(BOT, "memory/b.md", "- Globex pays on time\n", Actor.bot("Plans"))
+    assert [r.file for r in mem.journal.list(BOT, who="bot")] == ["memory/b.md"]
+    assert [r.file for r in mem.journal.list(BOT, grep=["pays"])] == ["memory/b.md", "memory/a.md"]
+    assert [r.file for r in mem.journal.list(BOT, grep=["acme", "late"])] == ["memory/a.md"]
+    assert mem.journal.list(BOT, grep=["pay"]) == []  # whole words only
+    assert [r.file for r in mem.journal.matching(BOT, RowFilter(file="memory/a.md", who="person"))] == ["memory/a.md"]
