@@ -96,7 +96,23 @@ def xdg_autostart_dir(environ: dict[str, str] | None = None) -> Path:
     return root / "autostart"
 
 
-class XdgAutostart:
+class _LoginFile:
+    """Start at login kept as one file: switching it off removes the file."""
+
+    path: Path
+
+    def disable(self) -> None:
+        try:
+            self.path.unlink()
+        except FileNotFoundError:
+            return
+        logger.info("start at login off: removed %s", self.path)
+
+    def describe(self) -> str:
+        return str(self.path)
+
+
+class XdgAutostart(_LoginFile):
     def __init__(self, folder: Path | None = None) -> None:
         self.folder = folder if folder is not None else xdg_autostart_dir()
 
@@ -127,15 +143,6 @@ class XdgAutostart:
         atomic_write(self.path, text.encode("utf-8"))
         logger.info("start at login on: wrote %s", self.path)
 
-    def disable(self) -> None:
-        try:
-            self.path.unlink()
-        except FileNotFoundError:
-            return
-        logger.info("start at login off: removed %s", self.path)
-
-    def describe(self) -> str:
-        return str(self.path)
 
 
 # --- macOS: LaunchAgent ---------------------------------------------------------------
@@ -144,7 +151,7 @@ def launch_agents_dir() -> Path:
     return Path.home() / "Library" / "LaunchAgents"
 
 
-class LaunchAgent:
+class LaunchAgent(_LoginFile):
     def __init__(self, folder: Path | None = None, label: str = LAUNCH_AGENT_LABEL) -> None:
         self.folder = folder if folder is not None else launch_agents_dir()
         self.label = label
@@ -179,15 +186,6 @@ class LaunchAgent:
         os.chmod(self.path, 0o644)
         logger.info("start at login on: wrote %s", self.path)
 
-    def disable(self) -> None:
-        try:
-            self.path.unlink()
-        except FileNotFoundError:
-            return
-        logger.info("start at login off: removed %s", self.path)
-
-    def describe(self) -> str:
-        return str(self.path)
 
 
 # --- Windows: the Run key -------------------------------------------------------------

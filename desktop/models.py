@@ -107,7 +107,22 @@ def list_files(mem: Memory, bot: str) -> list[FileInfo]:
     return rest + logs
 
 
-class FilesModel(QAbstractTableModel):
+class _Table(QAbstractTableModel):
+    """A flat table with fixed column titles: what both models share."""
+
+    COLUMNS: tuple[str, ...] = ()
+
+    def columnCount(self, parent: Index = ROOT) -> int:
+        return 0 if parent.isValid() else len(self.COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal \
+                and 0 <= section < len(self.COLUMNS):
+            return self.COLUMNS[section]
+        return None
+
+
+class FilesModel(_Table):
     """MEMORY.md, the topics (with title and aliases), the archive, then daily logs, newest first."""
 
     COLUMNS = ("File", "About", "Lines")
@@ -135,15 +150,6 @@ class FilesModel(QAbstractTableModel):
 
     def rowCount(self, parent: Index = ROOT) -> int:
         return 0 if parent.isValid() else len(self._files)
-
-    def columnCount(self, parent: Index = ROOT) -> int:
-        return 0 if parent.isValid() else len(self.COLUMNS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal \
-                and 0 <= section < len(self.COLUMNS):
-            return self.COLUMNS[section]
-        return None
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or not 0 <= index.row() < len(self._files):
@@ -289,7 +295,7 @@ def undo_text(row: Any) -> str:
     return f"Can't undo: {row.reason}" if row.reason else "Can't undo"
 
 
-class JournalModel(QAbstractTableModel):
+class JournalModel(_Table):
     """The journal of one bot, newest first, loaded a page at a time on the worker."""
 
     COLUMNS = ("When", "Who", "How", "File", "Change", "")
@@ -424,15 +430,6 @@ class JournalModel(QAbstractTableModel):
 
     def rowCount(self, parent: Index = ROOT) -> int:
         return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: Index = ROOT) -> int:
-        return 0 if parent.isValid() else len(self.COLUMNS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal \
-                and 0 <= section < len(self.COLUMNS):
-            return self.COLUMNS[section]
-        return None
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or not 0 <= index.row() < len(self._rows):

@@ -21,6 +21,7 @@ import keyring.backends.fail
 import keyring.errors
 import pytest
 
+from tests.fakes import MemoryKeyring
 from botmemory.core import config, helper
 from botmemory.core.helper import Helper, HelperConfig, HelperError
 from botmemory.core.paths import Home
@@ -28,25 +29,6 @@ from botmemory.core.paths import Home
 from .conftest import BOT
 
 # ----- fakes at the edges
-
-
-class MemoryKeyring(keyring.backend.KeyringBackend):
-    """A keyring that keeps passwords in a dict."""
-
-    priority = 1  # type: ignore[assignment]
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.store: dict[tuple[str, str], str] = {}
-
-    def get_password(self, service: str, username: str) -> str | None:
-        return self.store.get((service, username))
-
-    def set_password(self, service: str, username: str, password: str) -> None:
-        self.store[(service, username)] = password
-
-    def delete_password(self, service: str, username: str) -> None:
-        self.store.pop((service, username), None)
 
 
 @pytest.fixture

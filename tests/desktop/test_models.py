@@ -1,6 +1,7 @@
 """The Qt models: files of a workspace, and the journal loaded lazily."""
 from __future__ import annotations
 
+from botmemory.desktop.notify import _run_now as _sync_submit  # run at once, as a worker would later
 from botmemory.core.paths import Kind
 from botmemory.core.store import Actor
 from botmemory.desktop.corelink import Cursor, JournalQuery
@@ -63,13 +64,6 @@ def test_files_model(qtmodeltester, qtbot, mem):
     assert model.data(model.index(0, 0), Qt.ItemDataRole.FontRole).bold()
 
 
-def _sync_submit(fn, done, error):
-    try:
-        value = fn()
-    except Exception as e:  # noqa: BLE001
-        error(e)
-    else:
-        done(value)
 
 
 def _edits(mem, n, bot=BOT):

@@ -12,34 +12,13 @@ import keyring.backends.fail
 import keyring.errors
 import pytest
 
+from tests.fakes import MemoryKeyring
 from botmemory.core import config as core_config
 from botmemory.core.paths import Home
 from botmemory.desktop import keystore
 from botmemory.desktop import settings_dialog as sd
 from botmemory.desktop.autostart import XdgAutostart
 from botmemory.desktop.settings_dialog import Form, Invalid, Settings
-
-
-class DictKeyring(keyring.backend.KeyringBackend):
-    """An in-memory keyring backend: the fake at the edge."""
-
-    priority = 1  # type: ignore[assignment]
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.store: dict[tuple[str, str], str] = {}
-
-    def get_password(self, service: str, username: str) -> str | None:
-        return self.store.get((service, username))
-
-    def set_password(self, service: str, username: str, password: str) -> None:
-        self.store[(service, username)] = password
-
-    def delete_password(self, service: str, username: str) -> None:
-        try:
-            del self.store[(service, username)]
-        except KeyError:
-            raise keyring.errors.PasswordDeleteError("no such password") from None
 
 
 UNKNOWN: dict[str, Any] = {
@@ -61,8 +40,8 @@ def home(tmp_path: Path) -> Home:
 
 
 @pytest.fixture
-def kr() -> DictKeyring:
-    return DictKeyring()
+def kr() -> MemoryKeyring:
+    return MemoryKeyring()
 
 
 @pytest.fixture
@@ -165,7 +144,7 @@ def test_validate_returns_clean_values(home: Home) -> None:
 
 # --- config.json --------------------------------------------------------------------------
 
-def test_round_trip_keeps_unknown_keys(home: Home, kr: DictKeyring, start: XdgAutostart, ui_path: Path) -> None:
+def test_round_trip_keeps_unknown_keys(home: Home, kr: MemoryKeyring, start: XdgAutostart, ui_path: Path) -> None:
     s = settings(home, helper_instance="openrouter", helper_model="openai/gpt-4o-mini", tidy_hour=5,
                  auto_recall=False)
     sd.save(s, start, backend=kr, ui_path=ui_path)
@@ -184,7 +163,7 @@ def test_round_trip_keeps_unknown_keys(home: Home, kr: DictKeyring, start: XdgAu
     assert "home" not in written  # the home choice is the app's own setting
 
 
-def test_core_helper_reads_what_settings_wrote(home: Home, kr: DictKeyring, start: XdgAutostart,
+def test_core_helper_reads_what_settings_wrote(home: Home, kr: MemoryKeyring, start: XdgAutostart,
                                                ui_path: Path) -> None:
     helper = pytest.importorskip("botmemory.core.helper")
     sd.save(settings(home, helper_instance="openai", helper_model="gpt-4o-mini", api_key="sk-xyz"),
@@ -200,7 +179,7 @@ def test_core_helper_reads_what_settings_wrote(home: Home, kr: DictKeyring, star
     assert keystore.KEYRING_SERVICE == helper.KEYRING_SERVICE
 
 
-def test_unchanged_settings_write_nothing(tmp_path: Path, kr: DictKeyring, start: XdgAutostart, ui_path: Path) -> None:
+def test_unchanged_settings_write_nothing(tmp_path: Path, kr: MemoryKeyring, start: XdgAutostart, ui_path: Path) -> None:
     root = tmp_path / "fresh"
     (root / "workspaces").mkdir(parents=True)
     saved = sd.save(settings(Home(root), helper_instance=""), start, backend=kr, ui_path=ui_path)
@@ -208,7 +187,7 @@ def test_unchanged_settings_write_nothing(tmp_path: Path, kr: DictKeyring, start
     assert saved.changed == ["home folder"]
 
 
-def test_switching_the_helper_off_keeps_its_other_keys(home: Home, kr: DictKeyring, start: XdgAutostart,
+def test_switching_the_helper_off_keeps_its_other_keys(home: Home, kr: MemoryKeyring, start: XdgAutostart,
                                                       ui_path: Path) -> None:
     sd.save(settings(home, helper_instance="", helper_model=""), start, backend=kr, ui_path=ui_path)
     written = json.loads(home.config_file.read_text(encoding="utf-8"))
@@ -231,7 +210,7 @@ def test_apply_only_touches_what_changed(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("text", ["{not json", "[1, 2]", '{"features": "on"}'])
-def test_a_config_that_cannot_be_kept_is_never_overwritten(home: Home, kr: DictKeyring, start: XdgAutostart,
+def test_a_config_that_cannot_be_kept_is_never_overwritten(home: Home, kr: MemoryKeyring, start: XdgAutostart,
                                                            ui_path: Path, text: str) -> None:
     home.config_file.write_text(text, encoding="utf-8")
     with pytest.raises(Invalid) as caught:
@@ -244,7 +223,7 @@ def test_a_config_that_cannot_be_kept_is_never_overwritten(home: Home, kr: DictK
     assert not ui_path.exists()
 
 
-def test_a_config_that_is_not_utf8_is_never_overwritten(home: Home, kr: DictKeyring, start: XdgAutostart,
+def test_a_config_that_is_not_utf8_is_never_overwritten(home: Home, kr: MemoryKeyring, start: XdgAutostart,
                                                         ui_path: Path) -> None:
     home.config_file.write_bytes(b'{"x": "\xff"}')
     with pytest.raises(Invalid, match="not UTF-8"):
@@ -309,7 +288,7 @@ def test_null_and_empty_chainer_backends_are_not_a_keyring() -> None:
         assert not keystore.status(chainer).available
 
 
-def test_dict_keyring_stores_reads_and_forgets(kr: DictKeyring) -> None:
+def test_dict_keyring_stores_reads_and_forgets(kr: MemoryKeyring) -> None:
     status = keystore.status(kr)
     assert status.available
     assert status.message == f"API keys are kept in the system keyring ({kr.name})."
@@ -330,7 +309,7 @@ def test_saving_a_key_without_a_keyring_saves_nothing(home: Home, start: XdgAuto
     assert home.config_file.read_bytes() == before
 
 
-def test_the_key_is_never_written_to_a_file(home: Home, kr: DictKeyring, start: XdgAutostart, ui_path: Path) -> None:
+def test_the_key_is_never_written_to_a_file(home: Home, kr: MemoryKeyring, start: XdgAutostart, ui_path: Path) -> None:
     sd.save(settings(home, helper_instance="openai", api_key="sk-SECRET-123"), start, backend=kr, ui_path=ui_path)
     for path in [home.config_file, ui_path]:
         assert "sk-SECRET-123" not in path.read_text(encoding="utf-8")
@@ -356,7 +335,7 @@ def dialog_factory(qtbot: Any, start: XdgAutostart, ui_path: Path) -> Iterator[A
         dlg._worker.wait()
 
 
-def test_dialog_shows_the_config(dialog_factory: Any, home: Home, kr: DictKeyring) -> None:
+def test_dialog_shows_the_config(dialog_factory: Any, home: Home, kr: MemoryKeyring) -> None:
     kr.set_password("botmemory", "claude", "sk-old")
     dlg = dialog_factory(home, kr)
     assert dlg.home_edit.text() == str(home.root)
@@ -371,7 +350,7 @@ def test_dialog_shows_the_config(dialog_factory: Any, home: Home, kr: DictKeyrin
     assert dlg.forget_key_button.isEnabled()
 
 
-def test_dialog_saves_every_setting(qtbot: Any, dialog_factory: Any, home: Home, kr: DictKeyring,
+def test_dialog_saves_every_setting(qtbot: Any, dialog_factory: Any, home: Home, kr: MemoryKeyring,
                                     start: XdgAutostart, ui_path: Path) -> None:
     dlg = dialog_factory(home, kr)
     dlg.instance_edit.setText("openai")
@@ -398,7 +377,7 @@ def test_dialog_saves_every_setting(qtbot: Any, dialog_factory: Any, home: Home,
 
 
 def test_dialog_refuses_bad_values_and_saves_nothing(qtbot: Any, dialog_factory: Any, home: Home,
-                                                     kr: DictKeyring, start: XdgAutostart, ui_path: Path) -> None:
+                                                     kr: MemoryKeyring, start: XdgAutostart, ui_path: Path) -> None:
     before = home.config_file.read_bytes()
     dlg = dialog_factory(home, kr)
     dlg.instance_edit.setText("not an id")
@@ -416,7 +395,7 @@ def test_dialog_refuses_bad_values_and_saves_nothing(qtbot: Any, dialog_factory:
     assert dlg.isVisible() or dlg.result() != sd.QDialog.DialogCode.Accepted
 
 
-def test_dialog_says_when_a_folder_is_not_a_home(qtbot: Any, dialog_factory: Any, home: Home, kr: DictKeyring,
+def test_dialog_says_when_a_folder_is_not_a_home(qtbot: Any, dialog_factory: Any, home: Home, kr: MemoryKeyring,
                                                  tmp_path: Path, ui_path: Path) -> None:
     dlg = dialog_factory(home, kr)
     elsewhere = tmp_path / "Documents"
@@ -432,7 +411,7 @@ def test_dialog_says_when_a_folder_is_not_a_home(qtbot: Any, dialog_factory: Any
     assert not ui_path.exists()
 
 
-def test_dialog_switches_to_another_home(qtbot: Any, dialog_factory: Any, home: Home, kr: DictKeyring,
+def test_dialog_switches_to_another_home(qtbot: Any, dialog_factory: Any, home: Home, kr: MemoryKeyring,
                                          tmp_path: Path, ui_path: Path) -> None:
     other = tmp_path / "other-home"
     (other / "workspaces" / "atlas").mkdir(parents=True)
@@ -460,7 +439,7 @@ def test_dialog_without_a_keyring_says_so_and_still_saves(qtbot: Any, dialog_fac
     assert core_config.tidy_hour(home) == 1
 
 
-def test_dialog_forgets_a_key(qtbot: Any, dialog_factory: Any, home: Home, kr: DictKeyring) -> None:
+def test_dialog_forgets_a_key(qtbot: Any, dialog_factory: Any, home: Home, kr: MemoryKeyring) -> None:
     kr.set_password("botmemory", "claude", "sk-old")
     dlg = dialog_factory(home, kr)
     with qtbot.waitSignal(dlg.key_checked, timeout=10_000):
@@ -471,7 +450,7 @@ def test_dialog_forgets_a_key(qtbot: Any, dialog_factory: Any, home: Home, kr: D
 
 
 def test_dialog_checks_the_key_of_a_newly_typed_instance(qtbot: Any, dialog_factory: Any, home: Home,
-                                                         kr: DictKeyring) -> None:
+                                                         kr: MemoryKeyring) -> None:
     kr.set_password("botmemory", "openrouter", "sk-or")
     dlg = dialog_factory(home, kr)
     assert dlg.key_status.text().startswith("No key is stored")
@@ -482,7 +461,7 @@ def test_dialog_checks_the_key_of_a_newly_typed_instance(qtbot: Any, dialog_fact
 
 
 def test_dialog_shows_a_broken_config_and_refuses_to_save(qtbot: Any, dialog_factory: Any, home: Home,
-                                                          kr: DictKeyring) -> None:
+                                                          kr: MemoryKeyring) -> None:
     home.config_file.write_text("{oops", encoding="utf-8")
     dlg = dialog_factory(home, kr)
     assert "is not valid JSON" in dlg.error_label.text()
