@@ -163,16 +163,22 @@ def remove_file(path: Path) -> None:
     fsync_dir(path.parent)
 
 
-def clean_stale_temps(folder: Path) -> int:
-    """Remove temp files a crashed writer left behind (call with the lock held)."""
+def clean_stale_temps(folder: Path, subfolders: tuple[str, ...] = ("", "memory", "memory/log")) -> int:
+    """Remove temp files a crashed writer left behind (call with the lock held).
+
+    Only the folders botmemory writes are looked at — the workspace is also the
+    bot's working folder and may hold a whole project tree.
+    """
     n = 0
-    if not folder.is_dir():
-        return 0
-    for dirpath, _dirs, files in os.walk(folder):
-        for name in files:
+    for sub in subfolders:
+        try:
+            names = os.listdir(folder / sub)
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        for name in names:
             if name.endswith(TEMP_SUFFIX):
                 try:
-                    os.unlink(os.path.join(dirpath, name))
+                    os.unlink(folder / sub / name)
                     n += 1
                 except OSError as e:
                     logger.warning("could not remove stale temp file %s: %s", name, e)

@@ -112,3 +112,16 @@ def test_stale_temp_files_are_cleaned(mem, ws, tmp_path):
 def test_unknown_bot_write_creates_workspace_on_first_use(mem):
     mem.store.ensure("newbot")
     assert (mem.home.workspace("newbot") / "MEMORY.md").exists()
+
+
+def test_stale_temp_cleaning_stays_in_the_memory_folders(mem, ws):
+    from botmemory.core.service import Memory
+    project = ws / "project" / "src"
+    project.mkdir(parents=True)
+    theirs = project / ".main.py.0badf00d.botmemory.tmp"  # not botmemory's to touch
+    theirs.write_text("x")
+    (ws / "memory" / "log").mkdir()
+    ours = ws / "memory" / "log" / ".2026-10-14.md.0badf00d.botmemory.tmp"
+    ours.write_text("half")
+    Memory.open(str(mem.home.root), "2026-10-15").store.write(BOT, "memory/a.md", "a\n", PERSON)
+    assert theirs.exists() and not ours.exists()
