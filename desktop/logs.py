@@ -90,6 +90,8 @@ def setup_logging(verbose: bool = False, *, directory: Path | None = None,
     root = logging.getLogger()
     level = logging.DEBUG if verbose else logging.INFO
     root.setLevel(level)
+    # watchdog logs every inotify event at DEBUG: --verbose is about botmemory, not them
+    logging.getLogger("watchdog").setLevel(logging.INFO)
     formatter = logging.Formatter(FORMAT)
     folder = directory if directory is not None else log_dir()
     path = folder / LOG_FILE_NAME

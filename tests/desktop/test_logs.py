@@ -117,3 +117,18 @@ def test_show_log_says_when_nothing_opened_it(tmp_path: Path) -> None:
     logs.setup_logging(False, directory=tmp_path)
     assert not logs.show_log(open_url=lambda url: False)
     assert "no application opened the log file" in logs.tail()[-1]
+
+
+def test_verbose_does_not_log_every_inotify_event(tmp_path):
+    import logging
+
+    from botmemory.desktop import logs
+
+    import io
+
+    logs.setup_logging(True, directory=tmp_path, stream=io.StringIO())
+    try:
+        assert logging.getLogger("botmemory").getEffectiveLevel() == logging.DEBUG
+        assert logging.getLogger("watchdog.observers.inotify").getEffectiveLevel() == logging.INFO
+    finally:
+        logs.shutdown_logging()
