@@ -233,7 +233,8 @@ class Session(QObject):
                             if line.startswith("+") and not line.startswith("+++") and "· moved " in line)
                 if moved:
                     self.notice.emit(Notice(
-                        "archived", r.bot, f"{r.bot} moved {moved} entr{'y' if moved == 1 else 'ies'} to the archive",
+                        "archived", r.bot,
+                        f"{r.bot}: {moved} older entr{'y' if moved == 1 else 'ies'} moved to the archive",
                         "MEMORY.md was kept within the budget; the entries are in memory/archive.md.",
                         r.id, r.file))
         for bot, g in self.gauges.items():

@@ -77,7 +77,7 @@ def test_notices_reach_the_notifier_and_open_or_undo(qtbot, make_app, mem):
     update.remember(mem.store, BOT, "one more fact", Actor.bot("Plans"))
     qtbot.waitUntil(lambda: any(n.kind == "archived" for n in shown), timeout=5000)
     notice = next(n for n in shown if n.kind == "archived")
-    assert notice.title.startswith("scout moved 1 entry to the archive")
+    assert notice.title == "scout: 1 older entry moved to the archive"
     # a gauge turning red
     before_red = mem.store.text(BOT, "MEMORY.md")
     mem.store.write(BOT, "MEMORY.md", memory_text(230), Actor.bot("Plans"))
