@@ -236,6 +236,11 @@ def strike(block: Block, day: date) -> str:
     return f"- ~~{original}~~{DOT}superseded {day.isoformat()}"
 
 
+def whole_word(word: str) -> re.Pattern[str]:
+    """*word* as a whole word, case-insensitively ("IST" is not in "dentist"): forget and --grep use it."""
+    return re.compile(rf"(?<!\w){re.escape(word)}(?!\w)", re.IGNORECASE)
+
+
 def is_health(text: str) -> bool:
     return _health().search(text) is not None
 

@@ -39,6 +39,7 @@ from datetime import UTC
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .entries import whole_word
 from .errors import BadInput, Refused
 from .paths import Home, Kind, check_bot_id, classify
 from .redact import contains_secret, redact
@@ -304,7 +305,7 @@ class RowFilter:
 
     @functools.cached_property
     def patterns(self) -> list[re.Pattern[str]]:
-        return [re.compile(rf"(?<!\w){re.escape(w)}(?!\w)", re.IGNORECASE) for w in self.words if w]
+        return [whole_word(w) for w in self.words if w]
 
     def matches(self, row: Row) -> bool:
         if self.file is not None and self.file not in (row.file, row.renamed_from):

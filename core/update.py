@@ -22,7 +22,7 @@ from .errors import BadInput
 from .frontmatter import body_start
 from .paths import ARCHIVE_FILE, MEMORY_FILE, Home, Kind, classify
 from .safeio import WorkspaceLock, atomic_write, read_file
-from .store import Actor, Change, Store, Write
+from .store import Actor, Change, Store, Write, redact
 
 MAX_PREFERENCE_CHARS = 300
 MOVED_REPORT_LIMIT = 5
@@ -142,10 +142,6 @@ def _last_entry(doc: E.Document) -> E.Block | None:
 # ----- forget
 
 
-def _word_pattern(word: str) -> re.Pattern[str]:
-    return re.compile(rf"(?<!\w){re.escape(word)}(?!\w)", re.IGNORECASE)
-
-
 def check_words(words: Sequence[str]) -> list[str]:
     clean = [w.strip() for w in words if w.strip()]
     if not clean:
@@ -191,7 +187,7 @@ class ForgetResult:
 def forget(store: Store, bot: str, words: Sequence[str], actor: Actor, *, about_me: bool = True) -> ForgetResult:
     """Remove every note that mentions all *words* as whole words, everywhere, and keep the words."""
     clean = check_words(words)
-    patterns = [_word_pattern(w) for w in clean]
+    patterns = [E.whole_word(w) for w in clean]
     store.home.require_bot(bot)
     removed: list[str] = []
     files: list[str] = []
@@ -272,7 +268,7 @@ def forgotten_words(home: Home) -> list[list[str]]:
 
 def is_forgotten(home: Home, text: str) -> bool:
     """True when *text* mentions a set of forgotten words: no bot may learn it again."""
-    return any(mentions_all(text, [_word_pattern(w) for w in words]) for words in forgotten_words(home) if words)
+    return any(mentions_all(text, [E.whole_word(w) for w in words]) for words in forgotten_words(home) if words)
 
 
 def unforget(home: Home, text: str) -> None:
@@ -281,7 +277,7 @@ def unforget(home: Home, text: str) -> None:
         data = read_learned(home)
         keep = [f for f in data["forgotten"]
                 if not (isinstance(f, dict) and isinstance(f.get("words"), list) and f["words"]
-                        and mentions_all(text, [_word_pattern(str(w)) for w in f["words"]]))]
+                        and mentions_all(text, [E.whole_word(str(w)) for w in f["words"]]))]
         if len(keep) != len(data["forgotten"]):
             data["forgotten"] = keep
             _write_learned(home, data)
@@ -331,9 +327,3 @@ def iter_about_me(home: Home) -> Iterable[str]:
     ft = read_file(home.about_me)
     return ft.text.split("\n") if ft else []
 
-
-def redact(text: str) -> str:
-    """Redaction, imported on first use (its patterns take a while to compile)."""
-    from .redact import redact as _redact
-
-    return _redact(text)
