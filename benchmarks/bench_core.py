@@ -115,7 +115,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         rows = [*bench_remember(root), bench_gauge_load(root), bench_process(root)]
-    print(f"{"measure":56} {'ours':>10} {'baseline':>10} {'ratio':>7}  target")
+    print(f"{'measure':56} {'ours':>10} {'baseline':>10} {'ratio':>7}  target")
     for name, ours, base, target in rows:
         print(f"{name:56} {ours * 1000:8.2f}ms {base * 1000:8.2f}ms {ours / base:6.2f}×  {target}")
 
