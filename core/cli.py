@@ -211,9 +211,7 @@ def cmd_journal(mem: Memory, args: argparse.Namespace) -> None:
 
 
 def cmd_undo(mem: Memory, args: argparse.Namespace) -> None:
-    from .journal import undo
-
-    change = undo(mem, args.bot, args.row_id)
+    change = mem.undo(args.bot, args.row_id)
     if change is None:
         _out(args, {"undone": args.row_id, "changed": False, "row": None},
              "nothing to undo: the file already holds that row's earlier text")
@@ -235,7 +233,8 @@ def cmd_watch(mem: Memory, args: argparse.Namespace) -> None:
     import threading
     from datetime import datetime
 
-    from .reconcile import Watcher, scan, turn_open
+    from .turns import scan, turn_open
+    from .watcher import Watcher
     from .upkeep import run_due
 
     if args.once:
@@ -272,14 +271,14 @@ def cmd_watch(mem: Memory, args: argparse.Namespace) -> None:
 
 
 def cmd_turn_begin(mem: Memory, args: argparse.Namespace) -> None:
-    from .reconcile import turn_begin
+    from .turns import turn_begin
 
     turn_id = turn_begin(mem, args.bot, args.chat)
     _out(args, {"turn": turn_id}, turn_id)
 
 
 def cmd_turn_end(mem: Memory, args: argparse.Namespace) -> None:
-    from .reconcile import turn_end
+    from .turns import turn_end
 
     tools = [t for t in (args.tools or "").split(",") if t.strip()]
     rows = turn_end(mem, args.bot, args.turn_id, args.said, tools=tools, failed=args.failed)

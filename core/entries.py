@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
 from enum import Enum
@@ -270,3 +270,17 @@ def check_entry_text(text: str) -> str | None:
 
 def join_blocks(blocks: Iterable[Block]) -> str:
     return "\n".join(line for b in blocks for line in b.lines)
+
+
+def append_text(existing: str, addition: str) -> str:
+    """*existing* with *addition* appended on lines of its own."""
+    if not addition:
+        return existing
+    if existing and not existing.endswith("\n"):
+        existing += "\n"
+    return existing + addition + ("" if addition.endswith("\n") else "\n")
+
+
+def archived_text(blocks: Sequence[Block], today: date) -> str:
+    """Blocks as they go into the archive: each bullet line marked ``· moved DATE``."""
+    return "\n".join(line for b in blocks for line in b.with_suffix("moved", today).lines)

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field, replace
 from datetime import date
 
 from . import config, entries as E
+from .entries import append_text, archived_text
 from .errors import Conflict, MemoryError_, Refused
 from .frontmatter import body_start
 from .helper import HelperError, TextModel, log_once, resolve
@@ -43,7 +44,6 @@ from .paths import ARCHIVE_FILE, MEMORY_FILE
 from .safeio import FileText
 from .service import Memory
 from .store import Actor, Change, Store, Write
-from .update import append_text, archived_text
 
 logger = logging.getLogger(__name__)
 

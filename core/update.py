@@ -17,6 +17,7 @@ from datetime import date
 from typing import Any
 
 from . import entries as E
+from .entries import append_text, archived_text
 from .budget import MEMORY_MAX_BYTES, MEMORY_MAX_LINES
 from .errors import BadInput
 from .frontmatter import body_start
@@ -90,20 +91,6 @@ def make_room(doc: E.Document, today: date, keep: E.Block | None) -> tuple[list[
     out = [b for i, b in enumerate(doc.blocks) if i in moved]
     doc.blocks = [b for i, b in enumerate(doc.blocks) if i not in moved]
     return out, _fits(lines, size)
-
-
-def append_text(existing: str, addition: str) -> str:
-    """*existing* with *addition* appended on lines of its own."""
-    if not addition:
-        return existing
-    if existing and not existing.endswith("\n"):
-        existing += "\n"
-    return existing + addition + ("" if addition.endswith("\n") else "\n")
-
-
-def archived_text(blocks: Sequence[E.Block], today: date) -> str:
-    """Blocks as they go into the archive: each bullet line marked ``· moved DATE``."""
-    return "\n".join(line for b in blocks for line in b.with_suffix("moved", today).lines)
 
 
 def remember(store: Store, bot: str, text: str, actor: Actor, *, until: date | None = None,

@@ -120,9 +120,7 @@ def rows_since(mem: Memory, bot: str, seen: str | None, limit: int = SINCE_LIMIT
 
 
 def undo(mem: Memory, bot: str, row_id: str) -> Any:
-    from botmemory.core import journal
-
-    return journal.undo(mem, bot, row_id)
+    return mem.undo(bot, row_id)
 
 
 def tidy_now(mem: Memory, bot: str) -> dict[str, Any]:
@@ -146,17 +144,17 @@ def heavy_line(mem: Memory, bot: str) -> str | None:
 
 def run_due(mem: Memory, now: datetime) -> dict[str, Any]:
     """The nightly tidy-up of every bot for which one is due now (never while a turn is open)."""
-    from botmemory.core import reconcile, upkeep
+    from botmemory.core import turns, upkeep
 
-    result: dict[str, Any] = upkeep.run_due(mem, now, lambda bot: reconcile.turn_open(mem, bot))
+    result: dict[str, Any] = upkeep.run_due(mem, now, lambda bot: turns.turn_open(mem, bot))
     return result
 
 
 def start_watcher(mem: Memory, on_rows: Callable[..., None]) -> Any:
     """Start the core's live watcher; it rescans every workspace first (this call waits for that)."""
-    from botmemory.core import reconcile
+    from botmemory.core import watcher
 
-    w = reconcile.Watcher(mem, on_rows=on_rows)
+    w = watcher.Watcher(mem, on_rows=on_rows)
     w.start()
     return w
 

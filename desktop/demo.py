@@ -131,17 +131,15 @@ def _history(mem: Memory, today: date) -> None:
 
 
 def _undo_newest(mem: Memory, bot: str) -> None:
-    from botmemory.core import journal
-
     rows = mem.journal.list(bot, limit=1)
     if rows:
-        journal.undo(mem, bot, rows[0].id)
+        mem.undo(bot, rows[0].id)
 
 
 def _scan(mem: Memory) -> None:
-    from botmemory.core import reconcile
+    from botmemory.core import turns
 
-    reconcile.scan(mem)
+    turns.scan(mem)
 
 
 def _tidy(mem: Memory, bot: str) -> None:
