@@ -41,7 +41,7 @@ from botmemory.core.journal import Journal, Row, make_row
 from botmemory.core.turns import scan
 from botmemory.core.watcher import Watcher
 from botmemory.core.safeio import text_hash
-from botmemory.core.service import Memory
+from botmemory.core.memory import Memory
 from botmemory.core.store import Actor, Change, new_change_id
 
 BOT = "bench"

@@ -13,10 +13,10 @@ from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
 from . import budget, config
-from .errors import BadInput, Conflict, MemoryError_
+from .errors import BadInput, Conflict, BotMemoryError
 from .paths import MEMORY_FILE, parse_day
 from .safeio import MAX_FILE_BYTES
-from .service import Memory
+from .memory import Memory
 from .store import Actor
 
 logger = logging.getLogger(__name__)
@@ -406,7 +406,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             sys.stdout.write(c.text)
         sys.stderr.write(f"botmemory: conflict: {c} (nothing saved; the current text is on stdout)\n")
         return c.exit_code
-    except MemoryError_ as e:
+    except BotMemoryError as e:
         sys.stderr.write(f"botmemory: {e}\n")
         return e.exit_code
     except KeyboardInterrupt:

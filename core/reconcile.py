@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .errors import BadInput, MemoryError_
+from .errors import BadInput, BotMemoryError
 from .journal import Row, make_row
 from .paths import classify
 from .safeio import read_file
@@ -26,7 +26,7 @@ from .shadows import Shadow, _stat, memory_files
 from .store import Actor, Change, new_change_id
 
 if TYPE_CHECKING:
-    from .service import Memory
+    from .memory import Memory
 
 logger = logging.getLogger(__name__)
 
@@ -99,7 +99,7 @@ def reconcile_bot(mem: Memory, bot: str, actor: Actor = OUTSIDE, *,
                 continue
             try:
                 ft = read_file(Path(path))
-            except (OSError, MemoryError_) as e:
+            except (OSError, BotMemoryError) as e:
                 logger.warning("could not read %s/%s: %s", bot, rel, e)
                 continue
             if ft is None:

@@ -32,6 +32,9 @@ FILE_MODE = 0o600
 DIR_MODE = 0o700
 TEMP_SUFFIX = ".botmemory.tmp"
 MAX_FILE_BYTES = 16 * 1024 * 1024
+RACY_NS = 3_000_000_000
+"""A file changed less than this long ago may change again within the same time stamp tick: its size and
+times alone cannot be trusted yet (the shadows hash it again at the next scan, recall re-reads it)."""
 """The largest memory file botmemory reads or writes (a larger one is bad input)."""
 
 

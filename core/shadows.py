@@ -22,17 +22,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from .errors import BadInput, MemoryError_
+from .errors import BadInput, BotMemoryError
 from .paths import LOG_DIR, MEMORY_FILE, Home, check_bot_id, classify
 from .redact import contains_secret, redact
-from .safeio import WorkspaceLock, atomic_write, read_file, sha256
+from .safeio import RACY_NS, WorkspaceLock, atomic_write, read_file, sha256
 from .store import Change
 
 logger = logging.getLogger(__name__)
-
-RACY_NS = 2_000_000_000
-"""A file modified less than this before its shadow was taken is hashed again at the next scan:
-its time stamp alone cannot tell a later write of the same size within the same clock tick."""
 
 
 @dataclass(frozen=True)
@@ -295,7 +291,7 @@ class Shadows:
                 try:
                     st = _stat(path)
                     ft = read_file(path)
-                except (OSError, MemoryError_) as e:
+                except (OSError, BotMemoryError) as e:
                     logger.warning("baseline of %s skipped %s: %s", bot, rel, e)
                     continue
                 if ft is not None and st is not None:
@@ -341,4 +337,4 @@ def _stat(path: Path | str) -> os.stat_result | None:
     return st if stat.S_ISREG(st.st_mode) else None
 
 
-__all__ = ["RACY_NS", "Index", "Seen", "Shadow", "Shadows", "memory_files"]
+__all__ = ["Index", "Seen", "Shadow", "Shadows", "memory_files"]

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import config
 from .entries import DOT, append_text, chat_source
-from .errors import BadInput, MemoryError_
+from .errors import BadInput, BotMemoryError
 from .journal import Row
 from .paths import Home, check_bot_id, log_path
 from .reconcile import OUTSIDE, reconcile_bot
@@ -32,7 +32,7 @@ from .safeio import atomic_write, read_file
 from .store import Actor, Write, new_change_id
 
 if TYPE_CHECKING:
-    from .service import Memory
+    from .memory import Memory
 
 logger = logging.getLogger(__name__)
 
@@ -50,7 +50,7 @@ def scan(mem: Memory, bots: Sequence[str] | None = None) -> list[Row]:
     for bot in (bots if bots is not None else mem.home.bots()):
         try:
             rows += reconcile_outside(mem, bot) or []
-        except MemoryError_ as e:
+        except BotMemoryError as e:
             logger.warning("could not reconcile %s: %s", bot, e)
     return rows
 
@@ -158,7 +158,7 @@ def _end(mem: Memory, turn: Turn, said: str | None, tools: Sequence[str], failed
         if config.bot_settings(mem.home, bot).memory:
             try:
                 _append_log(mem, bot, turn.chat, log_line(turn.chat, said, tools, failed))
-            except MemoryError_ as e:  # the log line never fails a turn
+            except BotMemoryError as e:  # the log line never fails a turn
                 logger.warning("could not append the log line of %s: %s", bot, e)
     return list(rows)
 

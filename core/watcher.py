@@ -19,14 +19,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
 
-from .errors import BadInput, MemoryError_
+from .errors import BadInput, BotMemoryError
 from .journal import Row
 from .paths import LOG_DIR, check_bot_id, classify
 from .safeio import TEMP_SUFFIX, make_dirs
 from .turns import reconcile_outside
 
 if TYPE_CHECKING:
-    from .service import Memory
+    from .memory import Memory
 
 logger = logging.getLogger(__name__)
 
@@ -311,7 +311,7 @@ class Watcher:
                         self._held[bot] = None
                     else:
                         self._held[bot] = (self._held.get(bot) or set()) | batch.paths.get(bot, set())
-            except MemoryError_ as e:
+            except BotMemoryError as e:
                 logger.warning("could not reconcile %s: %s", bot, e)
         return rows
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from botmemory.core.service import Memory
+from botmemory.core.memory import Memory
 
 logger = logging.getLogger(__name__)
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from botmemory.core import update
 from botmemory.core.safeio import atomic_write
-from botmemory.core.service import Memory
+from botmemory.core.memory import Memory
 from botmemory.core.store import Actor
 
 logger = logging.getLogger(__name__)

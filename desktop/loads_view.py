@@ -9,7 +9,7 @@ import logging
 from typing import Any
 
 from botmemory.core import loader
-from botmemory.core.service import Memory
+from botmemory.core.memory import Memory
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QLabel,

@@ -11,7 +11,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from botmemory.core.errors import MemoryError_
+from botmemory.core.errors import BotMemoryError
 from botmemory.core.paths import MEMORY_FILE, classify
 from PySide6.QtCore import QItemSelectionModel, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
@@ -185,7 +185,7 @@ class MemoryPanel(QWidget):
         self.setWindowTitle(f"{bot} — Memory")
         try:
             self.path_label.setText(pretty_path(self.session.mem.home.workspace(bot)))
-        except MemoryError_:
+        except BotMemoryError:
             self.path_label.setText("")
         self.gauge.set_gauge(self.session.gauges.get(bot))
         self.editor.clear()
@@ -282,7 +282,7 @@ class MemoryPanel(QWidget):
         rel = f"memory/{name}"
         try:
             classify(rel)
-        except MemoryError_ as e:
+        except BotMemoryError as e:
             self.say(str(e))
             return
         title = name[:-3].replace("-", " ").strip().capitalize()

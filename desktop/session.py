@@ -25,7 +25,7 @@ from botmemory.core import budget, config
 from botmemory.core.budget import Gauge, Level
 from botmemory.core.paths import ARCHIVE_FILE, MEMORY_FILE
 from botmemory.core.paths import today as local_today
-from botmemory.core.service import Memory
+from botmemory.core.memory import Memory
 from botmemory.core.store import Actor, Write
 from PySide6.QtCore import QFileSystemWatcher, QObject, Qt, QTimer, Signal, Slot
 

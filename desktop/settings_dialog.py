@@ -30,7 +30,7 @@ from typing import Any
 import keyring.backend
 import platformdirs
 from botmemory.core.config import DEFAULT_TIDY_HOUR, write_config
-from botmemory.core.errors import MemoryError_
+from botmemory.core.errors import BotMemoryError
 from botmemory.core.paths import Home
 from botmemory.core.safeio import atomic_write, read_file
 from PySide6.QtCore import QCoreApplication, QEvent, Qt, Signal
@@ -270,7 +270,7 @@ def read_config_strict(home: Home) -> dict[str, Any]:
     """``config.json`` as a dict ({} when missing); :class:`Invalid` when it cannot be safely rewritten."""
     try:
         ft = read_file(home.config_file)
-    except MemoryError_ as e:
+    except BotMemoryError as e:
         raise Invalid({CONFIG: f"{home.config_file} cannot be read: {e}"}) from None
     except OSError as e:
         raise Invalid({CONFIG: f"{home.config_file} cannot be read: {e.strerror or e}."}) from None

@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from botmemory.core import config
-from botmemory.core.service import Memory
+from botmemory.core.memory import Memory
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QCheckBox,

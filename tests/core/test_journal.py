@@ -13,7 +13,7 @@ from botmemory.core import journal as J
 from botmemory.core.cli import main
 from botmemory.core.errors import BadInput, Refused
 from botmemory.core.paths import MEMORY_FILE
-from botmemory.core.service import Memory
+from botmemory.core.memory import Memory
 from botmemory.core.store import Actor
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -250,7 +250,7 @@ def test_undo_opens_only_the_segment_that_holds_the_row(mem, monkeypatch):
 
 WRITER = r"""
 import sys
-from botmemory.core.service import Memory
+from botmemory.core.memory import Memory
 from botmemory.core.store import Actor
 mem = Memory.open(sys.argv[1], "2026-10-15")
 tag = sys.argv[2]

@@ -22,7 +22,7 @@ from botmemory.core.errors import BadInput
 from botmemory.core.journal import Row
 from botmemory.core.paths import MEMORY_FILE
 from botmemory.core.safeio import text_hash
-from botmemory.core.service import Memory
+from botmemory.core.memory import Memory
 from botmemory.core.store import Actor
 
 from .conftest import BOT, TODAY
@@ -580,7 +580,7 @@ def test_a_failure_at_any_step_leaves_old_file_no_row_or_new_file_and_scan_catch
 
 WRITER = r"""
 import sys
-from botmemory.core.service import Memory
+from botmemory.core.memory import Memory
 from botmemory.core.store import Actor
 mem = Memory.open(sys.argv[1], "2026-10-15")
 i = 0

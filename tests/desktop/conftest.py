@@ -5,7 +5,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from botmemory.core.service import Memory
+from botmemory.core.memory import Memory
 
 TODAY = "2026-10-15"
 BOT = "scout"

@@ -20,7 +20,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from .errors import Refused
-from .paths import Home, Kind, classify
+from .paths import Home, FileKind, classify
 from .paths import today as local_today
 from .store import Change, Store, Write
 
@@ -121,7 +121,7 @@ class Memory:
         if not row.undoable:
             raise Refused(f"row {row_id} cannot be undone: {row.reason}")
         if row.before_hash is None:
-            text = "" if classify(row.file) is Kind.MEMORY else None
+            text = "" if classify(row.file) is FileKind.MEMORY else None
             if text is None and self.store.read(bot, row.file) is None:
                 return None
         else:
