@@ -1,7 +1,7 @@
 """The ``botmemory`` command line: the CLI contract of DESIGN.md.
 
 Exit codes: 0 done; 2 bad usage or bad input (nothing written); 3 conflict
-(the expected hash no longer matches); 4 refused by a rule; 1 anything unexpected.
+(the expected hash no longer matches); 4 refused by a rule; 1 busy or anything unexpected.
 """
 from __future__ import annotations
 
@@ -25,7 +25,8 @@ Handler = Callable[[Memory, argparse.Namespace], Any]
 
 EPILOG = """\
 exit codes: 0 done, 2 bad usage or input (nothing written), 3 conflict
-(the file changed since it was opened), 4 refused by a rule, 1 unexpected.
+(the file changed since it was opened), 4 refused by a rule, 1 busy (another
+botmemory is writing: try again) or unexpected.
 
 The home is --root, else $OPENMAUSBOT_HOME, else ~/.openmausbot.
 Paths are relative to the bot's workspace: MEMORY.md, memory/<topic>.md,

@@ -30,3 +30,9 @@ class Refused(BotMemoryError):
     """A rule refuses the request (exit 4)."""
 
     exit_code = 4
+
+
+class Busy(BotMemoryError, TimeoutError):
+    """Another botmemory process holds the lock too long (exit 1): nothing was written; try again."""
+
+    exit_code = 1

@@ -46,6 +46,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from . import config
+from .errors import BotMemoryError
 from .paths import Home
 
 logger = logging.getLogger(__name__)
@@ -70,7 +71,7 @@ ENV_INSTANCE = "OMB_HELPER_INSTANCE"
 ENV_MODEL = "OMB_HELPER_MODEL"
 
 
-class HelperError(Exception):
+class HelperError(BotMemoryError):
     """A helper call that did not give a usable answer: the caller skips its step."""
 
 

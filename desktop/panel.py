@@ -11,7 +11,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from botmemory.core.errors import BotMemoryError
+from botmemory.core.errors import BotMemoryError, Conflict
 from botmemory.core.paths import MEMORY_FILE, classify
 from PySide6.QtCore import QItemSelectionModel, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
@@ -288,7 +288,7 @@ class MemoryPanel(QWidget):
         title = name[:-3].replace("-", " ").strip().capitalize()
         self.session.save(bot, rel, NEW_TOPIC.format(title=title), None,
                           lambda _c: (self.refresh_files(select=rel), self.say(f"Created {rel}.")),
-                          lambda e: self.say(f"{rel} already exists." if e.__class__.__name__ == "Conflict"
+                          lambda e: self.say(f"{rel} already exists." if isinstance(e, Conflict)
                                              else f"Could not create {rel}: {e}"))
 
     def open_in_obsidian(self) -> None:

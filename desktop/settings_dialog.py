@@ -70,8 +70,10 @@ _MODEL = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,199}")
 MAX_KEY_CHARS = 4096
 
 
-class Invalid(ValueError):
+class Invalid(BotMemoryError, ValueError):
     """Values that were refused: ``problems`` maps each field to the sentence to show."""
+
+    exit_code = 2
 
     def __init__(self, problems: dict[str, str]) -> None:
         super().__init__(" ".join(problems.values()))
