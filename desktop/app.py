@@ -16,9 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from botmemory.core.errors import BotMemoryError
-from botmemory.core.paths import MEMORY_FILE, Home
-from botmemory.core.memory import Memory
+from botmemory.core import MEMORY_FILE, BotMemoryError, Home, Memory
 from PySide6.QtCore import QObject, Slot
 from PySide6.QtWidgets import QApplication, QSystemTrayIcon
 

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from botmemory.core import budget, entries, update
-from botmemory.core.errors import Conflict, BotMemoryError
-from botmemory.core.paths import FileKind, classify
+from botmemory.core import (
+    ONLY_FIRST_LINES, BotMemoryError, Conflict, FileKind, Gauge, classify, gauge, make_room, parse_blocks,
+)
 from PySide6.QtCore import QStringListModel, Qt, Signal
 from PySide6.QtGui import QFont, QFontDatabase
 from PySide6.QtWidgets import (
@@ -44,7 +44,7 @@ CONFLICT_TEXT = "{bot} changed this file while you were editing."
 class BudgetPreview:
     """What saving this MEMORY.md text would mean for the budget."""
 
-    gauge: budget.Gauge
+    gauge: Gauge
     moved: list[str]        # first lines of the entries the next harness write would move, in order
     fits_after: bool         # True when moving them brings it within the budget
 
@@ -55,11 +55,11 @@ class BudgetPreview:
 
 def budget_preview(text: str, today: date) -> BudgetPreview:
     """The gauge of *text* and which entries the next write through the harness would move."""
-    g = budget.gauge(text)
+    g = gauge(text)
     if g.unloaded_lines <= 0:
         return BudgetPreview(g, [], True)
-    doc = entries.parse(text)
-    moved, fits = update.make_room(doc, today, None)
+    doc = parse_blocks(text)
+    moved, fits = make_room(doc, today, None)
     return BudgetPreview(g, [b.first_line for b in moved], fits)
 
 
@@ -309,7 +309,7 @@ class FileEditor(QWidget):
     def show_budget_preview(self, p: BudgetPreview) -> None:
         g = p.gauge
         head = (f"This text is over the budget: {g.lines} of {g.max_lines} lines, "
-                f"{g.bytes / 1024:.1f} of {g.max_bytes // 1024} KB — {budget.ONLY_FIRST_LINES}, so "
+                f"{g.bytes / 1024:.1f} of {g.max_bytes // 1024} KB — {ONLY_FIRST_LINES}, so "
                 f"{g.unloaded_lines} line{'s' if g.unloaded_lines != 1 else ''} would not load.")
         if p.moved:
             n = len(p.moved)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from botmemory.core.errors import BotMemoryError
+from botmemory.core import BotMemoryError
 from PySide6.QtCore import (
     QEvent,
     QModelIndex,

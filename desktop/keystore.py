@@ -14,7 +14,7 @@ import keyring
 import keyring.backend
 import keyring.errors
 
-from botmemory.core.errors import BotMemoryError
+from botmemory.core import BotMemoryError
 
 logger = logging.getLogger(__name__)
 

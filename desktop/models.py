@@ -14,10 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any, Protocol
 
-from botmemory.core import frontmatter
-from botmemory.core.errors import BotMemoryError
-from botmemory.core.paths import MEMORY_FILE, FileKind, classify
-from botmemory.core.memory import Memory
+from botmemory.core import MEMORY_FILE, BotMemoryError, FileKind, Memory, classify, read_frontmatter
 from PySide6.QtCore import (
     QAbstractTableModel,
     QModelIndex,
@@ -96,7 +93,7 @@ def list_files(mem: Memory, bot: str) -> list[FileInfo]:
             continue
         if ft is None:
             continue
-        fm = frontmatter.read(ft.text) if kind is FileKind.TOPIC else None
+        fm = read_frontmatter(ft.text) if kind is FileKind.TOPIC else None
         out.append(FileInfo(rel, kind, len(ft.text.encode("utf-8")), ft.text.count("\n"),
                             fm.title if fm else None, fm.description if fm else None,
                             fm.aliases if fm else ()))

@@ -11,8 +11,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from botmemory.core.errors import BotMemoryError, Conflict
-from botmemory.core.paths import MEMORY_FILE, classify
+from botmemory.core import MEMORY_FILE, BotMemoryError, Conflict, classify
 from PySide6.QtCore import QItemSelectionModel, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (

@@ -29,10 +29,7 @@ from typing import Any
 
 import keyring.backend
 import platformdirs
-from botmemory.core.config import DEFAULT_TIDY_HOUR, write_config
-from botmemory.core.errors import BotMemoryError
-from botmemory.core.paths import Home
-from botmemory.core.safeio import atomic_write, read_file
+from botmemory.core import DEFAULT_TIDY_HOUR, BotMemoryError, Home, atomic_write, read_file, write_config
 from PySide6.QtCore import QCoreApplication, QEvent, Qt, Signal
 from PySide6.QtGui import QPalette, QShowEvent
 from PySide6.QtWidgets import (
