@@ -45,7 +45,12 @@ from botmemory.core.memory import Memory
 from botmemory.core.store import Actor, Change, new_change_id
 
 BOT = "bench"
-WORDS = ["person", "prefers", "short", "replies", "lives", "in", "Pune", "works", "at", "Acme", "likes", "tomatoes", "garden", "project", "launch", "friday", "invoice", "client", "meeting", "travel", "Berlin", "vegetarian", "coffee", "morning", "standup", "review", "deploy", "release", "notes", "budget", "flight", "hotel", "dentist", "birthday", "sister", "quarterly", "report", "draft", "contract", "renewal"]
+WORDS = [
+    "person", "prefers", "short", "replies", "lives", "in", "Pune", "works", "at", "Acme", "likes", "tomatoes",
+    "garden", "project", "launch", "friday", "invoice", "client", "meeting", "travel", "Berlin", "vegetarian",
+    "coffee", "morning", "standup", "review", "deploy", "release", "notes", "budget", "flight", "hotel", "dentist",
+    "birthday", "sister", "quarterly", "report", "draft", "contract", "renewal",
+]
 RESULTS: list[tuple[str, str, str, bool]] = []
 
 

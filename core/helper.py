@@ -262,7 +262,7 @@ class Helper:
 
     def _post(self, url: str, headers: dict[str, str], body: dict[str, Any]) -> Any:
         data = json.dumps(body, ensure_ascii=False).encode("utf-8")
-        req = urllib.request.Request(url, data=data, method="POST",
+        req = urllib.request.Request(url, data=data, method="POST",  # noqa: S310 - http(s) only
                                      headers={"Content-Type": "application/json",
                                               "Accept": "application/json",
                                               "User-Agent": "botmemory", **headers})

@@ -117,7 +117,7 @@ def read_state(home: Home, bot: str) -> UpkeepState:
     try:
         data = json.loads(ft.text)
         if not isinstance(data, dict):
-            raise ValueError("not an object")
+            raise ValueError("not an object")  # noqa: TRY004 - a damaged state file, handled below
         last = data.get("last_run")
         when = datetime.fromisoformat(last) if isinstance(last, str) else None
     except (ValueError, RecursionError):
