@@ -1,4 +1,4 @@
-"""The journal: one row for every change to a memory file, and undo.
+"""The journal: one row for every change to a memory file (``Memory.undo`` puts a row's earlier text back).
 
 Rows are JSON objects, one a line, in ``<home>/memory-journal/`` — outside the
 workspace, so a bot's file tools cannot edit its own record:
