@@ -287,6 +287,12 @@ def cmd_turn_end(mem: Memory, args: argparse.Namespace) -> None:
          "\n".join(r.summary() for r in rows) if rows else "nothing changed in this turn")
 
 
+def cmd_mcp(mem: Memory, args: argparse.Namespace) -> None:
+    from .mcp_server import serve  # the SDK loads only here: no other command pays for it
+
+    serve(mem, args.bot)
+
+
 # ----- the parser
 
 COMMANDS: dict[str, Handler] = {}
@@ -375,6 +381,10 @@ def build_parser() -> _Parser:
     sp = add("watch", cmd_watch,
              "record changes made to memory files outside the app as 'changed outside the app' rows")
     sp.add_argument("--once", action="store_true", help="scan every workspace once and exit")
+    sp = add("mcp", cmd_mcp, "serve BOT's memory tools over MCP on stdin/stdout (for Claude Code, Claude Desktop, "
+             "Cursor): memory_update, session_search, memory_recall, memory_load, memory_read, memory_write, "
+             "memory_journal")
+    sp.add_argument("bot")
     sp = add("settings", cmd_settings, "show or set a bot's switches: memory, upkeep, helper (on/off)")
     sp.add_argument("bot")
     sp.add_argument("key", nargs="?", choices=config.SWITCHES)
