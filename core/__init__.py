@@ -42,8 +42,8 @@ _export("config", "BotSettings", "DEFAULT_TIDY_HOUR", "auto_recall", "bot_settin
 _export("loader", "load_block", list_topics="topics")
 _export("update", "ForgetResult", "PreferResult", "RememberResult", "forget", "make_room", "prefer", "remember",
         "unforget")
-_export("recall", "Hit", "MIN_MESSAGE_CHARS", "Note", "RecallResult", "parse_when", recall_notes="recall",
-        session_search="search")  # not "recall": the module
+_export("recall", "Hit", "MIN_MESSAGE_CHARS", "Note", "RecallResult", "content_words", "fold", "parse_when",
+        recall_notes="recall", session_search="search", RECALL_HEADER="HEADER")  # not "recall": the module
 _export("journal", "Journal", "Row", "RowFilter", "UNDO_ACTOR", "make_row")
 _export("shadows", "Shadow", "Shadows")
 _export("reconcile", "OUTSIDE", "reconcile_bot")
@@ -58,14 +58,15 @@ __all__ = [  # the same names as _NAMES (tests/test_layering.py checks)
     "Change", "Conflict", "DEFAULT_TIDY_HOUR", "Document", "FileKind", "FileText", "ForgetResult", "Frontmatter",
     "Gauge", "Hit", "Home", "Journal", "LOG_DIR", "Level", "MAX_FILE_BYTES", "MEMORY_FILE", "MEMORY_MAX_BYTES",
     "MEMORY_MAX_LINES", "MIN_MESSAGE_CHARS", "Memory", "Note", "ONLY_FIRST_LINES", "OUTSIDE", "PreferResult",
-    "RACY_NS", "RecallResult", "Refused", "RememberResult", "Row", "RowFilter", "RowListener", "Shadow", "Shadows",
-    "Store", "TURN_TIMEOUT_S", "TidyReport", "Topic", "Turn", "UNDO_ACTOR", "UpkeepState", "Watcher", "Write",
-    "atomic_write", "auto_recall", "bot_settings", "chat_source", "check_bot_id", "check_entry_text", "classify",
-    "compose_block", "expire_turns", "forget", "format_entry", "gauge", "heavy_line", "list_topics", "load_block",
-    "local_today", "log_line", "log_path", "make_room", "make_row", "open_turns", "parse_blocks", "parse_day",
-    "parse_when", "prefer", "read_config", "read_file", "read_frontmatter", "read_state", "recall_notes", "reconcile_bot",
-    "remember", "run_due", "scan", "session_search", "set_bot_setting", "text_hash", "tidy_bot", "tidy_hour", "tidy_now",
-    "turn_begin", "turn_end", "turn_open", "unforget", "write_config",
+    "RACY_NS", "RECALL_HEADER", "RecallResult", "Refused", "RememberResult", "Row", "RowFilter", "RowListener",
+    "Shadow", "Shadows", "Store", "TURN_TIMEOUT_S", "TidyReport", "Topic", "Turn", "UNDO_ACTOR", "UpkeepState",
+    "Watcher", "Write", "atomic_write", "auto_recall", "bot_settings", "chat_source", "check_bot_id",
+    "check_entry_text", "classify", "compose_block", "content_words", "expire_turns", "fold", "forget",
+    "format_entry", "gauge", "heavy_line", "list_topics", "load_block", "local_today", "log_line", "log_path",
+    "make_room", "make_row", "open_turns", "parse_blocks", "parse_day", "parse_when", "prefer", "read_config",
+    "read_file", "read_frontmatter", "read_state", "recall_notes", "reconcile_bot", "remember", "run_due", "scan",
+    "session_search", "set_bot_setting", "text_hash", "tidy_bot", "tidy_hour", "tidy_now", "turn_begin", "turn_end",
+    "turn_open", "unforget", "write_config",
 ]
 
 
@@ -101,7 +102,8 @@ if TYPE_CHECKING:  # for type checkers: the same names, eagerly
     from .paths import ARCHIVE_FILE, LOG_DIR, MEMORY_FILE, FileKind, Home, check_bot_id, classify, log_path, parse_day
     from .paths import today as local_today
     from .reconcile import OUTSIDE, reconcile_bot
-    from .recall import MIN_MESSAGE_CHARS, Hit, Note, RecallResult, parse_when
+    from .recall import HEADER as RECALL_HEADER
+    from .recall import MIN_MESSAGE_CHARS, Hit, Note, RecallResult, content_words, fold, parse_when
     from .recall import recall as recall_notes
     from .recall import search as session_search
     from .safeio import RACY_NS, MAX_FILE_BYTES, FileText, atomic_write, read_file, text_hash

@@ -42,6 +42,8 @@ LAYERS = [
     "upkeep",       # scheduling the tidy-up, the heavy notice
     "mcp_tools",    # the agents' memory tools (through the surface)
     "mcp_server",   # botmemory mcp: the tools over MCP (the SDK loads only here)
+    "connect",      # botmemory connect: entries in the agents' settings files
+    "hooks",        # botmemory hook claude-code
     "cli",          # the command line
 ]
 
