@@ -51,22 +51,23 @@ _export("turns", "TURN_TIMEOUT_S", "Turn", "expire_turns", "log_line", "open_tur
         "turn_end", "turn_open")
 _export("watcher", "Watcher")
 _export("tidy", "TidyReport", tidy_bot="tidy")  # not "tidy": the module
+_export("connect", AGENT_NAMES="AGENTS", connect_agent="connect", connection_status="status")
 _export("upkeep", "UpkeepState", "heavy_line", "read_state", "run_due", "tidy_now")
 
 __all__ = [  # the same names as _NAMES (tests/test_layering.py checks)
-    "AMBER_AT", "ARCHIVE_FILE", "Actor", "BadInput", "Block", "BlockKind", "BotMemoryError", "BotSettings", "Busy",
-    "Change", "Conflict", "DEFAULT_TIDY_HOUR", "Document", "FileKind", "FileText", "ForgetResult", "Frontmatter",
-    "Gauge", "Hit", "Home", "Journal", "LOG_DIR", "Level", "MAX_FILE_BYTES", "MEMORY_FILE", "MEMORY_MAX_BYTES",
-    "MEMORY_MAX_LINES", "MIN_MESSAGE_CHARS", "Memory", "Note", "ONLY_FIRST_LINES", "OUTSIDE", "PreferResult",
-    "RACY_NS", "RECALL_HEADER", "RecallResult", "Refused", "RememberResult", "Row", "RowFilter", "RowListener",
-    "Shadow", "Shadows", "Store", "TURN_TIMEOUT_S", "TidyReport", "Topic", "Turn", "UNDO_ACTOR", "UpkeepState",
-    "Watcher", "Write", "atomic_write", "auto_recall", "bot_settings", "chat_source", "check_bot_id",
-    "check_entry_text", "classify", "compose_block", "content_words", "expire_turns", "fold", "forget",
-    "format_entry", "gauge", "heavy_line", "list_topics", "load_block", "local_today", "log_line", "log_path",
-    "make_room", "make_row", "open_turns", "parse_blocks", "parse_day", "parse_when", "prefer", "read_config",
-    "read_file", "read_frontmatter", "read_state", "recall_notes", "reconcile_bot", "remember", "run_due", "scan",
-    "session_search", "set_bot_setting", "text_hash", "tidy_bot", "tidy_hour", "tidy_now", "turn_begin", "turn_end",
-    "turn_open", "unforget", "write_config",
+    "AGENT_NAMES", "AMBER_AT", "ARCHIVE_FILE", "Actor", "BadInput", "Block", "BlockKind", "BotMemoryError",
+    "BotSettings", "Busy", "Change", "Conflict", "DEFAULT_TIDY_HOUR", "Document", "FileKind", "FileText",
+    "ForgetResult", "Frontmatter", "Gauge", "Hit", "Home", "Journal", "LOG_DIR", "Level", "MAX_FILE_BYTES",
+    "MEMORY_FILE", "MEMORY_MAX_BYTES", "MEMORY_MAX_LINES", "MIN_MESSAGE_CHARS", "Memory", "Note", "ONLY_FIRST_LINES",
+    "OUTSIDE", "PreferResult", "RACY_NS", "RECALL_HEADER", "RecallResult", "Refused", "RememberResult", "Row",
+    "RowFilter", "RowListener", "Shadow", "Shadows", "Store", "TURN_TIMEOUT_S", "TidyReport", "Topic", "Turn",
+    "UNDO_ACTOR", "UpkeepState", "Watcher", "Write", "atomic_write", "auto_recall", "bot_settings", "chat_source",
+    "check_bot_id", "check_entry_text", "classify", "compose_block", "connect_agent", "connection_status",
+    "content_words", "expire_turns", "fold", "forget", "format_entry", "gauge", "heavy_line", "list_topics",
+    "load_block", "local_today", "log_line", "log_path", "make_room", "make_row", "open_turns", "parse_blocks",
+    "parse_day", "parse_when", "prefer", "read_config", "read_file", "read_frontmatter", "read_state", "recall_notes",
+    "reconcile_bot", "remember", "run_due", "scan", "session_search", "set_bot_setting", "text_hash", "tidy_bot",
+    "tidy_hour", "tidy_now", "turn_begin", "turn_end", "turn_open", "unforget", "write_config",
 ]
 
 
@@ -88,6 +89,9 @@ if not TYPE_CHECKING:  # hidden from mypy, so a name missing below is an error, 
 if TYPE_CHECKING:  # for type checkers: the same names, eagerly
     from .budget import (AMBER_AT, MEMORY_MAX_BYTES, MEMORY_MAX_LINES, ONLY_FIRST_LINES, Gauge, Level, Topic,
                          compose_block, gauge)
+    from .connect import AGENTS as AGENT_NAMES
+    from .connect import connect as connect_agent
+    from .connect import status as connection_status
     from .config import (DEFAULT_TIDY_HOUR, BotSettings, auto_recall, bot_settings, read_config, set_bot_setting,
                          tidy_hour, write_config)
     from .entries import Block, BlockKind, Document, chat_source, check_entry_text, format_entry

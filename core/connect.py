@@ -129,6 +129,27 @@ def update_json(path: Path, change: Callable[[Json], None]) -> bool:
     raise BadInput(f"{path} kept changing while botmemory was writing it; try again")
 
 
+def keep_empty(data: Json, original: Json) -> None:
+    """Put back the empty containers (``hooks``, ``hooks.<event>``, ``mcpServers``) the file held empty
+    before botmemory first added to them, so that a removal leaves exactly what was there."""
+    for key in ("hooks", "mcpServers"):
+        if original.get(key) in ({}, []) and key not in data:
+            data[key] = type(original[key])()
+    hooks, before = data.get("hooks"), original.get("hooks")
+    if isinstance(hooks, dict) and isinstance(before, dict):
+        for event in HOOK_EVENTS:
+            if before.get(event) == [] and event not in hooks:
+                hooks[event] = []
+
+
+def _backup_of(path: Path) -> Json:
+    """What *path* held before botmemory first changed it ({} when unknown)."""
+    try:
+        return read_json(path.with_name(path.name + BACKUP_SUFFIX))
+    except BadInput:
+        return {}
+
+
 def _mcp_entry(home: Home, bot: str) -> Json:
     cmd = base_command(home)
     return {"command": cmd[0], "args": [*cmd[1:], "mcp", bot], "env": {}}
@@ -309,11 +330,25 @@ def connect(home: Home, agent: str, *, project: str | None = None, bot: str | No
             read_json(path)
     if hooks_file is not None:
         command = None if remove else hook_command(home, bot)
-        if update_json(hooks_file, lambda d: set_hooks(d, command)):
+        original = _backup_of(hooks_file) if remove else {}
+
+        def hooks_change(d: Json) -> None:
+            set_hooks(d, command)
+            if remove:
+                keep_empty(d, original)
+
+        if update_json(hooks_file, hooks_change):
             out.changed.append(str(hooks_file))
     if remove or bot is not None:
         entry = None if remove else _mcp_entry(home, bot or "")
-        if update_json(mcp_file, lambda d: set_mcp(d, entry)):
+        mcp_original = _backup_of(mcp_file) if remove else {}
+
+        def mcp_change(d: Json) -> None:
+            set_mcp(d, entry)
+            if remove:
+                keep_empty(d, mcp_original)
+
+        if update_json(mcp_file, mcp_change):
             out.changed.append(str(mcp_file))
     return out
 

@@ -30,6 +30,7 @@ import json
 import logging
 import os
 import re
+import stat
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -38,8 +39,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from . import (RECALL_HEADER, BotMemoryError, Home, Memory, atomic_write, content_words, fold, read_file,
-               recall_notes, turn_begin, turn_end)
+from . import BotMemoryError, Home, Memory, atomic_write, read_file
 from .connect import claude_dir
 
 logger = logging.getLogger(__name__)
@@ -139,39 +139,70 @@ def _paragraphs(text: str) -> list[str]:
 
 
 def folder_recall(folder: Path, prompt: str, limit: int = MAX_NOTES) -> list[tuple[str, str]]:
-    """Up to *limit* (file, passage) pairs of the folder's topic files that share words with *prompt*."""
+    """Up to *limit* (file, passage) pairs of the folder's topic files that share words with *prompt*.
+
+    A passage is a paragraph (headings alone are not); the best one of a file, files with more of the
+    prompt's words first. MEMORY.md is never recalled: it is loaded already.
+    """
+    from . import content_words, fold
+
     words = content_words(prompt)
     if len(prompt.strip()) < 8 or not words:
         return []
     keys = {fold(w) for w in words[:256]}
+    needles = [k.encode("utf-8") for k in keys]
     need = 2 if len(words) >= 5 else 1
     scored: list[tuple[int, str, int, str]] = []
     try:
-        names = sorted(os.listdir(folder))[:MAX_TOPIC_FILES]
+        with os.scandir(folder) as it:
+            entries = sorted((e for e in it if e.name.endswith(".md") and e.name != "MEMORY.md"
+                              and not e.name.startswith(".")), key=lambda e: e.name)[:MAX_TOPIC_FILES]
     except OSError:
         return []
-    for name in names:
-        if not name.endswith(".md") or name == "MEMORY.md" or name.startswith("."):
+    for e in entries:
+        if e.is_symlink():             # never read through a link
             continue
-        try:
-            ft = read_file(folder / name)
-        except BotMemoryError:
+        data = _read_small(e.path)
+        if data is None:
             continue
-        if ft is None or len(ft.text) > MAX_TOPIC_BYTES:
+        low = data.lower()
+        if not any(n in low for n in needles):    # most files share no word: skip them cheaply
             continue
-        low = ft.text.lower()
-        if not any(k in low for k in keys):    # most files share no word: skip them cheaply
-            continue
-        for i, para in enumerate(_paragraphs(ft.text)):
+        text = data.decode("utf-8", errors="replace")
+        best: tuple[int, str, int, str] | None = None
+        for i, para in enumerate(_paragraphs(text)):
+            if all(ln.lstrip().startswith("#") for ln in para.split("\n")):
+                continue
             have = {fold(w) for w in _WORD.findall(para.lower())} & keys
-            if len(have) >= need:
-                scored.append((-len(have), name, i, para))
+            if len(have) >= need and (best is None or -len(have) < best[0]):
+                best = (-len(have), e.name, i, para)
+        if best is not None:
+            scored.append(best)
     scored.sort()
     return [(name, para) for _, name, _, para in scored[:limit]]
 
 
+def _read_small(path: str) -> bytes | None:
+    """A regular file's bytes (None for a link, a non-file or one over MAX_TOPIC_BYTES)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_TOPIC_BYTES:
+            return None
+        return os.read(fd, MAX_TOPIC_BYTES + 1)[:MAX_TOPIC_BYTES]
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
 def compose(folder_notes: list[tuple[str, str]], bound: str) -> str:
     """The recall block: the header, then numbered notes; at most MAX_CONTEXT characters."""
+    from . import RECALL_HEADER
+
     parts: list[str] = []
     if folder_notes:
         share = (MAX_CONTEXT - len(RECALL_HEADER) - 400 - len(bound)) // max(len(folder_notes), 1)
@@ -207,6 +238,8 @@ def _end_turn(mem: Memory, session: str, said: str | None) -> None:
     ft = read_file(path)
     if ft is None:
         return
+    from . import turn_end
+
     try:
         data = json.loads(ft.text)
         turn_end(mem, str(data["bot"]), str(data["turn"]), said)
@@ -282,6 +315,8 @@ def user_prompt(mem: Memory, event: Mapping[str, Any], bot: str | None, budget: 
     folder = auto_memory_dir(str(event.get("cwd") or ""))
     tracked = tracked_bot(mem, folder) if folder is not None else None
     if tracked and session:
+        from . import turn_begin
+
         try:
             _end_turn(mem, session, None)       # a turn the last Stop did not close
             _save_turn(mem.home, session, tracked, turn_begin(mem, tracked, f"Claude Code {session[:8]}"))
@@ -291,6 +326,8 @@ def user_prompt(mem: Memory, event: Mapping[str, Any], bot: str | None, budget: 
     def recall() -> str:
         notes = folder_recall(folder, prompt) if folder is not None and tracked is None else []
         bound = ""
+        from . import recall_notes
+
         for b in dict.fromkeys(x for x in (tracked, bot) if x):
             try:
                 bound += recall_notes(mem.home, b, prompt, mem.today).text

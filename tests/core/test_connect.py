@@ -175,3 +175,13 @@ def test_the_written_hook_command_runs(user, mem, tmp_path):
     p = subprocess.run(cmd, shell=True, input=(DATA / "session_end.json").read_text(), capture_output=True, text=True,
                        timeout=60)
     assert p.returncode == 0, p.stderr
+
+
+def test_remove_puts_back_the_empty_containers_that_were_there(user, mem):
+    original = {"model": "opus", "hooks": {"Stop": []}, "mcpServers": {}}
+    (user / ".claude" / "settings.json").write_text(json.dumps(original))
+    (user / ".claude.json").write_text(json.dumps({"mcpServers": {}}))
+    connect(mem.home, "claude-code", bot=BOT)
+    connect(mem.home, "claude-code", remove=True)
+    assert load(user / ".claude" / "settings.json") == original
+    assert load(user / ".claude.json") == {"mcpServers": {}}
