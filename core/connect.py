@@ -133,8 +133,8 @@ def keep_empty(data: Json, original: Json) -> None:
     """Put back the empty containers (``hooks``, ``hooks.<event>``, ``mcpServers``) the file held empty
     before botmemory first added to them, so that a removal leaves exactly what was there."""
     for key in ("hooks", "mcpServers"):
-        if original.get(key) in ({}, []) and key not in data:
-            data[key] = type(original[key])()
+        if isinstance(original.get(key), dict) and key not in data:
+            data[key] = {}
     hooks, before = data.get("hooks"), original.get("hooks")
     if isinstance(hooks, dict) and isinstance(before, dict):
         for event in HOOK_EVENTS:
