@@ -17,16 +17,18 @@ from pathlib import Path
 from typing import Any
 
 from botmemory.core.errors import MemoryError_
-from botmemory.core.paths import MEMORY_FILE, Home
+from botmemory.core.paths import MEMORY_FILE
 from botmemory.core.service import Memory
 from PySide6.QtCore import QObject, Slot
 from PySide6.QtWidgets import QApplication, QSystemTrayIcon
 
-from . import icons, obsidian
+from . import demo as demo_mod
+from . import icons, logs, obsidian
 from .instance import InstanceServer, ask_running
 from .notify import Notifier
 from .panel import MemoryPanel
 from .session import Notice, Session
+from .settings_dialog import SettingsDialog, app_home
 from .tray import Tray
 
 logger = logging.getLogger("botmemory.desktop")
@@ -49,12 +51,6 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def setup_logging(verbose: bool) -> None:
     """The rotating log file and the in-memory tail (``logs``), Qt's messages routed into it."""
-    try:
-        from . import logs
-    except ImportError:
-        logging.basicConfig(level=logging.DEBUG if verbose else logging.INFO,
-                            format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-        return
     logs.setup_logging(verbose)
     logs.install_qt_message_handler()
 
@@ -77,28 +73,30 @@ def relaunch_arguments(argv: list[str], root: str) -> list[str]:
 
 
 def settings_dialog_class() -> Any:
-    try:
-        from . import settings_dialog
-    except ImportError:
-        return None
-    return getattr(settings_dialog, "SettingsDialog", None)
+    """The Settings window's class (a function so tests can put a stand-in there)."""
+    return SettingsDialog
 
 
 class App(QObject):
     """Wires the session, the tray, the panel and the notifier together."""
 
     def __init__(self, mem: Memory, *, tray: bool | None = None, today_fixed: bool = False,
-                 live: bool = True, upkeep: bool = True, parent: QObject | None = None) -> None:
+                 live: bool = True, upkeep: bool = True, demo: bool = False,
+                 parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.mem = mem
+        self.demo = demo
+        """True on the demo home: Settings never write the app's own settings there."""
         self.session = Session(mem, parent=self, today_fixed=today_fixed, live=live, upkeep=upkeep)
         self.panel: MemoryPanel | None = None
+        self.temporary: Path | None = None
+        """A demo home made in the temporary folder, removed on quit."""
         self.has_tray = QSystemTrayIcon.isSystemTrayAvailable() if tray is None else tray
         self.tray: Tray | None = None
         self._settings: Any = None
         if self.has_tray:
             # bots join the menu as the session first reads the home (no disk work here)
-            self.tray = Tray([], self, settings_available=settings_dialog_class() is not None)
+            self.tray = Tray([], self, settings_available=True)
             self.tray.open_panel.connect(self.show_panel)
             self.tray.open_obsidian.connect(self.open_in_obsidian)
             self.tray.reveal.connect(self.reveal)
@@ -169,13 +167,12 @@ class App(QObject):
     def open_settings(self) -> None:
         """The Settings window (``settings_dialog``), one at a time."""
         cls = settings_dialog_class()
-        if cls is None:
-            return
         if self._settings is not None and self._settings.isVisible():
             self._settings.raise_()
             self._settings.activateWindow()
             return
-        dialog = cls(self.mem.home)
+        # the session's worker: one writer thread for the whole app
+        dialog = cls(self.mem.home, worker=self.session.worker, demo=self.demo)
         if hasattr(dialog, "home_changed"):
             dialog.home_changed.connect(self.home_changed)
         self._settings = dialog
@@ -198,10 +195,6 @@ class App(QObject):
 
     @Slot()
     def show_log(self) -> None:
-        try:
-            from . import logs
-        except ImportError:
-            return
         logs.show_log()
 
     def _say(self, text: str) -> None:
@@ -228,12 +221,16 @@ class App(QObject):
         QApplication.quit()
 
     def shutdown(self) -> None:
-        """Stop the watcher and the worker, hide the tray, close the panel (safe to call twice)."""
+        """Stop the watcher and the worker, hide the tray, close the panel, remove a temporary demo home
+        (safe to call twice)."""
         self.session.stop()
         if self.tray is not None:
             self.tray.hide()
         if self.panel is not None:
             self.panel.close()
+        if self.temporary is not None:
+            demo_mod.remove(self.temporary)
+            self.temporary = None
 
 
 @dataclass
@@ -261,16 +258,20 @@ def launch(argv: list[str], *, tray: bool | None = None) -> Started:
     args = parse_args(argv)
     app = qt_app()
     root: str | None = args.root
+    temporary: Path | None = None
     if args.demo:
-        from . import demo
-
-        where = demo.prepare(Path(root).expanduser() if root else None)
+        given = Path(root).expanduser() if root else None
+        where = demo_mod.prepare(given)
+        if where != given:
+            temporary = where      # made in the temporary folder: removed on quit
         root = str(where)
         logger.info("demo home: %s", where)
     try:
         mem = Memory.open(str(home_root(root)), args.today)
     except MemoryError_ as e:
         print(f"botmemory-tray: {e}", file=sys.stderr)
+        if temporary is not None:
+            demo_mod.remove(temporary)
         return Started(None, None, 2)
 
     if ask_running(mem.home.root, args.show):
@@ -282,7 +283,9 @@ def launch(argv: list[str], *, tray: bool | None = None) -> Started:
     if args.no_tray:
         tray = False
     # parented to the application: Qt, not Python's garbage collector, decides when it goes
-    desk = App(mem, tray=tray, today_fixed=bool(args.today or os.environ.get("BOTMEMORY_TODAY")), parent=app)
+    desk = App(mem, tray=tray, today_fixed=bool(args.today or os.environ.get("BOTMEMORY_TODAY")),
+               demo=bool(args.demo), parent=app)
+    desk.temporary = temporary
     server.show_requested.connect(desk.show_panel)
     app.aboutToQuit.connect(desk.shutdown)
     app.aboutToQuit.connect(server.close)
@@ -295,10 +298,6 @@ def launch(argv: list[str], *, tray: bool | None = None) -> Started:
 
 def home_root(root: str | None) -> Path:
     """``--root``, else the folder chosen in Settings, else ``$OPENMAUSBOT_HOME`` or ``~/.openmausbot``."""
-    try:
-        from .settings_dialog import app_home
-    except ImportError:
-        return Home.locate(root).root
     return app_home(root).root
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import re
+import shutil
 import tempfile
 from datetime import date, timedelta
 from importlib import resources
@@ -68,6 +69,16 @@ def prepare(root: Path | None, today: date | None = None) -> Path:
     target = choose_root(root)
     build(target, today or date.today())
     return target
+
+
+def remove(root: Path) -> None:
+    """Delete a demo home this app made in the temporary folder (on quit). Anything else is left alone."""
+    tmp = Path(tempfile.gettempdir()).resolve()
+    if root.is_symlink() or not root.name.startswith("botmemory-demo-") or root.parent.resolve() != tmp:
+        logger.info("not removing %s: not a temporary demo home", root)
+        return
+    shutil.rmtree(root, ignore_errors=True)   # never follows a symbolic link inside
+    logger.info("removed the demo home %s", root)
 
 
 def build(root: Path, today: date) -> Memory:
