@@ -23,7 +23,7 @@ from PySide6.QtCore import QObject, Slot
 from PySide6.QtWidgets import QApplication, QSystemTrayIcon
 
 from . import demo as demo_mod
-from . import icons, logs, obsidian
+from . import icons, logs, obsidian, pathnotice
 from .instance import InstanceServer, ask_running
 from .notify import Notifier
 from .panel import MemoryPanel
@@ -147,11 +147,15 @@ class App(QObject):
 
     @Slot(str)
     def open_in_obsidian(self, bot: str) -> None:
-        obsidian.open_in_obsidian(self.session.worker, self.mem.home.workspace(bot), self._say)
+        obsidian.open_in_obsidian(self.session.worker, self.mem.home.workspace(bot), self._say, self.cannot_open)
 
     @Slot(str)
     def reveal(self, bot: str) -> None:
-        obsidian.show_in_file_manager(self.mem.home.workspace(bot) / MEMORY_FILE)
+        obsidian.show_in_file_manager(self.mem.home.workspace(bot) / MEMORY_FILE, failed=self.cannot_open)
+
+    def cannot_open(self, text: str, path: Path) -> None:
+        """Nothing opened a folder or a file: say so, with the path and Copy."""
+        pathnotice.show(text, path, self.panel if self.panel is not None and self.panel.isVisible() else None)
 
     @Slot(str)
     def tidy(self, bot: str) -> None:
@@ -160,7 +164,7 @@ class App(QObject):
 
     @Slot(str, str)
     def undo(self, bot: str, row_id: str) -> None:
-        self.session.undo(bot, row_id, lambda _r: self._say(f"Undone ({bot}). The undo can itself be undone."),
+        self.session.undo(bot, row_id, lambda change: self._say(undone_text(bot, change)),
                           lambda e: self._say(f"Undo failed: {e}"))
 
     @Slot()
@@ -195,7 +199,9 @@ class App(QObject):
 
     @Slot()
     def show_log(self) -> None:
-        logs.show_log()
+        if not logs.show_log():
+            self.cannot_open("Nothing on this computer opened the log file (no text viewer answered).",
+                             logs.log_path())
 
     def _say(self, text: str) -> None:
         logger.info("%s", text)
@@ -231,6 +237,14 @@ class App(QObject):
         if self.temporary is not None:
             demo_mod.remove(self.temporary)
             self.temporary = None
+
+
+def undone_text(bot: str, change: Any) -> str:
+    """What an undo from the tray did, naming the file."""
+    file = getattr(change, "file", None)
+    if not file:
+        return f"Undone ({bot}): the file was already as it was. The undo can itself be undone."
+    return f"Undone: {file} of {bot} is back as it was. The undo can itself be undone."
 
 
 @dataclass

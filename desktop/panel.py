@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from . import icons, obsidian
+from . import icons, obsidian, pathnotice
 from .editor import FileEditor
 from .gauge import GaugeWidget
 from .journal_view import JournalView
@@ -294,13 +294,19 @@ class MemoryPanel(QWidget):
     def open_in_obsidian(self) -> None:
         if self.bot is None:
             return
-        obsidian.open_in_obsidian(self.session.worker, self.session.mem.home.workspace(self.bot), self.say)
+        obsidian.open_in_obsidian(self.session.worker, self.session.mem.home.workspace(self.bot), self.say,
+                                  self.cannot_open)
 
     def show_in_file_manager(self) -> None:
         if self.bot is None:
             return
         rel = self.editor.rel or MEMORY_FILE
-        obsidian.show_in_file_manager(self.session.mem.home.workspace(self.bot) / rel)
+        obsidian.show_in_file_manager(self.session.mem.home.workspace(self.bot) / rel, failed=self.cannot_open)
+
+    def cannot_open(self, text: str, path: Path) -> None:
+        """Nothing opened the folder: say what failed, show the path, offer Copy."""
+        self.say(f"{text} The path is {path}")
+        pathnotice.show(text, path, self)
 
     def say(self, text: str) -> None:
         self.status_label.setText(text)

@@ -115,7 +115,7 @@ def test_tray_actions_do_what_they_say(qtbot, make_app, mem, monkeypatch):
     calls = []
     monkeypatch.setattr(obsidian, "decide", lambda folder, file=None: obsidian.plan(folder, [folder], True))
     monkeypatch.setattr(obsidian, "open_url", lambda url: calls.append(url) or True)
-    monkeypatch.setattr(obsidian, "show_items", lambda uri, fallback: calls.append(uri) or True)
+    monkeypatch.setattr(obsidian, "show_items", lambda uri, fallback, failed=None: calls.append(uri) or True)
     mem.store.write(BOT, "MEMORY.md", entry("2026-09-01", "Old") + " · until 2026-09-30\n", Actor.person())
     a = make_app(tray=True)
     a.start()
@@ -259,3 +259,38 @@ def test_a_demo_in_a_given_folder_stays(qtbot, tmp_path):
     started = appmod.launch(["--demo", "--root", str(tmp_path / "demo"), "--no-tray"])
     close(started)
     assert (tmp_path / "demo" / "workspaces").is_dir()
+
+
+def test_when_nothing_opens_the_log_or_folder_the_app_says_so_with_copy(qtbot, make_app, mem, monkeypatch):
+    from botmemory.desktop import logs, obsidian, pathnotice
+
+    monkeypatch.setattr(logs, "show_log", lambda: False)
+    monkeypatch.setattr(obsidian, "open_url", lambda url: False)
+    monkeypatch.setattr(obsidian, "show_items", lambda uri, fallback, failed=None: False)
+    a = make_app(tray=True)
+    a.start()
+    idle(qtbot, a.session)
+    a.tray.show_log.emit()
+    notice = pathnotice._open[-1]
+    assert "log file" in notice.label.text() and notice.path_edit.text() == str(logs.log_path())
+    notice.copy_button.click()
+    assert QApplication.clipboard().text() == str(logs.log_path())
+    notice.close()
+    a.tray.reveal.emit(BOT)
+    notice = pathnotice._open[-1]
+    assert notice.path_edit.text().endswith("/workspaces/scout/MEMORY.md")
+    assert obsidian.NOTHING_OPENS_FOLDERS in notice.label.text()
+    notice.close()
+
+
+def test_tray_undo_names_the_file(qtbot, make_app, mem, monkeypatch):
+    mem.store.write(BOT, "memory/plans.md", "# Plans\n", Actor.person())
+    a = make_app(tray=True)
+    said = []
+    monkeypatch.setattr(a, "_say", said.append)
+    a.start()
+    idle(qtbot, a.session)
+    row = mem.journal.list(BOT, limit=1)[0]
+    a.tray.undo.emit(BOT, row.id)
+    idle(qtbot, a.session)
+    assert said == ["Undone: memory/plans.md of scout is back as it was. The undo can itself be undone."]

@@ -81,7 +81,7 @@ def test_open_in_obsidian_and_show_in_file_manager(qtbot, panel, session, monkey
     calls = []
     monkeypatch.setattr(obsidian, "decide", lambda folder, file=None: obsidian.plan(folder, [], False))
     monkeypatch.setattr(obsidian, "open_url", lambda url: calls.append(url) or True)
-    monkeypatch.setattr(obsidian, "show_items", lambda uri, fallback: calls.append(uri) or True)
+    monkeypatch.setattr(obsidian, "show_items", lambda uri, fallback, failed=None: calls.append(uri) or True)
     panel.obsidian_button.click()
     idle(qtbot, session)
     ws = session.mem.home.workspace(BOT)
