@@ -81,6 +81,11 @@ class FileInfo:
         return text
 
 
+def line_count(text: str) -> int:
+    """Lines as the gauge counts them: a last line without a newline is a line too."""
+    return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
+
+
 _ORDER = {Kind.MEMORY: 0, Kind.TOPIC: 1, Kind.ARCHIVE: 2, Kind.LOG: 3}
 
 
@@ -97,7 +102,7 @@ def list_files(mem: Memory, bot: str) -> list[FileInfo]:
         if ft is None:
             continue
         fm = frontmatter.read(ft.text) if kind is Kind.TOPIC else None
-        out.append(FileInfo(rel, kind, len(ft.text.encode("utf-8")), ft.text.count("\n"),
+        out.append(FileInfo(rel, kind, len(ft.text.encode("utf-8")), line_count(ft.text),
                             fm.title if fm else None, fm.description if fm else None,
                             fm.aliases if fm else ()))
     if not any(f.rel == MEMORY_FILE for f in out):
