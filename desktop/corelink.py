@@ -100,6 +100,11 @@ def catch_up(mem: Memory, bot: str, seen: str | None, recent: int,
     return fresh, newest, newest[0].id if newest else ""
 
 
+def journal_files(mem: Memory, bot: str, limit: int = 20_000) -> set[str]:
+    """The files named by the newest *limit* rows of a bot's journal (deleted files included)."""
+    return {row.file for row in itertools.islice(journal_of(mem).rows(bot), limit)}
+
+
 def newest_rows(mem: Memory, bot: str, limit: int) -> list[Any]:
     return list(journal_of(mem).list(bot, limit=limit))
 

@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPlainTextEdit,
     QPushButton,
+    QSizePolicy,
     QSplitter,
     QStyle,
     QStyledItemDelegate,
@@ -47,6 +48,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from . import corelink
 from .editor import mono_font
 from .models import (
     UNDOABLE_ROLE,
@@ -161,6 +163,8 @@ class JournalView(QWidget):
         super().__init__(parent)
         self.session = session
         self.bot: str | None = None
+        self._journal_files: set[str] = set()
+        self._disk_files: list[str] = []
         self.model = JournalModel(session.journal_cursor, session.submit_read, self)
         self.model.loading_changed.connect(self._loading)
         self.model.load_failed.connect(lambda msg: self.count_label.setText(f"Could not read the journal: {msg}"))
@@ -222,6 +226,11 @@ class JournalView(QWidget):
         self.undo_button.clicked.connect(lambda: self.undo_row(self.table.currentIndex().row()))
         self.undo_reason = QLabel()
         self.undo_reason.setStyleSheet("color: #777;")
+        # a long reason wraps inside the row; it never widens the window
+        self.undo_reason.setWordWrap(True)
+        self.undo_reason.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.diff_title.setWordWrap(True)
+        self.diff_title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.count_label = QLabel()
         self.count_label.setStyleSheet("color: #777;")
 
@@ -229,8 +238,8 @@ class JournalView(QWidget):
         lb = QVBoxLayout(lower)
         lb.setContentsMargins(0, 0, 0, 0)
         head = QHBoxLayout()
-        head.addWidget(self.diff_title, 1)
-        head.addWidget(self.undo_reason)
+        head.addWidget(self.diff_title, 3)
+        head.addWidget(self.undo_reason, 2)
         head.addWidget(self.undo_button)
         lb.addLayout(head)
         lb.addWidget(self.diff, 1)
@@ -255,16 +264,39 @@ class JournalView(QWidget):
 
     def set_bot(self, bot: str | None, files: list[str] | None = None) -> None:
         self.bot = bot
+        self._journal_files = set()
         self.set_files(files or [])
         self.apply_filters()
+        if bot is not None:
+            self._read_journal_files(bot)
+
+    def _read_journal_files(self, bot: str) -> None:
+        """Every file the bot's journal names (on the worker): deleted ones stay in the file filter."""
+        mem = self.session.mem
+        self.session.submit_read(lambda: corelink.journal_files(mem, bot),
+                                 lambda files: self._journal_files_read(bot, files),
+                                 lambda e: logger.info("journal files of %s: %s", bot, e))
+
+    def _journal_files_read(self, bot: str, files: set[str]) -> None:
+        if bot != self.bot:
+            return
+        self._journal_files |= set(files)
+        self.set_files(self._disk_files)
 
     def set_files(self, files: list[str]) -> None:
+        """The files on disk, then those only the journal knows (deleted since), for the file filter."""
+        self._disk_files = list(files)
+        gone = sorted(self._journal_files - set(files))
+        wanted = [(f, f) for f in files] + [(f"{f} (deleted)", f) for f in gone]
+        have = [(self.file_box.itemText(i), self.file_box.itemData(i)) for i in range(1, self.file_box.count())]
+        if wanted == have:
+            return
         current = self.file_box.currentData()
         self.file_box.blockSignals(True)
         self.file_box.clear()
         self.file_box.addItem("All files", None)
-        for f in files:
-            self.file_box.addItem(f, f)
+        for text, f in wanted:
+            self.file_box.addItem(text, f)
         i = self.file_box.findData(current)
         self.file_box.setCurrentIndex(max(i, 0))
         self.file_box.blockSignals(False)
@@ -283,6 +315,10 @@ class JournalView(QWidget):
 
     def add_rows(self, rows: list[Any]) -> None:
         """New rows from the session: those of this bot matching the filters go on top."""
+        named = {r.file for r in rows if r.bot == self.bot} - self._journal_files
+        if named:
+            self._journal_files |= named
+            self.set_files(self._disk_files)
         current = self.table.currentIndex().row()
         current_id = self.model.row_at(current).id if current >= 0 and self.model.row_at(current) else None
         added = self.model.add_new(rows)
