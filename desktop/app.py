@@ -124,8 +124,9 @@ class App(QObject):
 
     def ensure_panel(self) -> MemoryPanel:
         if self.panel is None:
-            self.panel = MemoryPanel(self.session)
+            self.panel = MemoryPanel(self.session, demo=self.demo)
             self.panel.setWindowIcon(icons.app_icon())
+            self.panel.choose_home.connect(self.open_settings)
         return self.panel
 
     @Slot(str)

@@ -124,6 +124,50 @@ def rows_since(mem: Memory, bot: str, seen: str | None, limit: int = SINCE_LIMIT
     return out
 
 
+# ----- HOOK (Round 2, `agents`): the memory folders of agents found on this computer.
+# Another engineer builds the finder in core (`botmemory agents` / `track`). The welcome page
+# calls these two functions only; until core offers a finder, find_agents returns None and the
+# page leaves its "found on this computer" section out.
+
+AGENT_FINDER_MODULE = "botmemory.core.agents"
+
+
+@dataclass(frozen=True)
+class FoundFolder:
+    """One agent memory folder found on this computer (DESIGN.md: ``agents --json``)."""
+
+    id: str
+    agent: str
+    path: str
+    tracked: bool
+
+
+def find_agents(mem: Memory) -> list[FoundFolder] | None:
+    """Runs on the worker: the folders core's finder found, or None when core offers no finder yet."""
+    import importlib
+    import importlib.util
+
+    if importlib.util.find_spec(AGENT_FINDER_MODULE) is None:
+        return None
+    mod = importlib.import_module(AGENT_FINDER_MODULE)
+    finder = getattr(mod, "find", None) or getattr(mod, "find_agents", None)
+    if finder is None:
+        return None
+    out = []
+    for f in finder(mem.home):
+        d = f if isinstance(f, dict) else getattr(f, "as_dict", lambda f=f: vars(f))()
+        out.append(FoundFolder(str(d["id"]), str(d["agent"]), str(d["path"]), bool(d.get("tracked"))))
+    return out
+
+
+def track_agent(mem: Memory, folder_id: str) -> None:
+    """Runs on the worker: start tracking a found folder (core's ``track``)."""
+    import importlib
+
+    mod = importlib.import_module(AGENT_FINDER_MODULE)
+    mod.track(mem.home, folder_id)
+
+
 def undo(mem: Memory, bot: str, row_id: str) -> Any:
     from botmemory.core import journal
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from botmemory.core import budget, config
+from botmemory.core import budget, config, paths, update
 from botmemory.core.budget import Gauge, Level
 from botmemory.core.paths import ARCHIVE_FILE, MEMORY_FILE
 from botmemory.core.paths import today as local_today
@@ -196,7 +196,7 @@ class Session(QObject):
         primed = self._primed
         self._primed = True
         self._newest.update(state["marks"])
-        if state["bots"] != self.bots:
+        if state["bots"] != self.bots or not primed:   # the first read says so even for a home with no bots
             self.bots = state["bots"]
             self.bots_changed.emit(list(self.bots))
         old = self.gauges
@@ -292,6 +292,23 @@ class Session(QObject):
                 done(report)
 
         self.worker.write(lambda: corelink.tidy_now(mem, bot), finished, error)
+
+    def make_room(self, bot: str, expected_hash: str | None, done: Callable[[Any], None],
+                  error: Callable[[BaseException], None]) -> None:
+        """Move the overflow preview's entries to the archive now (the core's ``move_overflow``)."""
+        mem = self.mem
+        self.worker.write(lambda: update.move_overflow(mem.store, bot, PANEL, expected_hash=expected_hash),
+                          done, error)
+
+    def create_bot(self, bot: str, done: Callable[[Any], None], error: Callable[[BaseException], None]) -> None:
+        """Create a bot's workspace (``botmemory init``), then read the home again."""
+        mem = self.mem
+
+        def finished(created: Any) -> None:
+            self.poll()
+            done(created)
+
+        self.worker.write(lambda: mem.store.init(paths.check_bot_id(bot)), finished, error)
 
     def set_switch(self, bot: str, key: str, value: bool, done: Callable[[Any], None] | None = None,
                    error: Callable[[BaseException], None] | None = None) -> None:
