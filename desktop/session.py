@@ -319,12 +319,14 @@ class Session(QObject):
 
     @Slot()
     def check_upkeep(self) -> None:
-        if not self.today_fixed:
-            self.mem.store.today = local_today()
         mem = self.mem
         now = datetime.now().astimezone()
+        follow_the_date = not self.today_fixed
 
         def run() -> dict[str, Any]:
+            # the date moves on the writer thread, between writes — never on the UI thread under a running task
+            if follow_the_date:
+                mem.store.today = local_today()
             return corelink.run_due(mem, now)
 
         def ran(reports: dict[str, Any]) -> None:
