@@ -64,7 +64,8 @@ class Cursor:
         self._it: Iterator[Any] | None = None
 
     def _rows(self) -> Iterator[Any]:
-        return journal_of(self.mem).matching(self.query.bot, self.query.filter())
+        rows: Iterator[Any] = journal_of(self.mem).matching(self.query.bot, self.query.filter())
+        return rows
 
     def page(self, limit: int) -> list[Any]:
         if self._it is None:

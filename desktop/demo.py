@@ -2,7 +2,7 @@
 
 ``botmemory-tray --demo`` builds it into ``--root`` when that folder is empty
 (or missing), else into a fresh folder. The notes are package files under
-``demo/``, with dates written as ``@D-12@`` (twelve days before today) so the
+``demo_home/``, with dates written as ``@D-12@`` (twelve days before today) so the
 demo is always current. Everything is written through the core — the files by
 an import, then the bots' work in their chats, a person's edit in the panel,
 a change made outside the app, an undo and a tidy-up — so the journal holds
@@ -37,7 +37,7 @@ def expand(text: str, today: date) -> str:
 
 
 def _source() -> Traversable:
-    return resources.files("botmemory.desktop") / "demo"
+    return resources.files("botmemory.desktop") / "demo_home"
 
 
 def _walk(folder: Traversable, prefix: str = "") -> list[tuple[str, Traversable]]:

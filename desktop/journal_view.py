@@ -50,10 +50,10 @@ from PySide6.QtWidgets import (
 
 from . import corelink
 from .editor import mono_font
+from .corelink import JournalQuery
 from .models import (
     UNDOABLE_ROLE,
     JournalModel,
-    JournalQuery,
     how_text,
     row_time,
     who_text,
@@ -92,7 +92,8 @@ class DiffHighlighter(QSyntaxHighlighter):
 class UndoDelegate(QStyledItemDelegate):
     """Paints an Undo button in undoable rows (the reason text in the others); a click emits :attr:`clicked`."""
 
-    clicked = Signal(QModelIndex)
+    clicked = Signal(int)
+    """The row whose Undo button was clicked."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -115,7 +116,7 @@ class UndoDelegate(QStyledItemDelegate):
         button.rect = self.button_rect(option.rect)
         button.text = "Undo"
         button.state = QStyle.StateFlag.State_Enabled
-        if self._pressed is not None and QModelIndex(self._pressed) == index:
+        if self._pressed is not None and self._pressed == index:
             button.state |= QStyle.StateFlag.State_Sunken
         else:
             button.state |= QStyle.StateFlag.State_Raised
@@ -140,8 +141,8 @@ class UndoDelegate(QStyledItemDelegate):
             return inside
         was = self._pressed
         self._pressed = None
-        if inside and was is not None and QModelIndex(was) == index:
-            self.clicked.emit(QModelIndex(index))
+        if inside and was is not None and was == index:
+            self.clicked.emit(index.row())
             return True
         return False
 
@@ -167,7 +168,9 @@ class JournalView(QWidget):
         self._disk_files: list[str] = []
         self.model = JournalModel(session.journal_cursor, session.submit_read, self)
         self.model.loading_changed.connect(self._loading)
-        self.model.load_failed.connect(lambda msg: self.count_label.setText(f"Could not read the journal: {msg}"))
+        self.count_label = QLabel()
+        self.count_label.setStyleSheet("color: #777;")
+        self.model.load_failed.connect(self._load_failed)
 
         self.file_box = QComboBox()
         self.file_box.addItem("All files", None)
@@ -211,7 +214,7 @@ class JournalView(QWidget):
         h.setSectionResizeMode(4, QHeaderView.ResizeMode.Stretch)
         self.delegate = UndoDelegate(self.table)
         self.table.setItemDelegateForColumn(JournalModel.UNDO_COLUMN, self.delegate)
-        self.delegate.clicked.connect(lambda idx: self.undo_row(idx.row()))
+        self.delegate.clicked.connect(self.undo_row)
         self.table.selectionModel().currentRowChanged.connect(lambda cur, _prev: self._show_row(cur.row()))
 
         self.diff_title = QLabel()
@@ -231,8 +234,6 @@ class JournalView(QWidget):
         self.undo_reason.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.diff_title.setWordWrap(True)
         self.diff_title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        self.count_label = QLabel()
-        self.count_label.setStyleSheet("color: #777;")
 
         lower = QWidget()
         lb = QVBoxLayout(lower)
@@ -319,8 +320,8 @@ class JournalView(QWidget):
         if named:
             self._journal_files |= named
             self.set_files(self._disk_files)
-        current = self.table.currentIndex().row()
-        current_id = self.model.row_at(current).id if current >= 0 and self.model.row_at(current) else None
+        selected = self.model.row_at(self.table.currentIndex().row())
+        current_id = selected.id if selected is not None else None
         added = self.model.add_new(rows)
         if added and current_id is not None:
             r = self.model.row_of(current_id)
@@ -328,6 +329,9 @@ class JournalView(QWidget):
                 self.table.selectRow(r)
 
     # ----- rows
+
+    def _load_failed(self, message: str) -> None:
+        self.count_label.setText(f"Could not read the journal: {message}")
 
     def _loading(self, on: bool) -> None:
         if on:
@@ -363,8 +367,12 @@ class JournalView(QWidget):
         if not r.undoable:
             self.status.emit(f"Can't undo this change: {r.reason}" if r.reason else "Can't undo this change")
             return
-        self.session.undo(r.bot, r.id, lambda _res, rid=r.id, f=r.file: self._undone(rid, f),
-                          lambda e: self._undo_failed(e))
+        row_id, file = r.id, r.file
+
+        def done(_result: Any) -> None:
+            self._undone(row_id, file)
+
+        self.session.undo(r.bot, row_id, done, self._undo_failed)
 
     def _undone(self, row_id: str, file: str) -> None:
         self.status.emit(f"Undone: {file} is back as it was. The undo is itself a row and can be undone.")

@@ -111,10 +111,11 @@ def has_handler(platform: str = sys.platform, run: object = None) -> bool:
     if platform == "darwin":
         return any(Path(p).exists() for p in ("/Applications/Obsidian.app",
                                              str(Path.home() / "Applications" / "Obsidian.app")))
-    if platform.startswith("win"):
+    if platform.startswith("win") and sys.platform == "win32":
+        import winreg
+
         try:
-            import winreg  # type: ignore[import-not-found]
-            winreg.OpenKey(winreg.HKEY_CLASSES_ROOT, "obsidian")  # type: ignore[attr-defined]
+            winreg.OpenKey(winreg.HKEY_CLASSES_ROOT, "obsidian")
             return True
         except OSError:
             return False

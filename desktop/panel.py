@@ -241,7 +241,8 @@ class MemoryPanel(QWidget):
         box.addWidget(self.status_label)
         self._no_bot(NO_BOT)
 
-        QShortcut(QKeySequence.StandardKey.Close, self, activated=self.close)
+        close = QShortcut(QKeySequence(QKeySequence.StandardKey.Close), self)
+        close.activated.connect(self.close)
         session.gauges_changed.connect(self._gauges)
         session.rows_added.connect(self._rows_added)
         session.bots_changed.connect(self._bots)
@@ -447,7 +448,7 @@ class MemoryPanel(QWidget):
             self.files_view.selectionModel().setCurrentIndex(
                 idx, QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows)
             self.files_view.selectionModel().blockSignals(False)
-            if keep != self.editor.rel:
+            if keep is not None and keep != self.editor.rel:
                 self.editor.open_file(bot, keep)
 
     def _file_selected(self, row: int) -> None:
@@ -495,8 +496,11 @@ class MemoryPanel(QWidget):
             name += ".md"
         rel = f"memory/{name}"
         title = name[:-3].replace("-", " ").strip().capitalize()
-        self.session.save(bot, rel, NEW_TOPIC.format(title=title), None,
-                          lambda _c: (self.refresh_files(select=rel), self.say(f"Created {rel}.")),
+        def created(_change: Any) -> None:
+            self.refresh_files(select=rel)
+            self.say(f"Created {rel}.")
+
+        self.session.save(bot, rel, NEW_TOPIC.format(title=title), None, created,
                           lambda e: self.say(f"{rel} already exists." if e.__class__.__name__ == "Conflict"
                                              else f"Could not create {rel}: {e}"))
 

@@ -229,9 +229,12 @@ class UpkeepView(QWidget):
         if self._setting or self.bot is None:
             return
         bot = self.bot
-        self.session.set_switch(bot, key, on, lambda _s: (self.refresh(), self.status.emit(
-            f"{'Memory' if key == 'memory' else 'Memory upkeep'} is {'on' if on else 'off'} for {bot}.")),
-            lambda e: self.status.emit(f"Could not change the switch: {e}"))
+
+        def done(_settings: Any) -> None:
+            self.refresh()
+            self.status.emit(f"{'Memory' if key == 'memory' else 'Memory upkeep'} is {'on' if on else 'off'} for {bot}.")
+
+        self.session.set_switch(bot, key, on, done, lambda e: self.status.emit(f"Could not change the switch: {e}"))
 
     def tidy_now(self) -> None:
         if self.bot is None:

@@ -199,9 +199,11 @@ class WelcomePage(QWidget):
             self._show_error(problem)
             return
         self.create_button.setEnabled(False)
-        self.session.create_bot(name, lambda _c: self._created(name),
-                                lambda e: (self._show_error(f"Could not create {name}: {e}"),
-                                           self.create_button.setEnabled(True)))
+        def failed(e: BaseException) -> None:
+            self._show_error(f"Could not create {name}: {e}")
+            self.create_button.setEnabled(True)
+
+        self.session.create_bot(name, lambda _c: self._created(name), failed)
 
     def _created(self, name: str) -> None:
         self.name_edit.clear()
