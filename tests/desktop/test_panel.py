@@ -184,3 +184,19 @@ def test_new_topic_dialog_keeps_an_invalid_name_and_says_why(qtbot, panel):
     assert d.ok_button().isEnabled() and "under memory/" not in d.labelText()
     assert topic_name_problem(".hidden") and topic_name_problem("archive")
     d.reject()
+
+
+def test_the_file_list_keeps_its_width_on_a_daily_log(qtbot, panel, session, mem):
+    mem.store.write(BOT, "memory/log/2026-10-14.md", "- 09:00 · chat \"Plans\" · talked about the launch\n",
+                    Actor.bot("Plans"), allow_log=True)
+    panel.resize(1040, 760)
+    panel.open_file("MEMORY.md")
+    idle(qtbot, session)
+    qtbot.waitUntil(lambda: panel.editor.rel == "MEMORY.md", timeout=5000)
+    qtbot.wait(50)
+    before = panel.files_view.width()
+    panel.open_file("memory/log/2026-10-14.md")
+    idle(qtbot, session)
+    qtbot.waitUntil(lambda: "read-only" in panel.editor.note.text(), timeout=5000)
+    qtbot.wait(50)
+    assert panel.files_view.width() == before
