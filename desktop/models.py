@@ -285,7 +285,7 @@ def change_text(row: Any) -> str:
     for line in (row.diff or "").splitlines():
         if line.startswith(("+++", "---", "@@")):
             continue
-        if line.startswith(("+", "-")) and line[1:].strip():
+        if line.startswith(("+", "-")) and line[1:].strip() and line[1:].strip() != "---":   # not a frontmatter fence
             first = line[1:].strip()
             first = first.removeprefix("- ")
             break

@@ -28,7 +28,8 @@ HOW_TO_MAKE_A_VAULT = (
     "To open it in Obsidian, choose “Open folder as vault” in Obsidian and pick {folder}; "
     "after that, Open in Obsidian takes you straight to the notes."
 )
-NO_HANDLER = "Obsidian does not seem to be installed (nothing opens obsidian:// links), so the folder was opened instead."
+NO_HANDLER_SHORT = "Obsidian does not seem to be installed (nothing opens obsidian:// links)."
+NO_HANDLER = NO_HANDLER_SHORT[:-1] + ", so the folder was opened instead."
 
 
 def config_candidates(platform: str = sys.platform, env: dict[str, str] | None = None,
@@ -268,7 +269,8 @@ def open_in_obsidian(worker: Any, folder: Path, say: Callable[[str], None], fail
     def opened(p: Plan) -> None:
         if not open_plan(p):
             what = ("Obsidian did not open." if p.in_obsidian else NOTHING_OPENS_FOLDERS)
-            text = f"{what} {p.message}".strip()
+            # the folder did not open either: the plan's "so the folder was opened instead" is not true now
+            text = f"{what} {p.message.replace(NO_HANDLER, NO_HANDLER_SHORT)}".strip()
             logger.warning("nothing opened %s", p.url)
             if failed is not None:
                 failed(text, folder)

@@ -518,7 +518,7 @@ class MemoryPanel(QWidget):
 
     def cannot_open(self, text: str, path: Path) -> None:
         """Nothing opened the folder: say what failed, show the path, offer Copy."""
-        self.say(f"{text} The path is {path}")
+        self.say(f"Nothing on this computer opened {path.name}; its path is in the window that opened.")
         pathnotice.show(text, path, self)
 
     def say(self, text: str) -> None:

@@ -72,8 +72,11 @@ def report_text(report: dict[str, Any] | None, error: str | None = None) -> str:
         return f"It failed: {report['error']}"
     rows = report.get("rows") or []
     if not rows:
-        text = "Nothing needed tidying: no expired entries, no exact duplicates, no contradictions."
-        return text + _skipped(report)
+        skipped = {s.get("step") for s in report.get("skipped") or [] if isinstance(s, dict)}
+        found = ["no expired entries", "no exact duplicates"]
+        if "contradictions" not in skipped:     # a skipped step found nothing because it did not look
+            found.append("no contradictions")
+        return "Nothing needed tidying: " + ", ".join(found) + "." + _skipped(report)
     parts = [
         f"moved {_n(int(report.get('expired_moved', 0)), 'expired entry', 'expired entries')} to the archive",
         f"removed {_n(int(report.get('duplicates_removed', 0)), 'exact duplicate', 'exact duplicates')}",

@@ -186,3 +186,11 @@ def test_the_files_list_counts_lines_as_the_gauge_does(mem):
     files = {f.rel: f for f in list_files(mem, BOT)}
     assert files["MEMORY.md"].lines == budget.gauge(text).lines == 2
     assert files["memory/plans.md"].lines == 2
+
+
+def test_a_created_topic_shows_its_first_real_line_not_the_frontmatter_fence(mem):
+    from botmemory.core.store import Actor
+
+    mem.store.write(BOT, "memory/travel.md", "---\ntitle: Travel\n---\n# Travel\n", Actor.person())
+    row = mem.journal.list(BOT, limit=1)[0]
+    assert change_text(row) == "created  title: Travel"

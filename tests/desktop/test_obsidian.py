@@ -175,7 +175,8 @@ def test_open_in_obsidian_keeps_its_explanation_when_nothing_opens(qtbot, monkey
         w.shutdown()
     text, path = failed[0]
     assert path == ws and obsidian.NOTHING_OPENS_FOLDERS in text
-    assert obsidian.NO_HANDLER in text and "Open folder as vault" in text
+    assert obsidian.NO_HANDLER_SHORT in text and "Open folder as vault" in text
+    assert "was opened instead" not in text
 
 
 def test_open_in_obsidian_decides_on_the_worker_and_says_why(qtbot, monkeypatch, tmp_path):

@@ -70,6 +70,10 @@ def test_report_texts():
     nothing = report_text({"expired_moved": 0, "duplicates_removed": 0, "superseded": 0, "rows": []})
     assert nothing == "Nothing needed tidying: no expired entries, no exact duplicates, no contradictions."
     assert "moved 0" not in nothing
+    skipped = report_text({"rows": [], "skipped": [{"file": None, "step": "contradictions",
+                                                    "reason": "no helper model is set"}]})
+    assert skipped == ("Nothing needed tidying: no expired entries, no exact duplicates."
+                       "\nSkipped contradictions: no helper model is set")
     r = report_text({"expired_moved": 2, "duplicates_removed": 1, "superseded": 1, "kept_parts": 1,
                      "rows": ["a", "b"], "skipped": [{"file": None, "step": "contradictions",
                                                       "reason": "no helper model is set"}]})
