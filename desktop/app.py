@@ -39,9 +39,11 @@ DESKTOP_ID = "io.botmemory.Botmemory"
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="botmemory-tray", description="The botmemory tray app.")
-    p.add_argument("--root", help="the home folder (default: $OPENMAUSBOT_HOME, else ~/.openmausbot)")
+    p.add_argument("--root", help="the home folder (default: the one chosen in Settings, else $OPENMAUSBOT_HOME, "
+                                             "else ~/.openmausbot)")
     p.add_argument("--demo", action="store_true",
-                   help="open an embedded demo home (built into --root when it is empty, else a fresh folder)")
+                   help="open an embedded demo home (built into --root when it is empty, else into a temporary folder "
+                        "deleted on quit); the demo never changes the app's own settings")
     p.add_argument("--show", metavar="BOT", help="open the Memory panel of this bot at start")
     p.add_argument("--verbose", action="store_true", help="log debug messages")
     p.add_argument("--today", help=argparse.SUPPRESS)
