@@ -16,9 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from botmemory.core.errors import MemoryError_
-from botmemory.core.paths import MEMORY_FILE
-from botmemory.core.service import Memory
+from botmemory.core import MEMORY_FILE, BotMemoryError, Memory
 from PySide6.QtCore import QObject, Slot
 from PySide6.QtWidgets import QApplication, QSystemTrayIcon
 
@@ -285,7 +283,7 @@ def launch(argv: list[str], *, tray: bool | None = None) -> Started:
         logger.info("demo home: %s", where)
     try:
         mem = Memory.open(str(home_root(root)), args.today)
-    except MemoryError_ as e:
+    except BotMemoryError as e:
         print(f"botmemory-tray: {e}", file=sys.stderr)
         if temporary is not None:
             demo_mod.remove(temporary)

@@ -11,9 +11,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from botmemory.core import budget
-from botmemory.core.errors import Conflict, MemoryError_
-from botmemory.core.paths import MEMORY_FILE, classify
+from botmemory.core import MEMORY_FILE, ONLY_FIRST_LINES, BotMemoryError, Conflict, classify
 from PySide6.QtCore import QItemSelectionModel, QStringListModel, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
@@ -72,7 +70,7 @@ def topic_name_problem(name: str) -> str | None:
     rel = f"memory/{name if name.endswith('.md') else name + '.md'}"
     try:
         classify(rel)
-    except MemoryError_ as e:
+    except BotMemoryError as e:
         return str(e)
     if rel == "memory/archive.md":
         return "memory/archive.md is the archive, not a topic."
@@ -319,7 +317,7 @@ class MemoryPanel(QWidget):
         self.room_banner.hide()
         try:
             self.path_label.setText(pretty_path(self.session.mem.home.workspace(bot)))
-        except MemoryError_:
+        except BotMemoryError:
             self.path_label.setText("")
         self.gauge.set_gauge(self.session.gauges.get(bot))
         self._room_visible()
@@ -370,7 +368,7 @@ class MemoryPanel(QWidget):
         g = p.gauge
         n = len(p.moved)
         head = (f"<b>{g.unloaded_lines} line{'s' if g.unloaded_lines != 1 else ''} of MEMORY.md "
-                f"{'do' if g.unloaded_lines != 1 else 'does'} not load</b> ({budget.ONLY_FIRST_LINES}).")
+                f"{'do' if g.unloaded_lines != 1 else 'does'} not load</b> ({ONLY_FIRST_LINES}).")
         if n:
             text = (f"{head} Make room moves {'this entry' if n == 1 else f'these {n} entries'} — the oldest dated "
                     "ones, struck and expired first — to memory/archive.md, in one change you can undo in the "
@@ -496,12 +494,13 @@ class MemoryPanel(QWidget):
             name += ".md"
         rel = f"memory/{name}"
         title = name[:-3].replace("-", " ").strip().capitalize()
+
         def created(_change: Any) -> None:
             self.refresh_files(select=rel)
             self.say(f"Created {rel}.")
 
         self.session.save(bot, rel, NEW_TOPIC.format(title=title), None, created,
-                          lambda e: self.say(f"{rel} already exists." if e.__class__.__name__ == "Conflict"
+                          lambda e: self.say(f"{rel} already exists." if isinstance(e, Conflict)
                                              else f"Could not create {rel}: {e}"))
 
     def open_in_obsidian(self) -> None:

@@ -11,8 +11,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from botmemory.core.errors import MemoryError_
-from botmemory.core.paths import check_bot_id
+from botmemory.core import BotMemoryError, check_bot_id
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QGroupBox,
@@ -43,7 +42,7 @@ def bot_id_problem(name: str) -> str | None:
         return "Type a name for the bot."
     try:
         check_bot_id(name.strip())
-    except MemoryError_ as e:
+    except BotMemoryError as e:
         return str(e)
     return None
 

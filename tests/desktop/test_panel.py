@@ -146,8 +146,6 @@ def test_the_agents_hook_lists_what_a_core_finder_finds(qtbot, empty_panel, monk
 
 
 def test_make_room_moves_the_previewed_entries_in_one_change(qtbot, panel, session, mem):
-    from botmemory.core import journal
-
     mem.store.write(BOT, "MEMORY.md", "Hand-written: call me Sam\n" + memory_text(214), Actor.person())
     qtbot.waitUntil(lambda: panel.gauge.gauge is not None and panel.gauge.gauge.level is Level.RED, timeout=5000)
     assert panel.room_button.isVisible()
@@ -167,7 +165,7 @@ def test_make_room_moves_the_previewed_entries_in_one_change(qtbot, panel, sessi
     assert "Moved 15 entries" in panel.status_label.text()
     row = mem.journal.list(BOT, limit=1)[0]
     assert row.file == "MEMORY.md" and row.undoable
-    journal.undo(mem, BOT, row.id)
+    mem.undo(BOT, row.id)
     assert all(m in mem.store.text(BOT, "MEMORY.md") for m in moved)
 
 
