@@ -67,7 +67,7 @@ def test_a_change_from_elsewhere_refreshes_everything(qtbot, panel, session, mem
 def test_new_topic(qtbot, panel, session, mem):
     panel.create_topic("kestrel foods")
     idle(qtbot, session)
-    qtbot.waitUntil(lambda: panel.editor.rel == "memory/kestrel foods.md", timeout=5000)
+    qtbot.waitUntil(lambda: panel.editor.rel == "memory/kestrel foods.md", timeout=15_000)
     assert mem.store.text(BOT, "memory/kestrel foods.md").startswith("---\ntitle: Kestrel foods\n")
     panel.create_topic("../escape")
     assert "one file name under memory/" in panel.status_label.text()
@@ -125,7 +125,7 @@ def test_a_fresh_home_says_what_botmemory_is_for_and_offers_the_next_step(qtbot,
     p.welcome.name_edit.setText("scout")
     assert p.welcome.create_button.isEnabled()
     p.welcome.create_button.click()
-    qtbot.waitUntil(lambda: p.bot == "scout", timeout=10_000)
+    qtbot.waitUntil(lambda: p.bot == "scout", timeout=15_000)
     idle(qtbot, p.session)
     assert not p.showing_welcome()
     assert p.session.mem.home.workspace("scout").joinpath("MEMORY.md").is_file()
@@ -147,7 +147,7 @@ def test_the_agents_hook_lists_what_a_core_finder_finds(qtbot, empty_panel, monk
 
 def test_make_room_moves_the_previewed_entries_in_one_change(qtbot, panel, session, mem):
     mem.store.write(BOT, "MEMORY.md", "Hand-written: call me Sam\n" + memory_text(214), Actor.person())
-    qtbot.waitUntil(lambda: panel.gauge.gauge is not None and panel.gauge.gauge.level is Level.RED, timeout=5000)
+    qtbot.waitUntil(lambda: panel.gauge.gauge is not None and panel.gauge.gauge.level is Level.RED, timeout=15_000)
     assert panel.room_button.isVisible()
     panel.room_button.click()
     idle(qtbot, session)
@@ -160,7 +160,7 @@ def test_make_room_moves_the_previewed_entries_in_one_change(qtbot, panel, sessi
     archive = mem.store.text(BOT, "memory/archive.md")
     assert all(m not in text and m in archive for m in moved)
     assert text.startswith("Hand-written: call me Sam\n") and len(text.splitlines()) == 200
-    qtbot.waitUntil(lambda: panel.gauge.gauge.level is not Level.RED, timeout=5000)
+    qtbot.waitUntil(lambda: panel.gauge.gauge.level is not Level.RED, timeout=15_000)
     assert not panel.room_button.isVisible() and not panel.room_banner.isVisible()
     assert "Moved 15 entries" in panel.status_label.text()
     row = mem.journal.list(BOT, limit=1)[0]
@@ -190,11 +190,11 @@ def test_the_file_list_keeps_its_width_on_a_daily_log(qtbot, panel, session, mem
     panel.resize(1040, 760)
     panel.open_file("MEMORY.md")
     idle(qtbot, session)
-    qtbot.waitUntil(lambda: panel.editor.rel == "MEMORY.md", timeout=5000)
+    qtbot.waitUntil(lambda: panel.editor.rel == "MEMORY.md", timeout=15_000)
     qtbot.wait(50)
     before = panel.files_view.width()
     panel.open_file("memory/log/2026-10-14.md")
     idle(qtbot, session)
-    qtbot.waitUntil(lambda: "read-only" in panel.editor.note.text(), timeout=5000)
+    qtbot.waitUntil(lambda: "read-only" in panel.editor.note.text(), timeout=15_000)
     qtbot.wait(50)
     assert panel.files_view.width() == before
