@@ -41,7 +41,7 @@ _export("config", "BotSettings", "DEFAULT_TIDY_HOUR", "auto_recall", "bot_settin
         "set_bot_setting", "tidy_hour", "write_config")
 _export("loader", "load_block", list_topics="topics")
 _export("update", "ForgetResult", "PreferResult", "RememberResult", "RoomResult", "forget", "make_room",
-        "move_overflow", "prefer", "remember", "unforget")
+        "move_overflow", "prefer", "remember", "undo_overflow", "unforget")
 _export("recall", "MIN_MESSAGE_CHARS", "Note", "RecallResult", recall_notes="recall")  # not "recall": the module
 _export("journal", "Journal", "Row", "RowFilter", "UNDO_ACTOR", "make_row")
 _export("shadows", "Shadow", "Shadows")
@@ -64,7 +64,7 @@ __all__ = [  # the same names as _NAMES (tests/test_layering.py checks)
     "local_today", "log_line", "log_path", "make_room", "make_row", "move_overflow", "open_turns", "parse_blocks", "parse_day",
     "prefer", "read_config", "read_file", "read_frontmatter", "read_state", "recall_notes", "reconcile_bot",
     "remember", "run_due", "scan", "set_bot_setting", "text_hash", "tidy_bot", "tidy_hour", "tidy_now",
-    "turn_begin", "turn_end", "turn_open", "unforget", "write_config",
+    "turn_begin", "turn_end", "turn_open", "undo_overflow", "unforget", "write_config",
 ]
 
 
@@ -110,6 +110,6 @@ if TYPE_CHECKING:  # for type checkers: the same names, eagerly
     from .turns import (TURN_TIMEOUT_S, Turn, expire_turns, log_line, open_turns, scan, turn_begin, turn_end,
                         turn_open)
     from .update import (ForgetResult, PreferResult, RememberResult, RoomResult, forget, make_room, move_overflow,
-                         prefer, remember, unforget)
+                         prefer, remember, undo_overflow, unforget)
     from .upkeep import UpkeepState, heavy_line, read_state, run_due, tidy_now
     from .watcher import Watcher

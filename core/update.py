@@ -130,6 +130,18 @@ def move_overflow(store: Store, bot: str, actor: Actor, *, expected_hash: str | 
     return RoomResult([b.first_line for b in moved], fits, changes)
 
 
+def undo_overflow(store: Store, bot: str, room: RoomResult, actor: Actor) -> list[Change]:
+    """Undo a :func:`move_overflow` as one change: MEMORY.md and the archive back as they were, in one write.
+
+    Only while neither file changed since (else :class:`Conflict`, nothing written);
+    after that, each file's row in the journal can still be undone on its own.
+    """
+    if not room.changes:
+        return []
+    return store.apply(bot, [Write(c.file, c.before, c.after_hash, checked=True) for c in reversed(room.changes)],
+                       actor)
+
+
 def remember(store: Store, bot: str, text: str, actor: Actor, *, until: date | None = None,
              source_word: str = "cli") -> RememberResult:
     """Add one dated entry to MEMORY.md, moving old entries to the archive when it would not fit."""

@@ -161,9 +161,13 @@ class MemoryPanel(QWidget):
         room_layout.insertWidget(1, self.room_view)
         self.room_move_button = self.room_banner.add_button("Move them to the archive")
         self.room_cancel_button = self.room_banner.add_button("Cancel")
+        self.room_undo_button = self.room_banner.add_button("Undo")
         self.room_move_button.clicked.connect(self.make_room)
         self.room_cancel_button.clicked.connect(self.room_banner.hide)
+        self.room_undo_button.clicked.connect(self.undo_room)
+        self.room_undo_button.hide()
         self._room_hash: str | None = None
+        self._room_done: Any = None
 
         self.loads = LoadsView(session)
         self.files_model = FilesModel(self)
@@ -314,6 +318,7 @@ class MemoryPanel(QWidget):
         if self.showing_welcome():
             self.pages.setCurrentIndex(0)
         self._has_bot()
+        self._room_done = None
         self.room_banner.hide()
         try:
             self.path_label.setText(pretty_path(self.session.mem.home.workspace(bot)))
@@ -342,7 +347,7 @@ class MemoryPanel(QWidget):
         g = self.gauge.gauge
         over = g is not None and g.unloaded_lines > 0
         self.room_button.setVisible(over)
-        if not over:
+        if not over and self._room_done is None:   # after Make room the banner stays for its Undo
             self.room_banner.hide()
 
     # ----- make room: the overflow preview's entries to the archive now
@@ -384,6 +389,7 @@ class MemoryPanel(QWidget):
         self.room_move_button.setVisible(bool(n))
         self.room_move_button.setText(f"Move {'it' if n == 1 else f'these {n}'} to the archive")
         self.room_move_button.setEnabled(True)
+        self.room_undo_button.hide()
         self.room_cancel_button.setText("Cancel" if n else "Close")
         self.room_banner.show()
 
@@ -396,11 +402,44 @@ class MemoryPanel(QWidget):
                                lambda e: self._room_failed(bot, e))
 
     def _room_made(self, bot: str, result: Any) -> None:
-        self.room_banner.hide()
         n = len(result.moved)
-        self.say(f"Moved {n} entr{'y' if n == 1 else 'ies'} of {bot} to memory/archive.md"
-                 + ("" if result.fits else "; MEMORY.md is still over the budget") +
-                 ". Undo on the MEMORY.md row in the journal puts them back.")
+        text = (f"Moved {n} entr{'y' if n == 1 else 'ies'} of {bot} to memory/archive.md"
+                + ("" if result.fits else "; MEMORY.md is still over the budget") + ".")
+        self.say(text)
+        if bot != self.bot or not n:
+            self.room_banner.hide()
+            return
+        # the banner stays with Undo: both files back in one change, while neither changed since
+        self._room_done = result
+        self.room_banner.label.setText(f"<b>{text}</b> Undo puts both files back as they were.")
+        self.room_model.setStringList([])
+        self.room_view.hide()
+        self.room_move_button.hide()
+        self.room_undo_button.show()
+        self.room_undo_button.setEnabled(True)
+        self.room_cancel_button.setText("Close")
+        self.room_banner.show()
+
+    def undo_room(self) -> None:
+        bot, room = self.bot, self._room_done
+        if bot is None or room is None:
+            return
+        self.room_undo_button.setEnabled(False)
+        self.session.undo_room(bot, room, lambda _c: self._room_undone(bot), lambda e: self._room_undo_failed(e))
+
+    def _room_undone(self, bot: str) -> None:
+        self._room_done = None
+        self.room_banner.hide()
+        self.say(f"Make room undone: the entries are back in {bot}'s MEMORY.md and out of the archive.")
+
+    def _room_undo_failed(self, e: BaseException) -> None:
+        self._room_done = None
+        self.room_banner.hide()
+        if isinstance(e, Conflict):
+            self.say("Not undone: MEMORY.md or the archive changed since. Each file's row in the journal "
+                     "can still be undone.")
+        else:
+            self.say(f"Could not undo: {e}")
 
     def _room_failed(self, bot: str, e: BaseException) -> None:
         if isinstance(e, Conflict):

@@ -23,7 +23,7 @@ from typing import Any
 
 from botmemory.core import (
     ARCHIVE_FILE, MEMORY_FILE, ONLY_FIRST_LINES, Actor, Gauge, Level, Memory, Write, check_bot_id, gauge, local_today,
-    move_overflow, set_bot_setting,
+    move_overflow, set_bot_setting, undo_overflow,
 )
 from PySide6.QtCore import QFileSystemWatcher, QObject, Qt, QTimer, Signal, Slot
 
@@ -34,6 +34,7 @@ from .worker import Worker
 logger = logging.getLogger(__name__)
 
 PANEL = Actor.person("panel")
+UNDO = Actor.person("undo")
 COALESCE_MS = 60
 """Journal events within this many ms are read as one batch (a write touches the archive and MEMORY.md)."""
 UPKEEP_CHECK_MS = 10 * 60 * 1000
@@ -297,6 +298,12 @@ class Session(QObject):
         mem = self.mem
         self.worker.write(lambda: move_overflow(mem.store, bot, PANEL, expected_hash=expected_hash),
                           done, error)
+
+    def undo_room(self, bot: str, room: Any, done: Callable[[Any], None],
+                  error: Callable[[BaseException], None]) -> None:
+        """Undo a Make room as one change (both files back), while neither file changed since."""
+        mem = self.mem
+        self.worker.write(lambda: undo_overflow(mem.store, bot, room, UNDO), done, error)
 
     def create_bot(self, bot: str, done: Callable[[Any], None], error: Callable[[BaseException], None]) -> None:
         """Create a bot's workspace (``botmemory init``), then read the home again."""

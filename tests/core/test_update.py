@@ -213,3 +213,21 @@ def test_move_overflow_within_budget_changes_nothing(mem):
     r = update.move_overflow(mem.store, BOT, PERSON)
     assert r.moved == [] and r.fits and r.changes == []
     assert mem.store.read(BOT, ARCHIVE_FILE) is None
+
+
+def test_undo_overflow_puts_both_files_back_in_one_write_unless_one_changed(mem):
+    from botmemory.core.errors import Conflict
+
+    text = full_memory(230)
+    mem.store.write(BOT, MEMORY_FILE, text, PERSON)
+    mem.store.write(BOT, ARCHIVE_FILE, "# Archive\n", PERSON)
+    room = update.move_overflow(mem.store, BOT, PERSON)
+    changes = update.undo_overflow(mem.store, BOT, room, Actor("person", "undo"))
+    assert [c.file for c in changes] == [MEMORY_FILE, ARCHIVE_FILE]
+    assert mem.store.text(BOT, MEMORY_FILE) == text and mem.store.text(BOT, ARCHIVE_FILE) == "# Archive\n"
+    room = update.move_overflow(mem.store, BOT, PERSON)
+    mem.store.write(BOT, ARCHIVE_FILE, mem.store.text(BOT, ARCHIVE_FILE) + "a later line\n", PERSON)
+    with pytest.raises(Conflict):
+        update.undo_overflow(mem.store, BOT, room, Actor("person", "undo"))
+    assert "a later line" in mem.store.text(BOT, ARCHIVE_FILE)          # nothing written
+    assert len(mem.store.text(BOT, MEMORY_FILE).splitlines()) <= 200

@@ -161,12 +161,19 @@ def test_make_room_moves_the_previewed_entries_in_one_change(qtbot, panel, sessi
     assert all(m not in text and m in archive for m in moved)
     assert text.startswith("Hand-written: call me Sam\n") and len(text.splitlines()) == 200
     qtbot.waitUntil(lambda: panel.gauge.gauge.level is not Level.RED, timeout=15_000)
-    assert not panel.room_button.isVisible() and not panel.room_banner.isVisible()
+    assert not panel.room_button.isVisible()
     assert "Moved 15 entries" in panel.status_label.text()
     row = mem.journal.list(BOT, limit=1)[0]
     assert row.file == "MEMORY.md" and row.undoable
-    mem.undo(BOT, row.id)
-    assert all(m in mem.store.text(BOT, "MEMORY.md") for m in moved)
+    # one click undoes the whole change: both files back as they were
+    assert panel.room_banner.isVisible() and panel.room_undo_button.isVisible()
+    before_archive = archive
+    panel.room_undo_button.click()
+    idle(qtbot, session)
+    assert mem.store.text(BOT, "MEMORY.md") == "Hand-written: call me Sam\n" + memory_text(214)
+    assert mem.store.read(BOT, "memory/archive.md") is None and before_archive
+    assert not panel.room_banner.isVisible() and "Make room undone" in panel.status_label.text()
+    assert [r.how for r in mem.journal.list(BOT, limit=2)] == ["undo", "undo"]
 
 
 def test_new_topic_dialog_keeps_an_invalid_name_and_says_why(qtbot, panel):
