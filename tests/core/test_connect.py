@@ -185,3 +185,11 @@ def test_remove_puts_back_the_empty_containers_that_were_there(user, mem):
     connect(mem.home, "claude-code", remove=True)
     assert load(user / ".claude" / "settings.json") == original
     assert load(user / ".claude.json") == {"mcpServers": {}}
+
+
+def test_the_default_home_needs_no_root(user):
+    from botmemory.core import Home
+    from botmemory.core.connect import hook_command
+
+    assert "--root" not in hook_command(Home(user / ".openmausbot"), None)
+    assert "--root" in hook_command(Home(user / "elsewhere"), None)
