@@ -324,15 +324,15 @@ def user_prompt(mem: Memory, event: Mapping[str, Any], bot: str | None, budget: 
             logger.warning("could not open a turn for %s: %s", tracked, e)
 
     def recall() -> str:
-        notes = folder_recall(folder, prompt) if folder is not None and tracked is None else []
+        notes = folder_recall(folder, prompt) if folder is not None else []
         bound = ""
-        from . import recall_notes
+        if bot:
+            from . import recall_notes
 
-        for b in dict.fromkeys(x for x in (tracked, bot) if x):
             try:
-                bound += recall_notes(mem.home, b, prompt, mem.today).text
+                bound = recall_notes(mem.home, bot, prompt, mem.today).text
             except BotMemoryError as e:
-                logger.info("no recall from %s: %s", b, e)
+                logger.info("no recall from %s: %s", bot, e)
         return compose(notes, bound.strip())
 
     text = with_deadline(recall, budget)
