@@ -11,6 +11,7 @@ from typing import Any
 
 from botmemory.core import AGENT_NAMES, Home, connect_agent, connection_status
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QComboBox, QFormLayout, QGridLayout, QGroupBox, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from .worker import Worker
@@ -58,6 +59,7 @@ class AgentsPage(QGroupBox):
             self.state[agent] = QLabel("…")
             self.does[agent] = QLabel()
             self.does[agent].setWordWrap(True)
+            self.does[agent].setForegroundRole(QPalette.ColorRole.PlaceholderText)
             self.does[agent].setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             button = QPushButton("Connect")
             button.setEnabled(False)
@@ -90,7 +92,8 @@ class AgentsPage(QGroupBox):
             if agent not in self.state:
                 continue
             self.state[agent].setText(state_line(row))
-            self.does[agent].setText(row["does"])
+            does = str(row["does"])
+            self.does[agent].setText(does[:1].upper() + does[1:] + ".")
             self.buttons[agent].setText("Disconnect" if row["connected"] else "Connect")
             self.buttons[agent].setEnabled(bool(row["connected"] or bots) and not row.get("error"))
         self.refreshed.emit()

@@ -38,7 +38,7 @@ def page(qtbot: Any, mem: Memory, user: Path) -> Iterator[AgentsPage]:
 def test_lists_the_agents_and_what_each_connection_does(page: AgentsPage) -> None:
     assert page.state["claude-code"].text() == "Not connected"
     assert page.state["cursor"].text() == "Not connected (not found on this computer)"
-    assert "hooks" in page.does["claude-code"].text()
+    assert page.does["claude-code"].text().startswith("Hooks: each prompt gets the matching notes")
     assert "restart Claude Desktop" in page.does["claude-desktop"].text()
     assert [page.bot_combo.itemText(i) for i in range(page.bot_combo.count())] == ["ledger", "scout"]
     assert page.buttons["claude-code"].text() == "Connect" and page.buttons["claude-code"].isEnabled()
