@@ -293,3 +293,25 @@ def test_the_cli_does_not_import_the_sdk_for_other_commands(tmp_path):
 def test_cli_help_lists_mcp():
     out = subprocess.run([*CLI, "--help"], capture_output=True, text=True, env={**os.environ}, check=True)
     assert "mcp" in out.stdout
+
+
+def test_the_sdks_own_client_over_stdio(mem, ws):
+    """The SDK's client launching `botmemory mcp` (whichever protocol version it negotiates)."""
+    from mcp.client.stdio import StdioServerParameters
+
+    params = StdioServerParameters(command=sys.executable,
+                                   args=["-m", "botmemory.core.cli", "--root", str(mem.home.root), "--today", TODAY,
+                                         "mcp", BOT], env=dict(os.environ))
+
+    async def go() -> tuple[set[str], Any, Any]:
+        async with Client(params, client_info=Implementation(name="Cursor", version="1")) as c:
+            names = {t.name for t in (await c.list_tools()).tools}
+            ok = await c.call_tool("memory_update", {"action": "remember", "text": "Ships on Fridays"})
+            bad = await c.call_tool("memory_write", {"path": "MEMORY.md", "text": "x"})
+            return names, ok, bad
+
+    names, good, bad = asyncio.run(go())
+    assert "memory_journal" in names
+    assert not good.is_error and bad.is_error and "expected_hash" in _result_text(bad)
+    assert entry(TODAY, "Ships on Fridays", "Cursor") in (ws / "MEMORY.md").read_text()
+    assert mem.journal.list(BOT, limit=1)[0].how == "mcp"
