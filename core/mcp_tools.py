@@ -19,8 +19,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import (Actor, BadInput, Conflict, Memory, Refused, Write, bot_settings, forget, load_block, parse_day,
-               parse_when, prefer, recall_notes, remember, session_search)
+from . import Actor, BadInput, Conflict, Memory, Refused, Write
+
+# The operations load on a tool's first call (inside each tool), so a server answers tools/list sooner.
 
 HOW = "mcp"
 JOURNAL_DEFAULT = 20
@@ -125,6 +126,8 @@ def bot_actor(args: Mapping[str, Any], client: str) -> Actor:
 
 
 def _check_switch(mem: Memory, bot: str) -> None:
+    from . import bot_settings
+
     mem.home.require_bot(bot)
     if not bot_settings(mem.home, bot).memory:
         raise Refused(f"memory is switched off for {bot}: bot writes are refused "
@@ -135,6 +138,8 @@ def _check_switch(mem: Memory, bot: str) -> None:
 
 
 def _update(mem: Memory, bot: str, args: dict[str, Any], client: str) -> str:
+    from . import forget, parse_day, prefer, remember
+
     action = args["action"]
     actor = bot_actor(args, client)
     _check_switch(mem, bot)
@@ -161,6 +166,8 @@ def _update(mem: Memory, bot: str, args: dict[str, Any], client: str) -> str:
 
 
 def _search(mem: Memory, bot: str, args: dict[str, Any], client: str) -> str:
+    from . import bot_settings, parse_when, session_search
+
     mem.home.require_bot(bot)
     since = parse_when(args["since"], mem.today, "since") if args.get("since") else None
     until = parse_when(args["until"], mem.today, "until") if args.get("until") else None
@@ -173,11 +180,15 @@ def _search(mem: Memory, bot: str, args: dict[str, Any], client: str) -> str:
 
 
 def _recall(mem: Memory, bot: str, args: dict[str, Any], client: str) -> str:
+    from . import recall_notes
+
     r = recall_notes(mem.home, bot, args["message"], mem.today)
     return r.text or "no notes match that message"
 
 
 def _load(mem: Memory, bot: str, args: dict[str, Any], client: str) -> str:
+    from . import load_block
+
     mem.home.require_bot(bot)
     return load_block(mem, bot) or "nothing loads: MEMORY.md is empty or memory is switched off"
 
