@@ -25,8 +25,10 @@ larger than :data:`EARLIER_TEXT_MAX_BYTES` says so and cannot be undone.
 """
 from __future__ import annotations
 
+import base64
 import difflib
 import functools
+import hashlib
 import itertools
 import json
 import logging
@@ -73,6 +75,9 @@ _ROW_ID = re.compile(r"[0-9a-f]{12}-[0-9a-f]{6}")
 _CLOSED = re.compile(r"(\d{8})(?:_([0-9a-f]{12})_([0-9a-f]{12}))?\.ndjson(\.xz)?")
 _ROW_START = re.compile(rb'^\{"id":"([0-9a-f]{12})-[0-9a-f]{6}"', re.MULTILINE)
 _HUNK = re.compile(r"@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@")
+_WORD = re.compile(r"\w+")
+WORDS_FILTER_MAX_BYTES = 32 * 1024
+"""The bound of a cut diff's word filter (before base64): what ``--grep`` sees of the lines past the cut."""
 
 
 @dataclass(frozen=True)
@@ -94,6 +99,9 @@ class Row:
     reason: str | None
     renamed_from: str | None = None   # an outside rename: the created file's old name
     renamed_to: str | None = None     # … and the deleted file's new name
+    added: int | None = None          # the true counts of changed lines, also when the diff is cut
+    removed: int | None = None        # (None in rows written before they were kept: counted from the diff)
+    words: str | None = None          # a cut diff's word filter: every changed line's words (WordFilter)
 
     def as_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {
@@ -106,6 +114,10 @@ class Row:
             d["renamed_from"] = self.renamed_from
         if self.renamed_to is not None:
             d["renamed_to"] = self.renamed_to
+        if self.added is not None and self.removed is not None:
+            d["added"], d["removed"] = self.added, self.removed
+        if self.words is not None:
+            d["words"] = self.words
         return d
 
     @classmethod
@@ -117,24 +129,32 @@ class Row:
         opt = ("chat", "before_hash", "after_hash", "earlier_text", "reason", "renamed_from", "renamed_to")
         if not all(isinstance(d.get(k), str) for k in strs) or not isinstance(d.get("undoable"), bool):
             return None
-        if not all(d.get(k) is None or isinstance(d.get(k), str) for k in opt):
+        if not all(d.get(k) is None or isinstance(d.get(k), str) for k in (*opt, "words")):
+            return None
+        counts = (d.get("added"), d.get("removed"))
+        if not all(n is None or (type(n) is int and n >= 0) for n in counts):
             return None
         return cls(d["id"], d["at"], d["bot"], d["who"], d["how"], d.get("chat"), d["file"],
                    d.get("before_hash"), d.get("after_hash"), d["diff"], d.get("earlier_text"),
-                   d["undoable"], d.get("reason"), d.get("renamed_from"), d.get("renamed_to"))
+                   d["undoable"], d.get("reason"), d.get("renamed_from"), d.get("renamed_to"),
+                   counts[0], counts[1], d.get("words"))
 
     def line(self) -> bytes:
         return (json.dumps(self.as_dict(), ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
 
     def changed_lines(self) -> Iterator[str]:
-        """The diff's added and removed lines (what ``--grep`` searches)."""
-        for line in self.diff.split("\n"):
-            if line[:1] in "+-" and not line.startswith(("+++ ", "--- ")):
-                yield line[1:]
+        """The diff's added and removed lines (what ``--grep`` searches, with :attr:`words` past a cut)."""
+        for _, line in diff_lines(self.diff):
+            yield line
+
+    def counts(self) -> tuple[int, int]:
+        """How many lines the change added and removed: the kept counts, else the diff's."""
+        if self.added is not None and self.removed is not None:
+            return self.added, self.removed
+        return diff_counts(self.diff)
 
     def summary(self) -> str:
-        plus = sum(1 for ln in self.diff.split("\n") if ln.startswith("+") and not ln.startswith("+++ "))
-        minus = sum(1 for ln in self.diff.split("\n") if ln.startswith("-") and not ln.startswith("--- "))
+        plus, minus = self.counts()
         what = ("created" if self.before_hash is None else "deleted" if self.after_hash is None
                 else f"+{plus} -{minus}")
         if self.renamed_from:
@@ -158,12 +178,51 @@ def _lines(text: str | None) -> list[str]:
     return lines
 
 
+def diff_lines(diff: str) -> Iterator[tuple[str, str]]:
+    """The added (``+``) and removed (``-``) lines of a diff made here: only its two header lines are
+    skipped, so a removed ``---`` line (``----``) or an added ``++`` line counts like any other."""
+    lines = diff.split("\n")
+    start = 2 if len(lines) >= 2 and lines[0].startswith("--- ") and lines[1].startswith("+++ ") else 0
+    for line in lines[start:]:
+        if line.startswith(("+", "-")):
+            yield line[0], line[1:]
+
+
+def diff_counts(diff: str) -> tuple[int, int]:
+    """(added, removed) lines shown in *diff* (a cut diff shows fewer: rows keep the true counts)."""
+    plus = minus = 0
+    for tag, _ in diff_lines(diff):
+        if tag == "+":
+            plus += 1
+        else:
+            minus += 1
+    return plus, minus
+
+
+@dataclass(frozen=True)
+class Diff:
+    """A change as the journal keeps it: the short diff, the true counts, and when the diff was cut,
+    a bounded filter of every changed line's words (what ``--grep`` checks past the cut)."""
+
+    text: str
+    added: int
+    removed: int
+    words: str | None = None
+
+
 def make_diff(file: str, before: str | None, after: str | None, limit: int = DIFF_MAX_CHARS) -> str:
-    """A short unified diff (one line of context), at most *limit* characters.
+    """A short unified diff (one line of context), at most *limit* characters (see :func:`build_diff`)."""
+    return build_diff(file, before, after, limit).text
+
+
+def build_diff(file: str, before: str | None, after: str | None, limit: int = DIFF_MAX_CHARS) -> Diff:
+    """A short unified diff (one line of context), at most *limit* characters, with the true counts.
 
     Only the part between the common first and last lines is compared, so a
     one-line change in a large file costs little; a very large rewrite is shown
-    as its removed then added lines.
+    as its removed then added lines. The counts are those of the whole change,
+    not of what is shown; a cut diff also carries the word filter of every
+    changed line.
     """
     a, b = _lines(before), _lines(after)
     p = 0
@@ -173,23 +232,37 @@ def make_diff(file: str, before: str | None, after: str | None, limit: int = DIF
     while s < len(a) - p and s < len(b) - p and a[-1 - s] == b[-1 - s]:
         s += 1
     lo = max(0, p - DIFF_CONTEXT)
-    a_mid = a[lo:len(a) - max(0, s - DIFF_CONTEXT)]
-    b_mid = b[lo:len(b) - max(0, s - DIFF_CONTEXT)]
+    hi_a, hi_b = len(a) - max(0, s - DIFF_CONTEXT), len(b) - max(0, s - DIFF_CONTEXT)
+    a_mid, b_mid = a[lo:hi_a], b[lo:hi_b]
     head = [f"--- {'a/' + file if before is not None else '/dev/null'}\n",
             f"+++ {'b/' + file if after is not None else '/dev/null'}\n"]
-    if len(a_mid) + len(b_mid) > _BIG_DIFF_LINES:
+    body: list[str] = []
+    if len(a_mid) + len(b_mid) > _BIG_DIFF_LINES:   # every middle line removed, then added
+        gone, new = a[p:len(a) - s], b[p:len(b) - s]
+        before_ctx, after_ctx = a[lo:p], a[len(a) - s:hi_a]
         body = [f"@@ -{lo + 1},{len(a_mid)} +{lo + 1},{len(b_mid)} @@\n"]
-        body += ["-" + ln for ln in a_mid[:_BIG_DIFF_LINES // 2]] + ["+" + ln for ln in b_mid[:_BIG_DIFF_LINES // 2]]
+        body += [" " + ln for ln in before_ctx]
+        body += ["-" + ln for ln in gone[:_BIG_DIFF_LINES // 2]] + ["+" + ln for ln in new[:_BIG_DIFF_LINES // 2]]
+        added, removed = len(new), len(gone)
+        cut = len(gone) > _BIG_DIFF_LINES // 2 or len(new) > _BIG_DIFF_LINES // 2
+        body += [] if cut else [" " + ln for ln in after_ctx]
+        changed: Iterable[str] = itertools.chain(gone, new)
     else:
-        body = []
-        for line in difflib.unified_diff(a_mid, b_mid, n=DIFF_CONTEXT):
-            if line.startswith(("---", "+++")):
+        added = removed = 0
+        for i, line in enumerate(difflib.unified_diff(a_mid, b_mid, n=DIFF_CONTEXT)):
+            if i < 2:   # difflib's own two header lines (ours are above); every other line is kept
                 continue
             m = _HUNK.match(line)
             if m:  # the hunk numbers of the trimmed window, moved back to the whole file's
                 line = (f"@@ -{int(m.group(1)) + lo}{m.group(2) or ''} "
                         f"+{int(m.group(3)) + lo}{m.group(4) or ''} @@\n")
+            elif line.startswith("+"):
+                added += 1
+            elif line.startswith("-"):
+                removed += 1
             body.append(line)
+        cut = False
+        changed = (ln[1:] for ln in body if ln.startswith(("+", "-")))
     out: list[str] = []
     size = 0
     for line in head + body:
@@ -197,10 +270,60 @@ def make_diff(file: str, before: str | None, after: str | None, limit: int = DIF
             if size + len(piece) > limit - 40:
                 rest = sum(len(x) for x in head + body) - size
                 out.append(f"… diff cut here ({rest:,} more characters)\n")
-                return "".join(out)[:limit]
+                return Diff("".join(out)[:limit], added, removed, WordFilter.of(changed).dump())
             out.append(piece)
             size += len(piece)
-    return "".join(out)
+    return Diff("".join(out), added, removed, WordFilter.of(changed).dump() if cut else None)
+
+
+class WordFilter:
+    """A Bloom filter of the words (runs of ``\\w``, lowercased) of a cut diff's changed lines.
+
+    Sound for ``--grep``: a word that is in a changed line is always found (no
+    false negatives); a word that is not may be found by chance (about 1 % at
+    10 bits a word). Bounded: at most :data:`WORDS_FILTER_MAX_BYTES`, whatever
+    the size of the change; past about 26,000 distinct words the chance of a
+    false match grows, never the size. It holds hashes of already redacted
+    text, never the words themselves.
+    """
+
+    def __init__(self, bits: bytearray, k: int) -> None:
+        self.bits, self.k, self.m = bits, k, len(bits) * 8
+
+    @classmethod
+    def of(cls, lines: Iterable[str]) -> WordFilter:
+        words = {w.lower() for line in lines for w in _WORD.findall(line)}
+        nbytes = min(WORDS_FILTER_MAX_BYTES, max(64, (len(words) * 10 + 7) // 8))
+        k = max(1, min(8, round(nbytes * 8 / max(1, len(words)) * 0.693)))
+        f = cls(bytearray(nbytes), k)
+        for w in words:
+            for i in f._positions(w):
+                f.bits[i >> 3] |= 1 << (i & 7)
+        return f
+
+    def _positions(self, word: str) -> Iterator[int]:
+        d = hashlib.blake2b(word.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+        h1, h2 = int.from_bytes(d[:8], "little"), int.from_bytes(d[8:], "little") | 1
+        for i in range(self.k):
+            yield (h1 + i * h2) % self.m
+
+    def may_hold(self, word: str) -> bool:
+        """False only when no changed line holds *word* (every ``\\w`` run of it) as a whole word."""
+        return all(all(self.bits[i >> 3] >> (i & 7) & 1 for i in self._positions(w.lower()))
+                   for w in _WORD.findall(word))
+
+    def dump(self) -> str:
+        return f"{self.k}:{base64.b64encode(bytes(self.bits)).decode('ascii')}"
+
+    @classmethod
+    def load(cls, text: str) -> WordFilter | None:
+        k, _, data = text.partition(":")
+        try:
+            bits = bytearray(base64.b64decode(data, validate=True))
+            n = int(k)
+        except ValueError:
+            return None
+        return cls(bits, n) if bits and 1 <= n <= 16 else None
 
 
 def _iso(change: Change) -> str:
@@ -236,11 +359,14 @@ def make_row(change: Change, *, earlier_secret: bool = False, diff: str | None =
             elif secret:
                 undoable, reason = False, REASON_SECRET
         before = stored
+    added = removed = None
+    words = None
     if diff is None:
-        diff = make_diff(change.file, before, _clean(change.after))
+        d = build_diff(change.file, before, _clean(change.after))
+        diff, added, removed, words = d.text, d.added, d.removed, d.words
     return Row(change.id, _iso(change), change.bot, change.actor.who, change.actor.how, change.actor.chat,
                change.file, change.before_hash, change.after_hash, diff, earlier, undoable, reason,
-               renamed_from, renamed_to)
+               renamed_from, renamed_to, added, removed, words)
 
 
 # ----- storage
@@ -304,8 +430,8 @@ class RowFilter:
     words: tuple[str, ...] = ()
 
     @functools.cached_property
-    def patterns(self) -> list[re.Pattern[str]]:
-        return [whole_word(w) for w in self.words if w]
+    def patterns(self) -> list[tuple[str, re.Pattern[str]]]:
+        return [(w, whole_word(w)) for w in self.words if w]
 
     def matches(self, row: Row) -> bool:
         if self.file is not None and self.file not in (row.file, row.renamed_from):
@@ -314,7 +440,11 @@ class RowFilter:
             return False
         if self.patterns:
             changed = "\n".join(row.changed_lines())
-            return all(p.search(changed) for p in self.patterns)
+            missing = [w for w, p in self.patterns if not p.search(changed)]
+            if not missing:
+                return True
+            past_cut = WordFilter.load(row.words) if row.words else None   # the lines the cut diff leaves out
+            return past_cut is not None and all(past_cut.may_hold(w) for w in missing)
         return True
 
 class Journal:

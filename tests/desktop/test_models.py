@@ -174,3 +174,12 @@ def test_texts_of_odd_rows():
     assert undo_text(_Row(**base, who="person", how="panel")).startswith("Can't undo: its earlier text held")
     deleted = _Row(**{**base, "after_hash": None}, who="person", how="panel")
     assert change_text(deleted) == "deleted"
+
+
+def test_a_row_that_removes_frontmatter_counts_every_line(mem):
+    from botmemory.core.store import Actor
+
+    mem.store.write(BOT, "memory/trips.md", "---\ntitle: Trips\n---\n-- signed\n", Actor.person("panel"))
+    mem.store.write(BOT, "memory/trips.md", "", Actor.person("panel"))
+    row = mem.journal.list(BOT, limit=1)[0]
+    assert change_text(row) == "+0 −4  ---"
