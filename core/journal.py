@@ -41,7 +41,7 @@ from datetime import UTC
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .entries import whole_word
+from .entries import clean_title, whole_word
 from .errors import BadInput, Refused
 from .paths import Home, Kind, check_bot_id, classify
 from .redact import contains_secret, redact
@@ -364,8 +364,9 @@ def make_row(change: Change, *, earlier_secret: bool = False, diff: str | None =
     if diff is None:
         d = build_diff(change.file, before, _clean(change.after))
         diff, added, removed, words = d.text, d.added, d.removed, d.words
-    return Row(change.id, _iso(change), change.bot, change.actor.who, change.actor.how, change.actor.chat,
-               change.file, change.before_hash, change.after_hash, diff, earlier, undoable, reason,
+    chat = clean_title(change.actor.chat) if change.actor.chat is not None else None
+    return Row(change.id, _iso(change), change.bot, change.actor.who, change.actor.how, chat, change.file,
+               change.before_hash, change.after_hash, diff, earlier, undoable, reason,
                renamed_from, renamed_to, added, removed, words)
 
 
