@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .diff import DIFF_MAX_CHARS as DIFF_MAX_CHARS  # re-exported: the journal's diff is built there
+from .diff import WORDS_FILTER_MAX_BYTES as WORDS_FILTER_MAX_BYTES
 from .diff import Diff as Diff
 from .diff import WordFilter, build_diff, diff_counts, diff_lines
 from .diff import make_diff as make_diff
