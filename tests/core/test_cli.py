@@ -138,12 +138,12 @@ BAD = "Chat\udcff"   # what Python makes of the byte 0xff in argv (surrogateesca
     ("search", "scout", "x\udcff"),
 ])
 def test_an_argument_that_is_not_utf8_is_refused_up_front(capsys, root, args):
-    import os
-    before = sorted(str(p) for p in __import__("pathlib").Path(root).rglob("*"))
+    from pathlib import Path
+    before = sorted(str(p) for p in Path(root).rglob("*"))
     code, out, err = run(capsys, "--root", root, *args)
     assert code == 2 and one_line(err) and "not valid UTF-8" in err and "\\xff" in err
     assert "Traceback" not in err and "Error" not in err
-    assert sorted(str(p) for p in __import__("pathlib").Path(root).rglob("*")) == before
+    assert sorted(str(p) for p in Path(root).rglob("*")) == before
 
 
 def test_a_real_process_with_a_bad_byte_in_argv_exits_2(root):
@@ -154,8 +154,8 @@ def test_a_real_process_with_a_bad_byte_in_argv_exits_2(root):
 
 def test_a_turn_whose_stored_title_is_not_utf8_still_ends(capsys, root):
     from pathlib import Path
-    from botmemory.core.service import Memory
-    from botmemory.core.reconcile import turn_begin
+    from botmemory.core.memory import Memory
+    from botmemory.core.turns import turn_begin
 
     mem = Memory.open(root)
     turn = turn_begin(mem, "scout", "Plans")
