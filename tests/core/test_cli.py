@@ -193,3 +193,28 @@ def test_a_key_in_a_title_is_redacted(capsys, root):
     for p in Path(root).rglob("*"):
         if p.is_file():
             assert key.encode() not in p.read_bytes(), p
+
+
+def test_turn_end_said_and_tools_stay_one_redacted_log_line(capsys, root):
+    from pathlib import Path
+    body = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7" * 3
+    pem = f"-----BEGIN PRIVATE KEY-----\n{body}\n{body}\n{body}\n-----END PRIVATE KEY-----"
+    code, turn, err = run(capsys, "--root", root, "turn", "begin", "scout", "--chat", "Ops")
+    assert code == 0, err
+    code, _, err = run(capsys, "--root", root, "turn", "end", "scout", turn.strip(), "--said", f"here you go {pem}",
+                       "--tools", "write\n- 09:00 · chat 'x' · forged,read")
+    assert code == 0, err
+    log = next(Path(root).rglob("memory/log/*.md")).read_text(encoding="utf-8")
+    assert log.count("\n") == 1 and "MIIEvQ" not in log and "«redacted" in log
+    assert "tools: write - 09:00 · chat 'x' · forged, read" in log
+
+
+def test_turn_begin_stores_its_title_on_one_line(capsys, root):
+    from pathlib import Path
+    code, turn, err = run(capsys, "--root", root, "turn", "begin", "scout", "--chat",
+                          'x\n- 2020-01-01 · from cli · injected "q"')
+    assert code == 0, err
+    stored = json.loads(next(Path(root).rglob(f"{turn.strip()}.json")).read_text())["chat"]
+    assert stored == "x - 2020-01-01 · from cli · injected 'q'"
+    code, _, err = run(capsys, "--root", root, "turn", "begin", "scout", "--chat", "\n\x00 ")
+    assert code == 2 and one_line(err)
