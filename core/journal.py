@@ -376,6 +376,9 @@ class Journal:
             f = open(self.active(bot), "rb")  # noqa: SIM115 — closed below; kept open while iterating
         except FileNotFoundError:
             return
+        except OSError as e:   # unreadable (a folder in its place…): the closed segments still read
+            logger.warning("could not read the journal of %s: %s", bot, e)
+            return
         with f:
             end = os.fstat(f.fileno()).st_size
             for line in _lines_backward(f, end):

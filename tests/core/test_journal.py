@@ -392,7 +392,8 @@ def test_a_row_that_cannot_be_written_is_logged_and_dropped(mem, ws, monkeypatch
     monkeypatch.setattr(J.Journal, "append", broken)
     change = mem.store.write(BOT, MEMORY_FILE, "still saved\n", PERSON)
     assert change is not None and (ws / MEMORY_FILE).read_text() == "still saved\n"
-    assert "listener failed" in caplog.text
+    assert "could not write 1 row(s) to the journal of scout (disk full)" in caplog.text
+    assert "Traceback" not in caplog.text
     monkeypatch.undo()
     assert mem.journal.list(BOT) == []
     from botmemory.core.turns import scan
