@@ -396,8 +396,8 @@ def build_parser() -> _Parser:
     sp = add("end", cmd_turn_end, "the turn ends: record its changes, add the log line", turns)
     sp.add_argument("bot")
     sp.add_argument("turn_id", metavar="ID")
-    sp.add_argument("--said", metavar="TEXT", help="what the bot said last")
-    sp.add_argument("--tools", metavar="A,B", help="the tools the bot used, comma-separated")
+    sp.add_argument("--said", metavar="TEXT", help="what the bot said last (redacted, one line, at most 300 characters)")
+    sp.add_argument("--tools", metavar="A,B", help="the tools the bot used, comma-separated (redacted)")
     sp.add_argument("--failed", action="store_true", help="the turn failed")
     sp = add("watch", cmd_watch,
              "record changes made to memory files outside the app as 'changed outside the app' rows")
