@@ -250,7 +250,6 @@ def chat_source(chat: str | None, word: str) -> str:
     return f"from {word}"
 
 
-
 def strike(block: Block, day: date) -> str:
     """The struck form of an entry: ``- ~~ORIGINAL~~ · superseded DATE``."""
     original = block.first_line[2:] if block.first_line.startswith("- ") else block.first_line
