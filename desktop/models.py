@@ -79,6 +79,11 @@ class FileInfo:
         return text
 
 
+def line_count(text: str) -> int:
+    """Lines as the gauge counts them: a last line without a newline is a line too."""
+    return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
+
+
 _ORDER = {FileKind.MEMORY: 0, FileKind.TOPIC: 1, FileKind.ARCHIVE: 2, FileKind.LOG: 3}
 
 
@@ -95,7 +100,7 @@ def list_files(mem: Memory, bot: str) -> list[FileInfo]:
         if ft is None:
             continue
         fm = read_frontmatter(ft.text) if kind is FileKind.TOPIC else None
-        out.append(FileInfo(rel, kind, len(ft.text.encode("utf-8")), ft.text.count("\n"),
+        out.append(FileInfo(rel, kind, len(ft.text.encode("utf-8")), line_count(ft.text),
                             fm.title if fm else None, fm.description if fm else None,
                             fm.aliases if fm else ()))
     if not any(f.rel == MEMORY_FILE for f in out):
@@ -270,7 +275,7 @@ def change_text(row: Any) -> str:
         head = f"+{plus} −{minus}"
     first = ""
     for _, line in diff_lines(row.diff or ""):
-        if line.strip():
+        if line.strip() and line.strip() != "---":   # not a frontmatter fence
             first = line.strip().removeprefix("- ")
             break
     if len(first) > 90:
