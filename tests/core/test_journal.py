@@ -548,3 +548,12 @@ def test_the_word_filters_words_are_the_regex_words(text):
     from botmemory.core.diff import _words
 
     assert _words(text) == set(re.findall(r"\w+", text))
+
+
+def test_deleting_a_topic_with_frontmatter_lists_every_line(mem):
+    text = FRONT + "-- signed\n++ kept\n- 2024-05-01 · Lisbon\n"
+    save(mem, "memory/trips.md", text)
+    mem.store.delete(BOT, "memory/trips.md", PERSON)
+    row = newest(mem)
+    assert row.counts() == (0, 7)
+    assert [ln for ln in row.changed_lines()] == text.splitlines()
