@@ -147,7 +147,9 @@ def plant_everywhere(home: Path, capsys, monkeypatch) -> tuple[Path, Planted, di
     cli("remember", BOT, f"rotate {k} monthly")
     cli("watch", "--once")
 
-    return root, planted, every_byte(root)
+    files = every_byte(root)
+    files.update(every_byte(home / "user"))   # the user's config, state and log folders (XDG_*, HOME)
+    return root, planted, files
 
 
 def test_no_planted_secret_reaches_disk_outside_the_workspace(home, capsys, monkeypatch):
@@ -155,9 +157,9 @@ def test_no_planted_secret_reaches_disk_outside_the_workspace(home, capsys, monk
     ws = root / "workspaces" / BOT
     assert any(p.name.endswith(".xz") for p in files), "the test should reach closed journal segments"
     assert any("shadows" in p.parts for p in files) and any(p.name.endswith(".sqlite3") for p in files)
-    found = {(where, str(p.relative_to(root))) for p, data in files.items()
+    found = {(where, str(p.relative_to(home))) for p, data in files.items()
              for where, needle in planted.needles.items() if needle.encode() in data}
-    assert {f for f in found if not f[1].startswith("botmemory/index/")} == set()
+    assert {f for f in found if not f[1].startswith("home/botmemory/index/")} == set()
 
     in_workspace = {(where, str(p.relative_to(ws))) for p in ws.rglob("*") if p.is_file()
                     for where, needle in planted.needles.items()
@@ -173,6 +175,6 @@ def test_no_planted_secret_reaches_disk_outside_the_workspace(home, capsys, monk
                                         "the recall engineer's part (core/recall.py); remove this mark when it lands")
 def test_no_planted_secret_reaches_the_recall_index(home, capsys, monkeypatch):
     root, planted, files = plant_everywhere(home, capsys, monkeypatch)
-    found = {(where, str(p.relative_to(root))) for p, data in files.items() if "index" in p.parts
+    found = {(where, str(p.relative_to(home))) for p, data in files.items() if "index" in p.parts
              for where, needle in planted.needles.items() if needle.encode() in data}
     assert found == set()
