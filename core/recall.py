@@ -49,7 +49,7 @@ import stat
 import time
 import unicodedata
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, timedelta
 from functools import lru_cache
 from pathlib import Path
@@ -172,10 +172,17 @@ class Note:
         return {"n": self.n, "file": self.file, "date": self.date.isoformat(), "text": self.text}
 
 
+WHY_MEMORY_OFF = "Memory is off for this bot: recall adds nothing."
+WHY_RECALL_OFF = "Recall is switched off in config.json: features.autoRecall is false."
+WHY_SHORT = f"Recall starts at {MIN_MESSAGE_CHARS} characters."
+WHY_NO_MATCH = "No note matches: recall adds nothing to this message."
+
+
 @dataclass(frozen=True)
 class RecallResult:
     notes: list[Note]
     text: str
+    why: str = field(default="", compare=False)   # when nothing is recalled: the reason, one sentence
 
     def as_dict(self) -> dict[str, Any]:
         return {"notes": [n.as_dict() for n in self.notes], "text": self.text}
@@ -776,18 +783,21 @@ def _compose(found: list[_Found]) -> RecallResult:
 def recall(home: Home, bot: str, message: str, today: date) -> RecallResult:
     """The notes recall puts in front of *message* for *bot*: at most 4, at most 6,000 characters."""
     home.require_bot(bot)
-    empty = RecallResult([], "")
-    if not config.bot_settings(home, bot).memory or not config.auto_recall(home):
-        return empty
+    if not config.bot_settings(home, bot).memory:
+        return RecallResult([], "", WHY_MEMORY_OFF)
+    if not config.auto_recall(home):
+        return RecallResult([], "", WHY_RECALL_OFF)
     text = message.strip()
     if len(text) < MIN_MESSAGE_CHARS:
-        return empty
+        return RecallResult([], "", WHY_SHORT)
     words = content_words(text)
     if not words:
-        return empty
+        return RecallResult([], "", WHY_NO_MATCH)
     keys = [fold(w) for w in words[:MAX_QUERY_WORDS]]
     need = 2 if len(words) >= MANY_WORDS else 1
     result = _compose(_recall_from_index(home, bot, keys, need, today))
+    if not result.notes:
+        result = RecallResult([], "", WHY_NO_MATCH)
     logger.info("auto-recall: %s got %d note(s) and 0 conversation passage(s)", bot, len(result.notes))
     return result
 

@@ -1,14 +1,14 @@
 """What loads: the exact block the next turn gets, and a recall preview for a typed message.
 
-Both come from the core (:func:`botmemory.core.loader.load_block` and
-:func:`botmemory.core.recall.recall`), computed on the worker.
+Both come from the core (``load_block`` and ``recall_notes``, whose result says why nothing is
+recalled), computed on the worker.
 """
 from __future__ import annotations
 
 import logging
 from typing import Any
 
-from botmemory.core import Memory, load_block
+from botmemory.core import Memory, load_block, recall_notes
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QLabel,
@@ -28,17 +28,9 @@ RECALL_DELAY_MS = 300
 
 
 def recall_text(mem: Memory, bot: str, message: str) -> str:
-    """Runs on the worker: the block recall would put in front of *message*, or why there is none."""
-    from botmemory.core import MIN_MESSAGE_CHARS, auto_recall, bot_settings, recall_notes
-
-    if not bot_settings(mem.home, bot).memory:
-        return "(Memory is off for this bot: recall adds nothing.)"
-    if not auto_recall(mem.home):
-        return "(Recall is switched off in config.json: features.autoRecall is false.)"
-    if len(message.strip()) < MIN_MESSAGE_CHARS:
-        return f"(Recall starts at {MIN_MESSAGE_CHARS} characters.)"
+    """Runs on the worker: the block recall would put in front of *message*, or why there is none (core's reason)."""
     result = recall_notes(mem.home, bot, message, mem.today)
-    return result.text or "(No note matches: recall adds nothing to this message.)"
+    return result.text or f"({result.why})"
 
 
 class LoadsView(QWidget):

@@ -226,6 +226,21 @@ def test_memory_off_or_auto_recall_off_recalls_nothing(home: Home, ws: Path) -> 
     assert recall(home, BOT, msg, TODAY) == R.RecallResult([], "")
 
 
+def test_an_empty_recall_says_why(home: Home, ws: Path) -> None:
+    """The panel's preview shows core's reason; it no longer repeats the switch and length rules."""
+    put(ws, "memory/travel.md", TRAVEL)
+    msg = "When does my Lisbon flight leave?"
+    r = recall(home, BOT, msg, TODAY)
+    assert r.notes and r.why == ""
+    assert recall(home, BOT, "Lisbon", TODAY).why == "Recall starts at 8 characters."
+    assert recall(home, BOT, "about the weather in Oslo", TODAY).why.startswith("No note matches")
+    assert recall(home, BOT, "hey, what about that, please?", TODAY).why.startswith("No note matches")
+    config.write_config(home, {"features": {"autoRecall": False}})
+    assert "features.autoRecall is false" in recall(home, BOT, msg, TODAY).why
+    config.set_bot_setting(home, BOT, "memory", False)
+    assert recall(home, BOT, msg, TODAY).why.startswith("Memory is off for this bot")
+
+
 def test_an_unknown_bot_is_bad_input(home: Home) -> None:
     with pytest.raises(BadInput, match="unknown bot"):
         recall(home, "nobody", "When does my Lisbon flight leave?", TODAY)
