@@ -301,6 +301,10 @@ def append_text(existing: str, addition: str) -> str:
     return existing + addition + ("" if addition.endswith("\n") else "\n")
 
 
+MOVED_MARK = f"{DOT}moved "
+"""What marks a line moved to the archive (``· moved DATE``)."""
+
+
 def archived_text(blocks: Sequence[Block], today: date) -> str:
     """Blocks as they go into the archive: each bullet line marked ``· moved DATE``."""
     return "\n".join(line for b in blocks for line in b.with_suffix("moved", today).lines)

@@ -43,9 +43,9 @@ from .diff import WORDS_FILTER_MAX_BYTES as WORDS_FILTER_MAX_BYTES
 from .diff import Diff as Diff
 from .diff import WordFilter, build_diff, diff_counts, diff_lines
 from .diff import make_diff as make_diff
-from .entries import clean_title, whole_word
+from .entries import MOVED_MARK, clean_title, whole_word
 from .errors import BadInput
-from .paths import Home, check_bot_id
+from .paths import ARCHIVE_FILE, Home, check_bot_id
 from .redact import contains_secret, redact
 from .safeio import FILE_MODE, WorkspaceLock, atomic_write, fsync_dir, make_dirs
 from .store import Actor, Change
@@ -144,6 +144,13 @@ class Row:
         if self.added is not None and self.removed is not None:
             return self.added, self.removed
         return diff_counts(self.diff)
+
+    def archived(self) -> int:
+        """How many entries this change moved into ``memory/archive.md`` (each marked ``· moved DATE``):
+        0 for another file, a deletion or an undo. What the app's "moved to the archive" notice says."""
+        if self.file != ARCHIVE_FILE or self.after_hash is None or self.how == "undo":
+            return 0
+        return sum(1 for tag, line in diff_lines(self.diff) if tag == "+" and MOVED_MARK in line)
 
     def summary(self) -> str:
         plus, minus = self.counts()

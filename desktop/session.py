@@ -22,7 +22,7 @@ from datetime import datetime
 from typing import Any
 
 from botmemory.core import (
-    ARCHIVE_FILE, MEMORY_FILE, ONLY_FIRST_LINES, Actor, Gauge, Level, Memory, Write, check_bot_id, gauge, local_today,
+    MEMORY_FILE, ONLY_FIRST_LINES, Actor, Gauge, Level, Memory, Write, check_bot_id, gauge, local_today,
     move_overflow, set_bot_setting, undo_overflow,
 )
 from PySide6.QtCore import QFileSystemWatcher, QObject, Qt, QTimer, Signal, Slot
@@ -227,9 +227,8 @@ class Session(QObject):
             if r.how == "outside":
                 self.notice.emit(Notice("outside", r.bot, f"{r.bot}: {r.file} changed outside the app",
                                         "The change is in the journal and can be undone.", r.id, r.file))
-            elif r.file == ARCHIVE_FILE and r.how not in ("undo", "tidy-up", "panel") and r.after_hash:
-                moved = sum(1 for line in (r.diff or "").splitlines()
-                            if line.startswith("+") and not line.startswith("+++") and "· moved " in line)
+            elif r.how not in ("tidy-up", "panel"):   # the tidy-up has its report, Make room its banner
+                moved = r.archived()
                 if moved:
                     self.notice.emit(Notice(
                         "archived", r.bot,

@@ -557,3 +557,21 @@ def test_deleting_a_topic_with_frontmatter_lists_every_line(mem):
     row = newest(mem)
     assert row.counts() == (0, 7)
     assert [ln for ln in row.changed_lines()] == text.splitlines()
+
+
+def test_a_row_says_how_many_entries_it_moved_to_the_archive(mem):
+    """The app's "moved to the archive" notice reads this (it no longer counts diff lines itself)."""
+    from botmemory.core import update
+    from botmemory.core.paths import ARCHIVE_FILE
+
+    from .conftest import entry
+
+    lines = ["Hand-written"] + [entry(f"2025-0{1 + i // 28}-{1 + i % 28:02d}", f"fact {i}") for i in range(199)]
+    save(mem, MEMORY_FILE, "\n".join(lines) + "\n")
+    save(mem, ARCHIVE_FILE, "# Archive\n- a line · moved 2025-01-01\n")
+    r = update.remember(mem.store, BOT, "one more fact", Actor.bot("Plans"))
+    assert r.moved_count == 1
+    arch, memory = mem.journal.list(BOT, limit=2, file=ARCHIVE_FILE)[0], newest(mem, file=MEMORY_FILE)
+    assert arch.archived() == 1 and memory.archived() == 0
+    undone = mem.undo(BOT, arch.id)
+    assert undone is not None and newest(mem).archived() == 0     # an undo moves nothing
