@@ -37,11 +37,12 @@ _export("entries", "Block", "BlockKind", "Document", "chat_source", "check_entry
 _export("frontmatter", "Frontmatter", read_frontmatter="read")
 _export("budget", "AMBER_AT", "Gauge", "Level", "MEMORY_MAX_BYTES", "MEMORY_MAX_LINES", "ONLY_FIRST_LINES",
         "Topic", "compose_block", "gauge")
-_export("config", "BotSettings", "DEFAULT_TIDY_HOUR", "auto_recall", "bot_settings", "read_config",
-        "set_bot_setting", "tidy_hour", "write_config")
+_export("config", "BotSettings", "ConfigValues", "DEFAULT_TIDY_HOUR", "apply_config", "auto_recall", "bot_settings",
+        "check_helper_instance", "check_helper_model", "check_tidy_hour", "config_values", "read_config",
+        "read_config_strict", "set_bot_setting", "tidy_hour", "write_config")
 _export("loader", "load_block", list_topics="topics")
-_export("update", "ForgetResult", "PreferResult", "RememberResult", "RoomResult", "forget", "make_room",
-        "move_overflow", "prefer", "remember", "undo_overflow", "unforget")
+_export("update", "ForgetResult", "OverflowPreview", "PreferResult", "RememberResult", "RoomResult", "forget",
+        "make_room", "move_overflow", "overflow_preview", "prefer", "remember", "undo_overflow", "unforget")
 _export("recall", "Hit", "MIN_MESSAGE_CHARS", "Note", "RecallResult", "content_words", "fold", "parse_when",
         recall_notes="recall", session_search="search", RECALL_HEADER="HEADER")  # not "recall": the module
 _export("diff", "diff_counts", "diff_lines")
@@ -57,19 +58,21 @@ _export("upkeep", "UpkeepState", "heavy_line", "read_state", "run_due", "tidy_no
 
 __all__ = [  # the same names as _NAMES (tests/test_layering.py checks)
     "AGENT_NAMES", "AMBER_AT", "ARCHIVE_FILE", "Actor", "BadInput", "Block", "BlockKind", "BotMemoryError",
-    "BotSettings", "Busy", "Change", "Conflict", "DEFAULT_TIDY_HOUR", "Document", "FileKind", "FileText",
-    "ForgetResult", "Frontmatter", "Gauge", "Hit", "Home", "Journal", "LOG_DIR", "Level", "MAX_FILE_BYTES",
-    "MEMORY_FILE", "MEMORY_MAX_BYTES", "MEMORY_MAX_LINES", "MIN_MESSAGE_CHARS", "Memory", "Note", "ONLY_FIRST_LINES",
-    "OUTSIDE", "PreferResult", "RACY_NS", "RECALL_HEADER", "RecallResult", "Refused", "RememberResult", "RoomResult",
-    "Row", "RowFilter", "RowListener", "Shadow", "Shadows", "Store", "TURN_TIMEOUT_S", "TidyReport", "Topic", "Turn",
-    "UNDO_ACTOR", "UpkeepState", "Watcher", "Write", "atomic_write", "auto_recall", "bot_settings", "chat_source",
-    "check_bot_id", "check_entry_text", "classify", "clean_title", "compose_block", "connect_agent",
-    "connection_status", "content_words", "diff_counts", "diff_lines", "expire_turns", "fold", "forget",
-    "format_entry", "gauge", "heavy_line", "list_topics", "load_block", "local_today", "log_line", "log_path",
-    "make_room", "make_row", "move_overflow", "open_turns", "parse_blocks", "parse_day", "parse_when", "prefer",
-    "read_config", "read_file", "read_frontmatter", "read_state", "recall_notes", "reconcile_bot", "remember",
-    "run_due", "scan", "session_search", "set_bot_setting", "text_hash", "tidy_bot", "tidy_hour", "tidy_now",
-    "turn_begin", "turn_end", "turn_open", "undo_overflow", "unforget", "write_config",
+    "BotSettings", "Busy", "Change", "ConfigValues", "Conflict", "DEFAULT_TIDY_HOUR", "Document", "FileKind",
+    "FileText", "ForgetResult", "Frontmatter", "Gauge", "Hit", "Home", "Journal", "LOG_DIR", "Level",
+    "MAX_FILE_BYTES", "MEMORY_FILE", "MEMORY_MAX_BYTES", "MEMORY_MAX_LINES", "MIN_MESSAGE_CHARS", "Memory", "Note",
+    "ONLY_FIRST_LINES", "OUTSIDE", "OverflowPreview", "PreferResult", "RACY_NS", "RECALL_HEADER", "RecallResult",
+    "Refused", "RememberResult", "RoomResult", "Row", "RowFilter", "RowListener", "Shadow", "Shadows", "Store",
+    "TURN_TIMEOUT_S", "TidyReport", "Topic", "Turn", "UNDO_ACTOR", "UpkeepState", "Watcher", "Write", "apply_config",
+    "atomic_write", "auto_recall", "bot_settings", "chat_source", "check_bot_id", "check_entry_text",
+    "check_helper_instance", "check_helper_model", "check_tidy_hour", "classify", "clean_title", "compose_block",
+    "config_values", "connect_agent", "connection_status", "content_words", "diff_counts", "diff_lines",
+    "expire_turns", "fold", "forget", "format_entry", "gauge", "heavy_line", "list_topics", "load_block",
+    "local_today", "log_line", "log_path", "make_room", "make_row", "move_overflow", "open_turns", "overflow_preview",
+    "parse_blocks", "parse_day", "parse_when", "prefer", "read_config", "read_config_strict", "read_file",
+    "read_frontmatter", "read_state", "recall_notes", "reconcile_bot", "remember", "run_due", "scan",
+    "session_search", "set_bot_setting", "text_hash", "tidy_bot", "tidy_hour", "tidy_now", "turn_begin", "turn_end",
+    "turn_open", "undo_overflow", "unforget", "write_config",
 ]
 
 
@@ -94,8 +97,9 @@ if TYPE_CHECKING:  # for type checkers: the same names, eagerly
     from .connect import AGENTS as AGENT_NAMES
     from .connect import connect as connect_agent
     from .connect import status as connection_status
-    from .config import (DEFAULT_TIDY_HOUR, BotSettings, auto_recall, bot_settings, read_config, set_bot_setting,
-                         tidy_hour, write_config)
+    from .config import (DEFAULT_TIDY_HOUR, BotSettings, ConfigValues, apply_config, auto_recall, bot_settings,
+                         check_helper_instance, check_helper_model, check_tidy_hour, config_values, read_config,
+                         read_config_strict, set_bot_setting, tidy_hour, write_config)
     from .diff import diff_counts, diff_lines
     from .entries import Block, BlockKind, Document, chat_source, check_entry_text, clean_title, format_entry
     from .entries import parse as parse_blocks
@@ -120,7 +124,7 @@ if TYPE_CHECKING:  # for type checkers: the same names, eagerly
     from .tidy import tidy as tidy_bot
     from .turns import (TURN_TIMEOUT_S, Turn, expire_turns, log_line, open_turns, scan, turn_begin, turn_end,
                         turn_open)
-    from .update import (ForgetResult, PreferResult, RememberResult, RoomResult, forget, make_room, move_overflow,
-                         prefer, remember, undo_overflow, unforget)
+    from .update import (ForgetResult, OverflowPreview, PreferResult, RememberResult, RoomResult, forget, make_room,
+                         move_overflow, overflow_preview, prefer, remember, undo_overflow, unforget)
     from .upkeep import UpkeepState, heavy_line, read_state, run_due, tidy_now
     from .watcher import Watcher

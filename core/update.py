@@ -18,7 +18,7 @@ from typing import Any
 
 from . import entries as E
 from .entries import append_text, archived_text
-from .budget import MEMORY_MAX_BYTES, MEMORY_MAX_LINES
+from .budget import MEMORY_MAX_BYTES, MEMORY_MAX_LINES, Gauge, gauge
 from .errors import BadInput, Conflict
 from .frontmatter import body_start
 from .paths import ARCHIVE_FILE, MEMORY_FILE, Home, FileKind, classify
@@ -91,6 +91,28 @@ def make_room(doc: E.Document, today: date, keep: E.Block | None) -> tuple[list[
     out = [b for i, b in enumerate(doc.blocks) if i in moved]
     doc.blocks = [b for i, b in enumerate(doc.blocks) if i not in moved]
     return out, _fits(lines, size)
+
+
+@dataclass(frozen=True)
+class OverflowPreview:
+    """What saving a MEMORY.md text would mean for the budget (the panel's warning before a save)."""
+
+    gauge: Gauge
+    moved: list[str]            # first lines of the entries the next write through the harness would move
+    fits_after: bool            # True when moving them brings it within the budget
+
+    @property
+    def over(self) -> bool:
+        return self.gauge.unloaded_lines > 0
+
+
+def overflow_preview(text: str, today: date) -> OverflowPreview:
+    """The gauge of *text* and the entries :func:`make_room` (the next remember) would move, in file order."""
+    g = gauge(text)
+    if g.unloaded_lines <= 0:
+        return OverflowPreview(g, [], True)
+    moved, fits = make_room(E.parse(text), today, None)
+    return OverflowPreview(g, [b.first_line for b in moved], fits)
 
 
 @dataclass(frozen=True)

@@ -11,12 +11,10 @@ Daily logs are read-only; they, topics and the archive can be deleted.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
-from datetime import date
 from typing import Any
 
 from botmemory.core import (
-    ONLY_FIRST_LINES, BotMemoryError, Conflict, FileKind, Gauge, classify, gauge, make_room, parse_blocks,
+    ONLY_FIRST_LINES, BotMemoryError, Conflict, FileKind, OverflowPreview, classify, overflow_preview,
 )
 from PySide6.QtCore import QStringListModel, Qt, Signal
 from PySide6.QtGui import QFont, QFontDatabase, QTextCursor
@@ -78,29 +76,6 @@ def keep_final_newline(original: str, text: str) -> str:
     if original.endswith("\n") and text and not text.endswith("\n"):
         return text + "\n"
     return text
-
-
-@dataclass(frozen=True)
-class BudgetPreview:
-    """What saving this MEMORY.md text would mean for the budget."""
-
-    gauge: Gauge
-    moved: list[str]        # first lines of the entries the next harness write would move, in order
-    fits_after: bool         # True when moving them brings it within the budget
-
-    @property
-    def over(self) -> bool:
-        return self.gauge.unloaded_lines > 0
-
-
-def budget_preview(text: str, today: date) -> BudgetPreview:
-    """The gauge of *text* and which entries the next write through the harness would move."""
-    g = gauge(text)
-    if g.unloaded_lines <= 0:
-        return BudgetPreview(g, [], True)
-    doc = parse_blocks(text)
-    moved, fits = make_room(doc, today, None)
-    return BudgetPreview(g, [b.first_line for b in moved], fits)
 
 
 def mono_font() -> QFont:
@@ -360,7 +335,7 @@ class FileEditor(QWidget):
             return
         text = self._with_final_newline()
         if self.kind is FileKind.MEMORY and not self._confirmed_over_budget:
-            preview = budget_preview(text, self.session.mem.today)
+            preview = overflow_preview(text, self.session.mem.today)
             if preview.over:
                 self.show_budget_preview(preview)
                 return
@@ -380,7 +355,7 @@ class FileEditor(QWidget):
                 self._loading = False
         return fixed
 
-    def show_budget_preview(self, p: BudgetPreview) -> None:
+    def show_budget_preview(self, p: OverflowPreview) -> None:
         g = p.gauge
         head = (f"This text is over the budget: {g.lines} of {g.max_lines} lines, "
                 f"{g.bytes / 1024:.1f} of {g.max_bytes // 1024} KB — {ONLY_FIRST_LINES}, so "

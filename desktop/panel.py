@@ -11,7 +11,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from botmemory.core import MEMORY_FILE, ONLY_FIRST_LINES, BotMemoryError, Conflict, classify
+from botmemory.core import MEMORY_FILE, ONLY_FIRST_LINES, BotMemoryError, Conflict, OverflowPreview, classify, overflow_preview
 from PySide6.QtCore import QItemSelectionModel, QStringListModel, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from . import icons, obsidian, pathnotice
-from .editor import Banner, BudgetPreview, FileEditor, budget_preview, mono_font
+from .editor import Banner, FileEditor, mono_font
 from .gauge import GaugeWidget
 from .journal_view import JournalView
 from .loads_view import LoadsView
@@ -359,14 +359,14 @@ class MemoryPanel(QWidget):
             return
         mem = self.session.mem
 
-        def read() -> tuple[str | None, BudgetPreview]:
+        def read() -> tuple[str | None, OverflowPreview]:
             ft = mem.store.read(bot, MEMORY_FILE)
-            return (ft.hash if ft else None), budget_preview(ft.text if ft else "", mem.today)
+            return (ft.hash if ft else None), overflow_preview(ft.text if ft else "", mem.today)
 
         self.session.submit_read(read, lambda r: self._show_room(bot, *r),
                                  lambda e: self.say(f"Could not read MEMORY.md: {e}"))
 
-    def _show_room(self, bot: str, file_hash: str | None, p: BudgetPreview) -> None:
+    def _show_room(self, bot: str, file_hash: str | None, p: OverflowPreview) -> None:
         if bot != self.bot:
             return
         self._room_hash = file_hash

@@ -18,18 +18,20 @@ loading and saving run on the worker, never in a slot on the UI thread.
 """
 from __future__ import annotations
 
-import copy
 import json
 import logging
-import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import keyring.backend
 import platformdirs
-from botmemory.core import DEFAULT_TIDY_HOUR, BotMemoryError, Home, atomic_write, read_file, write_config
+from botmemory.core import (
+    DEFAULT_TIDY_HOUR, BadInput, BotMemoryError, ConfigValues, Home, apply_config, atomic_write, check_helper_instance,
+    check_helper_model, check_tidy_hour, config_values, write_config,
+)
+from botmemory.core import read_config_strict as core_read_config_strict
 from PySide6.QtCore import QCoreApplication, QEvent, Qt, Signal
 from PySide6.QtGui import QPalette, QShowEvent
 from PySide6.QtWidgets import (
@@ -66,8 +68,6 @@ DEMO_NOTE = ("This is the demo: a temporary home deleted when Bot Memory quits. 
 HOME, LOGIN, INSTANCE, MODEL, API_KEY, TIDY_HOUR, RECALL, CONFIG = (
     "home", "start_at_login", "helper_instance", "helper_model", "api_key", "tidy_hour", "auto_recall", "config")
 
-_INSTANCE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
-_MODEL = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,199}")
 MAX_KEY_CHARS = 4096
 
 
@@ -153,42 +153,28 @@ def check_home(root: str | Path) -> HomeCheck:
     return HomeCheck(True, "An OpenMausBot home with no bots yet.")
 
 
+def _checked(check: Callable[..., Any], *args: Any) -> Any:
+    """Core's check of a config.json value, its refusal as the ValueError the form collects."""
+    try:
+        return check(*args)
+    except BadInput as e:
+        raise ValueError(str(e)) from None
+
+
 def parse_tidy_hour(value: object) -> int:
-    """A whole hour 0–23, from an int or its digits; else ValueError with the sentence to show."""
-    message = "The nightly tidy-up hour must be a whole hour from 0 to 23."
-    if isinstance(value, bool):
-        raise ValueError(message)  # noqa: TRY004 - a person's bad value, not a programming error
-    if isinstance(value, int):
-        hour = value
-    elif isinstance(value, str) and value.strip().isdigit() and value.strip().isascii():
-        hour = int(value.strip())
-    else:
-        raise ValueError(message)
-    if not 0 <= hour <= 23:
-        raise ValueError(message)
+    """A whole hour 0–23, from an int or its digits (core's ``check_tidy_hour``); else ValueError."""
+    hour: int = _checked(check_tidy_hour, value)
     return hour
 
 
 def check_instance(value: str) -> str:
-    """The helper's instance id, stripped; "" switches the helper off."""
-    text = value.strip()
-    if text and not _INSTANCE.fullmatch(text):
-        raise ValueError(
-            "The helper instance is the id of a connected instance, such as claude, claudeApi, openai "
-            "or openrouter: letters, digits, '.', '_' or '-', at most 64, no spaces.")
+    """The helper's instance id, stripped; "" switches the helper off (core's ``check_helper_instance``)."""
+    text: str = _checked(check_helper_instance, value)
     return text
 
 
 def check_model(value: str, instance: str) -> str:
-    text = value.strip()
-    if not text:
-        return ""
-    if not instance:
-        raise ValueError("A model needs a helper instance: fill in the instance, or leave both empty "
-                         "to switch the helper off.")
-    if not _MODEL.fullmatch(text):
-        raise ValueError("The model is one name without spaces, such as claude-haiku-4-5 or "
-                         "openai/gpt-4o-mini (at most 200 characters).")
+    text: str = _checked(check_helper_model, value, instance)
     return text
 
 
@@ -266,93 +252,27 @@ def validate(form: Form) -> Settings:
 
 # --- config.json ----------------------------------------------------------------------
 
-_MISSING = object()
-
-
 def read_config_strict(home: Home) -> dict[str, Any]:
     """``config.json`` as a dict ({} when missing); :class:`Invalid` when it cannot be safely rewritten."""
     try:
-        ft = read_file(home.config_file)
-    except BotMemoryError as e:
-        raise Invalid({CONFIG: f"{home.config_file} cannot be read: {e}"}) from None
-    except OSError as e:
-        raise Invalid({CONFIG: f"{home.config_file} cannot be read: {e.strerror or e}."}) from None
-    if ft is None:
-        return {}
-    keep = "Fix it in an editor first; botmemory will not overwrite it."
-    if not ft.valid:
-        raise Invalid({CONFIG: f"{home.config_file} is not UTF-8 text. {keep}"})
-    try:
-        value = json.loads(ft.text)
-    except (ValueError, RecursionError) as e:
-        raise Invalid({CONFIG: f"{home.config_file} is not valid JSON ({e}). {keep}"}) from None
-    if not isinstance(value, dict):
-        raise Invalid({CONFIG: f"{home.config_file} does not hold a JSON object. {keep}"})
-    return value
-
-
-def _section(config: dict[str, Any], key: str) -> dict[str, Any] | None:
-    value = config.get(key)
-    return value if isinstance(value, dict) else None
+        return core_read_config_strict(home)
+    except BadInput as e:
+        raise Invalid({CONFIG: str(e)}) from None
 
 
 def form_values(config: dict[str, Any]) -> dict[str, Any]:
-    """What the dialog shows for a config: the values a bot server would use."""
-    helper = _section(config, "helper") or {}
-    memory = _section(config, "memory") or {}
-    features = _section(config, "features") or {}
-    hour = memory.get("tidyHour")
-    try:
-        tidy = parse_tidy_hour(hour) if isinstance(hour, int) else DEFAULT_TIDY_HOUR
-    except ValueError:
-        tidy = DEFAULT_TIDY_HOUR
-    instance = helper.get("instanceId")
-    model = helper.get("model")
-    return {
-        INSTANCE: instance.strip() if isinstance(instance, str) else "",
-        MODEL: model.strip() if isinstance(model, str) else "",
-        TIDY_HOUR: tidy,
-        RECALL: features.get("autoRecall") is not False,
-    }
-
-
-def _put(config: dict[str, Any], section: str, key: str, value: object, default: object) -> None:
-    """Set ``config[section][key]`` unless the file already says exactly that (or says nothing and *value* is the default)."""
-    part = config.get(section)
-    current = part.get(key, _MISSING) if isinstance(part, dict) else _MISSING
-    if current is _MISSING and value == default:
-        return
-    if current is not _MISSING and type(current) is type(value) and current == value:
-        return
-    if not isinstance(part, dict):
-        part = config[section] = {}
-    part[key] = value
+    """What the dialog shows for a config: the values a bot server would use (core's ``config_values``)."""
+    v = config_values(config)
+    return {INSTANCE: v.helper_instance, MODEL: v.helper_model, TIDY_HOUR: v.tidy_hour, RECALL: v.auto_recall}
 
 
 def apply_settings(config: dict[str, Any], settings: Settings) -> dict[str, Any]:
-    """A copy of *config* with the Settings keys set; every other key kept as it was."""
-    out = copy.deepcopy(config)
-    for key in ("features", "memory", "helper"):
-        if key in out and not isinstance(out[key], dict):
-            raise Invalid({CONFIG: (
-                f'config.json has "{key}" set to {json.dumps(out[key])[:60]}, not an object; '
-                "fix it in an editor first, botmemory will not overwrite it.")})
-    _put(out, "features", "autoRecall", settings.auto_recall, True)
-    _put(out, "memory", "tidyHour", settings.tidy_hour, DEFAULT_TIDY_HOUR)
-    helper = out.get("helper")
-    if settings.helper_instance:
-        _put(out, "helper", "instanceId", settings.helper_instance, None)
-        helper = out["helper"]
-        if settings.helper_model:
-            _put(out, "helper", "model", settings.helper_model, None)
-        else:
-            helper.pop("model", None)
-    elif isinstance(helper, dict):
-        helper.pop("instanceId", None)
-        helper.pop("model", None)
-        if not helper:
-            del out["helper"]
-    return out
+    """A copy of *config* with the Settings keys set; every other key kept as it was (core's ``apply_config``)."""
+    try:
+        return apply_config(config, ConfigValues(settings.helper_instance, settings.helper_model,
+                                                 settings.tidy_hour, settings.auto_recall))
+    except BadInput as e:
+        raise Invalid({CONFIG: str(e)}) from None
 
 
 # --- load and save (run on the worker) ------------------------------------------------

@@ -208,6 +208,19 @@ def test_move_overflow_moves_what_the_preview_lists_in_one_write(mem):
     assert arch.count("· moved 2026-10-15") == len(r.moved)
 
 
+def test_overflow_preview_is_what_the_next_remember_would_move():
+    """The panel's warning before a save (it no longer combines the gauge and make_room itself)."""
+    today = date(2026, 10, 15)
+    within = update.overflow_preview(full_memory(149), today)
+    assert not within.over and within.moved == [] and within.fits_after
+    over = update.overflow_preview(full_memory(202), today)
+    assert over.over and over.gauge.unloaded_lines == 3 and over.fits_after
+    assert over.moved == [entry((date(2025, 1, 1) + timedelta(days=i)).isoformat(), f"fact number {i}")
+                          for i in (1, 2, 3)]
+    hand = update.overflow_preview("a line by hand\n" * 230, today)
+    assert hand.over and hand.moved == [] and not hand.fits_after
+
+
 def test_move_overflow_within_budget_changes_nothing(mem):
     mem.store.write(BOT, MEMORY_FILE, full_memory(10), PERSON)
     r = update.move_overflow(mem.store, BOT, PERSON)

@@ -1,12 +1,9 @@
 """The file editor: saves with the hash it opened; the conflict flow; the budget preview; logs; delete."""
 from __future__ import annotations
 
-from datetime import date
-
 import pytest
-from botmemory.core import budget
 from botmemory.core.store import Actor
-from botmemory.desktop.editor import CONFLICT_TEXT, FileEditor, budget_preview
+from botmemory.desktop.editor import CONFLICT_TEXT, FileEditor
 
 from .conftest import BOT, entry, idle, memory_text
 
@@ -171,17 +168,6 @@ def test_keep_editing_saves_nothing(qtbot, editor, session, mem):
     idle(qtbot, session)
     assert not editor.budget_banner.isVisible()
     assert mem.store.text(BOT, "MEMORY.md") == ""
-
-
-def test_budget_preview_function():
-    today = date(2026, 10, 15)
-    within = budget_preview(memory_text(150), today)
-    assert not within.over and within.moved == []
-    over = budget_preview(memory_text(203), today)
-    assert over.over and len(over.moved) == 3 and over.fits_after
-    hand = budget_preview("a line by hand\n" * 230, today)
-    assert hand.over and hand.moved == [] and not hand.fits_after
-    assert budget.gauge(memory_text(203)).unloaded_lines == 3
 
 
 def test_live_refresh_when_not_editing(qtbot, editor, session, mem):
