@@ -11,9 +11,12 @@ import logging
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from botmemory.core import Memory
+
+if TYPE_CHECKING:  # the journal, the watcher and upkeep load on first use (on the worker)
+    from botmemory.core import Change, Journal, Row, RowFilter, UpkeepState, Watcher
 
 logger = logging.getLogger(__name__)
 
@@ -21,14 +24,9 @@ SINCE_LIMIT = 5000
 """At most this many rows are read back when catching up after many changes at once."""
 
 
-def journal_of(mem: Memory) -> Any:
-    """The journal the home's Memory writes to (its store listener), else one opened on the home."""
-    existing = getattr(mem, "journal", None)
-    if existing is not None:
-        return existing
-    from botmemory.core import Journal
-
-    return Journal(mem.home)
+def journal_of(mem: Memory) -> Journal:
+    """The journal the home's Memory writes to."""
+    return mem.journal
 
 
 @dataclass(frozen=True)
@@ -40,13 +38,13 @@ class JournalQuery:
     who: str | None = None
     grep: str | None = None
 
-    def filter(self) -> Any:
+    def filter(self) -> RowFilter:
         """The core's row filter for this query (`botmemory journal --file/--who/--grep` use the same)."""
         from botmemory.core import RowFilter
 
         return RowFilter(self.file or None, self.who or None, tuple((self.grep or "").split()))
 
-    def matches(self, row: Any) -> bool:
+    def matches(self, row: Row) -> bool:
         return bool(row.bot == self.bot and self.filter().matches(row))
 
 
@@ -61,32 +59,31 @@ class Cursor:
     def __init__(self, mem: Memory, query: JournalQuery) -> None:
         self.mem = mem
         self.query = query
-        self._it: Iterator[Any] | None = None
+        self._it: Iterator[Row] | None = None
 
-    def _rows(self) -> Iterator[Any]:
-        rows: Iterator[Any] = journal_of(self.mem).matching(self.query.bot, self.query.filter())
-        return rows
+    def _rows(self) -> Iterator[Row]:
+        return journal_of(self.mem).matching(self.query.bot, self.query.filter())
 
-    def page(self, limit: int) -> list[Any]:
+    def page(self, limit: int) -> list[Row]:
         if self._it is None:
             self._it = self._rows()
         return list(itertools.islice(self._it, limit))
 
     def close(self) -> None:
         if self._it is not None:
-            self._it.close()  # type: ignore[attr-defined]
+            self._it.close()  # type: ignore[attr-defined]  # a generator
             self._it = None
 
 
 def catch_up(mem: Memory, bot: str, seen: str | None, recent: int,
-             limit: int = SINCE_LIMIT) -> tuple[list[Any], list[Any], str]:
+             limit: int = SINCE_LIMIT) -> tuple[list[Row], list[Row], str]:
     """One read from the journal's end: (rows after row *seen*, the newest *recent* rows, the newest id).
 
     *seen* None: nothing was seen yet, so no row counts as new; "" means the
     journal was empty, so every row is new. Reading once keeps the three consistent.
     """
-    fresh: list[Any] = []
-    newest: list[Any] = []
+    fresh: list[Row] = []
+    newest: list[Row] = []
     reached = seen is None
     for row in journal_of(mem).rows(bot):
         if len(newest) < recent:
@@ -106,18 +103,18 @@ def journal_files(mem: Memory, bot: str, limit: int = 20_000) -> set[str]:
     return {row.file for row in itertools.islice(journal_of(mem).rows(bot), limit)}
 
 
-def newest_rows(mem: Memory, bot: str, limit: int) -> list[Any]:
+def newest_rows(mem: Memory, bot: str, limit: int) -> list[Row]:
     return list(journal_of(mem).list(bot, limit=limit))
 
 
-def rows_since(mem: Memory, bot: str, seen: str | None, limit: int = SINCE_LIMIT) -> list[Any]:
+def rows_since(mem: Memory, bot: str, seen: str | None, limit: int = SINCE_LIMIT) -> list[Row]:
     """The rows of *bot* recorded after row *seen* (by position, newest first), at most *limit*.
 
     ``seen`` None means nothing was seen yet: no row is new.
     """
     if seen is None:
         return []
-    out: list[Any] = []
+    out: list[Row] = []
     for row in journal_of(mem).rows(bot):
         if row.id == seen or len(out) >= limit:
             break
@@ -145,13 +142,13 @@ class FoundFolder:
     tracked: bool
 
 
-def _surface(names: tuple[str, ...]) -> Any:
+def _surface(names: tuple[str, ...]) -> Callable[..., Any] | None:
     import botmemory.core as core
 
     for name in names:
         found = getattr(core, name, None)
         if callable(found):
-            return found
+            return found  # type: ignore[no-any-return]  # not on the surface yet: found by name
     return None
 
 
@@ -175,7 +172,7 @@ def track_agent(mem: Memory, folder_id: str) -> None:
     tracker(mem.home, folder_id)
 
 
-def undo(mem: Memory, bot: str, row_id: str) -> Any:
+def undo(mem: Memory, bot: str, row_id: str) -> Change | None:
     return mem.undo(bot, row_id)
 
 
@@ -186,7 +183,7 @@ def tidy_now(mem: Memory, bot: str) -> dict[str, Any]:
     return report
 
 
-def last_tidy(mem: Memory, bot: str) -> Any:
+def last_tidy(mem: Memory, bot: str) -> UpkeepState:
     from botmemory.core import read_state
 
     return read_state(mem.home, bot)
@@ -206,7 +203,7 @@ def run_due(mem: Memory, now: datetime) -> dict[str, Any]:
     return result
 
 
-def start_watcher(mem: Memory, on_rows: Callable[..., None]) -> Any:
+def start_watcher(mem: Memory, on_rows: Callable[..., None]) -> Watcher:
     """Start the core's live watcher; it rescans every workspace first (this call waits for that)."""
     from botmemory.core import Watcher
 
@@ -215,5 +212,5 @@ def start_watcher(mem: Memory, on_rows: Callable[..., None]) -> Any:
     return w
 
 
-def stop_watcher(watch: Any) -> None:
+def stop_watcher(watch: Watcher) -> None:
     watch.stop()
