@@ -14,8 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any, Protocol
 
-from botmemory.core import (MEMORY_FILE, BotMemoryError, FileKind, Memory, classify, diff_counts as core_diff_counts,
-                            diff_lines, read_frontmatter)
+from botmemory.core import MEMORY_FILE, BotMemoryError, FileKind, Memory, Row, classify, diff_lines, read_frontmatter
 from PySide6.QtCore import (
     QAbstractTableModel,
     QModelIndex,
@@ -258,10 +257,9 @@ def when_text(row: Any, today: date | None = None) -> str:
     return f"{d.day} {t:%b %Y}"
 
 
-def diff_counts(row: Any) -> tuple[int, int]:
-    """The lines a row added and removed: core's counts (true also when the diff was cut)."""
-    counts = getattr(row, "counts", None)
-    return counts() if callable(counts) else core_diff_counts(row.diff or "")
+def diff_counts(row: Row) -> tuple[int, int]:
+    """The lines a row added and removed: the row's own counts (true also when the diff was cut)."""
+    return row.counts()
 
 
 def change_text(row: Any) -> str:
