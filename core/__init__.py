@@ -32,6 +32,7 @@ _export("paths", "Home", "FileKind", "MEMORY_FILE", "ARCHIVE_FILE", "LOG_DIR", "
 _export("safeio", "FileText", "MAX_FILE_BYTES", "RACY_NS", "atomic_write", "read_file", "text_hash")
 _export("store", "Actor", "Change", "Store", "Write")
 _export("memory", "Memory", "RowListener")
+_export("files", "FileResult", "UndoResult", "check_bot_writes", save_file="save", rm_file="rm", undo_row="undo")
 _export("entries", "Block", "BlockKind", "Document", "chat_source", "check_entry_text", "clean_title", "format_entry",
         parse_blocks="parse")
 _export("frontmatter", "Frontmatter", read_frontmatter="read")
@@ -59,20 +60,20 @@ _export("upkeep", "UpkeepState", "heavy_line", "read_state", "run_due", "tidy_no
 __all__ = [  # the same names as _NAMES (tests/test_layering.py checks)
     "AGENT_NAMES", "AMBER_AT", "ARCHIVE_FILE", "Actor", "BadInput", "Block", "BlockKind", "BotMemoryError",
     "BotSettings", "Busy", "Change", "ConfigValues", "Conflict", "DEFAULT_TIDY_HOUR", "Document", "FileKind",
-    "FileText", "ForgetResult", "Frontmatter", "Gauge", "Hit", "Home", "Journal", "LOG_DIR", "Level",
+    "FileResult", "FileText", "ForgetResult", "Frontmatter", "Gauge", "Hit", "Home", "Journal", "LOG_DIR", "Level",
     "MAX_FILE_BYTES", "MEMORY_FILE", "MEMORY_MAX_BYTES", "MEMORY_MAX_LINES", "MIN_MESSAGE_CHARS", "Memory", "Note",
     "ONLY_FIRST_LINES", "OUTSIDE", "OverflowPreview", "PreferResult", "RACY_NS", "RECALL_HEADER", "RecallResult",
     "Refused", "RememberResult", "RoomResult", "Row", "RowFilter", "RowListener", "Shadow", "Shadows", "Store",
-    "TURN_TIMEOUT_S", "TidyReport", "Topic", "Turn", "UNDO_ACTOR", "UpkeepState", "Watcher", "Write", "apply_config",
-    "atomic_write", "auto_recall", "bot_settings", "chat_source", "check_bot_id", "check_entry_text",
-    "check_helper_instance", "check_helper_model", "check_tidy_hour", "classify", "clean_title", "compose_block",
-    "config_values", "connect_agent", "connection_status", "content_words", "diff_counts", "diff_lines",
-    "expire_turns", "fold", "forget", "format_entry", "gauge", "heavy_line", "list_topics", "load_block",
-    "local_today", "log_line", "log_path", "make_room", "make_row", "move_overflow", "open_turns", "overflow_preview",
-    "parse_blocks", "parse_day", "parse_when", "prefer", "read_config", "read_config_strict", "read_file",
-    "read_frontmatter", "read_state", "recall_notes", "reconcile_bot", "remember", "run_due", "scan",
-    "session_search", "set_bot_setting", "text_hash", "tidy_bot", "tidy_hour", "tidy_now", "turn_begin", "turn_end",
-    "turn_open", "undo_overflow", "unforget", "write_config",
+    "TURN_TIMEOUT_S", "TidyReport", "Topic", "Turn", "UNDO_ACTOR", "UndoResult", "UpkeepState", "Watcher", "Write",
+    "apply_config", "atomic_write", "auto_recall", "bot_settings", "chat_source", "check_bot_id", "check_bot_writes",
+    "check_entry_text", "check_helper_instance", "check_helper_model", "check_tidy_hour", "classify", "clean_title",
+    "compose_block", "config_values", "connect_agent", "connection_status", "content_words", "diff_counts",
+    "diff_lines", "expire_turns", "fold", "forget", "format_entry", "gauge", "heavy_line", "list_topics",
+    "load_block", "local_today", "log_line", "log_path", "make_room", "make_row", "move_overflow", "open_turns",
+    "overflow_preview", "parse_blocks", "parse_day", "parse_when", "prefer", "read_config", "read_config_strict",
+    "read_file", "read_frontmatter", "read_state", "recall_notes", "reconcile_bot", "remember", "rm_file", "run_due",
+    "save_file", "scan", "session_search", "set_bot_setting", "text_hash", "tidy_bot", "tidy_hour", "tidy_now",
+    "turn_begin", "turn_end", "turn_open", "undo_overflow", "undo_row", "unforget", "write_config",
 ]
 
 
@@ -104,6 +105,10 @@ if TYPE_CHECKING:  # for type checkers: the same names, eagerly
     from .entries import Block, BlockKind, Document, chat_source, check_entry_text, clean_title, format_entry
     from .entries import parse as parse_blocks
     from .errors import BadInput, BotMemoryError, Busy, Conflict, Refused
+    from .files import FileResult, UndoResult, check_bot_writes
+    from .files import rm as rm_file
+    from .files import save as save_file
+    from .files import undo as undo_row
     from .frontmatter import Frontmatter
     from .frontmatter import read as read_frontmatter
     from .journal import UNDO_ACTOR, Journal, Row, RowFilter, make_row

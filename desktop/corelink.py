@@ -173,7 +173,11 @@ def track_agent(mem: Memory, folder_id: str) -> None:
 
 
 def undo(mem: Memory, bot: str, row_id: str) -> Change | None:
-    return mem.undo(bot, row_id)
+    """Undo one row (core's ``undo_row``); the change that put the file back, or None when it already was."""
+    from botmemory.core import undo_row
+
+    r = undo_row(mem, bot, row_id)
+    return r.changes[0] if r.changes else None
 
 
 def tidy_now(mem: Memory, bot: str) -> dict[str, Any]:

@@ -22,8 +22,8 @@ from datetime import datetime
 from typing import Any
 
 from botmemory.core import (
-    MEMORY_FILE, ONLY_FIRST_LINES, Actor, Gauge, Level, Memory, Write, check_bot_id, gauge, local_today,
-    move_overflow, set_bot_setting, undo_overflow,
+    MEMORY_FILE, ONLY_FIRST_LINES, Actor, Change, Gauge, Level, Memory, check_bot_id, gauge, local_today, move_overflow,
+    rm_file, save_file, set_bot_setting, undo_overflow,
 )
 from PySide6.QtCore import QFileSystemWatcher, QObject, Qt, QTimer, Signal, Slot
 
@@ -264,16 +264,16 @@ class Session(QObject):
         """Save with the hash the editor opened (None: the file must not exist yet)."""
         mem = self.mem
 
-        def run() -> Any:
-            changes = mem.store.apply(bot, [Write(rel, text, expected_hash, checked=True)], PANEL)
-            return changes[0] if changes else None
+        def run() -> Change | None:
+            r = save_file(mem, bot, rel, text, PANEL, expected_hash=expected_hash, checked=True, create=False)
+            return r.changes[0] if r.changes else None
 
         self.worker.write(run, done, error)
 
     def delete(self, bot: str, rel: str, expected_hash: str | None,
                done: Callable[[Any], None], error: Callable[[BaseException], None]) -> None:
         mem = self.mem
-        self.worker.write(lambda: mem.store.delete(bot, rel, PANEL, expected_hash=expected_hash), done, error)
+        self.worker.write(lambda: rm_file(mem, bot, rel, PANEL, expected_hash=expected_hash), done, error)
 
     def undo(self, bot: str, row_id: str, done: Callable[[Any], None] | None = None,
              error: Callable[[BaseException], None] | None = None) -> None:

@@ -33,6 +33,7 @@ LAYERS = [
     "journal",      # the journal of changes
     "shadows",      # shadow copies of memory files
     "memory",       # the opened home: Memory (store + journal + shadows)
+    "files",        # save / rm / undo, the memory switch for bots' writes
     "loader",       # what a new turn loads
     "update",       # remember / forget / prefer
     "recall",       # recall search
