@@ -1,6 +1,8 @@
 """Where things live: the home, a bot's workspace, and the names of memory files.
 
-Home: ``--root DIR``, else ``$OPENMAUSBOT_HOME``, else ``~/.openmausbot``.
+Home: ``--root DIR``, else ``$OPENMAUSBOT_HOME``, else ``~/.openmausbot`` when it
+exists, else the platform's data folder for botmemory (``platformdirs``), so a
+person who only runs Claude Code, OpenClaw or Hermes needs no OpenMausBot.
 Inside it, ``workspaces/<bot>/`` holds the memory files; everything the app keeps
 about them (journal, shadow copies, locks, settings) lives beside the workspaces,
 never inside one, so a bot's file tools cannot reach it.
@@ -13,8 +15,13 @@ from dataclasses import dataclass
 from datetime import date
 from enum import Enum
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .errors import BadInput
+
+if TYPE_CHECKING:
+    from .kinds.base import AgentKind
+    from .tracked import Tracked
 
 MEMORY_FILE = "MEMORY.md"
 ARCHIVE_FILE = "memory/archive.md"
@@ -96,6 +103,13 @@ def log_path(day: date) -> str:
     return f"{LOG_DIR}/{day.isoformat()}.md"
 
 
+def data_home() -> Path:
+    """The home of a person without OpenMausBot: the platform's data folder for botmemory."""
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("botmemory", appauthor=False)).absolute()
+
+
 @dataclass(frozen=True)
 class Home:
     """An OpenMausBot home folder and the places botmemory uses inside it."""
@@ -109,7 +123,10 @@ class Home:
         env = os.environ.get("OPENMAUSBOT_HOME")
         if env:
             return cls(Path(env).expanduser().absolute())
-        return cls(Path.home() / ".openmausbot")
+        omb = Path.home() / ".openmausbot"
+        if omb.exists():
+            return cls(omb)
+        return cls(data_home())
 
     @property
     def workspaces(self) -> Path:
@@ -139,19 +156,50 @@ class Home:
     def settings_file(self, bot: str) -> Path:
         return self.root / "settings" / f"{check_bot_id(bot)}.json"
 
+    def tracked(self) -> dict[str, Tracked]:
+        """The agent folders this home tracks, by id (see :mod:`botmemory.core.tracked`)."""
+        from .tracked import read
+
+        return read(self)
+
+    def kind(self, bot: str) -> AgentKind:
+        """The kind of *bot*'s folder: ``openmausbot`` for a workspace, else the tracked folder's agent."""
+        from . import kinds
+
+        t = self.tracked().get(bot)
+        return kinds.get(t.agent if t is not None else "openmausbot")
+
+    def is_tracked(self, bot: str) -> bool:
+        return bot in self.tracked()
+
     def workspace(self, bot: str) -> Path:
+        """The folder of *bot*: a workspace of this home, or a tracked agent folder."""
+        t = self.tracked().get(bot)
+        if t is not None:
+            return t.path
         return self.workspaces / check_bot_id(bot)
+
+    def classify(self, bot: str, rel: str) -> Kind:
+        """:func:`classify` by the rules of *bot*'s kind."""
+        t = self.tracked().get(bot)
+        if t is None:
+            return classify(rel)
+        return self.kind(bot).classify(rel)
 
     def lock_file(self, bot: str) -> Path:
         return self.state_dir / "locks" / f"{check_bot_id(bot)}.lock"
 
     def file(self, bot: str, rel: str) -> Path:
         """The absolute path of a checked workspace-relative memory path."""
-        classify(rel)
+        self.classify(bot, rel)
         return self.workspace(bot) / rel
 
     def bots(self) -> list[str]:
-        """The bot ids that have a workspace, sorted."""
+        """The bot ids that have a workspace, and the tracked folders' ids, sorted."""
+        return sorted(set(self.workspace_names()) | set(self.tracked()))
+
+    def workspace_names(self) -> list[str]:
+        """The bot ids that have a workspace in this home, sorted."""
         if not self.workspaces.is_dir():
             return []
         out = []
@@ -163,6 +211,12 @@ class Home:
     def require_bot(self, bot: str) -> Path:
         """The workspace of an existing bot, or BadInput naming the bots there are."""
         ws = self.workspace(bot)
+        t = self.tracked().get(bot)
+        if t is not None:
+            if ws.is_symlink() or not ws.is_dir():
+                raise BadInput(f"the folder of {bot} ({ws}) is gone or not readable; "
+                               f"`botmemory untrack {bot}` stops tracking it")
+            return ws
         if not ws.is_dir():
             known = ", ".join(self.bots()) or "none"
             raise BadInput(f"unknown bot {bot!r} in {self.root} (bots: {known}); `botmemory init {bot}` creates it")
@@ -171,6 +225,8 @@ class Home:
     def memory_files(self, bot: str) -> list[str]:
         """Every memory file of a workspace, as relative paths: MEMORY.md, topics, archive, logs."""
         ws = self.workspace(bot)
+        if self.is_tracked(bot):
+            return self.kind(bot).memory_files(ws)
         out: list[str] = []
         if (ws / MEMORY_FILE).is_file():
             out.append(MEMORY_FILE)
@@ -190,7 +246,7 @@ class Home:
         return out
 
     def topics(self, bot: str) -> list[str]:
-        return [r for r in self.memory_files(bot) if classify(r) is Kind.TOPIC]
+        return [r for r in self.memory_files(bot) if self.classify(bot, r) is Kind.TOPIC]
 
 
 def _is_valid(rel: str) -> bool:

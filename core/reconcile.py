@@ -68,6 +68,8 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 OUTSIDE = Actor("person", "outside")
+OUTSIDE_UNKNOWN = Actor("unknown", "outside")
+"""An outside change in a folder whose agent reports no turns: the agent's or a person's, nobody can tell."""
 RACY_NS = 2_000_000_000
 """A file modified less than this before its shadow was taken is hashed again at the next scan:
 its time stamp alone cannot tell a later write of the same size within the same clock tick."""
@@ -337,7 +339,7 @@ class Shadows:
         with self._lock(bot).held():
             ws = self.home.workspace(bot)
             seen: list[Seen] = []
-            for rel in memory_files(ws):
+            for rel in _memory_files(self.home, bot, ws):
                 path = ws / rel
                 try:
                     st = _stat(path)
@@ -351,6 +353,13 @@ class Shadows:
             self.keep(bot, index, seen)
             self.save(bot, index)
             return len(index.files)
+
+
+def _memory_files(home: Home, bot: str, ws: Path) -> list[str]:
+    """The memory files of *bot*'s folder by its kind's layout."""
+    if home.is_tracked(bot):
+        return home.kind(bot).memory_files(ws)
+    return memory_files(ws)
 
 
 def memory_files(ws: Path) -> list[str]:
@@ -429,12 +438,12 @@ def reconcile_bot(mem: Memory, bot: str, actor: Actor = OUTSIDE, *,
                 logger.info("took the baseline of %s: %d file(s)", bot, n)
             return []
         if only is None:
-            candidates = set(memory_files(ws)) | set(index.files)
+            candidates = set(_memory_files(mem.home, bot, ws)) | set(index.files)
         else:
             candidates = set()
             for rel in only:
                 try:
-                    classify(rel)
+                    mem.home.classify(bot, rel)
                 except BadInput:
                     continue
                 candidates.add(rel)
@@ -514,6 +523,11 @@ def scan(mem: Memory, bots: Sequence[str] | None = None) -> list[Row]:
     return rows
 
 
+def outside_actor(mem: Memory, bot: str) -> Actor:
+    """Who made a change nobody announced: a person, unless the folder's agent reports no turns."""
+    return OUTSIDE if mem.home.kind(bot).reports_turns else OUTSIDE_UNKNOWN
+
+
 def reconcile_outside(mem: Memory, bot: str, only: Iterable[str] | None = None) -> list[Row] | None:
     """Record *bot*'s outside changes; None (recording nothing) while a turn of *bot* is open.
 
@@ -524,7 +538,7 @@ def reconcile_outside(mem: Memory, bot: str, only: Iterable[str] | None = None) 
         rows = expire_turns(mem, bot)
         if open_turns(mem, bot):
             return None
-        return rows + reconcile_bot(mem, bot, OUTSIDE, only=only)
+        return rows + reconcile_bot(mem, bot, outside_actor(mem, bot), only=only)
 
 
 # ----- turns
@@ -592,7 +606,7 @@ def turn_begin(mem: Memory, bot: str, chat: str) -> str:
     with mem.store.locked(bot):
         expire_turns(mem, bot)
         if not open_turns(mem, bot):  # with another turn open, changes since are that turn's
-            reconcile_bot(mem, bot, OUTSIDE)
+            reconcile_bot(mem, bot, outside_actor(mem, bot))
         now = time.time()
         turn = Turn(new_change_id(datetime.now(UTC)), bot, chat, now)
         atomic_write(_turn_dir(mem.home, bot) / f"{turn.id}.json", json.dumps(turn.as_dict()).encode("utf-8"))
@@ -617,7 +631,7 @@ def _end(mem: Memory, turn: Turn, said: str | None, tools: Sequence[str], failed
     with mem.capture_rows() as rows, mem.store.locked(bot):
         reconcile_bot(mem, bot, Actor.bot(turn.chat, "task"))
         _remove_turn(mem.home, bot, turn.id)
-        if config.bot_settings(mem.home, bot).memory:
+        if config.bot_settings(mem.home, bot).memory and not mem.home.is_tracked(bot):  # never in an agent's folder
             try:
                 _append_log(mem, bot, turn.chat, log_line(turn.chat, said, tools, failed))
             except MemoryError_ as e:  # the log line never fails a turn
@@ -798,12 +812,26 @@ class Watcher:
             self._pending.first = now
         self._pending.last = now
 
+    def _tracked_path(self, path: str) -> tuple[str, str] | None:
+        """The tracked folder a path is in, and the path inside it."""
+        for t in self.mem.home.tracked().values():
+            top = str(t.path)
+            if path == top:
+                return t.id, ""
+            if path.startswith(top + os.sep):
+                return t.id, path[len(top) + 1:].replace(os.sep, "/")
+        return None
+
     def on_path(self, path: str, is_dir: bool, gone: bool) -> None:
         root = self.mem.home.workspaces
         try:
             parts = Path(path).relative_to(root).parts
         except ValueError:
-            return
+            hit = self._tracked_path(path)
+            if hit is None:
+                return
+            bot, rest = hit
+            parts = (bot, *[p for p in rest.split("/") if p])
         if not parts:
             return
         bot = parts[0]
@@ -824,7 +852,7 @@ class Watcher:
             if ignored(parts[-1]):
                 return
             try:
-                classify(rest)
+                self.mem.home.classify(bot, rest)
             except BadInput:
                 return
             self._touch()
@@ -835,7 +863,7 @@ class Watcher:
 
     def _ensure_watches(self, bot: str) -> None:
         ws = self.mem.home.workspace(bot)
-        for folder in (ws, ws / "memory", ws / LOG_DIR):
+        for folder in self.mem.home.kind(bot).watched_dirs(ws):
             key = str(folder)
             if folder.is_symlink() or not folder.is_dir():
                 self._unwatch(key)

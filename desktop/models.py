@@ -198,7 +198,7 @@ OpenCursor = Callable[[JournalQuery], Any]
 Submit = Callable[[Callable[[], Any], Callable[[Any], None], Callable[[BaseException], None]], Any]
 
 
-WHO_WORDS = {"person": "You", "upkeep": "Memory upkeep", "import": "Import"}
+WHO_WORDS = {"person": "You", "upkeep": "Memory upkeep", "import": "Import", "unknown": "Someone"}
 HOW_WORDS = {
     "panel": "in the app",
     "cli": "from the command line",
