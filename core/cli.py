@@ -255,6 +255,12 @@ def cmd_untrack(mem: Memory, args: argparse.Namespace) -> None:
 def cmd_recall(mem: Memory, args: argparse.Namespace) -> None:
     from . import recall
 
+    if mem.home.is_tracked(args.bot):
+        from . import agents
+
+        r = agents.recall(mem, args.bot, args.message)
+        _out(args, r.as_dict(), r.text)
+        return
     r = recall.recall(mem.home, args.bot, args.message, mem.today)
     _out(args, r.as_dict(), r.text)
 

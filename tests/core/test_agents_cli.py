@@ -287,3 +287,13 @@ def test_an_unreadable_agent_folder_is_skipped_not_fatal(cli, env):
         assert cli("gauge", bot)[0] in (0, 2)
     finally:
         d.chmod(0o755)
+
+
+def test_recall_and_search_reach_claude_code_topics(cli, env):
+    claude_code(env / "user")
+    bot = track_all(cli)["claude-code"]
+    r = cli.json("recall", bot, "how is the hugo blog deployed?")
+    assert [n["file"] for n in r["notes"]] == ["project_blog.md"] and "deployed by CI" in r["text"]
+    assert cli.json("recall", bot, "nothing related at all here")["notes"] == []
+    hits = cli.json("search", bot, "terse")
+    assert {h["file"] for h in hits} == {"MEMORY.md", "user_role.md"}
