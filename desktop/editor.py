@@ -17,7 +17,7 @@ from typing import Any
 
 from botmemory.core import budget, entries, update
 from botmemory.core.errors import Conflict, MemoryError_
-from botmemory.core.paths import Kind, classify
+from botmemory.core.paths import Kind
 from PySide6.QtCore import QStringListModel, Qt, Signal
 from PySide6.QtGui import QFont, QFontDatabase
 from PySide6.QtWidgets import (
@@ -221,7 +221,7 @@ class FileEditor(QWidget):
     def open_file(self, bot: str, rel: str) -> None:
         """Read a file on the worker and show it."""
         self.bot, self.rel = bot, rel
-        self.kind = classify(rel)
+        self.kind = self.session.mem.home.classify(bot, rel)
         self.conflict = None
         self.conflict_banner.hide()
         self.budget_banner.hide()
@@ -299,7 +299,8 @@ class FileEditor(QWidget):
         if self.bot is None or self.rel is None or self.kind is Kind.LOG:
             return
         text = self.editor.toPlainText()
-        if self.kind is Kind.MEMORY and not self._confirmed_over_budget:
+        if (self.kind is Kind.MEMORY and not self._confirmed_over_budget
+                and not self.session.mem.home.is_tracked(self.bot)):   # a tracked agent has its own budget
             preview = budget_preview(text, self.session.mem.today)
             if preview.over:
                 self.show_budget_preview(preview)

@@ -38,8 +38,22 @@ def recall_text(mem: Memory, bot: str, message: str) -> str:
         return "(Recall is switched off in config.json: features.autoRecall is false.)"
     if len(message.strip()) < recall.MIN_MESSAGE_CHARS:
         return f"(Recall starts at {recall.MIN_MESSAGE_CHARS} characters.)"
-    result = recall.recall(mem.home, bot, message, mem.today)
+    if mem.home.is_tracked(bot):
+        from botmemory.core import agents
+
+        result = agents.recall(mem, bot, message)
+    else:
+        result = recall.recall(mem.home, bot, message, mem.today)
     return result.text or "(No note matches: recall adds nothing to this message.)"
+
+
+def block_text(mem: Memory, bot: str) -> str:
+    """Runs on the worker: the block a workspace's next turn gets, or what a tracked agent loads (lost lines marked)."""
+    if mem.home.is_tracked(bot):
+        from .agents_view import loads_text
+
+        return loads_text(mem, bot)
+    return loader.load_block(mem, bot)
 
 
 class LoadsView(QWidget):
@@ -102,7 +116,7 @@ class LoadsView(QWidget):
         mem = self.session.mem
         self._block_asked += 1
         asked = self._block_asked
-        self.session.submit_read(lambda: loader.load_block(mem, bot),
+        self.session.submit_read(lambda: block_text(mem, bot),
                                  lambda text: self._show_block(asked, bot, text),
                                  lambda e: self.block.setPlainText(f"(Could not compose the block: {e})"))
 

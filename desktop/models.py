@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 from botmemory.core import frontmatter
 from botmemory.core.errors import MemoryError_
-from botmemory.core.paths import MEMORY_FILE, Kind, classify
+from botmemory.core.paths import MEMORY_FILE, Kind
 from botmemory.core.service import Memory
 from PySide6.QtCore import (
     QAbstractTableModel,
@@ -88,7 +88,7 @@ def list_files(mem: Memory, bot: str) -> list[FileInfo]:
     """Every memory file of a bot with what the files list shows (runs on the worker)."""
     out: list[FileInfo] = []
     for rel in mem.home.memory_files(bot):
-        kind = classify(rel)
+        kind = mem.home.classify(bot, rel)
         try:
             ft = mem.store.read(bot, rel)
         except MemoryError_ as e:

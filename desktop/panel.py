@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from botmemory.core.errors import MemoryError_
-from botmemory.core.paths import MEMORY_FILE, classify
+from botmemory.core.paths import MEMORY_FILE
 from PySide6.QtCore import QItemSelectionModel, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
@@ -36,6 +36,7 @@ from .gauge import GaugeWidget
 from .journal_view import JournalView
 from .loads_view import LoadsView
 from .models import FilesModel, list_files
+from .agents_view import display_name, topic_prefix
 from .session import Session
 from .upkeep_view import UpkeepView
 
@@ -78,7 +79,7 @@ class MemoryPanel(QWidget):
 
         self.bot_box = QComboBox()
         self.bot_box.setMinimumContentsLength(12)
-        self.bot_box.currentTextChanged.connect(lambda b: self.set_bot(b) if b and b != self.bot else None)
+        self.bot_box.currentIndexChanged.connect(self._bot_chosen)
         self.obsidian_button = QPushButton("Open in Obsidian")
         self.reveal_button = QPushButton("Show in file manager")
         self.obsidian_button.clicked.connect(self.open_in_obsidian)
@@ -160,12 +161,25 @@ class MemoryPanel(QWidget):
 
     # ----- bots
 
+    def _bot_chosen(self, index: int) -> None:
+        bot = self.bot_box.itemData(index)
+        if bot and bot != self.bot:
+            self.set_bot(str(bot))
+
+    def _add_bot_item(self, bot: str) -> None:
+        try:
+            name = display_name(self.session.mem, bot)   # a tracked folder: "/src/blog · Claude Code"
+        except MemoryError_:
+            name = bot
+        self.bot_box.addItem(name, bot)
+
     def _bots(self, bots: list[str]) -> None:
         self.bot_box.blockSignals(True)
         self.bot_box.clear()
-        self.bot_box.addItems(bots)
+        for b in bots:
+            self._add_bot_item(b)
         if self.bot:
-            self.bot_box.setCurrentText(self.bot)
+            self.bot_box.setCurrentIndex(self.bot_box.findData(self.bot))
         self.bot_box.blockSignals(False)
         if self.bot is None and bots:
             self.set_bot(bots[0])
@@ -178,11 +192,12 @@ class MemoryPanel(QWidget):
                      "they are not saved.")
         self.bot = bot
         self.bot_box.blockSignals(True)
-        if self.bot_box.findText(bot) < 0:
-            self.bot_box.addItem(bot)
-        self.bot_box.setCurrentText(bot)
+        if self.bot_box.findData(bot) < 0:
+            self._add_bot_item(bot)
+        self.bot_box.setCurrentIndex(self.bot_box.findData(bot))
         self.bot_box.blockSignals(False)
-        self.setWindowTitle(f"{bot} — Memory")
+        self.setWindowTitle(f"{self.bot_box.currentText() or bot} — Memory")
+        self.new_topic_button.setVisible(topic_prefix(self.session.mem, bot) is not None)
         try:
             self.path_label.setText(pretty_path(self.session.mem.home.workspace(bot)))
         except MemoryError_:
@@ -279,9 +294,13 @@ class MemoryPanel(QWidget):
             return
         if not name.endswith(".md"):
             name += ".md"
-        rel = f"memory/{name}"
+        prefix = topic_prefix(self.session.mem, bot)
+        if prefix is None:
+            self.say("This agent keeps no topic files.")
+            return
+        rel = f"{prefix}{name}"
         try:
-            classify(rel)
+            self.session.mem.home.classify(bot, rel)
         except MemoryError_ as e:
             self.say(str(e))
             return

@@ -317,13 +317,19 @@ class Session(QObject):
         self.worker.write(run, ran, lambda e: logger.warning("the nightly tidy-up check failed: %s", e))
 
 
+def gauge_of(mem: Memory, bot: str) -> Gauge:
+    from .agents_view import gauge_of as of
+
+    return of(mem, bot)
+
+
 def read_state(mem: Memory, newest: dict[str, str]) -> dict[str, Any]:
     """Runs on the worker: bots, gauges, rows since the last look, the newest rows, the folders to watch."""
     bots = mem.home.bots()
     gauges = {}
     for bot in bots:
         try:
-            gauges[bot] = budget.gauge(mem.store.text(bot, MEMORY_FILE))
+            gauges[bot] = gauge_of(mem, bot)   # a tracked agent folder: its kind's budget
         except Exception as e:  # noqa: BLE001 - an unreadable MEMORY.md must not stop the rest
             logger.info("gauge of %s unavailable: %s", bot, e)
     fresh: list[Any] = []

@@ -30,6 +30,17 @@ def open_home(root: Path, today: str = TODAY) -> Memory:
     return Memory.open(str(root), today)
 
 
+@pytest.fixture(autouse=True)
+def no_real_agent_folders(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The app looks for Claude Code, OpenClaw and Hermes folders under ``~``: never the real one in a test."""
+    user = tmp_path / "user-home"
+    user.mkdir(exist_ok=True)
+    monkeypatch.setenv("HOME", str(user))
+    for k in ("CLAUDE_CONFIG_DIR", "OPENCLAW_STATE_DIR", "HERMES_HOME"):
+        monkeypatch.delenv(k, raising=False)
+    return user
+
+
 @pytest.fixture
 def mem(tmp_path: Path) -> Memory:
     m = open_home(tmp_path / "home")
