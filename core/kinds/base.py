@@ -129,6 +129,8 @@ class AgentGauge:
                 s = f"{f.file}: {f.lines}/{f.max_lines} lines · {f.bytes:,}/{f.max_bytes:,} bytes"
                 if f.unloaded_lines:
                     s += f" · {f.unloaded_lines} lines do not load"
+            if f.lost:
+                s += f" · not loaded: {'line' if len(f.lost) == 1 else 'lines'} {line_ranges(f.lost)}"
             out.append(s)
         out[0] += f" · {self.level}"
         out.extend(f"note: {u} (the defaults were used)" for u in self.unread)
@@ -223,6 +225,22 @@ class AgentKind:
     def discover(self, user_home: Path, env: Mapping[str, str]) -> tuple[list[Found], list[str]]:
         """The folders of this kind on this computer, and the files that could not be read."""
         return [], []
+
+
+def line_ranges(numbers: Sequence[int]) -> str:
+    """``3, 7-9, 12``: line numbers as short ranges."""
+    parts: list[str] = []
+    start = prev = None
+    for n in sorted(numbers):
+        if prev is not None and n == prev + 1:
+            prev = n
+            continue
+        if start is not None:
+            parts.append(f"{start}" if start == prev else f"{start}-{prev}")
+        start = prev = n
+    if start is not None:
+        parts.append(f"{start}" if start == prev else f"{start}-{prev}")
+    return ", ".join(parts)
 
 
 def _frontmatter_end(text: str) -> int:

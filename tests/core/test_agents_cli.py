@@ -297,3 +297,23 @@ def test_recall_and_search_reach_claude_code_topics(cli, env):
     assert cli.json("recall", bot, "nothing related at all here")["notes"] == []
     hits = cli.json("search", bot, "terse")
     assert {h["file"] for h in hits} == {"MEMORY.md", "user_role.md"}
+
+
+def test_a_change_inside_a_turn_is_the_agents_and_no_log_is_written_into_its_folder(cli, env):
+    d = hermes(env / "user")
+    bot = track_all(cli)["hermes"]
+    before = files_of(d)
+    turn = cli.json("turn", "begin", bot, "--chat", "session-1")["turn"]
+    with open(d / "MEMORY.md", "a") as f:
+        f.write("§\nLikes green tea\n")
+    assert cli("turn", "end", bot, turn, "--said", "noted")[0] == 0
+    row = cli.json("journal", bot, "--limit", "1")[0]
+    assert (row["who"], row["how"], row["chat"]) == ("bot", "task", "session-1")
+    assert files_of(d) == before
+
+
+def test_the_plain_gauge_names_the_lines_that_do_not_load(cli, env):
+    openclaw(env / "user", lines=100, max_chars=1000)
+    bot = track_all(cli)["openclaw"]
+    code, out, _ = cli("gauge", bot)
+    assert code == 0 and "not loaded: lines 21-94" in out   # 36-char lines: head 750, tail 250 and "red" in out

@@ -154,3 +154,9 @@ def test_links_are_not_memory_files(tmp_path):
     (tmp_path / "real.md").write_text("y\n")
     os.symlink(tmp_path / "real.md", tmp_path / "link.md")
     assert CC.memory_files(tmp_path) == ["MEMORY.md", "real.md"]
+
+
+def test_line_ranges_are_short():
+    from botmemory.core.kinds.base import line_ranges
+
+    assert line_ranges([3, 7, 8, 9, 12]) == "3, 7-9, 12" and line_ranges([]) == ""
