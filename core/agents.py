@@ -84,7 +84,10 @@ def folder_secrets(mem: Memory, bot: str) -> dict[str, list[str]]:
 
 
 def redact_file(mem: Memory, bot: str, rel: str, actor: Actor, expected_hash: str | None = None) -> Change | None:
-    """Replace every credential in one file by its marker: a change like any other (journaled, undoable)."""
+    """Replace every credential in one file by its marker: a journaled change.
+
+    It cannot be undone: the journal never keeps a credential, so there is nothing to put back.
+    """
     from .redact import redact_count
 
     mem.home.require_bot(bot)

@@ -222,7 +222,8 @@ def cmd_redact(mem: Memory, args: argparse.Namespace) -> None:
         _out(args, {"path": args.path, "changed": False, "row": None}, f"{args.path} holds no credential")
         return
     _out(args, {"path": args.path, "changed": True, "row": change.id, "hash": change.after_hash},
-         f"redacted {args.path} (row {change.id}; `botmemory undo {args.bot} {change.id}` puts it back)")
+         f"redacted {args.path} (journal row {change.id}; botmemory keeps no copy of a credential, "
+         "so this change cannot be undone)")
 
 
 def cmd_agents(mem: Memory, args: argparse.Namespace) -> None:
@@ -436,7 +437,7 @@ def build_parser() -> _Parser:
     sp.add_argument("path")
     sp.add_argument("--expected-hash", metavar="H", help="refuse (exit 3) unless the file still has this hash")
     sp.add_argument("--chat", metavar="T", help="the bot's work in chat T")
-    sp = add("redact", cmd_redact, "replace the credentials in a memory file by markers (an undoable change)")
+    sp = add("redact", cmd_redact, "replace the credentials in a memory file by markers (a journaled change)")
     sp.add_argument("bot")
     sp.add_argument("path")
     sp.add_argument("--expected-hash", metavar="H", help="refuse (exit 3) unless the file still has this hash")

@@ -248,3 +248,88 @@ class AgentsDialog(QDialog):
             self.question.setText("<br>".join(problems))
             return
         super().accept()
+
+
+class SecretsBanner(QWidget):
+    """"This folder holds a credential" over a tracked folder, with **Redact** (a journaled change per file).
+
+    botmemory never rewrites an agent's file on its own: the banner only says
+    which files hold what, and redacts when asked.
+    """
+
+    status = Signal(str)
+
+    def __init__(self, session: Any, parent: QWidget | None = None) -> None:
+        from PySide6.QtWidgets import QHBoxLayout, QPushButton
+
+        super().__init__(parent)
+        self.session = session
+        self.bot: str | None = None
+        self.found: dict[str, list[str]] = {}
+        self._asked = 0
+        self.label = QLabel()
+        self.label.setWordWrap(True)
+        self.redact_button = QPushButton("Redact")
+        self.redact_button.setToolTip("Replace each credential by «redacted N chars». botmemory keeps no copy "
+                                      "of a credential, so this cannot be undone.")
+        self.redact_button.clicked.connect(self.redact)
+        row = QHBoxLayout(self)
+        row.setContentsMargins(6, 4, 6, 4)
+        row.addWidget(self.label, 1)
+        row.addWidget(self.redact_button)
+        self.setStyleSheet("background: #fdecea; color: #8a1c12;")
+        self.hide()
+
+    def set_bot(self, bot: str | None) -> None:
+        self.bot = bot
+        self.refresh()
+
+    def refresh(self) -> None:
+        bot = self.bot
+        mem = self.session.mem
+        if bot is None or not mem.home.is_tracked(bot):
+            self.found = {}
+            self.hide()
+            return
+        from botmemory.core import agents
+
+        self._asked += 1
+        asked = self._asked
+        self.session.submit_read(lambda: agents.folder_secrets(mem, bot),
+                                 lambda found: self._show(asked, bot, found),
+                                 lambda e: logger.info("could not look for credentials: %s", e))
+
+    def _show(self, asked: int, bot: str, found: dict[str, list[str]]) -> None:
+        if asked != self._asked or bot != self.bot:
+            return
+        self.found = found
+        if not found:
+            self.hide()
+            return
+        files = ", ".join(f"{rel} ({', '.join(kinds_)})" for rel, kinds_ in found.items())
+        self.label.setText(f"<b>A credential is kept in this memory:</b> {files}. "
+                           "The agent loads it with its memory.")
+        self.show()
+
+    def redact(self) -> None:
+        bot = self.bot
+        if bot is None or not self.found:
+            return
+        from botmemory.core import agents
+        from botmemory.core.store import Actor
+
+        mem = self.session.mem
+        files = list(self.found)
+
+        def run() -> list[str]:
+            rows = []
+            for rel in files:
+                change = agents.redact_file(mem, bot, rel, Actor.person("panel"))
+                if change is not None:
+                    rows.append(change.id)
+            return rows
+
+        self.session.worker.write(run, lambda rows: (self.status.emit(
+            f"Redacted {len(rows)} file{'s' if len(rows) != 1 else ''}. The journal shows the change; "
+            "botmemory keeps no copy of a credential, so it cannot be put back."),
+            self.refresh()), lambda e: self.status.emit(f"Could not redact: {e}"))

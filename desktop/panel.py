@@ -36,7 +36,7 @@ from .gauge import GaugeWidget
 from .journal_view import JournalView
 from .loads_view import LoadsView
 from .models import FilesModel, list_files
-from .agents_view import display_name, topic_prefix
+from .agents_view import SecretsBanner, display_name, topic_prefix
 from .session import Session
 from .upkeep_view import UpkeepView
 
@@ -95,6 +95,8 @@ class MemoryPanel(QWidget):
         head.addWidget(self.reveal_button)
 
         self.gauge = GaugeWidget()
+        self.secrets = SecretsBanner(session)
+        self.secrets.status.connect(lambda t: self.say(t))
 
         self.loads = LoadsView(session)
         self.files_model = FilesModel(self)
@@ -149,6 +151,7 @@ class MemoryPanel(QWidget):
         box = QVBoxLayout(self)
         box.addLayout(head)
         box.addWidget(self.gauge)
+        box.addWidget(self.secrets)
         box.addWidget(self.tabs, 1)
         box.addWidget(self.status_label)
 
@@ -205,6 +208,7 @@ class MemoryPanel(QWidget):
         self.gauge.set_gauge(self.session.gauges.get(bot))
         self.editor.clear()
         self.loads.set_bot(bot)
+        self.secrets.set_bot(bot)
         self.journal.set_bot(bot)
         self.upkeep.set_bot(bot)
         self.refresh_files(select=MEMORY_FILE)
@@ -228,6 +232,7 @@ class MemoryPanel(QWidget):
         if self.editor.rel in files:
             self.editor.file_changed_on_disk()
         self.loads.refresh()
+        self.secrets.refresh()
         self.upkeep.refresh()
 
     def refresh_files(self, select: str | None = None) -> None:

@@ -106,3 +106,19 @@ def test_the_found_folders_are_offered_and_tracked(qtbot, mem, no_real_agent_fol
     assert set(mem.home.tracked()) == {c.id for c in found}
     again, _ = tracked.discover(mem.home)
     assert offer_text(again) == ""
+
+
+def test_a_credential_is_shown_and_redacted_only_when_asked(qtbot, mem, session, open_panel, no_real_agent_folders):
+    d = claude_code(no_real_agent_folders)
+    secret = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    (d / "project_blog.md").write_text(f"Deploy with {secret}\n")
+    bot = track(mem, "claude-code")
+    p = open_panel(bot)
+    qtbot.waitUntil(lambda: p.secrets.isVisible(), timeout=5000)
+    assert "project_blog.md" in p.secrets.label.text()
+    assert secret in (d / "project_blog.md").read_text()        # shown, never silently rewritten
+    p.secrets.redact_button.click()
+    qtbot.waitUntil(lambda: secret not in (d / "project_blog.md").read_text(), timeout=5000)
+    qtbot.waitUntil(lambda: not p.secrets.isVisible(), timeout=5000)
+    row = mem.journal.list(bot, limit=1)[0]
+    assert (row.file, row.who, row.how) == ("project_blog.md", "person", "panel")
