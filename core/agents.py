@@ -1,6 +1,6 @@
 """The operations that depend on a folder's kind: gauge, load, forget, secrets and redact.
 
-Each takes the opened :class:`~botmemory.core.service.Memory` and a bot id (a
+Each takes the opened :class:`~botmemory.core.memory.Memory` and a bot id (a
 workspace or a tracked folder) and goes through the same store, so every
 change is hash-checked, journaled and undoable.
 """
@@ -15,14 +15,21 @@ from typing import TYPE_CHECKING
 
 from . import config
 from .entries import whole_word
-from .errors import BadInput, MemoryError_
+from .errors import BadInput, BotMemoryError
 from .kinds import AgentGauge, AgentKind, Limits
-from .paths import Kind as FileKind
-from .service import Memory
+from .paths import FileKind
+from .memory import Memory
 from .store import Actor, Change, Write
 
 if TYPE_CHECKING:
     from .recall import RecallResult
+
+
+def kind_of(mem: Memory, bot: str) -> AgentKind:
+    """The kind of *bot*'s folder (``openmausbot`` for a workspace of the home)."""
+    from . import kinds
+
+    return kinds.get(mem.home.kind_name(bot))
 
 
 def settings_for(mem: Memory, kind: AgentKind) -> Mapping[str, object]:
@@ -33,7 +40,7 @@ def settings_for(mem: Memory, kind: AgentKind) -> Mapping[str, object]:
 
 
 def limits(mem: Memory, bot: str) -> Limits:
-    kind = mem.home.kind(bot)
+    kind = kind_of(mem, bot)
     return kind.limits(Path.home(), os.environ, settings_for(mem, kind))
 
 
@@ -50,14 +57,14 @@ def _texts(mem: Memory, bot: str, kind: AgentKind) -> dict[str, str]:
 def gauge(mem: Memory, bot: str) -> AgentGauge:
     """The gauge of a folder by its kind's budget."""
     mem.home.require_bot(bot)
-    kind = mem.home.kind(bot)
+    kind = kind_of(mem, bot)
     return kind.gauge(_texts(mem, bot, kind), limits(mem, bot))
 
 
 def load(mem: Memory, bot: str) -> str:
     """Exactly what the folder's agent loads of its memory."""
     mem.home.require_bot(bot)
-    kind = mem.home.kind(bot)
+    kind = kind_of(mem, bot)
     return kind.load(_texts(mem, bot, kind), limits(mem, bot))
 
 
@@ -74,7 +81,7 @@ def folder_secrets(mem: Memory, bot: str) -> dict[str, list[str]]:
     for rel in mem.home.memory_files(bot):
         try:
             ft = mem.store.read(bot, rel)
-        except MemoryError_:
+        except BotMemoryError:
             continue
         if ft is not None and ft.valid:
             found = secrets_in(ft.text)
@@ -131,7 +138,7 @@ def forget(mem: Memory, bot: str, words: Sequence[str], actor: Actor) -> Forgott
     clean = check_words(words)
     patterns = [whole_word(w) for w in clean]
     mem.home.require_bot(bot)
-    kind = mem.home.kind(bot)
+    kind = kind_of(mem, bot)
     out = Forgotten(bot)
     with mem.store.locked(bot):
         writes: list[Write] = []
@@ -167,7 +174,7 @@ def forget_everywhere(mem: Memory, words: Sequence[str], actor: Actor) -> list[F
 
     check_words(words)
     out = []
-    for bot in sorted(mem.home.tracked()):
+    for bot in sorted(mem.home.folders()):
         try:
             r = forget(mem, bot, words, actor)
         except BadInput:
@@ -179,9 +186,9 @@ def forget_everywhere(mem: Memory, words: Sequence[str], actor: Actor) -> list[F
 
 def refuse(mem: Memory, bot: str, command: str) -> None:
     """Exit 4 for a command that does not apply to a folder whose agent writes its own memory."""
-    from .store import _refuse_for_agent
+    from .store import refuse_for_agent
 
-    _refuse_for_agent(mem.home, bot, command)
+    refuse_for_agent(mem.home, bot, command)
 
 
 def is_topic(mem: Memory, bot: str, rel: str) -> bool:
@@ -213,7 +220,7 @@ def recall(mem: Memory, bot: str, message: str) -> RecallResult:
         try:
             ft = mem.store.read(bot, rel)
             mtime = os.lstat(ws / rel).st_mtime
-        except (MemoryError_, OSError):
+        except (BotMemoryError, OSError):
             continue
         if ft is None:
             continue

@@ -11,17 +11,14 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from datetime import date
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from .errors import BadInput
-
-if TYPE_CHECKING:
-    from .kinds.base import AgentKind
-    from .tracked import Tracked
 
 MEMORY_FILE = "MEMORY.md"
 ARCHIVE_FILE = "memory/archive.md"
@@ -32,7 +29,7 @@ _TOPIC = re.compile(r"[A-Za-z0-9 .\-]+\.md")
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
-class Kind(Enum):
+class FileKind(Enum):
     MEMORY = "memory"
     TOPIC = "topic"
     ARCHIVE = "archive"
@@ -66,7 +63,7 @@ def today(override: str | None = None) -> date:
     return date.today()
 
 
-def classify(rel: str) -> Kind:
+def classify(rel: str) -> FileKind:
     """Check a workspace-relative memory path and say what kind of file it is.
 
     Accepted: ``MEMORY.md``, ``memory/<topic>.md``, ``memory/archive.md``,
@@ -75,15 +72,15 @@ def classify(rel: str) -> Kind:
     starting with a dot.
     """
     if rel == MEMORY_FILE:
-        return Kind.MEMORY
+        return FileKind.MEMORY
     if rel == ARCHIVE_FILE:
-        return Kind.ARCHIVE
+        return FileKind.ARCHIVE
     parts = rel.split("/")
     if len(parts) == 3 and parts[:2] == ["memory", "log"]:
         name = parts[2]
         if name.endswith(".md") and _DAY.fullmatch(name[:-3]):
             parse_day(name[:-3], "log date")
-            return Kind.LOG
+            return FileKind.LOG
         raise BadInput(f"bad log path {rel!r}: daily logs are memory/log/YYYY-MM-DD.md")
     if len(parts) == 2 and parts[0] == "memory":
         name = parts[1]
@@ -92,7 +89,7 @@ def classify(rel: str) -> Kind:
                 f"bad topic name {name!r}: use letters, numbers, spaces, dots and dashes, "
                 "ending in .md, not starting with a dot"
             )
-        return Kind.TOPIC
+        return FileKind.TOPIC
     raise BadInput(
         f"bad path {rel!r}: expected MEMORY.md, memory/<topic>.md, memory/archive.md "
         "or memory/log/YYYY-MM-DD.md"
@@ -110,11 +107,51 @@ def data_home() -> Path:
     return Path(user_data_dir("botmemory", appauthor=False)).absolute()
 
 
+class Layout(Protocol):
+    """What a tracked folder's kind says about its files (:mod:`botmemory.core.kinds` implements it)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def writes_own_memory(self) -> bool: ...
+    @property
+    def reports_turns(self) -> bool: ...
+    @property
+    def refusal(self) -> str: ...
+    @property
+    def temp_dirs(self) -> tuple[str, ...]: ...
+    def classify(self, rel: str) -> FileKind: ...
+    def memory_files(self, folder: Path) -> list[str]: ...
+    def watched_dirs(self, folder: Path) -> list[Path]: ...
+
+
+@dataclass(frozen=True)
+class Folder:
+    """A tracked agent folder as the home serves it: its id, where it is, its name and its kind's layout."""
+
+    id: str
+    path: Path
+    name: str
+    layout: Layout
+
+
+class FolderSource(Protocol):
+    """Where a home learns its tracked folders (:mod:`botmemory.core.tracked`: ``<home>/botmemory/tracked.json``)."""
+
+    def folders(self) -> Mapping[str, Folder]: ...
+
+
 @dataclass(frozen=True)
 class Home:
-    """An OpenMausBot home folder and the places botmemory uses inside it."""
+    """An OpenMausBot home folder and the places botmemory uses inside it.
+
+    A bot is a workspace of the home, or a tracked agent folder when *source*
+    is set (``Memory.open`` sets it): then its id resolves to that folder and
+    its kind's layout decides which paths are memory files.
+    """
 
     root: Path
+    source: FolderSource | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def locate(cls, root: str | os.PathLike[str] | None = None) -> Home:
@@ -156,35 +193,36 @@ class Home:
     def settings_file(self, bot: str) -> Path:
         return self.root / "settings" / f"{check_bot_id(bot)}.json"
 
-    def tracked(self) -> dict[str, Tracked]:
-        """The agent folders this home tracks, by id (see :mod:`botmemory.core.tracked`)."""
-        from .tracked import read
+    def folders(self) -> Mapping[str, Folder]:
+        """The agent folders this home tracks, by id."""
+        return self.source.folders() if self.source is not None else {}
 
-        return read(self)
+    def folder(self, bot: str) -> Folder | None:
+        return self.folders().get(bot) if self.source is not None else None
 
-    def kind(self, bot: str) -> AgentKind:
-        """The kind of *bot*'s folder: ``openmausbot`` for a workspace, else the tracked folder's agent."""
-        from . import kinds
+    def layout(self, bot: str) -> Layout | None:
+        """The layout of a tracked folder's kind; None for a workspace of the home."""
+        f = self.folder(bot)
+        return f.layout if f is not None else None
 
-        t = self.tracked().get(bot)
-        return kinds.get(t.agent if t is not None else "openmausbot")
+    def kind_name(self, bot: str) -> str:
+        f = self.folder(bot)
+        return f.layout.name if f is not None else "openmausbot"
 
     def is_tracked(self, bot: str) -> bool:
-        return bot in self.tracked()
+        return self.folder(bot) is not None
 
     def workspace(self, bot: str) -> Path:
         """The folder of *bot*: a workspace of this home, or a tracked agent folder."""
-        t = self.tracked().get(bot)
-        if t is not None:
-            return t.path
+        f = self.folder(bot)
+        if f is not None:
+            return f.path
         return self.workspaces / check_bot_id(bot)
 
-    def classify(self, bot: str, rel: str) -> Kind:
+    def classify(self, bot: str, rel: str) -> FileKind:
         """:func:`classify` by the rules of *bot*'s kind."""
-        t = self.tracked().get(bot)
-        if t is None:
-            return classify(rel)
-        return self.kind(bot).classify(rel)
+        f = self.folder(bot)
+        return classify(rel) if f is None else f.layout.classify(rel)
 
     def lock_file(self, bot: str) -> Path:
         return self.state_dir / "locks" / f"{check_bot_id(bot)}.lock"
@@ -196,7 +234,7 @@ class Home:
 
     def bots(self) -> list[str]:
         """The bot ids that have a workspace, and the tracked folders' ids, sorted."""
-        return sorted(set(self.workspace_names()) | set(self.tracked()))
+        return sorted(set(self.workspace_names()) | set(self.folders()))
 
     def workspace_names(self) -> list[str]:
         """The bot ids that have a workspace in this home, sorted."""
@@ -211,8 +249,7 @@ class Home:
     def require_bot(self, bot: str) -> Path:
         """The workspace of an existing bot, or BadInput naming the bots there are."""
         ws = self.workspace(bot)
-        t = self.tracked().get(bot)
-        if t is not None:
+        if self.is_tracked(bot):
             if ws.is_symlink() or not ws.is_dir():
                 raise BadInput(f"the folder of {bot} ({ws}) is gone or not readable; "
                                f"`botmemory untrack {bot}` stops tracking it")
@@ -225,8 +262,9 @@ class Home:
     def memory_files(self, bot: str) -> list[str]:
         """Every memory file of a workspace, as relative paths: MEMORY.md, topics, archive, logs."""
         ws = self.workspace(bot)
-        if self.is_tracked(bot):
-            return self.kind(bot).memory_files(ws)
+        f = self.folder(bot)
+        if f is not None:
+            return f.layout.memory_files(ws)
         out: list[str] = []
         if (ws / MEMORY_FILE).is_file():
             out.append(MEMORY_FILE)
@@ -246,7 +284,7 @@ class Home:
         return out
 
     def topics(self, bot: str) -> list[str]:
-        return [r for r in self.memory_files(bot) if self.classify(bot, r) is Kind.TOPIC]
+        return [r for r in self.memory_files(bot) if self.classify(bot, r) is FileKind.TOPIC]
 
 
 def _is_valid(rel: str) -> bool:

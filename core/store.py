@@ -18,7 +18,7 @@ from datetime import date, datetime, timezone
 
 from . import config
 from .errors import BadInput, Conflict, Refused
-from .paths import MEMORY_FILE, Home, Kind
+from .paths import MEMORY_FILE, Home, FileKind
 from .safeio import (
     FileText,
     WorkspaceLock,
@@ -108,7 +108,7 @@ class Store:
 
     def init(self, bot: str) -> bool:
         """Create the workspace layout (idempotent); True when something was created. No journal row."""
-        _refuse_for_agent(self.home, bot, "init")
+        refuse_for_agent(self.home, bot, "init")
         ws = self.home.workspace(bot)
         created = not (ws / MEMORY_FILE).exists()
         with self.locked(bot):
@@ -131,7 +131,11 @@ class Store:
         lock = WorkspaceLock.for_file(self.home.lock_file(bot))
         with lock.held():
             if bot not in self._cleaned:
-                clean_stale_temps(self.home.workspace(bot), self.home.kind(bot).temp_dirs)
+                layout = self.home.layout(bot)
+                if layout is None:
+                    clean_stale_temps(self.home.workspace(bot))
+                else:
+                    clean_stale_temps(self.home.workspace(bot), layout.temp_dirs)
                 self._cleaned.add(bot)
             yield
 
@@ -153,9 +157,9 @@ class Store:
             plans: list[tuple[Write, FileText | None, str | None]] = []
             for w in writes:
                 kind = self.home.classify(bot, w.file)
-                if kind is Kind.LOG and not allow_log and w.text is not None:
+                if kind is FileKind.LOG and not allow_log and w.text is not None:
                     raise Refused(f"{w.file} is a daily log: the bot's own record is read-only (it can be deleted)")
-                if kind is Kind.MEMORY and w.text is None:
+                if kind is FileKind.MEMORY and w.text is None:
                     raise Refused("MEMORY.md can be emptied but never deleted: the bot expects it to exist")
                 current = self.read(bot, w.file)
                 if w.expected_hash is not None or w.checked:
@@ -188,7 +192,7 @@ class Store:
         return changes[0] if changes else None
 
     def delete(self, bot: str, rel: str, actor: Actor, *, expected_hash: str | None = None) -> Change | None:
-        if self.home.classify(bot, rel) is Kind.MEMORY:
+        if self.home.classify(bot, rel) is FileKind.MEMORY:
             raise Refused("MEMORY.md can be emptied but never deleted: the bot expects it to exist")
         if self.read(bot, rel) is None:
             raise BadInput(f"{rel} does not exist")
@@ -228,12 +232,11 @@ class Store:
                                  changes[0].bot, ", ".join(c.file for c in changes))
 
 
-def _refuse_for_agent(home: Home, bot: str, command: str) -> None:
+def refuse_for_agent(home: Home, bot: str, command: str) -> None:
     """Refuse *command* (exit 4) for a folder whose agent writes its own memory, with the reason."""
-    if home.is_tracked(bot):
-        kind = home.kind(bot)
-        if kind.writes_own_memory:
-            raise Refused(f"{command} does not apply to {bot}: {kind.refusal}")
+    layout = home.layout(bot)
+    if layout is not None and layout.writes_own_memory:
+        raise Refused(f"{command} does not apply to {bot}: {layout.refusal}")
 
 
 def redact(text: str) -> str:

@@ -16,13 +16,10 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
-
+from . import kinds
 from .errors import BadInput, Refused
+from .paths import Folder, Home
 from .safeio import WorkspaceLock, atomic_write, read_file
-
-if TYPE_CHECKING:
-    from .paths import Home
 
 logger = logging.getLogger(__name__)
 
@@ -90,6 +87,36 @@ def read(home: Home) -> dict[str, Tracked]:
     return out
 
 
+class Registry:
+    """The home's :class:`~botmemory.core.paths.FolderSource`: ``tracked.json`` read fresh when it changed."""
+
+    def __init__(self, root: Path) -> None:
+        self.home = Home(root)
+        self._seen: tuple[int, dict[str, Tracked]] | None = None
+        self._folders: dict[str, Folder] = {}
+
+    def folders(self) -> dict[str, Folder]:
+        records = read(self.home)
+        if self._seen is None or self._seen[1] is not records:
+            out = {}
+            for t in records.values():
+                try:
+                    out[t.id] = Folder(t.id, t.path, t.name, kinds.get(t.agent))
+                except BadInput:
+                    logger.warning("%s in %s has an unknown kind %r: left out", t.id, registry_file(self.home),
+                                   t.agent)
+            self._folders = out
+            self._seen = (id(records), records)
+        return self._folders
+
+
+def attach(home: Home) -> Home:
+    """*home* serving its tracked folders too (``Memory.open`` does this)."""
+    if home.source is not None:
+        return home
+    return Home(home.root, Registry(home.root))
+
+
 def _write(home: Home, folders: Mapping[str, Tracked]) -> None:
     data = {"version": 1, "folders": [t.as_dict() for t in sorted(folders.values(), key=lambda t: t.id)]}
     atomic_write(registry_file(home), (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
@@ -125,8 +152,6 @@ def _resolved(p: Path) -> Path:
 def discover(home: Home, user_home: Path | None = None,
              env: Mapping[str, str] | None = None) -> tuple[list[Candidate], list[str]]:
     """Every agent memory folder on this computer, tracked or not, and the settings files that could not be read."""
-    from . import kinds
-
     user_home = user_home if user_home is not None else Path.home()
     env = env if env is not None else os.environ
     tracked = read(home)
@@ -154,8 +179,6 @@ def discover(home: Home, user_home: Path | None = None,
 
 def track(home: Home, bot: str | None = None, *, path: str | None = None, agent: str | None = None) -> Tracked:
     """Track a found folder by its id, or a folder by its path and kind. Idempotent."""
-    from . import kinds
-
     with _lock(home).held():
         tracked = dict(read(home))
         if path is None:

@@ -16,10 +16,25 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from botmemory.core import budget, kinds, tracked
-from botmemory.core.budget import Gauge, Level
-from botmemory.core.safeio import atomic_write
-from botmemory.core.service import Memory
+from botmemory.core import (
+    MEMORY_FILE,
+    MEMORY_MAX_BYTES,
+    MEMORY_MAX_LINES,
+    ONLY_FIRST_LINES,
+    Candidate,
+    Gauge,
+    Level,
+    Memory,
+    agent_gauge,
+    agent_limits,
+    agent_load,
+    atomic_write,
+    gauge,
+    get_kind,
+    kind_of,
+    track,
+    untrack,
+)
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QDialog,
@@ -66,13 +81,10 @@ class KindGauge(Gauge):
 
 def gauge_of(mem: Memory, bot: str) -> Gauge:
     """The gauge of any bot: the spec's budget for a workspace, the kind's for a tracked folder (worker)."""
-    from botmemory.core import agents
-    from botmemory.core.paths import MEMORY_FILE
-
     if not mem.home.is_tracked(bot):
-        return budget.gauge(mem.store.text(bot, MEMORY_FILE))
-    ag = agents.gauge(mem, bot)
-    kind = mem.home.kind(bot)
+        return gauge(mem.store.text(bot, MEMORY_FILE))
+    ag = agent_gauge(mem, bot)
+    kind = kind_of(mem, bot)
     main = ag.files[0]
     level = Level(ag.level)
     files = tuple({"file": f.file, "chars": f.chars, "max_chars": f.max_chars, "lines": f.lines,
@@ -84,15 +96,15 @@ def gauge_of(mem: Memory, bot: str) -> Gauge:
                          kind_level=level, unread=ag.unread, files=files)
     return KindGauge(lines=main.lines, bytes=main.bytes, loaded_lines=main.lines - main.unloaded_lines,
                      loaded_bytes=min(main.bytes, main.max_bytes or main.bytes),
-                     max_lines=main.max_lines or budget.MEMORY_MAX_LINES,
-                     max_bytes=main.max_bytes or budget.MEMORY_MAX_BYTES,
+                     max_lines=main.max_lines or MEMORY_MAX_LINES,
+                     max_bytes=main.max_bytes or MEMORY_MAX_BYTES,
                      agent=kind.name, label=kind.label, kind_level=level, unread=ag.unread, files=files)
 
 
 def rule_text(g: Gauge) -> str:
     """The load rule under the gauge, by kind."""
     if not isinstance(g, KindGauge) or g.agent == "openmausbot":
-        return budget.ONLY_FIRST_LINES[0].upper() + budget.ONLY_FIRST_LINES[1:] + "."
+        return ONLY_FIRST_LINES[0].upper() + ONLY_FIRST_LINES[1:] + "."
     if g.agent == "claude-code":
         return (f"Claude Code loads the first {g.max_lines} lines or {g.max_bytes:,} bytes of MEMORY.md "
                 "at the start of every conversation; the rest is cut.")
@@ -106,17 +118,17 @@ def rule_text(g: Gauge) -> str:
 
 def display_name(mem: Memory, bot: str) -> str:
     """What the bot list shows: a workspace's id, or a tracked folder's name and kind."""
-    t = mem.home.tracked().get(bot)
-    if t is None:
+    f = mem.home.folder(bot)
+    if f is None:
         return bot
-    label = kinds.get(t.agent).label
-    return f"{t.name} · {label}" if t.name != bot else f"{bot} · {label}"
+    label = get_kind(f.layout.name).label
+    return f"{f.name} · {label}" if f.name != bot else f"{bot} · {label}"
 
 
 def topic_prefix(mem: Memory, bot: str) -> str | None:
     """Where a new topic goes: ``memory/`` in a workspace or OpenClaw, beside MEMORY.md for Claude Code, nowhere
     for Hermes (None)."""
-    kind = mem.home.kind(bot)
+    kind = kind_of(mem, bot)
     if kind.name == "hermes":
         return None
     return "" if kind.name == "claude-code" else "memory/"
@@ -124,11 +136,9 @@ def topic_prefix(mem: Memory, bot: str) -> str | None:
 
 def loads_text(mem: Memory, bot: str) -> str:
     """Runs on the worker: exactly what a tracked folder's agent loads, then the lines that do not load, marked."""
-    from botmemory.core import agents
-
-    kind = mem.home.kind(bot)
-    text = agents.load(mem, bot)
-    lim = agents.limits(mem, bot)
+    kind = kind_of(mem, bot)
+    text = agent_load(mem, bot)
+    lim = agent_limits(mem, bot)
     lost_parts: list[str] = []
     for rel in kind.budgeted:
         ft = mem.store.read(bot, rel)
@@ -162,7 +172,7 @@ def mark_offered(mem: Memory) -> None:
         logger.info("could not note that the agents were offered: %s", e)
 
 
-def offer_text(found: list[tracked.Candidate]) -> str:
+def offer_text(found: list[Candidate]) -> str:
     """``Claude Code keeps memory for 3 projects here — track them?`` for what was found and is not tracked."""
     fresh = [c for c in found if not c.tracked]
     if not fresh:
@@ -173,7 +183,7 @@ def offer_text(found: list[tracked.Candidate]) -> str:
         if agent == "claude-code":
             parts.append(f"Claude Code keeps memory for {n} project{'s' if n != 1 else ''} here")
         else:
-            parts.append(f"{kinds.get(agent).label} keeps its memory here")
+            parts.append(f"{get_kind(agent).label} keeps its memory here")
     return "; ".join(parts) + (" — track them?" if len(fresh) > 1 else " — track it?")
 
 
@@ -182,7 +192,7 @@ class AgentsDialog(QDialog):
 
     changed = Signal()
 
-    def __init__(self, mem: Memory, found: list[tracked.Candidate], unread: list[str],
+    def __init__(self, mem: Memory, found: list[Candidate], unread: list[str],
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.mem = mem
@@ -199,7 +209,7 @@ class AgentsDialog(QDialog):
                              "and never writes into the folder unless you ask."))
         self.list = QListWidget()
         for c in found:
-            item = QListWidgetItem(f"{c.name} · {kinds.get(c.agent).label}  —  {c.path}")
+            item = QListWidgetItem(f"{c.name} · {get_kind(c.agent).label}  —  {c.path}")
             item.setData(Qt.ItemDataRole.UserRole, c.id)
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
             # first run: everything found is ticked; later the ticks say what is tracked
@@ -234,9 +244,9 @@ class AgentsDialog(QDialog):
         for c in self.found:
             try:
                 if c.id in want and not c.tracked:
-                    tracked.track(self.mem.home, c.id)
+                    track(self.mem.home, c.id)
                 elif c.id not in want and c.tracked:
-                    tracked.untrack(self.mem.home, c.id)
+                    untrack(self.mem.home, c.id)
             except Exception as e:  # noqa: BLE001 - one folder must not stop the others
                 problems.append(f"{c.name}: {e}")
         self.changed.emit()
@@ -291,11 +301,11 @@ class SecretsBanner(QWidget):
             self.found = {}
             self.hide()
             return
-        from botmemory.core import agents
+        from botmemory.core import folder_secrets
 
         self._asked += 1
         asked = self._asked
-        self.session.submit_read(lambda: agents.folder_secrets(mem, bot),
+        self.session.submit_read(lambda: folder_secrets(mem, bot),
                                  lambda found: self._show(asked, bot, found),
                                  lambda e: logger.info("could not look for credentials: %s", e))
 
@@ -315,8 +325,7 @@ class SecretsBanner(QWidget):
         bot = self.bot
         if bot is None or not self.found:
             return
-        from botmemory.core import agents
-        from botmemory.core.store import Actor
+        from botmemory.core import Actor, redact_file
 
         mem = self.session.mem
         files = list(self.found)
@@ -324,7 +333,7 @@ class SecretsBanner(QWidget):
         def run() -> list[str]:
             rows = []
             for rel in files:
-                change = agents.redact_file(mem, bot, rel, Actor.person("panel"))
+                change = redact_file(mem, bot, rel, Actor.person("panel"))
                 if change is not None:
                     rows.append(change.id)
             return rows

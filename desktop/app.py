@@ -16,9 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from botmemory.core.errors import MemoryError_
-from botmemory.core.paths import MEMORY_FILE, Home
-from botmemory.core.service import Memory
+from botmemory.core import MEMORY_FILE, BotMemoryError, Home, Memory
 from PySide6.QtCore import QObject, Slot
 from PySide6.QtWidgets import QApplication, QSystemTrayIcon
 
@@ -293,9 +291,9 @@ class Started:
 
 def tracked_discover(mem: Memory) -> Any:
     """Runs on the worker: the agent folders found here, and the settings files that could not be read."""
-    from botmemory.core import tracked
+    from botmemory.core import discover_agents
 
-    return tracked.discover(mem.home)
+    return discover_agents(mem.home)
 
 
 def qt_app() -> QApplication:
@@ -322,7 +320,7 @@ def launch(argv: list[str], *, tray: bool | None = None) -> Started:
         logger.info("demo home: %s", where)
     try:
         mem = Memory.open(str(home_root(root)), args.today)
-    except MemoryError_ as e:
+    except BotMemoryError as e:
         print(f"botmemory-tray: {e}", file=sys.stderr)
         return Started(None, None, 2)
 

@@ -8,8 +8,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from botmemory.core import loader
-from botmemory.core.service import Memory
+from botmemory.core import Memory, load_block
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QLabel,
@@ -30,20 +29,20 @@ RECALL_DELAY_MS = 300
 
 def recall_text(mem: Memory, bot: str, message: str) -> str:
     """Runs on the worker: the block recall would put in front of *message*, or why there is none."""
-    from botmemory.core import config, recall
+    from botmemory.core import MIN_MESSAGE_CHARS, auto_recall, bot_settings, recall_notes
 
-    if not config.bot_settings(mem.home, bot).memory:
+    if not bot_settings(mem.home, bot).memory:
         return "(Memory is off for this bot: recall adds nothing.)"
-    if not config.auto_recall(mem.home):
+    if not auto_recall(mem.home):
         return "(Recall is switched off in config.json: features.autoRecall is false.)"
-    if len(message.strip()) < recall.MIN_MESSAGE_CHARS:
-        return f"(Recall starts at {recall.MIN_MESSAGE_CHARS} characters.)"
+    if len(message.strip()) < MIN_MESSAGE_CHARS:
+        return f"(Recall starts at {MIN_MESSAGE_CHARS} characters.)"
     if mem.home.is_tracked(bot):
-        from botmemory.core import agents
+        from botmemory.core import agent_recall
 
-        result = agents.recall(mem, bot, message)
+        result = agent_recall(mem, bot, message)
     else:
-        result = recall.recall(mem.home, bot, message, mem.today)
+        result = recall_notes(mem.home, bot, message, mem.today)
     return result.text or "(No note matches: recall adds nothing to this message.)"
 
 
@@ -53,7 +52,7 @@ def block_text(mem: Memory, bot: str) -> str:
         from .agents_view import loads_text
 
         return loads_text(mem, bot)
-    return loader.load_block(mem, bot)
+    return load_block(mem, bot)
 
 
 class LoadsView(QWidget):

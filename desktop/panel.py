@@ -11,8 +11,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from botmemory.core.errors import MemoryError_
-from botmemory.core.paths import MEMORY_FILE
+from botmemory.core import MEMORY_FILE, BotMemoryError, Conflict
 from PySide6.QtCore import QItemSelectionModel, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
@@ -172,7 +171,7 @@ class MemoryPanel(QWidget):
     def _add_bot_item(self, bot: str) -> None:
         try:
             name = display_name(self.session.mem, bot)   # a tracked folder: "/src/blog · Claude Code"
-        except MemoryError_:
+        except BotMemoryError:
             name = bot
         self.bot_box.addItem(name, bot)
 
@@ -203,7 +202,7 @@ class MemoryPanel(QWidget):
         self.new_topic_button.setVisible(topic_prefix(self.session.mem, bot) is not None)
         try:
             self.path_label.setText(pretty_path(self.session.mem.home.workspace(bot)))
-        except MemoryError_:
+        except BotMemoryError:
             self.path_label.setText("")
         self.gauge.set_gauge(self.session.gauges.get(bot))
         self.editor.clear()
@@ -306,13 +305,13 @@ class MemoryPanel(QWidget):
         rel = f"{prefix}{name}"
         try:
             self.session.mem.home.classify(bot, rel)
-        except MemoryError_ as e:
+        except BotMemoryError as e:
             self.say(str(e))
             return
         title = name[:-3].replace("-", " ").strip().capitalize()
         self.session.save(bot, rel, NEW_TOPIC.format(title=title), None,
                           lambda _c: (self.refresh_files(select=rel), self.say(f"Created {rel}.")),
-                          lambda e: self.say(f"{rel} already exists." if e.__class__.__name__ == "Conflict"
+                          lambda e: self.say(f"{rel} already exists." if isinstance(e, Conflict)
                                              else f"Could not create {rel}: {e}"))
 
     def open_in_obsidian(self) -> None:

@@ -13,11 +13,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..budget import AMBER_AT
 from ..errors import BadInput
-from ..paths import Kind as FileKind
+from ..paths import FileKind
 
 MEMORY_FILE = "MEMORY.md"
+AMBER_AT = 0.8
+"""Amber from 80 % of a budget: the same mark as ``budget.AMBER_AT`` (a test keeps them equal)."""
 _NAME = re.compile(r"[A-Za-z0-9 ._\-]+\.md")
 
 
@@ -45,6 +46,17 @@ def list_md(folder: Path, prefix: str = "") -> list[str]:
 def split_lines(text: str) -> list[str]:
     """Lines with their line ends (the last may have none)."""
     return text.splitlines(keepends=True)
+
+
+def head_cut(lines: Sequence[str], max_lines: int, max_bytes: int) -> int:
+    """How many whole lines from the top fit in *max_lines* lines and *max_bytes* UTF-8 bytes."""
+    used = 0
+    for n, line in enumerate(lines):
+        size = len(line.encode("utf-8"))
+        if n >= max_lines or used + size > max_bytes:
+            return n
+        used += size
+    return len(lines)
 
 
 @dataclass(frozen=True)
@@ -164,8 +176,8 @@ class AgentKind:
     writes_own_memory = True        # remember/prefer/tidy/init are the agent's business (exit 4)
     reports_turns = False           # the agent tells botmemory when its turns start and end
     budgeted: tuple[str, ...] = (MEMORY_FILE,)
-    red_at_limit = False
-    temp_dirs: tuple[str, ...] = ("",)    # where a crashed save may have left a temp file            # the agent refuses a write past the limit: red when full
+    red_at_limit = False            # the agent refuses a write past the limit: red when full
+    temp_dirs: tuple[str, ...] = ("",)    # where a crashed save may have left a temp file
     refusal = ""
 
     # ----- layout

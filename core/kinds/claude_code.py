@@ -15,8 +15,9 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from ..paths import Kind as FileKind
-from .base import MEMORY_FILE, AgentKind, Found, Limits, Loaded, check_name, frontmatter_end, list_md, split_lines
+from ..paths import FileKind
+from .base import (MEMORY_FILE, AgentKind, Found, Limits, Loaded, check_name, frontmatter_end, head_cut, list_md,
+                   split_lines)
 
 logger = logging.getLogger(__name__)
 
@@ -83,14 +84,7 @@ class ClaudeCode(AgentKind):
         max_lines = limits.max_lines or MAX_LINES
         max_bytes = limits.max_bytes or MAX_BYTES
         measured = measured_lines(text)
-        used = 0
-        n = 0
-        for _, line in measured:
-            size = len(line.encode("utf-8"))
-            if n >= max_lines or used + size > max_bytes:
-                break
-            used += size
-            n += 1
+        n = head_cut([line for _, line in measured], max_lines, max_bytes)
         kept = "".join(line for _, line in measured[:n])
         total_bytes = sum(len(line.encode("utf-8")) for _, line in measured)
         return Loaded(rel, kept, len(measured), total_bytes, sum(len(line) for _, line in measured),

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from ..errors import BadInput
-from ..paths import Kind as FileKind
+from ..paths import FileKind
 from .base import MEMORY_FILE, AgentKind, Found, Limits, Loaded, Piece, list_md, split_lines
 
 USER_FILE = "USER.md"
@@ -44,6 +44,12 @@ def measured(text: str) -> str:
     return DELIMITER.join(p.text for p in entries(text))
 
 
+def yaml_error() -> type[Exception]:
+    import yaml
+
+    return yaml.YAMLError
+
+
 def _limit(v: object) -> int | None:
     if isinstance(v, bool) or not isinstance(v, int) or v <= 0:
         return None
@@ -73,7 +79,7 @@ class Hermes(AgentKind):
             try:
                 if path.is_symlink():
                     raise OSError("it is a symbolic link")
-                import yaml
+                import yaml  # imported on first use
 
                 with open(path, "rb") as f:
                     data = yaml.safe_load(f.read(1024 * 1024).decode("utf-8"))
@@ -83,7 +89,7 @@ class Hermes(AgentKind):
                         limits[rel] = _limit(memory.get(key)) or limits[rel]
                 elif data is not None and not isinstance(data, dict):
                     raise ValueError("not a mapping")
-            except Exception as e:  # any YAML error, bad bytes, a link: the defaults, and say so
+            except (OSError, ValueError, RecursionError, yaml_error()) as e:  # the defaults, and say so
                 unread = (f"could not read {path}: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}",)
         return Limits(max_chars=limits, unread=unread)
 

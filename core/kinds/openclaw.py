@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from ..errors import BadInput
-from ..paths import Kind as FileKind
+from ..paths import FileKind
 from .base import MEMORY_FILE, AgentKind, Found, Limits, Loaded, check_name, list_md, split_lines
 
 DEFAULT_MAX_CHARS = 20_000

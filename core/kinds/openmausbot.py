@@ -1,18 +1,22 @@
 """Today's OpenMausBot workspaces (``<home>/workspaces/<bot>``): the spec's own layout and budget.
 
 botmemory writes this memory for the bot (remember, prefer, tidy), so every
-command applies. The budget and what loads live in :mod:`botmemory.core.budget`
-and :mod:`botmemory.core.loader`; this module only says so to the registry.
+command applies. The loader and gauge of a workspace live in
+:mod:`botmemory.core.budget` and :mod:`botmemory.core.loader`; this module
+gives the registry the same rule (whole lines, 200 lines or 24 KB), the
+constants kept equal to budget's by a test.
 """
 from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
 
-from .. import budget
-from ..paths import Kind as FileKind
-from ..paths import classify
-from .base import MEMORY_FILE, AgentKind, Limits, Loaded, split_lines
+from ..errors import BadInput
+from ..paths import FileKind, classify
+from .base import MEMORY_FILE, AgentKind, Limits, Loaded, head_cut, list_md, split_lines
+
+MAX_LINES = 200
+MAX_BYTES = 24 * 1024
 
 
 class OpenMausBot(AgentKind):
@@ -26,16 +30,12 @@ class OpenMausBot(AgentKind):
         return classify(rel)
 
     def memory_files(self, folder: Path) -> list[str]:
-        from .base import list_md
-
         top = [MEMORY_FILE] if (folder / MEMORY_FILE).is_file() else []
-        mem = [r for r in list_md(folder / "memory", "memory/")]
-        logs = list_md(folder / "memory" / "log", "memory/log/")
         out = []
-        for rel in top + mem + logs:
+        for rel in top + list_md(folder / "memory", "memory/") + list_md(folder / "memory" / "log", "memory/log/"):
             try:
                 classify(rel)
-            except Exception:
+            except BadInput:
                 continue
             out.append(rel)
         return out
@@ -44,15 +44,14 @@ class OpenMausBot(AgentKind):
         return [folder, folder / "memory", folder / "memory" / "log"]
 
     def limits(self, user_home: Path, env: Mapping[str, str], settings: Mapping[str, object]) -> Limits:
-        return Limits(max_lines=budget.MEMORY_MAX_LINES, max_bytes=budget.MEMORY_MAX_BYTES)
+        return Limits(max_lines=MAX_LINES, max_bytes=MAX_BYTES)
 
     def loaded(self, rel: str, text: str, limits: Limits) -> Loaded:
-        g = budget.gauge(text)
-        kept, _ = budget.loaded_text(text)
         lines = split_lines(text)
-        return Loaded(rel, kept, g.lines, g.bytes, len(text), unloaded_lines=g.unloaded_lines,
-                      lost=tuple(range(g.loaded_lines + 1, len(lines) + 1)),
-                      max_lines=g.max_lines, max_bytes=g.max_bytes)
+        n = head_cut(lines, limits.max_lines or MAX_LINES, limits.max_bytes or MAX_BYTES)
+        return Loaded(rel, "".join(lines[:n]), len(lines), len(text.encode("utf-8")), len(text),
+                      unloaded_lines=len(lines) - n, lost=tuple(range(n + 1, len(lines) + 1)),
+                      max_lines=limits.max_lines or MAX_LINES, max_bytes=limits.max_bytes or MAX_BYTES)
 
 
 KIND = OpenMausBot()

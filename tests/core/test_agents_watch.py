@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from botmemory.core import reconcile as R
+from botmemory.core import watcher as W
 from botmemory.core import tracked
-from botmemory.core.service import Memory
+from botmemory.core.memory import Memory
 from tests.core.agent_fixtures import claude_code, hermes, openclaw
 from tests.core.test_reconcile import Collector, outside_tmp  # noqa: F401  (a fixture)
 
@@ -44,7 +44,7 @@ def test_an_agent_writing_its_memory_is_journaled_live(outside_tmp, monkeypatch,
     tracked.track(mem.home, bot)
     before = (folder / rel).read_text()
     got = Collector()
-    w = R.Watcher(mem, got)
+    w = W.Watcher(mem, got)
     w.start()
     try:
         writer(folder / rel, before + added)

@@ -8,7 +8,7 @@ import pytest
 from botmemory.core import kinds
 from botmemory.core.errors import BadInput
 from botmemory.core.kinds.base import Limits
-from botmemory.core.paths import Kind as FileKind
+from botmemory.core.paths import FileKind
 
 CC = kinds.get("claude-code")
 OC = kinds.get("openclaw")
@@ -160,3 +160,29 @@ def test_line_ranges_are_short():
     from botmemory.core.kinds.base import line_ranges
 
     assert line_ranges([3, 7, 8, 9, 12]) == "3, 7-9, 12" and line_ranges([]) == ""
+
+
+def test_the_openmausbot_kind_keeps_the_spec_budget_and_amber_mark():
+    from botmemory.core import budget
+    from botmemory.core.kinds import base, openmausbot
+
+    assert (openmausbot.MAX_LINES, openmausbot.MAX_BYTES) == (budget.MEMORY_MAX_LINES, budget.MEMORY_MAX_BYTES)
+    assert base.AMBER_AT == budget.AMBER_AT
+    text = "".join(f"- {i}\n" for i in range(230))
+    got = kinds.get("openmausbot").loaded("MEMORY.md", text, Limits(max_lines=200, max_bytes=24 * 1024))
+    assert (got.text, got.unloaded_lines) == budget.loaded_text(text)
+
+
+def test_a_home_without_a_source_serves_only_its_workspaces(tmp_path):
+    from botmemory.core.memory import Memory
+    from botmemory.core.paths import Home
+    from tests.core.agent_fixtures import hermes
+
+    (tmp_path / "user").mkdir()
+    d = hermes(tmp_path / "user")
+    mem = Memory.open(str(tmp_path / "bm"))
+    from botmemory.core import tracked
+
+    tracked.track(mem.home, path=str(d), agent="hermes")
+    assert mem.home.bots() == ["hermes-memories"] and mem.home.workspace("hermes-memories") == d
+    assert Home(mem.home.root).bots() == []          # a bare Home: no registry attached

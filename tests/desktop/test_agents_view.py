@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 from botmemory.core import agents, tracked
 from botmemory.core.budget import Level
-from botmemory.core.reconcile import scan
+from botmemory.core.turns import scan
 from botmemory.core.store import Actor
 from botmemory.desktop.agents_view import AgentsDialog, KindGauge, offer_text
 from botmemory.desktop.panel import MemoryPanel
@@ -103,7 +103,7 @@ def test_the_found_folders_are_offered_and_tracked(qtbot, mem, no_real_agent_fol
     qtbot.addWidget(dialog)
     assert dialog.ticked() == {c.id for c in found}
     assert dialog.apply() == []
-    assert set(mem.home.tracked()) == {c.id for c in found}
+    assert set(mem.home.folders()) == {c.id for c in found}
     again, _ = tracked.discover(mem.home)
     assert offer_text(again) == ""
 
