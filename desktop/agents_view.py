@@ -112,8 +112,26 @@ def rule_text(g: Gauge) -> str:
         return (f"OpenClaw injects at most {g.max_chars:,} characters of MEMORY.md: "
                 "the head and the tail; the middle is lost.")
     if g.agent == "hermes":
-        return "Hermes loads MEMORY.md and USER.md whole at session start and refuses a write past the limit."
+        others = "; ".join(f"{f['file']}: {f['chars']:,} of {f['max_chars']:,} characters" for f in g.files[1:])
+        return ("Hermes loads MEMORY.md and USER.md whole at session start and refuses a write past the limit."
+                + (f" {others}." if others else ""))
     return ""
+
+
+def loads_caption(mem: Memory, bot: str) -> str:
+    """The caption over "What loads" for a tracked folder, by kind."""
+    name = kind_of(mem, bot).name
+    if name == "claude-code":
+        return ("<b>What loads</b> — exactly what Claude Code reads at the start of a conversation: MEMORY.md "
+                "without its frontmatter and comments, cut to 200 lines / 25,000 bytes. Lines marked ✗ do not "
+                "load; topic files are read on demand.")
+    if name == "openclaw":
+        return ("<b>What loads</b> — exactly what OpenClaw injects each turn: MEMORY.md, its head and tail kept "
+                "when it is over the limit. Lines marked ✗ are in the lost middle.")
+    if name == "hermes":
+        return ("<b>What loads</b> — the snapshot Hermes loads at session start: every § entry of MEMORY.md and "
+                "USER.md.")
+    return "<b>What loads</b>"
 
 
 def display_name(mem: Memory, bot: str) -> str:

@@ -25,6 +25,8 @@ from .session import Session
 logger = logging.getLogger(__name__)
 
 RECALL_DELAY_MS = 300
+WORKSPACE_CAPTION = ("<b>What loads</b> — exactly the block the next turn gets: MEMORY.md as cut "
+                     "to the budget, without expired entries, then the topic index.")
 
 
 def recall_text(mem: Memory, bot: str, message: str) -> str:
@@ -39,6 +41,11 @@ def recall_text(mem: Memory, bot: str, message: str) -> str:
         return f"(Recall starts at {MIN_MESSAGE_CHARS} characters.)"
     if mem.home.is_tracked(bot):
         from botmemory.core import agent_recall
+
+        from .agents_view import topic_prefix
+
+        if topic_prefix(mem, bot) is None:
+            return "(This agent loads all of its memory every session and keeps no topics: recall adds nothing.)"
 
         result = agent_recall(mem, bot, message)
     else:
@@ -82,8 +89,9 @@ class LoadsView(QWidget):
         top = QWidget()
         tb = QVBoxLayout(top)
         tb.setContentsMargins(0, 0, 0, 0)
-        tb.addWidget(QLabel("<b>What loads</b> — exactly the block the next turn gets: MEMORY.md as cut "
-                            "to the budget, without expired entries, then the topic index."))
+        self.caption = QLabel(WORKSPACE_CAPTION)
+        self.caption.setWordWrap(True)
+        tb.addWidget(self.caption)
         tb.addWidget(self.block, 1)
         bottom = QWidget()
         bb = QVBoxLayout(bottom)
@@ -102,6 +110,13 @@ class LoadsView(QWidget):
 
     def set_bot(self, bot: str | None) -> None:
         self.bot = bot
+        tracked = bot is not None and self.session.mem.home.is_tracked(bot)
+        if tracked and bot is not None:
+            from .agents_view import loads_caption
+
+            self.caption.setText(loads_caption(self.session.mem, bot))
+        else:
+            self.caption.setText(WORKSPACE_CAPTION)
         self.block.setPlainText("")
         self.recall.setPlainText("")
         self.refresh()
