@@ -221,7 +221,7 @@ class App(QObject):
             return
         found, unread = result
         dialog = AgentsDialog(self.mem, found, unread)
-        dialog.changed.connect(self.session.poll)
+        dialog.changed.connect(self.session.rescan)
         self._agents = dialog
         dialog.show()
 

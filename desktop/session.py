@@ -147,6 +147,13 @@ class Session(QObject):
             self._watcher = corelink.start_watcher(self.mem, self._from_watcher_thread)
             return self._watcher is not None
 
+    def rescan(self) -> None:
+        """Look at every folder again soon (a folder was tracked or untracked): the watcher watches it too."""
+        watcher = self._watcher
+        if watcher is not None:
+            watcher.rescan()
+        self.poll()
+
     def _watcher_started(self, ok: bool) -> None:
         if ok:
             logger.info("watching %s for changes made outside the app", self.mem.home.workspaces)

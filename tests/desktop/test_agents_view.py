@@ -122,3 +122,33 @@ def test_a_credential_is_shown_and_redacted_only_when_asked(qtbot, mem, session,
     qtbot.waitUntil(lambda: not p.secrets.isVisible(), timeout=5000)
     row = mem.journal.list(bot, limit=1)[0]
     assert (row.file, row.who, row.how) == ("project_blog.md", "person", "panel")
+
+
+def test_the_app_offers_found_folders_once_on_first_run(qtbot, mem, no_real_agent_folders):
+    from botmemory.desktop.app import App
+
+    from .conftest import delete
+
+    claude_code(no_real_agent_folders)
+    hermes(no_real_agent_folders)
+    a = App(mem, today_fixed=True, live=False, upkeep=False, tray=True)
+    try:
+        a.start()
+        qtbot.waitUntil(lambda: a._agents is not None and a._agents.isVisible(), timeout=5000)
+        assert "Claude Code keeps memory for 1 project here" in a._agents.question.text()
+        a._agents.accept()
+        qtbot.waitUntil(lambda: len(mem.home.folders()) == 2, timeout=5000)
+        qtbot.waitUntil(lambda: len(a.session.bots) == 4, timeout=5000)     # two workspaces, two folders
+    finally:
+        a.shutdown()
+        if a._agents is not None:
+            delete(a._agents)
+        delete(a)
+    b = App(mem, today_fixed=True, live=False, upkeep=False, tray=True)
+    try:
+        b.start()
+        idle(qtbot, b.session)
+        assert b._agents is None                                            # asked once only
+    finally:
+        b.shutdown()
+        delete(b)
