@@ -356,7 +356,9 @@ class SecretsBanner(QWidget):
                     rows.append(change.id)
             return rows
 
-        self.session.worker.write(run, lambda rows: (self.status.emit(
-            f"Redacted {len(rows)} file{'s' if len(rows) != 1 else ''}. The journal shows the change; "
-            "botmemory keeps no copy of a credential, so it cannot be put back."),
-            self.refresh()), lambda e: self.status.emit(f"Could not redact: {e}"))
+        def done(rows: list[str]) -> None:
+            self.status.emit(f"Redacted {len(rows)} file{'s' if len(rows) != 1 else ''}. The journal shows the "
+                             "change; botmemory keeps no copy of a credential, so it cannot be put back.")
+            self.refresh()
+
+        self.session.worker.write(run, done, lambda e: self.status.emit(f"Could not redact: {e}"))

@@ -64,7 +64,8 @@ class Cursor:
         self._it: Iterator[Any] | None = None
 
     def _rows(self) -> Iterator[Any]:
-        return journal_of(self.mem).matching(self.query.bot, self.query.filter())
+        rows: Iterator[Any] = journal_of(self.mem).matching(self.query.bot, self.query.filter())
+        return rows
 
     def page(self, limit: int) -> list[Any]:
         if self._it is None:
@@ -100,6 +101,11 @@ def catch_up(mem: Memory, bot: str, seen: str | None, recent: int,
     return fresh, newest, newest[0].id if newest else ""
 
 
+def journal_files(mem: Memory, bot: str, limit: int = 20_000) -> set[str]:
+    """The files named by the newest *limit* rows of a bot's journal (deleted files included)."""
+    return {row.file for row in itertools.islice(journal_of(mem).rows(bot), limit)}
+
+
 def newest_rows(mem: Memory, bot: str, limit: int) -> list[Any]:
     return list(journal_of(mem).list(bot, limit=limit))
 
@@ -117,6 +123,35 @@ def rows_since(mem: Memory, bot: str, seen: str | None, limit: int = SINCE_LIMIT
             break
         out.append(row)
     return out
+
+
+# ----- the memory folders of agents found on this computer (core: `discover_agents`, `track`).
+
+
+@dataclass(frozen=True)
+class FoundFolder:
+    """One agent memory folder found on this computer (DESIGN.md: ``agents --json``)."""
+
+    id: str
+    agent: str
+    path: str
+    tracked: bool
+    name: str = ""
+
+
+def find_agents(mem: Memory) -> list[FoundFolder] | None:
+    """Runs on the worker: the Claude Code, OpenClaw and Hermes folders found here."""
+    from botmemory.core import discover_agents
+
+    found, _unread = discover_agents(mem.home)
+    return [FoundFolder(c.id, c.agent, str(c.path), c.tracked, c.name) for c in found]
+
+
+def track_agent(mem: Memory, folder_id: str) -> None:
+    """Runs on the worker: start tracking a found folder."""
+    from botmemory.core import track
+
+    track(mem.home, folder_id)
 
 
 def undo(mem: Memory, bot: str, row_id: str) -> Any:

@@ -37,7 +37,18 @@ def lines_text(g: Gauge) -> str:
 def size_text(g: Gauge) -> str:
     if _chars(g) is not None:
         return ""
+    if g.bytes < 1024:     # "0.0 of 24 KB" would hide 48 bytes
+        return f"{g.bytes} byte{'s' if g.bytes != 1 else ''} of {kb(g.max_bytes)} KB"
     return f"{kb(g.bytes)} of {kb(g.max_bytes)} KB"
+
+
+def bar_level(value: int, limit: int) -> Level:
+    """One measure's own level: red past its limit, amber from 80 % of it."""
+    if value > limit:
+        return Level.RED
+    if value >= limit * AMBER_AT:
+        return Level.AMBER
+    return Level.OK
 
 
 def unloaded_text(g: Gauge) -> str:
@@ -160,14 +171,16 @@ class GaugeWidget(QWidget):
         from .agents_view import rule_text
 
         chars = _chars(g) is not None
-        self.title.setText(f"<b>{'MEMORY.md' if not getattr(g, 'label', '') else 'MEMORY.md · ' + g.label}</b>"
-                           " — what loads into every turn")
+        label = str(getattr(g, "label", "") or "")
+        self.title.setText(f"<b>MEMORY.md{' · ' + label if label else ''}</b> — what loads into every turn")
         self.rule_label.setText(rule_text(g))
         self.lines_name.setText("Characters" if chars else "Lines")
         for w in (self.size_name, self.size_bar, self.size_label):
             w.setVisible(not chars)
-        self.lines_bar.set_value(g.lines / g.max_lines, colour)
-        self.size_bar.set_value(g.bytes / g.max_bytes, colour)
+        # each bar in its own measure's colour: a red size never paints the lines bar, nor the reverse
+        # (one character budget: its bar has the gauge's colour, red at the limit for Hermes)
+        self.lines_bar.set_value(g.lines / g.max_lines, colour if chars else COLOURS[bar_level(g.lines, g.max_lines)])
+        self.size_bar.set_value(g.bytes / g.max_bytes, COLOURS[bar_level(g.bytes, g.max_bytes)])
         self.lines_label.setText(lines_text(g))
         self.size_label.setText(size_text(g))
         self.state_label.setText(f"<span style='color:{colour.name()}; font-weight:bold'>"
