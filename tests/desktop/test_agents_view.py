@@ -56,8 +56,10 @@ def test_claude_code_over_its_budget(qtbot, mem, session, open_panel, no_real_ag
     assert [(r.who, r.how) for r in rows] == [("unknown", "outside")]
     p.show_tab("journal")
     qtbot.waitUntil(lambda: p.journal.model.rowCount() >= 1, timeout=5000)
-    shown = p.journal.model.data(p.journal.model.index(0, 0))
-    assert "You" not in str(shown)
+    from botmemory.desktop.models import how_text, who_text
+
+    newest = p.journal.model.row_at(0)
+    assert (who_text(newest), how_text(newest)) == ("Someone", "changed outside the app")   # not "You"
     done = []
     session.undo(bot, rows[0].id, done.append)
     qtbot.waitUntil(lambda: bool(done), timeout=5000)
@@ -152,3 +154,28 @@ def test_the_app_offers_found_folders_once_on_first_run(qtbot, mem, no_real_agen
     finally:
         b.shutdown()
         delete(b)
+
+
+def test_the_welcome_page_lists_found_folders_and_tracks_one(qtbot, tmp_path, no_real_agent_folders):
+    from botmemory.core.memory import Memory
+    from botmemory.desktop.session import Session
+
+    from .conftest import delete
+
+    claude_code(no_real_agent_folders)
+    mem = Memory.open(str(tmp_path / "fresh"))
+    s = Session(mem, live=False, upkeep=False, today_fixed=True)
+    p = MemoryPanel(s)
+    qtbot.addWidget(p)
+    try:
+        s.start()
+        p.show()
+        qtbot.waitUntil(lambda: p.welcome.agents_box.isVisible(), timeout=5000)
+        texts = " ".join(w.text() for w in p.welcome.agents_box.findChildren(type(p.status_label)))
+        assert "/src/blog" in texts and "claude-code" in texts
+        p.welcome._track(p.welcome.found[0].id)
+        qtbot.waitUntil(lambda: p.bot is not None, timeout=5000)
+        assert mem.home.is_tracked(p.bot) and p.bot_box.currentText() == "/src/blog · Claude Code"
+    finally:
+        s.stop()
+        delete(s)
