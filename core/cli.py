@@ -393,7 +393,8 @@ def build_parser() -> _Parser:
                         help="print one JSON value on stdout")
     p = _Parser(prog="botmemory", description="botmemory: an AI bot's long-term memory, kept as plain markdown.",
                 epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter, parents=[common])
-    p.add_argument("--root", metavar="DIR", help="the OpenMausBot home (default: $OPENMAUSBOT_HOME or ~/.openmausbot)")
+    p.add_argument("--root", metavar="DIR", help="the home (default: $OPENMAUSBOT_HOME, else ~/.openmausbot when it exists, "
+                   "else botmemory's data folder)")
     p.add_argument("--today", metavar="DATE", help="treat DATE (YYYY-MM-DD) as today (also $BOTMEMORY_TODAY)")
     p.add_argument("--verbose", "-v", action="store_true", help="log what happens on stderr")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
@@ -413,8 +414,10 @@ def build_parser() -> _Parser:
     add("untrack", cmd_untrack, "stop serving a tracked folder (nothing in it is touched)").add_argument(
         "id", metavar="ID")
     add("init", cmd_init, "create a bot's workspace (idempotent)").add_argument("bot")
-    add("gauge", cmd_gauge, "how much of MEMORY.md loads: lines and bytes against the budget").add_argument("bot")
-    add("load", cmd_load, "print exactly the memory block a new turn loads").add_argument("bot")
+    add("gauge", cmd_gauge, "how much of MEMORY.md loads: lines and bytes against the budget (a tracked "
+        "folder: its agent's budget, characters for Hermes and OpenClaw)").add_argument("bot")
+    add("load", cmd_load, "print exactly the memory block a new turn loads "
+        "(a tracked folder: what its agent loads)").add_argument("bot")
     sp = add("remember", cmd_remember, "add a dated entry to MEMORY.md (memory_update add)")
     sp.add_argument("bot")
     sp.add_argument("text", help="the note (at most 1,000 characters and 20 lines; - reads stdin)")
