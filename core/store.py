@@ -153,6 +153,8 @@ class Store:
             raise Refused(f"memory is switched off for {bot}: bot writes are refused "
                           f"(`botmemory settings {bot} memory on` turns it back on)")
         tracked = self.home.is_tracked(bot)
+        if tracked:
+            self.home.require_bot(bot)   # a tracked folder that is gone is never created again by a write
         with self.locked(bot):
             plans: list[tuple[Write, FileText | None, str | None]] = []
             for w in writes:

@@ -260,6 +260,8 @@ def test_a_folder_removed_while_tracked_says_so(cli, env):
         code, _, err = cli(*args)
         assert code == 2 and "untrack" in err and err.count("\n") == 1, args
     assert cli("watch", "--once")[0] == 0
+    code, _, err = cli("save", bot, "user_role.md", stdin="x\n")
+    assert code == 2 and "untrack" in err and not d.exists()        # a save never recreates the folder
     assert [a["tracked"] for a in cli.json("agents") if a["id"] == bot] == [True]
     assert cli("untrack", bot)[0] == 0
 

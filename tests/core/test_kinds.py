@@ -186,3 +186,20 @@ def test_a_home_without_a_source_serves_only_its_workspaces(tmp_path):
     tracked.track(mem.home, path=str(d), agent="hermes")
     assert mem.home.bots() == ["hermes-memories"] and mem.home.workspace("hermes-memories") == d
     assert Home(mem.home.root).bots() == []          # a bare Home: no registry attached
+
+
+def test_a_write_to_a_tracked_folder_that_is_gone_never_creates_it(tmp_path):
+    import shutil
+
+    from botmemory.core import tracked
+    from botmemory.core.memory import Memory
+    from botmemory.core.store import Actor, Write
+    from tests.core.agent_fixtures import claude_code
+
+    d = claude_code(tmp_path / "user")
+    mem = Memory.open(str(tmp_path / "bm"))
+    t = tracked.track(mem.home, path=str(d), agent="claude-code")
+    shutil.rmtree(d)
+    with pytest.raises(BadInput, match="untrack"):
+        mem.store.apply(t.id, [Write("user_role.md", "x\n")], Actor.person("panel"))
+    assert not d.exists()
