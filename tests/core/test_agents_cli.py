@@ -319,3 +319,14 @@ def test_the_plain_gauge_names_the_lines_that_do_not_load(cli, env):
     bot = track_all(cli)["openclaw"]
     code, out, _ = cli("gauge", bot)
     assert code == 0 and "not loaded: lines 21-94" in out   # 36-char lines: head 750, tail 250 and "red" in out
+
+
+def test_openclaws_default_limit_is_a_botmemory_setting(cli, env):
+    openclaw(env / "user", lines=100)                      # no openclaw.json: the default applies
+    bot = track_all(cli)["openclaw"]
+    assert cli.json("gauge", bot)["max_chars"] == 20_000
+    (env / "bm" / "config.json").write_text(json.dumps({"agents": {"openclaw": {"bootstrapMaxChars": 12_000}}}))
+    assert cli.json("gauge", bot)["max_chars"] == 12_000
+    (env / "user" / ".openclaw" / "openclaw.json").write_text(
+        json.dumps({"agents": {"defaults": {"bootstrapMaxChars": 3000}}}))
+    assert cli.json("gauge", bot)["max_chars"] == 3000      # the agent's own setting wins
