@@ -44,6 +44,10 @@ LAYERS = [
     "watcher",      # the live watcher
     "tidy",         # the tidy-up
     "upkeep",       # scheduling the tidy-up, the heavy notice
+    "mcp_tools",    # the agents' memory tools (through the surface)
+    "mcp_server",   # botmemory mcp: the tools over MCP (the SDK loads only here)
+    "connect",      # botmemory connect: entries in the agents' settings files
+    "hooks",        # botmemory hook claude-code
     "cli",          # the command line
 ]
 
@@ -51,9 +55,14 @@ LAYERS = [
 def _core_imports(path: Path, level: int = 1) -> set[str]:
     """The botmemory.core modules *path* (a core module) imports, anywhere in the file.
 
+    A public name taken from the surface (``from . import Memory``) counts as its module.
     *level*: the relative level that means botmemory.core (2 inside a package such as ``kinds``,
     whose own ``from .base import`` stays inside it).
     """
+    return {surface._NAMES[n][0] if n in surface._NAMES else n for n in _raw_imports(path, level)}
+
+
+def _raw_imports(path: Path, level: int = 1) -> set[str]:
     out: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.ImportFrom):
