@@ -46,6 +46,12 @@ _export("update", "ForgetResult", "OverflowPreview", "PreferResult", "RememberRe
         "make_room", "move_overflow", "overflow_preview", "prefer", "remember", "undo_overflow", "unforget")
 _export("recall", "Hit", "MIN_MESSAGE_CHARS", "Note", "RecallResult", "content_words", "fold", "parse_when",
         recall_notes="recall", session_search="search", RECALL_HEADER="HEADER")  # not "recall": the module
+_export("kinds", "AgentGauge", "AgentKind", "Limits", "Loaded", KIND_NAMES="NAMES", AGENT_KIND_NAMES="AGENT_NAMES",
+        get_kind="get")
+_export("tracked", "Candidate", "Tracked", "track", "untrack", discover_agents="discover")
+_export("agents", "folder_secrets", "forget_everywhere", "kind_of", "redact_file", "secrets_in",
+        agent_gauge="gauge", agent_limits="limits", agent_load="load", agent_recall="recall",
+        forget_in_folder="forget")
 _export("diff", "diff_counts", "diff_lines")
 _export("journal", "Journal", "Row", "RowFilter", "UNDO_ACTOR", "make_row")
 _export("shadows", "Shadow", "Shadows")
@@ -58,22 +64,25 @@ _export("connect", AGENT_NAMES="AGENTS", connect_agent="connect", connection_sta
 _export("upkeep", "UpkeepState", "heavy_line", "read_state", "run_due", "tidy_now")
 
 __all__ = [  # the same names as _NAMES (tests/test_layering.py checks)
-    "AGENT_NAMES", "AMBER_AT", "ARCHIVE_FILE", "Actor", "BadInput", "Block", "BlockKind", "BotMemoryError",
-    "BotSettings", "Busy", "Change", "ConfigValues", "Conflict", "DEFAULT_TIDY_HOUR", "Document", "FileKind",
-    "FileResult", "FileText", "ForgetResult", "Frontmatter", "Gauge", "Hit", "Home", "Journal", "LOG_DIR", "Level",
-    "MAX_FILE_BYTES", "MEMORY_FILE", "MEMORY_MAX_BYTES", "MEMORY_MAX_LINES", "MIN_MESSAGE_CHARS", "Memory", "Note",
-    "ONLY_FIRST_LINES", "OUTSIDE", "OverflowPreview", "PreferResult", "RACY_NS", "RECALL_HEADER", "RecallResult",
-    "Refused", "RememberResult", "RoomResult", "Row", "RowFilter", "RowListener", "Shadow", "Shadows", "Store",
-    "TURN_TIMEOUT_S", "TidyReport", "Topic", "Turn", "UNDO_ACTOR", "UndoResult", "UpkeepState", "Watcher", "Write",
-    "apply_config", "atomic_write", "auto_recall", "bot_settings", "chat_source", "check_bot_id", "check_bot_writes",
-    "check_entry_text", "check_helper_instance", "check_helper_model", "check_tidy_hour", "classify", "clean_title",
-    "compose_block", "config_values", "connect_agent", "connection_status", "content_words", "diff_counts",
-    "diff_lines", "expire_turns", "fold", "forget", "format_entry", "gauge", "heavy_line", "list_topics",
-    "load_block", "local_today", "log_line", "log_path", "make_room", "make_row", "move_overflow", "open_turns",
-    "overflow_preview", "parse_blocks", "parse_day", "parse_when", "prefer", "read_config", "read_config_strict",
-    "read_file", "read_frontmatter", "read_state", "recall_notes", "reconcile_bot", "remember", "rm_file", "run_due",
-    "save_file", "scan", "session_search", "set_bot_setting", "text_hash", "tidy_bot", "tidy_hour", "tidy_now",
-    "turn_begin", "turn_end", "turn_open", "undo_overflow", "undo_row", "unforget", "write_config",
+    "AGENT_KIND_NAMES", "AGENT_NAMES", "AMBER_AT", "ARCHIVE_FILE", "Actor", "AgentGauge", "AgentKind", "BadInput",
+    "Block", "BlockKind", "BotMemoryError", "BotSettings", "Busy", "Candidate", "Change", "ConfigValues", "Conflict",
+    "DEFAULT_TIDY_HOUR", "Document", "FileKind", "FileResult", "FileText", "ForgetResult", "Frontmatter", "Gauge",
+    "Hit", "Home", "Journal", "KIND_NAMES", "LOG_DIR", "Level", "Limits", "Loaded", "MAX_FILE_BYTES", "MEMORY_FILE",
+    "MEMORY_MAX_BYTES", "MEMORY_MAX_LINES", "MIN_MESSAGE_CHARS", "Memory", "Note", "ONLY_FIRST_LINES", "OUTSIDE",
+    "OverflowPreview", "PreferResult", "RACY_NS", "RECALL_HEADER", "RecallResult", "Refused", "RememberResult",
+    "RoomResult", "Row", "RowFilter", "RowListener", "Shadow", "Shadows", "Store", "TURN_TIMEOUT_S", "TidyReport",
+    "Topic", "Tracked", "Turn", "UNDO_ACTOR", "UndoResult", "UpkeepState", "Watcher", "Write", "agent_gauge",
+    "agent_limits", "agent_load", "agent_recall", "apply_config", "atomic_write", "auto_recall", "bot_settings",
+    "chat_source", "check_bot_id", "check_bot_writes", "check_entry_text", "check_helper_instance",
+    "check_helper_model", "check_tidy_hour", "classify", "clean_title", "compose_block", "config_values",
+    "connect_agent", "connection_status", "content_words", "diff_counts", "diff_lines", "discover_agents",
+    "expire_turns", "fold", "folder_secrets", "forget", "forget_everywhere", "forget_in_folder", "format_entry",
+    "gauge", "get_kind", "heavy_line", "kind_of", "list_topics", "load_block", "local_today", "log_line", "log_path",
+    "make_room", "make_row", "move_overflow", "open_turns", "overflow_preview", "parse_blocks", "parse_day",
+    "parse_when", "prefer", "read_config", "read_config_strict", "read_file", "read_frontmatter", "read_state",
+    "recall_notes", "reconcile_bot", "redact_file", "remember", "rm_file", "run_due", "save_file", "scan",
+    "secrets_in", "session_search", "set_bot_setting", "text_hash", "tidy_bot", "tidy_hour", "tidy_now", "track",
+    "turn_begin", "turn_end", "turn_open", "undo_overflow", "undo_row", "unforget", "untrack", "write_config",
 ]
 
 
@@ -111,7 +120,19 @@ if TYPE_CHECKING:  # for type checkers: the same names, eagerly
     from .files import undo as undo_row
     from .frontmatter import Frontmatter
     from .frontmatter import read as read_frontmatter
+    from .agents import folder_secrets, forget_everywhere, kind_of, redact_file, secrets_in
+    from .agents import forget as forget_in_folder
+    from .agents import gauge as agent_gauge
+    from .agents import limits as agent_limits
+    from .agents import load as agent_load
+    from .agents import recall as agent_recall
     from .journal import UNDO_ACTOR, Journal, Row, RowFilter, make_row
+    from .kinds import AGENT_NAMES as AGENT_KIND_NAMES
+    from .kinds import NAMES as KIND_NAMES
+    from .kinds import AgentGauge, AgentKind, Limits, Loaded
+    from .kinds import get as get_kind
+    from .tracked import Candidate, Tracked, track, untrack
+    from .tracked import discover as discover_agents
     from .loader import load_block
     from .loader import topics as list_topics
     from .memory import Memory, RowListener
