@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import Actor, BadInput, Conflict, Memory, Refused, Write
+from . import Actor, BadInput, Conflict, Memory
 
 # The operations load on a tool's first call (inside each tool), so a server answers tools/list sooner.
 
@@ -125,13 +125,11 @@ def bot_actor(args: Mapping[str, Any], client: str) -> Actor:
     return Actor("bot", HOW, chat)
 
 
-def _check_switch(mem: Memory, bot: str) -> None:
-    from . import bot_settings
+def _check_switch(mem: Memory, bot: str, actor: Actor) -> None:
+    from . import check_bot_writes
 
     mem.home.require_bot(bot)
-    if not bot_settings(mem.home, bot).memory:
-        raise Refused(f"memory is switched off for {bot}: bot writes are refused "
-                      f"(`botmemory settings {bot} memory on` turns it back on)")
+    check_bot_writes(mem, bot, actor)
 
 
 # ----- the tools
@@ -142,7 +140,7 @@ def _update(mem: Memory, bot: str, args: dict[str, Any], client: str) -> str:
 
     action = args["action"]
     actor = bot_actor(args, client)
-    _check_switch(mem, bot)
+    _check_switch(mem, bot, actor)
     if action == "remember":
         text = args.get("text")
         if not text:
@@ -206,13 +204,14 @@ def _write(mem: Memory, bot: str, args: dict[str, Any], client: str) -> str:
     path, text, expected = args["path"], args["text"], args.get("expected_hash")
     mem.home.file(bot, path)                   # a bad path is bad input before anything else
     actor = bot_actor(args, client)
-    _check_switch(mem, bot)
+    _check_switch(mem, bot, actor)
     current = mem.store.read(bot, path)
     if current is not None and expected is None:
         raise BadInput(f"{path} exists: read it with memory_read and pass its hash as expected_hash")
-    change = mem.store.apply(bot, [Write(path, text, expected, checked=True)], actor)
-    ft = mem.store.read(bot, path)
-    return _dump({"path": path, "hash": ft.hash if ft else None, "changed": bool(change)})
+    from . import save_file
+
+    r = save_file(mem, bot, path, text, actor, expected_hash=expected, checked=True, create=False)
+    return _dump({"path": path, "hash": r.hash, "changed": r.changed})
 
 
 def _journal(mem: Memory, bot: str, args: dict[str, Any], client: str) -> str:
