@@ -42,10 +42,10 @@ _export("config", "BotSettings", "ConfigValues", "DEFAULT_TIDY_HOUR", "apply_con
         "check_helper_instance", "check_helper_model", "check_tidy_hour", "config_values", "read_config",
         "read_config_strict", "set_bot_setting", "tidy_hour", "write_config")
 _export("loader", "load_block", list_topics="topics")
-_export("update", "ForgetResult", "OverflowPreview", "PreferResult", "RememberResult", "RoomResult", "forget",
-        "make_room", "move_overflow", "overflow_preview", "prefer", "remember", "undo_overflow", "unforget")
+_export("update", "ForgetResult", "OverflowPreview", "PreferResult", "RememberResult", "RoomResult", "make_room",
+        "move_overflow", "overflow_preview", "undo_overflow", "unforget")
 _export("recall", "Hit", "MIN_MESSAGE_CHARS", "Note", "RecallResult", "content_words", "fold", "parse_when",
-        recall_notes="recall", session_search="search", RECALL_HEADER="HEADER")  # not "recall": the module
+        RECALL_HEADER="HEADER")
 _export("kinds", "AgentGauge", "AgentKind", "Limits", "Loaded", KIND_NAMES="NAMES", AGENT_KIND_NAMES="AGENT_NAMES",
         get_kind="get")
 _export("tracked", "Candidate", "Tracked", "track", "untrack", discover_agents="discover")
@@ -61,6 +61,8 @@ _export("turns", "TURN_TIMEOUT_S", "Turn", "expire_turns", "log_line", "open_tur
 _export("watcher", "Watcher")
 _export("tidy", "TidyReport", tidy_bot="tidy")  # not "tidy": the module
 _export("connect", AGENT_NAMES="AGENTS", connect_agent="connect", connection_status="status")
+_export("ops", "SearchResult", "forget", "prefer", "remember", recall_notes="recall", session_search="search",
+        tidy_up="tidy")  # the operations (not "recall", "tidy": modules)
 _export("upkeep", "UpkeepState", "heavy_line", "read_state", "run_due", "tidy_now")
 
 __all__ = [  # the same names as _NAMES (tests/test_layering.py checks)
@@ -70,10 +72,10 @@ __all__ = [  # the same names as _NAMES (tests/test_layering.py checks)
     "Hit", "Home", "Journal", "KIND_NAMES", "LOG_DIR", "Level", "Limits", "Loaded", "MAX_FILE_BYTES", "MEMORY_FILE",
     "MEMORY_MAX_BYTES", "MEMORY_MAX_LINES", "MIN_MESSAGE_CHARS", "Memory", "Note", "ONLY_FIRST_LINES", "OUTSIDE",
     "OverflowPreview", "PreferResult", "RACY_NS", "RECALL_HEADER", "RecallResult", "Refused", "RememberResult",
-    "RoomResult", "Row", "RowFilter", "RowListener", "Shadow", "Shadows", "Store", "TURN_TIMEOUT_S", "TidyReport",
-    "Topic", "Tracked", "Turn", "UNDO_ACTOR", "UndoResult", "UpkeepState", "Watcher", "Write", "agent_gauge",
-    "agent_limits", "agent_load", "agent_recall", "apply_config", "atomic_write", "auto_recall", "bot_settings",
-    "chat_source", "check_bot_id", "check_bot_writes", "check_entry_text", "check_helper_instance",
+    "RoomResult", "Row", "RowFilter", "RowListener", "SearchResult", "Shadow", "Shadows", "Store", "TURN_TIMEOUT_S",
+    "TidyReport", "Topic", "Tracked", "Turn", "UNDO_ACTOR", "UndoResult", "UpkeepState", "Watcher", "Write",
+    "agent_gauge", "agent_limits", "agent_load", "agent_recall", "apply_config", "atomic_write", "auto_recall",
+    "bot_settings", "chat_source", "check_bot_id", "check_bot_writes", "check_entry_text", "check_helper_instance",
     "check_helper_model", "check_tidy_hour", "classify", "clean_title", "compose_block", "config_values",
     "connect_agent", "connection_status", "content_words", "diff_counts", "diff_lines", "discover_agents",
     "expire_turns", "fold", "folder_secrets", "forget", "forget_everywhere", "forget_in_folder", "format_entry",
@@ -81,8 +83,9 @@ __all__ = [  # the same names as _NAMES (tests/test_layering.py checks)
     "make_room", "make_row", "move_overflow", "open_turns", "overflow_preview", "parse_blocks", "parse_day",
     "parse_when", "prefer", "read_config", "read_config_strict", "read_file", "read_frontmatter", "read_state",
     "recall_notes", "reconcile_bot", "redact_file", "remember", "rm_file", "run_due", "save_file", "scan",
-    "secrets_in", "session_search", "set_bot_setting", "text_hash", "tidy_bot", "tidy_hour", "tidy_now", "track",
-    "turn_begin", "turn_end", "turn_open", "undo_overflow", "undo_row", "unforget", "untrack", "write_config",
+    "secrets_in", "session_search", "set_bot_setting", "text_hash", "tidy_bot", "tidy_hour", "tidy_now", "tidy_up",
+    "track", "turn_begin", "turn_end", "turn_open", "undo_overflow", "undo_row", "unforget", "untrack",
+    "write_config",
 ]
 
 
@@ -141,8 +144,10 @@ if TYPE_CHECKING:  # for type checkers: the same names, eagerly
     from .reconcile import OUTSIDE, reconcile_bot
     from .recall import HEADER as RECALL_HEADER
     from .recall import MIN_MESSAGE_CHARS, Hit, Note, RecallResult, content_words, fold, parse_when
-    from .recall import recall as recall_notes
-    from .recall import search as session_search
+    from .ops import SearchResult, forget, prefer, remember
+    from .ops import recall as recall_notes
+    from .ops import search as session_search
+    from .ops import tidy as tidy_up
     from .safeio import RACY_NS, MAX_FILE_BYTES, FileText, atomic_write, read_file, text_hash
     from .shadows import Shadow, Shadows
     from .store import Actor, Change, Store, Write
@@ -150,7 +155,7 @@ if TYPE_CHECKING:  # for type checkers: the same names, eagerly
     from .tidy import tidy as tidy_bot
     from .turns import (TURN_TIMEOUT_S, Turn, expire_turns, log_line, open_turns, scan, turn_begin, turn_end,
                         turn_open)
-    from .update import (ForgetResult, OverflowPreview, PreferResult, RememberResult, RoomResult, forget, make_room,
-                         move_overflow, overflow_preview, prefer, remember, undo_overflow, unforget)
+    from .update import (ForgetResult, OverflowPreview, PreferResult, RememberResult, RoomResult, make_room,
+                         move_overflow, overflow_preview, undo_overflow, unforget)
     from .upkeep import UpkeepState, heavy_line, read_state, run_due, tidy_now
     from .watcher import Watcher

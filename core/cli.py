@@ -160,11 +160,11 @@ def cmd_load(mem: Memory, args: argparse.Namespace) -> None:
 
 def cmd_remember(mem: Memory, args: argparse.Namespace) -> None:
     until = parse_day(args.until, "--until") if args.until else None
-    _refuse_for_agent(mem, args.bot, "remember")
-    text = _read_stdin() if args.text == "-" else args.text
-    from . import update
+    from . import ops
 
-    r = update.remember(mem.store, args.bot, text, _actor(args), until=until)
+    _refuse_for_agent(mem, args.bot, "remember")   # before stdin is read (ops.remember checks again)
+    text = _read_stdin() if args.text == "-" else args.text
+    r = ops.remember(mem, args.bot, text, _actor(args), until=until)
     plain = f"remembered: {r.entry}"
     if r.moved_count:
         plain += f"\nmoved {r.moved_count} older entr{'y' if r.moved_count == 1 else 'ies'} to memory/archive.md:"
@@ -177,33 +177,31 @@ def cmd_remember(mem: Memory, args: argparse.Namespace) -> None:
 
 
 def cmd_forget(mem: Memory, args: argparse.Namespace) -> None:
-    from . import update
+    from . import agents, ops
 
     if args.all or mem.home.is_tracked(args.bot):
-        from . import agents
-
         if args.all:
-            results = agents.forget_everywhere(mem, [args.bot, *args.words], _actor(args))
+            results = ops.forget_everywhere(mem, [args.bot, *args.words], _actor(args))
         else:
-            results = [agents.forget(mem, args.bot, args.words, _actor(args))]
+            one = ops.forget(mem, args.bot, args.words, _actor(args))
+            assert isinstance(one, agents.Forgotten)
+            results = [one]
         n = sum(len(r.removed) for r in results)
         plain = f"forgot {n} note{'s' if n != 1 else ''}" + "".join(
             f"\n  {r.bot}: {', '.join(r.files)}" for r in results if r.files)
         _out(args, [r.as_dict() for r in results] if args.all else results[0].as_dict(), plain)
         return
 
-    r = update.forget(mem.store, args.bot, args.words, _actor(args))
+    r = ops.forget(mem, args.bot, args.words, _actor(args))
     plain = (f"forgot {len(r.removed)} note{'s' if len(r.removed) != 1 else ''}"
              + (f" in {', '.join(r.files)}" if r.files else ""))
     _out(args, r.as_dict(), plain)
 
 
 def cmd_prefer(mem: Memory, args: argparse.Namespace) -> None:
-    mem.home.require_bot(args.bot)
-    _refuse_for_agent(mem, args.bot, "prefer")
-    from . import update
+    from . import ops
 
-    r = update.prefer(mem.home, args.bot, args.text, mem.today)
+    r = ops.prefer(mem, args.bot, args.text, _actor(args))
     _out(args, r.as_dict(), ("added to About me: " if r.added else "already in About me: ") + r.line)
 
 
@@ -225,19 +223,19 @@ def cmd_show(mem: Memory, args: argparse.Namespace) -> None:
 
 
 def cmd_save(mem: Memory, args: argparse.Namespace) -> None:
+    from . import ops
+
     mem.home.file(args.bot, args.path)  # checks the path before reading stdin
     text = _read_stdin()
-    mem.store.ensure(args.bot)
-    change = mem.store.write(args.bot, args.path, text, _actor(args), expected_hash=args.expected_hash)
-    ft = mem.store.read(args.bot, args.path)
-    h = ft.hash if ft else None
-    _out(args, {"path": args.path, "hash": h, "changed": change is not None},
-         f"saved {args.path}" if change else f"{args.path} unchanged")
+    r = ops.save(mem, args.bot, args.path, text, _actor(args), expected_hash=args.expected_hash)
+    _out(args, {"path": args.path, "hash": r.hash, "changed": r.changed},
+         f"saved {args.path}" if r.changed else f"{args.path} unchanged")
 
 
 def cmd_rm(mem: Memory, args: argparse.Namespace) -> None:
-    mem.home.require_bot(args.bot)
-    mem.store.delete(args.bot, args.path, _actor(args), expected_hash=args.expected_hash)
+    from . import ops
+
+    ops.rm(mem, args.bot, args.path, _actor(args), expected_hash=args.expected_hash)
     _out(args, {"path": args.path, "deleted": True}, f"deleted {args.path}")
 
 
@@ -281,15 +279,9 @@ def cmd_untrack(mem: Memory, args: argparse.Namespace) -> None:
 
 
 def cmd_recall(mem: Memory, args: argparse.Namespace) -> None:
-    from . import recall
+    from . import ops
 
-    if mem.home.is_tracked(args.bot):
-        from . import agents
-
-        r = agents.recall(mem, args.bot, args.message)
-        _out(args, r.as_dict(), r.text)
-        return
-    r = recall.recall(mem.home, args.bot, args.message, mem.today)
+    r = ops.recall(mem, args.bot, args.message)
     _out(args, r.as_dict(), r.text)
 
 
@@ -301,8 +293,9 @@ def cmd_search(mem: Memory, args: argparse.Namespace) -> None:
     until = recall.parse_when(args.until, mem.today, "--until") if args.until else None
     if not args.words and since is None and until is None:
         raise BadInput("search needs words, --since or --until")
-    on = config.bot_settings(mem.home, args.bot).memory
-    hits = recall.search(mem.home, args.bot, args.words, since, until, include_memory=on)
+    from . import ops
+
+    hits = ops.search(mem, args.bot, args.words, since, until).hits
     _out(args, [h.as_dict() for h in hits],
          "\n".join(f"{h.file} · {h.date.isoformat()} · {h.text}" for h in hits))
 
@@ -332,7 +325,10 @@ def cmd_journal(mem: Memory, args: argparse.Namespace) -> None:
 
 
 def cmd_undo(mem: Memory, args: argparse.Namespace) -> None:
-    change = mem.undo(args.bot, args.row_id)
+    from . import ops
+
+    r = ops.undo(mem, args.bot, args.row_id)
+    change = r.changes[0] if r.changes else None
     if change is None:
         _out(args, {"undone": args.row_id, "changed": False, "row": None},
              "nothing to undo: the file already holds that row's earlier text")
@@ -342,11 +338,10 @@ def cmd_undo(mem: Memory, args: argparse.Namespace) -> None:
 
 
 def cmd_tidy(mem: Memory, args: argparse.Namespace) -> None:
-    from . import upkeep
+    from . import ops
     from .tidy import summary
 
-    _refuse_for_agent(mem, args.bot, "tidy")
-    report = upkeep.tidy_now(mem, args.bot, model=not args.no_model)
+    report = ops.tidy(mem, args.bot, model=not args.no_model)
     _out(args, report.as_dict(), summary(report))
 
 

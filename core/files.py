@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .config import bot_settings
-from .errors import BadInput, Refused
+from .errors import Refused
 from .memory import Memory
 from .store import Actor, Change, Write
 
@@ -80,7 +80,5 @@ class UndoResult:
 
 def undo(mem: Memory, bot: str, row_id: str) -> UndoResult:
     """Put the file of row *row_id* back as it was before that change (:meth:`Memory.undo`); the undo is a row."""
-    if not row_id:
-        raise BadInput("undo needs a row id (`botmemory journal BOT` lists them)")
     change = mem.undo(bot, row_id)
     return UndoResult(row_id, [change] if change is not None else [])

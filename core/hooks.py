@@ -330,7 +330,7 @@ def user_prompt(mem: Memory, event: Mapping[str, Any], bot: str | None, budget: 
             from . import recall_notes
 
             try:
-                bound = recall_notes(mem.home, bot, prompt, mem.today).text
+                bound = recall_notes(mem, bot, prompt).text
             except BotMemoryError as e:
                 logger.info("no recall from %s: %s", bot, e)
         return compose(notes, bound.strip())

@@ -146,7 +146,7 @@ def _update(mem: Memory, bot: str, args: dict[str, Any], client: str) -> str:
         if not text:
             raise BadInput("memory_update remember needs 'text': the note to keep")
         until = parse_day(args["until"], "until") if args.get("until") else None
-        r = remember(mem.store, bot, text, actor, until=until)
+        r = remember(mem, bot, text, actor, until=until)
         return _dump(r.as_dict())
     if action == "forget":
         words = args.get("words") or (args.get("text") or "").split()
@@ -154,17 +154,17 @@ def _update(mem: Memory, bot: str, args: dict[str, Any], client: str) -> str:
             raise BadInput("memory_update forget needs 'words': a few words that name the note")
         if args.get("until"):
             raise BadInput("memory_update: 'until' goes with remember, not forget")
-        f = forget(mem.store, bot, words, actor)
+        f = forget(mem, bot, words, actor)
         return _dump(f.as_dict())
     text = args.get("text")
     if not text:
         raise BadInput("memory_update prefer needs 'text': the preference as one line")
-    pr = prefer(mem.home, bot, text, mem.today)
+    pr = prefer(mem, bot, text, actor)
     return _dump(pr.as_dict())
 
 
 def _search(mem: Memory, bot: str, args: dict[str, Any], client: str) -> str:
-    from . import bot_settings, parse_when, session_search
+    from . import parse_when, session_search
 
     mem.home.require_bot(bot)
     since = parse_when(args["since"], mem.today, "since") if args.get("since") else None
@@ -172,15 +172,13 @@ def _search(mem: Memory, bot: str, args: dict[str, Any], client: str) -> str:
     words = args.get("words") or []
     if not words and since is None and until is None:
         raise BadInput("session_search needs words, since or until")
-    on = bot_settings(mem.home, bot).memory
-    hits = session_search(mem.home, bot, words, since, until, include_memory=on)
-    return _dump([h.as_dict() for h in hits])
+    return _dump(session_search(mem, bot, words, since, until).as_list())
 
 
 def _recall(mem: Memory, bot: str, args: dict[str, Any], client: str) -> str:
     from . import recall_notes
 
-    r = recall_notes(mem.home, bot, args["message"], mem.today)
+    r = recall_notes(mem, bot, args["message"])
     return r.text or "no notes match that message"
 
 

@@ -62,6 +62,7 @@ from .entries import BlockKind, parse
 from .errors import BadInput, BotMemoryError
 from .paths import Home, FileKind, classify, parse_day
 from .safeio import FILE_MODE, RACY_NS, make_dirs, read_file
+from .store import Change
 
 logger = logging.getLogger(__name__)
 
@@ -183,6 +184,7 @@ class RecallResult:
     notes: list[Note]
     text: str
     why: str = field(default="", compare=False)   # when nothing is recalled: the reason, one sentence
+    changes: list[Change] = field(default_factory=list, compare=False)   # always empty: recall only reads
 
     def as_dict(self) -> dict[str, Any]:
         return {"notes": [n.as_dict() for n in self.notes], "text": self.text}

@@ -109,13 +109,13 @@ def _history(mem: Memory, today: date) -> None:
     """The journal a few weeks of use would leave: bots' work, a person's edits, an outside edit, undo."""
     s = mem.store
     # the bots at work in their chats
-    remember(s, "scout", "Monsoon Books intro call is Wednesday 11:00 IST with their publisher, Anil",
+    remember(mem, "scout", "Monsoon Books intro call is Wednesday 11:00 IST with their publisher, Anil",
              Actor.bot("Pipeline"))
-    remember(s, "scout", "Orbit wants the parent onboarding path in Marathi and English",
+    remember(mem, "scout", "Orbit wants the parent onboarding path in Marathi and English",
              Actor.bot("Orbit"))
-    remember(s, "ledger", "HL-2026-052 (Orbit, first half) is due on the 28th", Actor.bot("Invoice reconciliation"))
+    remember(mem, "ledger", "HL-2026-052 (Orbit, first half) is due on the 28th", Actor.bot("Invoice reconciliation"))
     # a regretted note, undone from the journal
-    remember(s, "scout", "Priya wants all meetings moved to Fridays", Actor.bot("Calendar"))
+    remember(mem, "scout", "Priya wants all meetings moved to Fridays", Actor.bot("Calendar"))
     _undo_newest(mem, "scout")
     # the person edits a topic in the panel
     topic = "memory/travel.md"
@@ -133,8 +133,8 @@ def _history(mem: Memory, today: date) -> None:
     # last night's tidy-up: expired entries to the archive, exact duplicates out
     for bot in BOTS:
         _tidy(mem, bot)
-    remember(s, "scout", "Sanjay prefers review calls after 15:00 IST", Actor.bot("Northwind"))
-    remember(s, "scout", "Priya wants the Monday digest to include overdue invoices from Ledger",
+    remember(mem, "scout", "Sanjay prefers review calls after 15:00 IST", Actor.bot("Northwind"))
+    remember(mem, "scout", "Priya wants the Monday digest to include overdue invoices from Ledger",
              Actor.bot("Plans"))
 
 

@@ -31,12 +31,7 @@ WORKSPACE_CAPTION = ("<b>What loads</b> — exactly the block the next turn gets
 
 def recall_text(mem: Memory, bot: str, message: str) -> str:
     """Runs on the worker: the block recall would put in front of *message*, or why there is none (core's reason)."""
-    if mem.home.is_tracked(bot):
-        from botmemory.core import agent_recall
-
-        result = agent_recall(mem, bot, message)
-    else:
-        result = recall_notes(mem.home, bot, message, mem.today)
+    result = recall_notes(mem, bot, message)   # a tracked folder is recalled by its kind
     return result.text or f"({result.why})"
 
 

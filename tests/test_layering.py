@@ -45,6 +45,7 @@ LAYERS = [
     "watcher",      # the live watcher
     "tidy",         # the tidy-up
     "upkeep",       # scheduling the tidy-up, the heavy notice
+    "ops",          # the operations: the one way in (Memory first, results with changes), the policy
     "mcp_tools",    # the agents' memory tools (through the surface)
     "mcp_server",   # botmemory mcp: the tools over MCP (the SDK loads only here)
     "connect",      # botmemory connect: entries in the agents' settings files

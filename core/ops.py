@@ -1,0 +1,107 @@
+"""The operations: the one way into core for the CLI, the agents' tools, the hooks and the desktop.
+
+Each takes the opened :class:`Memory` first and returns a result with its
+``changes`` (one :class:`Change` per file written; ``Change.id`` is its journal
+row) — the way Anki's collection methods return ``OpChanges``: remember,
+forget, prefer, save, rm, undo, tidy, recall, search. A read (recall, search)
+has no changes.
+
+The policy lives here, in one place: a bot's writes are refused while memory is
+off for it (:func:`~botmemory.core.files.check_bot_writes`); a folder whose agent
+writes its own memory refuses remember, prefer and tidy (exit 4, with the
+reason); a tracked folder is recalled, searched and forgotten by its kind
+(``agents``); search finds nothing while memory is off. The modules below hold
+the mechanisms (``update``, ``files``, ``recall``, ``agents``, ``upkeep``), and
+:meth:`Store.apply` keeps the file rules only.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import date
+
+from . import agents, update
+from .config import bot_settings
+from .files import FileResult, UndoResult, check_bot_writes, rm, save, undo
+from .memory import Memory
+from .recall import Hit, RecallResult
+from .store import Actor, Change
+from .tidy import TidyReport
+from .update import ForgetResult, PreferResult, RememberResult
+
+__all__ = [  # save, rm and undo are files.py's, named here too so every operation has one address
+    "FileResult", "ForgetResult", "PreferResult", "RecallResult", "RememberResult", "SearchResult", "TidyReport",
+    "UndoResult", "forget", "forget_everywhere", "prefer", "recall", "remember", "rm", "save", "search", "tidy",
+    "undo",
+]
+
+
+def remember(mem: Memory, bot: str, text: str, actor: Actor, *, until: date | None = None) -> RememberResult:
+    """Add one dated entry to MEMORY.md, keeping it within the budget (``update.remember``)."""
+    agents.refuse(mem, bot, "remember")
+    check_bot_writes(mem, bot, actor)
+    return update.remember(mem.store, bot, text, actor, until=until)
+
+
+def forget(mem: Memory, bot: str, words: Sequence[str], actor: Actor) -> ForgetResult | agents.Forgotten:
+    """Take out every note of *bot* that mentions all *words* (a tracked folder: by its kind's entries)."""
+    check_bot_writes(mem, bot, actor)
+    if mem.home.is_tracked(bot):
+        return agents.forget(mem, bot, words, actor)
+    return update.forget(mem.store, bot, words, actor)
+
+
+def forget_everywhere(mem: Memory, words: Sequence[str], actor: Actor) -> list[agents.Forgotten]:
+    """Forget in every tracked folder at once (``forget --all``)."""
+    return agents.forget_everywhere(mem, words, actor)
+
+
+def prefer(mem: Memory, bot: str, text: str, actor: Actor) -> PreferResult:
+    """Add a standing preference to About me once, as a line learned by *bot*.
+
+    About me is the home's, not a workspace's: its writes are not journaled
+    (docs/ARCHITECTURE.md, "About me"), so the result has no changes.
+    """
+    mem.home.require_bot(bot)
+    agents.refuse(mem, bot, "prefer")
+    check_bot_writes(mem, bot, actor)
+    return update.prefer(mem.home, bot, text, mem.today)
+
+
+def tidy(mem: Memory, bot: str, *, model: bool = True) -> TidyReport:
+    """**Tidy up now**: the tidy-up of MEMORY.md and topics, remembered as the last run (``upkeep.tidy_now``)."""
+    from .upkeep import tidy_now
+
+    agents.refuse(mem, bot, "tidy")
+    return tidy_now(mem, bot, model=model)
+
+
+def recall(mem: Memory, bot: str, message: str) -> RecallResult:
+    """The notes recall puts in front of *message*, or why there are none (``RecallResult.why``)."""
+    if mem.home.is_tracked(bot):
+        return agents.recall(mem, bot, message)
+    from .recall import recall as recall_workspace
+
+    return recall_workspace(mem.home, bot, message, mem.today)
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """Session search: the units holding every word, newest first (a read: no changes)."""
+
+    hits: list[Hit]
+    changes: list[Change] = field(default_factory=list)
+
+    def as_list(self) -> list[dict[str, object]]:
+        return [h.as_dict() for h in self.hits]
+
+
+def search(mem: Memory, bot: str, words: Sequence[str], since: date | None = None,
+           until: date | None = None) -> SearchResult:
+    """Session search over *bot*'s memory; nothing is found while memory is switched off for it."""
+    from .recall import search as search_files
+
+    mem.home.require_bot(bot)
+    on = bot_settings(mem.home, bot).memory
+    return SearchResult(search_files(mem.home, bot, words, since, until, include_memory=on))
+
