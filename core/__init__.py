@@ -43,7 +43,7 @@ _export("config", "BotSettings", "ConfigValues", "DEFAULT_TIDY_HOUR", "apply_con
         "read_config_strict", "set_bot_setting", "tidy_hour", "write_config")
 _export("loader", "load_block", list_topics="topics")
 _export("update", "ForgetResult", "OverflowPreview", "PreferResult", "RememberResult", "RoomResult", "make_room",
-        "move_overflow", "overflow_preview", "undo_overflow", "unforget")
+        "overflow_preview", "unforget")
 _export("recall", "Hit", "MIN_MESSAGE_CHARS", "Note", "RecallResult", "content_words", "fold", "parse_when",
         RECALL_HEADER="HEADER")
 _export("kinds", "AgentGauge", "AgentKind", "Limits", "Loaded", KIND_NAMES="NAMES", AGENT_KIND_NAMES="AGENT_NAMES",
@@ -61,8 +61,8 @@ _export("turns", "TURN_TIMEOUT_S", "Turn", "expire_turns", "log_line", "open_tur
 _export("watcher", "Watcher")
 _export("tidy", "TidyReport", tidy_bot="tidy")  # not "tidy": the module
 _export("connect", AGENT_NAMES="AGENTS", connect_agent="connect", connection_status="status")
-_export("ops", "SearchResult", "forget", "prefer", "remember", recall_notes="recall", session_search="search",
-        tidy_up="tidy")  # the operations (not "recall", "tidy": modules)
+_export("ops", "SearchResult", "forget", "move_overflow", "prefer", "remember", "undo_overflow",
+        recall_notes="recall", session_search="search", tidy_up="tidy")  # the operations (not "recall", "tidy": modules)
 _export("upkeep", "UpkeepState", "heavy_line", "read_state", "run_due", "tidy_now")
 
 __all__ = [  # the same names as _NAMES (tests/test_layering.py checks)
@@ -144,7 +144,7 @@ if TYPE_CHECKING:  # for type checkers: the same names, eagerly
     from .reconcile import OUTSIDE, reconcile_bot
     from .recall import HEADER as RECALL_HEADER
     from .recall import MIN_MESSAGE_CHARS, Hit, Note, RecallResult, content_words, fold, parse_when
-    from .ops import SearchResult, forget, prefer, remember
+    from .ops import SearchResult, forget, move_overflow, prefer, remember, undo_overflow
     from .ops import recall as recall_notes
     from .ops import search as session_search
     from .ops import tidy as tidy_up
@@ -156,6 +156,6 @@ if TYPE_CHECKING:  # for type checkers: the same names, eagerly
     from .turns import (TURN_TIMEOUT_S, Turn, expire_turns, log_line, open_turns, scan, turn_begin, turn_end,
                         turn_open)
     from .update import (ForgetResult, OverflowPreview, PreferResult, RememberResult, RoomResult, make_room,
-                         move_overflow, overflow_preview, undo_overflow, unforget)
+                         overflow_preview, unforget)
     from .upkeep import UpkeepState, heavy_line, read_state, run_due, tidy_now
     from .watcher import Watcher

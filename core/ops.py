@@ -27,12 +27,12 @@ from .memory import Memory
 from .recall import Hit, RecallResult
 from .store import Actor, Change
 from .tidy import TidyReport
-from .update import ForgetResult, PreferResult, RememberResult
+from .update import ForgetResult, PreferResult, RememberResult, RoomResult
 
 __all__ = [  # save, rm and undo are files.py's, named here too so every operation has one address
     "FileResult", "ForgetResult", "PreferResult", "RecallResult", "RememberResult", "SearchResult", "TidyReport",
-    "UndoResult", "forget", "forget_everywhere", "prefer", "recall", "remember", "rm", "save", "search", "tidy",
-    "undo",
+    "UndoResult", "forget", "forget_everywhere", "move_overflow", "prefer", "recall", "remember", "rm", "save", "search",
+    "tidy", "undo", "undo_overflow",
 ]
 
 
@@ -66,6 +66,18 @@ def prefer(mem: Memory, bot: str, text: str, actor: Actor) -> PreferResult:
     agents.refuse(mem, bot, "prefer")
     check_bot_writes(mem, bot, actor)
     return update.prefer(mem.home, bot, text, mem.today)
+
+
+def move_overflow(mem: Memory, bot: str, actor: Actor, *, expected_hash: str | None = None) -> RoomResult:
+    """**Make room**: move the entries the overflow preview lists to the archive, in one write of both files."""
+    check_bot_writes(mem, bot, actor)
+    return update.move_overflow(mem.store, bot, actor, expected_hash=expected_hash)
+
+
+def undo_overflow(mem: Memory, bot: str, room: RoomResult, actor: Actor) -> UndoResult:
+    """Undo a Make room as one change (both files back), while neither file changed since (else Conflict)."""
+    changes = update.undo_overflow(mem.store, bot, room, actor)
+    return UndoResult(" ".join(c.id for c in room.changes), changes)
 
 
 def tidy(mem: Memory, bot: str, *, model: bool = True) -> TidyReport:

@@ -160,9 +160,9 @@ def undo(mem: Memory, bot: str, row_id: str) -> Change | None:
 
 
 def tidy_now(mem: Memory, bot: str) -> dict[str, Any]:
-    from botmemory.core import tidy_now as core_tidy_now
+    from botmemory.core import tidy_up
 
-    report: dict[str, Any] = core_tidy_now(mem, bot).as_dict()
+    report: dict[str, Any] = tidy_up(mem, bot).as_dict()
     return report
 
 

@@ -302,14 +302,14 @@ class Session(QObject):
                   error: Callable[[BaseException], None]) -> None:
         """Move the overflow preview's entries to the archive now (the core's ``move_overflow``)."""
         mem = self.mem
-        self.worker.write(lambda: move_overflow(mem.store, bot, PANEL, expected_hash=expected_hash),
+        self.worker.write(lambda: move_overflow(mem, bot, PANEL, expected_hash=expected_hash),
                           done, error)
 
     def undo_room(self, bot: str, room: Any, done: Callable[[Any], None],
                   error: Callable[[BaseException], None]) -> None:
         """Undo a Make room as one change (both files back), while neither file changed since."""
         mem = self.mem
-        self.worker.write(lambda: undo_overflow(mem.store, bot, room, UNDO), done, error)
+        self.worker.write(lambda: undo_overflow(mem, bot, room, UNDO), done, error)
 
     def create_bot(self, bot: str, done: Callable[[Any], None], error: Callable[[BaseException], None]) -> None:
         """Create a bot's workspace (``botmemory init``), then read the home again."""

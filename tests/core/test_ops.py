@@ -54,3 +54,19 @@ def test_memory_off_refuses_a_bots_writes_and_search_finds_nothing(mem):
     assert ops.recall(mem, BOT, "what is the garden gate code?").why.startswith("Memory is off")
     assert ops.remember(mem, BOT, "a person may still write", PERSON).changes     # the switch is for bots
     assert ops.prefer(mem, BOT, "short answers", PERSON).added
+
+
+def test_make_room_and_its_undo_are_operations_with_changes(mem):
+    from datetime import date, timedelta
+
+    from .conftest import entry
+
+    lines = [entry((date(2025, 1, 1) + timedelta(days=i)).isoformat(), f"fact {i}") for i in range(230)]
+    ops.save(mem, BOT, MEMORY_FILE, "\n".join(lines) + "\n", PERSON)
+    room = ops.move_overflow(mem, BOT, PERSON)
+    assert room.moved and room.fits and {c.id for c in room.changes} <= journal_ids(mem)
+    back = ops.undo_overflow(mem, BOT, room, Actor("person", "undo"))
+    assert back.changed and len(back.changes) == 2 and len(mem.store.text(BOT, MEMORY_FILE).splitlines()) == 230
+    config.set_bot_setting(mem.home, BOT, "memory", False)
+    with pytest.raises(Refused):
+        ops.move_overflow(mem, BOT, BOT_ACTOR)
