@@ -103,7 +103,7 @@ def loaded_text(text: str) -> tuple[str, int]:
 
 
 def cut_notice(unloaded: int) -> str:
-    return f"[MEMORY.md was cut off here: {unloaded} more lines did not load]"
+    return f"[MEMORY.md was cut off here: {unloaded} more line{'s' if unloaded != 1 else ''} did not load]"
 
 
 @dataclass(frozen=True)
