@@ -18,9 +18,9 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from . import entries as E
+from . import config, entries as E
 from .budget import MEMORY_MAX_BYTES, MEMORY_MAX_LINES
-from .errors import BadInput
+from .errors import BadInput, Refused
 from .frontmatter import body_start
 from .paths import ARCHIVE_FILE, MEMORY_FILE, Home, Kind, classify
 from .safeio import WorkspaceLock, atomic_write, read_file
@@ -238,6 +238,10 @@ def forget(store: Store, bot: str, words: Sequence[str], actor: Actor, *, about_
     patterns = [E.whole_word(w) for w in clean]
     home = store.home
     ws = home.require_bot(bot)
+    if actor.who == "bot" and not config.bot_settings(home, bot).memory:
+        # checked before About me and the forgotten words too, not only when a workspace file changes
+        raise Refused(f"memory is switched off for {bot}: bot writes are refused "
+                      f"(`botmemory settings {bot} memory on` turns it back on)")
     removed: list[str] = []
     files: list[str] = []
     with store.locked(bot), _home_lock(home).held():

@@ -354,3 +354,13 @@ def test_duplicate_prefer_of_a_hand_written_line(mem):
     r = update.prefer(mem.home, BOT, "Reminders go to my task app", mem.today)
     assert not r.added and r.line == "* Reminders go to my task app"
     assert mem.home.about_me.read_text() == "# About me\n* Reminders go to my task app\n"
+
+
+def test_a_bot_forget_with_memory_off_is_refused_even_when_only_about_me_matches(mem):
+    from botmemory.core import config
+
+    mem.home.about_me.write_text("- Lisbon is home\n")
+    config.set_bot_setting(mem.home, BOT, "memory", False)
+    with pytest.raises(Refused):
+        update.forget(mem.store, BOT, ["Lisbon"], Actor.bot("Plans"))
+    assert mem.home.about_me.read_text() == "- Lisbon is home\n" and not mem.home.profile_learned.exists()
