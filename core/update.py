@@ -166,8 +166,8 @@ _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-
 def check_words(words: Sequence[str]) -> list[str]:
     """The words that name the notes to forget, or BadInput when one is too vague to name any.
 
-    Refused: no words; a word with no letter or digit; a stop word; a word of
-    fewer than 3 characters (a CJK word may be shorter: one character is a word there).
+    Refused: no words; a word with no letter or digit; a stop word (or a phrase
+    of stop words only, "of the"); a word of fewer than 3 characters (a CJK word may be shorter: one character is a word there).
     """
     clean = [" ".join(w.split()) for w in words if w.strip()]
     if not clean:
@@ -175,7 +175,7 @@ def check_words(words: Sequence[str]) -> list[str]:
     for w in clean:
         if not any(c.isalnum() for c in w):
             raise BadInput(f"forget: {w!r} has no letters or digits; give words the note contains")
-        if w.casefold() in STOP_WORDS:
+        if all(part.casefold() in STOP_WORDS for part in w.split()):
             raise BadInput(f"forget: {w!r} is too common to name a note (it would forget nearly every one); "
                            "give words that name it")
         if len(w) < MIN_WORD_CHARS and not _CJK.search(w):

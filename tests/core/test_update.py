@@ -247,7 +247,8 @@ def test_forget_judges_a_hand_written_line_whole(mem):
     assert mem.store.text(BOT, MEMORY_FILE) == "keep\n"
 
 
-@pytest.mark.parametrize("words", [["the"], ["THE"], ["and"], ["is"], ["x"], ["42"], ["..."], ["tea", "of"]])
+@pytest.mark.parametrize("words", [["the"], ["THE"], ["and"], ["is"], ["x"], ["42"], ["..."], ["tea", "of"],
+                                   ["of the"]])
 def test_forget_refuses_words_that_name_nothing(mem, words):
     mem.store.write(BOT, MEMORY_FILE, entry("2026-09-01", "The tea is 42 x ... of it") + "\n", PERSON)
     with pytest.raises(BadInput):
