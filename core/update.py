@@ -167,7 +167,8 @@ def check_words(words: Sequence[str]) -> list[str]:
     """The words that name the notes to forget, or BadInput when one is too vague to name any.
 
     Refused: no words; a word with no letter or digit; a stop word (or a phrase
-    of stop words only, "of the"); a word of fewer than 3 characters (a CJK word may be shorter: one character is a word there).
+    of stop words only, "of the"); a word of fewer than 3 characters (a CJK
+    word may be shorter: one character is a word there).
     """
     clean = [" ".join(w.split()) for w in words if w.strip()]
     if not clean:
