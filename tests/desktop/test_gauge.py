@@ -77,3 +77,14 @@ def test_texts():
     g = budget.gauge(memory_text(201))
     assert unloaded_text(g) == "1 line is not being loaded"
     assert summary("scout", g).startswith("scout: 201 of 200 lines")
+
+
+def test_the_red_notice_says_one_line_in_the_singular(session):
+    from .conftest import BOT
+
+    shown = []
+    session.notice.connect(shown.append)
+    session.gauges = {BOT: budget.gauge("".join(f"line {i}\n" for i in range(201)))}
+    session._notices([], {})
+    (n,) = shown
+    assert n.kind == "red" and n.text.startswith("1 line is not being loaded; ")
