@@ -365,3 +365,12 @@ def test_a_bot_forget_with_memory_off_is_refused_even_when_only_about_me_matches
     with pytest.raises(Refused):
         update.forget(mem.store, BOT, ["Lisbon"], Actor.bot("Plans"))
     assert mem.home.about_me.read_text() == "- Lisbon is home\n" and not mem.home.profile_learned.exists()
+
+
+def test_star_bullet_entries_move_to_the_archive_like_dash_ones(mem):
+    text = full_memory().replace("- 2025-01-02 ·", "* 2025-01-02 ·").replace("- 2025-01-01 ·", "* 2025-01-01 ·")
+    assert text.startswith("Hand-written: call me Sam\n* 2025-01-02 · ")
+    mem.store.write(BOT, MEMORY_FILE, text, PERSON)
+    r = update.remember(mem.store, BOT, "new fact", PERSON)
+    assert r.moved == ['* 2025-01-02 · from chat "Plans" · fact number 1']
+    assert mem.store.text(BOT, ARCHIVE_FILE) == '* 2025-01-02 · from chat "Plans" · fact number 1 · moved 2026-10-15\n'
