@@ -42,8 +42,8 @@ _export("config", "BotSettings", "ConfigValues", "DEFAULT_TIDY_HOUR", "apply_con
         "check_helper_instance", "check_helper_model", "check_tidy_hour", "config_values", "read_config",
         "read_config_strict", "set_bot_setting", "tidy_hour", "write_config")
 _export("loader", "load_block", list_topics="topics")
-_export("update", "ForgetResult", "OverflowPreview", "PreferResult", "RememberResult", "RoomResult", "make_room",
-        "overflow_preview", "unforget")
+_export("update", "ForgetResult", "OverflowPreview", "PreferResult", "RememberResult", "RoomResult", "learning_check",
+        "make_room", "overflow_preview", "unforget")
 _export("recall", "Hit", "MIN_MESSAGE_CHARS", "Note", "RecallResult", "content_words", "fold", "parse_when",
         RECALL_HEADER="HEADER")
 _export("kinds", "AgentGauge", "AgentKind", "Limits", "Loaded", KIND_NAMES="NAMES", AGENT_KIND_NAMES="AGENT_NAMES",
@@ -79,13 +79,13 @@ __all__ = [  # the same names as _NAMES (tests/test_layering.py checks)
     "check_helper_model", "check_tidy_hour", "classify", "clean_title", "compose_block", "config_values",
     "connect_agent", "connection_status", "content_words", "diff_counts", "diff_lines", "discover_agents",
     "expire_turns", "fold", "folder_secrets", "forget", "forget_everywhere", "forget_in_folder", "format_entry",
-    "gauge", "get_kind", "heavy_line", "kind_of", "list_topics", "load_block", "local_today", "log_line", "log_path",
-    "make_room", "make_row", "move_overflow", "open_turns", "overflow_preview", "parse_blocks", "parse_day",
-    "parse_when", "prefer", "read_config", "read_config_strict", "read_file", "read_frontmatter", "read_state",
-    "recall_notes", "reconcile_bot", "redact_file", "remember", "rm_file", "run_due", "save_file", "scan",
-    "secrets_in", "session_search", "set_bot_setting", "text_hash", "tidy_bot", "tidy_hour", "tidy_now", "tidy_up",
-    "track", "turn_begin", "turn_end", "turn_open", "undo_overflow", "undo_row", "unforget", "untrack",
-    "write_config",
+    "gauge", "get_kind", "heavy_line", "kind_of", "learning_check", "list_topics", "load_block", "local_today",
+    "log_line", "log_path", "make_room", "make_row", "move_overflow", "open_turns", "overflow_preview",
+    "parse_blocks", "parse_day", "parse_when", "prefer", "read_config", "read_config_strict", "read_file",
+    "read_frontmatter", "read_state", "recall_notes", "reconcile_bot", "redact_file", "remember", "rm_file",
+    "run_due", "save_file", "scan", "secrets_in", "session_search", "set_bot_setting", "text_hash", "tidy_bot",
+    "tidy_hour", "tidy_now", "tidy_up", "track", "turn_begin", "turn_end", "turn_open", "undo_overflow", "undo_row",
+    "unforget", "untrack", "write_config",
 ]
 
 
@@ -155,7 +155,7 @@ if TYPE_CHECKING:  # for type checkers: the same names, eagerly
     from .tidy import tidy as tidy_bot
     from .turns import (TURN_TIMEOUT_S, Turn, expire_turns, log_line, open_turns, scan, turn_begin, turn_end,
                         turn_open)
-    from .update import (ForgetResult, OverflowPreview, PreferResult, RememberResult, RoomResult, make_room,
-                         overflow_preview, unforget)
+    from .update import (ForgetResult, OverflowPreview, PreferResult, RememberResult, RoomResult, learning_check,
+                         make_room, overflow_preview, unforget)
     from .upkeep import UpkeepState, heavy_line, read_state, run_due, tidy_now
     from .watcher import Watcher
