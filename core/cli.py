@@ -250,9 +250,10 @@ def cmd_rm(mem: Memory, args: argparse.Namespace) -> None:
 
 
 def cmd_redact(mem: Memory, args: argparse.Namespace) -> None:
-    from . import agents
+    from . import ops
 
-    change = agents.redact_file(mem, args.bot, args.path, _actor(args), args.expected_hash)
+    r = ops.redact(mem, args.bot, args.path, _actor(args), args.expected_hash)
+    change = r.changes[0] if r.changes else None
     if change is None:
         _out(args, {"path": args.path, "changed": False, "row": None}, f"{args.path} holds no credential")
         return

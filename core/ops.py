@@ -31,8 +31,8 @@ from .update import ForgetResult, PreferResult, RememberResult, RoomResult
 
 __all__ = [  # save, rm and undo are files.py's, named here too so every operation has one address
     "FileResult", "ForgetResult", "PreferResult", "RecallResult", "RememberResult", "SearchResult", "TidyReport",
-    "UndoResult", "forget", "forget_everywhere", "move_overflow", "prefer", "recall", "remember", "rm", "save", "search",
-    "tidy", "undo", "undo_overflow",
+    "UndoResult", "forget", "forget_everywhere", "move_overflow", "prefer", "recall", "redact", "remember", "rm", "save",
+    "search", "tidy", "undo", "undo_overflow",
 ]
 
 
@@ -78,6 +78,13 @@ def undo_overflow(mem: Memory, bot: str, room: RoomResult, actor: Actor) -> Undo
     """Undo a Make room as one change (both files back), while neither file changed since (else Conflict)."""
     changes = update.undo_overflow(mem.store, bot, room, actor)
     return UndoResult(" ".join(c.id for c in room.changes), changes)
+
+
+def redact(mem: Memory, bot: str, path: str, actor: Actor, expected_hash: str | None = None) -> FileResult:
+    """Take the credentials out of one file of a tracked folder, on request (``agents.redact_file``)."""
+    check_bot_writes(mem, bot, actor)
+    change = agents.redact_file(mem, bot, path, actor, expected_hash)
+    return FileResult(path, change.after_hash if change else None, [change] if change else [])
 
 
 def tidy(mem: Memory, bot: str, *, model: bool = True) -> TidyReport:

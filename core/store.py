@@ -16,7 +16,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 
-from . import config
 from .errors import BadInput, Conflict, Refused
 from .paths import MEMORY_FILE, Home, FileKind
 from .safeio import (
@@ -147,11 +146,9 @@ class Store:
 
         Every expected hash is checked before anything is written, so a conflict
         changes nothing. *check* runs under the lock before the writes (for
-        rules that depend on the current state).
+        rules that depend on the current state). The file rules only: who may
+        write (the memory switch, a kind's refusals) is the operations' (``ops``).
         """
-        if actor.who == "bot" and not config.bot_settings(self.home, bot).memory:
-            raise Refused(f"memory is switched off for {bot}: bot writes are refused "
-                          f"(`botmemory settings {bot} memory on` turns it back on)")
         tracked = self.home.is_tracked(bot)
         if tracked:
             self.home.require_bot(bot)   # a tracked folder that is gone is never created again by a write

@@ -108,11 +108,11 @@ def test_unmovable_lines_still_save(mem):
 
 
 def test_bot_write_refused_when_memory_off(mem):
-    from botmemory.core import config
+    from botmemory.core import config, ops
     config.set_bot_setting(mem.home, BOT, "memory", False)
-    with pytest.raises(Refused):
-        update.remember(mem.store, BOT, "x", Actor.bot("Plans"))
-    update.remember(mem.store, BOT, "the person's own", PERSON)
+    with pytest.raises(Refused):     # the switch is the operation's rule (ops), not the store's
+        ops.remember(mem, BOT, "x", Actor.bot("Plans"))
+    ops.remember(mem, BOT, "the person's own", PERSON)
 
 
 def test_remember_redacts(mem):
