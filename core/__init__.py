@@ -51,8 +51,11 @@ _export("turns", "TURN_TIMEOUT_S", "Turn", "expire_turns", "log_line", "open_tur
 _export("watcher", "Watcher")
 _export("tidy", "TidyReport", tidy_bot="tidy")  # not "tidy": the module
 _export("upkeep", "UpkeepState", "heavy_line", "read_state", "run_due", "tidy_now")
+_export("profile", "LearnedLine", "learned_lines", "remove_learned")
+_export("server", "ApiServer", "ensure_token", "token_path")
 
 __all__ = [  # the same names as _NAMES (tests/test_layering.py checks)
+    "ApiServer", "LearnedLine", "ensure_token", "learned_lines", "remove_learned", "token_path",
     "AMBER_AT", "ARCHIVE_FILE", "Actor", "BadInput", "Block", "BlockKind", "BotMemoryError", "BotSettings", "Busy",
     "Change", "Conflict", "DEFAULT_TIDY_HOUR", "Document", "FileKind", "FileText", "ForgetResult", "Frontmatter",
     "Gauge", "Home", "Journal", "LOG_DIR", "Level", "MAX_FILE_BYTES", "MEMORY_FILE", "MEMORY_MAX_BYTES",
@@ -112,4 +115,6 @@ if TYPE_CHECKING:  # for type checkers: the same names, eagerly
     from .update import (ForgetResult, PreferResult, RememberResult, RoomResult, forget, make_room, move_overflow,
                          prefer, remember, undo_overflow, unforget)
     from .upkeep import UpkeepState, heavy_line, read_state, run_due, tidy_now
+    from .profile import LearnedLine, learned_lines, remove_learned
+    from .server import ApiServer, ensure_token, token_path
     from .watcher import Watcher

@@ -40,6 +40,9 @@ LAYERS = [
     "watcher",      # the live watcher
     "tidy",         # the tidy-up
     "upkeep",       # scheduling the tidy-up, the heavy notice
+    "profile",      # About me's learned lines
+    "routes",       # the spec's routes, without HTTP
+    "server",       # botmemory serve: the routes on loopback
     "cli",          # the command line
 ]
 
