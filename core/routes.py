@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import logging
 import sys
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,6 +40,8 @@ from urllib.parse import unquote
 
 from . import budget, config
 from .errors import BadInput, BotMemoryError, Busy, Conflict, Refused
+from .frontmatter import Frontmatter
+from .frontmatter import read as read_frontmatter
 from .memory import Memory
 from .paths import ARCHIVE_FILE, MEMORY_FILE, FileKind, check_bot_id, classify
 from .store import Actor
@@ -128,17 +131,40 @@ def _saved(mem: Memory, bot: str, rel: str, change: Any) -> dict[str, Any]:
 # ----- the routes
 
 
+_FM_CACHE: dict[str, Frontmatter | None] = {}
+_FM_CACHE_MAX = 1024
+_fm_lock = threading.Lock()
+
+
+def _frontmatter(text: str, hash_: str) -> Frontmatter | None:
+    """A topic's frontmatter, parsed once per distinct text (YAML is the overview's slowest part)."""
+    with _fm_lock:
+        if hash_ in _FM_CACHE:
+            return _FM_CACHE[hash_]
+    fm = read_frontmatter(text)
+    with _fm_lock:
+        if len(_FM_CACHE) >= _FM_CACHE_MAX:
+            _FM_CACHE.clear()
+        _FM_CACHE[hash_] = fm
+    return fm
+
+
 def overview(mem: Memory, bot: str) -> dict[str, Any]:
-    from .loader import topics
     from .upkeep import heavy_line
 
     ws = mem.home.workspace(bot)
     g = budget.gauge(mem.store.text(bot, MEMORY_FILE)).as_dict()
     files = mem.home.memory_files(bot)
     out_topics = []
-    for t in topics(mem, bot):
-        fm = t.frontmatter
-        out_topics.append({"path": t.path, "title": fm.title if fm else None,
+    for rel in (r for r in files if classify(r) is FileKind.TOPIC):
+        fm = None
+        try:
+            ft = mem.store.read(bot, rel)
+            if ft is not None:
+                fm = _frontmatter(ft.text, ft.hash)
+        except BotMemoryError as e:  # listed by name, as the topic index does
+            logger.info("topic %s listed by name only: %s", rel, e)
+        out_topics.append({"path": rel, "title": fm.title if fm else None,
                            "description": fm.description if fm else None,
                            "aliases": list(fm.aliases) if fm and fm.aliases else []})
     logs = sorted((r for r in files if classify(r) is FileKind.LOG), reverse=True)

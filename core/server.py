@@ -249,14 +249,10 @@ class ApiServer:
 
     def start(self) -> ApiServer:
         """Bind 127.0.0.1 (and ::1 when there is IPv6) and serve; BadInput when the port is taken."""
-        from .routes import default_opener
-
         if not 0 <= self.port <= 65535:
             raise BadInput(f"bad port {self.port}: use 0-65535 (0 picks a free one)")
         self.token = ensure_token(self.mem.home)
         self.token_file = token_path(self.mem.home)
-        if self.opener is None:
-            self.opener = default_opener
         try:
             v4 = _Server(("127.0.0.1", self.port), Handler)
         except OSError as e:
