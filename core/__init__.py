@@ -52,10 +52,10 @@ _export("watcher", "Watcher")
 _export("tidy", "TidyReport", tidy_bot="tidy")  # not "tidy": the module
 _export("upkeep", "UpkeepState", "heavy_line", "read_state", "run_due", "tidy_now")
 _export("profile", "LearnedLine", "learned_lines", "remove_learned")
-_export("server", "ApiServer", "ensure_token", "token_path")
+_export("server", "ApiServer", "ensure_token", "token_path", SERVE_PORT="DEFAULT_PORT")
 
 __all__ = [  # the same names as _NAMES (tests/test_layering.py checks)
-    "ApiServer", "LearnedLine", "ensure_token", "learned_lines", "remove_learned", "token_path",
+    "ApiServer", "LearnedLine", "SERVE_PORT", "ensure_token", "learned_lines", "remove_learned", "token_path",
     "AMBER_AT", "ARCHIVE_FILE", "Actor", "BadInput", "Block", "BlockKind", "BotMemoryError", "BotSettings", "Busy",
     "Change", "Conflict", "DEFAULT_TIDY_HOUR", "Document", "FileKind", "FileText", "ForgetResult", "Frontmatter",
     "Gauge", "Home", "Journal", "LOG_DIR", "Level", "MAX_FILE_BYTES", "MEMORY_FILE", "MEMORY_MAX_BYTES",
@@ -116,5 +116,6 @@ if TYPE_CHECKING:  # for type checkers: the same names, eagerly
                          prefer, remember, undo_overflow, unforget)
     from .upkeep import UpkeepState, heavy_line, read_state, run_due, tidy_now
     from .profile import LearnedLine, learned_lines, remove_learned
+    from .server import DEFAULT_PORT as SERVE_PORT
     from .server import ApiServer, ensure_token, token_path
     from .watcher import Watcher

@@ -19,7 +19,7 @@ from .safeio import MAX_FILE_BYTES
 from .memory import Memory
 from .store import Actor
 
-DEFAULT_PORT = 8721  # the same as server.DEFAULT_PORT (the server module loads only for `serve`)
+DEFAULT_PORT = 8721  # server.DEFAULT_PORT (tests/core/test_server.py checks); the server loads only for `serve`
 
 logger = logging.getLogger(__name__)
 
