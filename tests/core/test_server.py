@@ -416,3 +416,21 @@ def test_botmemory_serve_refuses_a_bad_port(mem: Memory) -> None:
     out = subprocess.run([sys.executable, "-m", "botmemory.core.cli", "--root", str(mem.home.root), "serve",
                           "--port", "70000"], capture_output=True, text=True, timeout=60)
     assert out.returncode == 2 and "bad port 70000" in out.stderr
+
+
+def test_the_cli_default_port_is_the_servers() -> None:
+    from botmemory.core import SERVE_PORT
+    from botmemory.core.cli import DEFAULT_PORT
+
+    assert DEFAULT_PORT == SERVE_PORT
+
+
+def test_prefer_of_a_removed_fact_exits_4(mem: Memory, capsys) -> None:
+    from botmemory.core import learned_lines, remove_learned
+    from botmemory.core.cli import main
+
+    prefer(mem.home, BOT, "Short replies", mem.today)
+    remove_learned(mem.home, learned_lines(mem.home)[0].id, mem.today)
+    assert main(["--root", str(mem.home.root), "prefer", BOT, "short replies"]) == 4
+    assert "removed from About me" in capsys.readouterr().err
+    assert learned_lines(mem.home) == []
