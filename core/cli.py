@@ -300,6 +300,7 @@ def cmd_watch(mem: Memory, args: argparse.Namespace) -> None:
 
 
 def cmd_serve(mem: Memory, args: argparse.Namespace) -> None:
+    import os
     import signal
     import threading
 
@@ -312,7 +313,8 @@ def cmd_serve(mem: Memory, args: argparse.Namespace) -> None:
 
     signal.signal(signal.SIGINT, on_signal)
     signal.signal(signal.SIGTERM, on_signal)
-    api = ApiServer(mem, args.port).start()
+    follow = not (args.today or os.environ.get("BOTMEMORY_TODAY"))
+    api = ApiServer(mem, args.port, follow_date=follow).start()
     try:
         _out(args, {"url": api.url, "port": api.port, "addresses": api.addresses, "token": api.token,
                     "token_file": str(api.token_file)},

@@ -45,6 +45,7 @@ from urllib.parse import parse_qs, urlsplit
 from .errors import BadInput
 from .memory import Memory
 from .paths import Home
+from .paths import today as local_today
 from .safeio import atomic_write, read_file
 
 logger = logging.getLogger(__name__)
@@ -196,6 +197,8 @@ class Handler(BaseHTTPRequestHandler):
         parts = urlsplit(self.path)
         query = parse_qs(parts.query, keep_blank_values=True)
         api = self.server.api
+        if api.follow_date:  # a server left running past midnight dates entries by the day they are written
+            api.mem.store.today = local_today()
         resp = dispatch(api.mem, self.command, parts.path, query, body, api.opener if api.opener is not None else default_opener)
         self._send(resp.status, resp.body, resp.headers)
 
@@ -237,6 +240,8 @@ class ApiServer:
     mem: Memory
     port: int = 0
     opener: Callable[[str, Path], None] | None = None
+    follow_date: bool = False
+    """True: each request takes today's date (no ``--today``); the tray app's session does that itself."""
     token: str = ""
     token_file: Path = field(default_factory=Path)
     addresses: list[str] = field(default_factory=list)

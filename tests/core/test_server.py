@@ -434,3 +434,38 @@ def test_prefer_of_a_removed_fact_exits_4(mem: Memory, capsys) -> None:
     assert main(["--root", str(mem.home.root), "prefer", BOT, "short replies"]) == 4
     assert "removed from About me" in capsys.readouterr().err
     assert learned_lines(mem.home) == []
+
+
+def test_secrets_sent_to_the_routes_never_reach_a_byte_outside_the_workspace(api: ApiServer, mem: Memory) -> None:
+    from .test_secrets_everywhere import every_byte, ghp, password, sk
+
+    planted = {"put": sk("api put"), "old put": ghp("api old put"), "conflict": password("api conflict")[1],
+               "prefer": password("api prefer")[1]}
+    status, body, _ = call(api, "PUT", F("/file"), {"path": "memory/keys.md", "text": f"# Keys\n- deploy {planted['put']}\n"})
+    assert status == 200
+    assert call(api, "PUT", F(), {"text": f"- 2026-01-02 · from cli · token {planted['old put']} · until 2026-02-01\n"})[0] == 200
+    status, _, _ = call(api, "PUT", F("/file"), {"path": "memory/keys.md", "text": f"password: {planted['conflict']}\n",
+                                                  "expectedHash": "0" * 64})
+    assert status == 409
+    prefer(mem.home, BOT, f"likes short answers, password: {planted['prefer']}", mem.today)
+    assert call(api, "GET", "/api/profile/learned")[0] == 200
+    assert call(api, "POST", F("/tidy"), {"model": False})[0] == 200
+    newest = call(api, "GET", F("/journal?limit=1"))[1][0]["id"]
+    assert call(api, "POST", F(f"/journal/{newest}/revert"))[0] == 200
+    found = {(where, str(p)) for p, data in every_byte(mem.home.root).items() if p != token_path(mem.home)
+             for where, needle in planted.items() if needle.encode() in data}
+    assert found == set()
+    ws = mem.home.workspace(BOT)
+    assert not any(n.encode() in p.read_bytes() for p in ws.rglob("*.md") for n in planted.values())
+
+
+def test_a_server_without_a_fixed_date_follows_the_calendar(mem: Memory) -> None:
+    from datetime import date
+
+    assert mem.today.isoformat() == TODAY != date.today().isoformat()
+    a = ApiServer(mem, 0, opener=Opened(), follow_date=True).start()
+    try:
+        assert call(a, "GET", F())[0] == 200
+    finally:
+        a.stop()
+    assert mem.today == date.today()
