@@ -122,6 +122,13 @@ class Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
         logger.debug("%s " + format, self.address_string(), *args)
 
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """The base class's own refusals (a bad request line, 414, 431, 501) as JSON too."""
+        self.close_connection = True
+        if self.request_version == "HTTP/0.9":  # a request line without a version: answer with headers anyway
+            self.request_version = "HTTP/1.0"
+        self._send(code, {"error": message or self.responses.get(code, ("error",))[0]}, {})
+
     def do_GET(self) -> None:
         self._handle()
 

@@ -469,3 +469,14 @@ def test_a_server_without_a_fixed_date_follows_the_calendar(mem: Memory) -> None
     finally:
         a.stop()
     assert mem.today == date.today()
+
+
+@pytest.mark.parametrize("line, code", [(b"FOO / HTTP/1.0", 501), (b"GET /" + b"a" * 70000 + b" HTTP/1.0", 414),
+                                        (b"nonsense", 400)])
+def test_the_http_layers_own_refusals_are_json_too(api: ApiServer, line: bytes, code: int) -> None:
+    with socket.create_connection(("127.0.0.1", api.port), timeout=30) as s:
+        s.sendall(line + b"\r\n\r\n")
+        answer = s.makefile("rb").read()
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.split(b" ")[1] == str(code).encode() and b"application/json" in head
+    assert "error" in json.loads(body)
