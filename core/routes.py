@@ -12,7 +12,7 @@ PUT      /api/bots/:id/memory                             deprecated: MEMORY.md 
 GET      /api/bots/:id/memory/file?path=                  one file's text and hash
 PUT      /api/bots/:id/memory/file                        {path, text, expectedHash?}; 409 + current
 DELETE   /api/bots/:id/memory/file?path=                  a topic or a log; MEMORY.md refused
-GET      /api/bots/:id/memory/journal?limit=              recent rows, newest first
+GET      /api/bots/:id/memory/journal?limit=&full=        recent rows, newest first
 POST     /api/bots/:id/memory/journal/:entryId/revert     undo that row
 POST     /api/bots/:id/memory/open                        {target: obsidian | folder}
 GET      /api/bots/:id/memory/upkeep                      switches, model steps, last tidy-up
@@ -221,7 +221,16 @@ def journal(mem: Memory, bot: str, query: Query) -> list[dict[str, Any]]:
         if not raw.isdigit() or not 0 <= int(raw) <= JOURNAL_MAX:
             raise BadInput(f"?limit= must be a number from 0 to {JOURNAL_MAX}")
         limit = int(raw)
-    return [r.as_dict() for r in mem.journal.list(bot, limit=limit)]
+    full = _one(query, "full", required=False)
+    if full not in (None, "0", "1"):
+        raise BadInput("?full= must be 0 or 1")
+    out = []
+    for r in mem.journal.list(bot, limit=limit):
+        d = r.as_dict()
+        if full != "1":  # up to 1 MB a row: only on request (revert does not need it)
+            d.pop("earlier_text", None)
+        out.append(d)
+    return out
 
 
 def revert(mem: Memory, bot: str, row_id: str) -> dict[str, Any]:

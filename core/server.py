@@ -22,7 +22,8 @@ Who may ask:
   cannot reach it through DNS rebinding; one that carries an ``Origin`` (or a
   ``Sec-Fetch-Site`` other than ``none``) comes from a web page and is refused
   403 too, so no page can make the owner's browser send one (CSRF);
-- bodies are JSON (``Content-Type: application/json``), at most 2 MB (413).
+- bodies are JSON (``Content-Type: application/json``), at most 2 MB (413);
+  at most 16 requests run at once, each socket read bounded by a 15 s timeout.
 
 Paths name memory files only through the core's path rules (``classify``):
 no directory listing, nothing outside the workspace, no symbolic link.
@@ -52,6 +53,7 @@ logger = logging.getLogger(__name__)
 
 DEFAULT_PORT = 8721
 MAX_BODY = 2 * 1024 * 1024
+MAX_CLIENTS = 16
 REQUEST_TIMEOUT_S = 15.0
 TOKEN_FILE = "api-token"
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]")
@@ -231,6 +233,28 @@ class _Server(ThreadingHTTPServer):
     block_on_close = True
     allow_reuse_address = True
     api: ApiServer
+
+    def server_activate(self) -> None:
+        super().server_activate()
+        self.slots = threading.BoundedSemaphore(MAX_CLIENTS)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        """At most MAX_CLIENTS requests at once; the next waits for a free slot (accepting pauses meanwhile)."""
+        while not self.slots.acquire(timeout=0.5):
+            if getattr(self, "_BaseServer__shutdown_request", False):
+                self.shutdown_request(request)
+                return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self.slots.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.slots.release()
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         logger.exception("request from %s failed", client_address)

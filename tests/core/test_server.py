@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -190,6 +191,9 @@ def test_journal_newest_first_with_a_limit_and_revert(api: ApiServer, mem: Memor
     status, body, _ = call(api, "GET", F("/journal?limit=1"))
     assert status == 200 and len(body) == 1 and body[0]["diff"].endswith("+two\n") or "+two" in body[0]["diff"]
     assert len(call(api, "GET", F("/journal"))[1]) == 2
+    assert "earlier_text" not in body[0]
+    assert call(api, "GET", F("/journal?limit=1&full=1"))[1][0]["earlier_text"] == "one\n"
+    assert call(api, "GET", F("/journal?full=yes"))[0] == 400
     assert call(api, "GET", F("/journal?limit=-1"))[0] == 400
     assert call(api, "GET", F("/journal?limit=x"))[0] == 400
     newest = body[0]["id"]
@@ -480,3 +484,28 @@ def test_the_http_layers_own_refusals_are_json_too(api: ApiServer, line: bytes, 
     head, _, body = answer.partition(b"\r\n\r\n")
     assert head.split(b" ")[1] == str(code).encode() and b"application/json" in head
     assert "error" in json.loads(body)
+
+
+def test_at_most_max_clients_requests_run_at_once(mem: Memory, monkeypatch) -> None:
+    from botmemory.core import server as srv
+
+    monkeypatch.setattr(srv, "MAX_CLIENTS", 2)
+    a = ApiServer(mem, 0, opener=Opened()).start()
+    idle = [socket.create_connection(("127.0.0.1", a.port), timeout=30) for _ in range(2)]  # say nothing: hold a slot
+    try:
+        v4 = a._servers[0]
+        deadline = time.monotonic() + 30
+        while v4.slots._value != 0:  # both idle connections accepted and holding their slots
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        answered: list[int] = []
+        t = threading.Thread(target=lambda: answered.append(call(a, "GET", F())[0]))
+        t.start()
+        assert answered == []   # it cannot have run: no slot is free until an idle client goes
+        idle[0].close()
+        t.join()
+        assert answered == [200]
+    finally:
+        for s in idle:
+            s.close()
+        a.stop()
