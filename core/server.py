@@ -30,6 +30,7 @@ no directory listing, nothing outside the workspace, no symbolic link.
 """
 from __future__ import annotations
 
+import errno
 import hmac
 import json
 import logging
@@ -284,26 +285,22 @@ class ApiServer:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self) -> ApiServer:
-        """Bind 127.0.0.1 (and ::1 when there is IPv6) and serve; BadInput when the port is taken."""
+        """Bind 127.0.0.1 (and ::1 when there is IPv6) and serve; BadInput when the port is taken.
+
+        When ``::1`` exists but its port is held by another program, nothing is served: a client
+        asking ``localhost`` could reach that program first and hand it the token. With port 0 a
+        pair of free ports is looked for a few times.
+        """
         if not 0 <= self.port <= 65535:
             raise BadInput(f"bad port {self.port}: use 0-65535 (0 picks a free one)")
         self.token = ensure_token(self.mem.home)
         self.token_file = token_path(self.mem.home)
-        try:
-            v4 = _Server(("127.0.0.1", self.port), Handler)
-        except OSError as e:
-            raise BadInput(f"cannot listen on 127.0.0.1:{self.port}: {e.strerror or e}") from None
-        self.port = v4.server_address[1]
-        self._servers.append(v4)
-        self.addresses.append(f"127.0.0.1:{self.port}")
-        if socket.has_ipv6:
-            try:
-                v6 = _Server6(("::1", self.port), Handler)
-            except OSError as e:
-                logger.info("not listening on [::1]:%d: %s", self.port, e)
-            else:
-                self._servers.append(v6)
-                self.addresses.append(f"[::1]:{self.port}")
+        for _ in range(5):
+            self._bind()
+            if self._servers:
+                break
+        else:
+            raise BadInput("cannot find a port free on both 127.0.0.1 and [::1]; give one with --port")
         for s in self._servers:
             s.api = self
             t = threading.Thread(target=s.serve_forever, kwargs={"poll_interval": 0.25},
@@ -311,6 +308,30 @@ class ApiServer:
             t.start()
             self._threads.append(t)
         return self
+
+    def _bind(self) -> None:
+        """Bind both loopback addresses on one port, or (port 0, ::1's port taken) neither, to try again."""
+        try:
+            v4 = _Server(("127.0.0.1", self.port), Handler)
+        except OSError as e:
+            raise BadInput(f"cannot listen on 127.0.0.1:{self.port}: {e.strerror or e}") from None
+        port = v4.server_address[1]
+        servers: list[_Server] = [v4]
+        if socket.has_ipv6:
+            try:
+                servers.append(_Server6(("::1", port), Handler))
+            except OSError as e:
+                if e.errno != errno.EADDRINUSE:  # no IPv6 loopback here: 127.0.0.1 alone
+                    logger.info("not listening on [::1]:%d: %s", port, e)
+                else:
+                    v4.server_close()
+                    if self.port == 0:
+                        return
+                    raise BadInput(f"cannot listen on [::1]:{port}: another program holds it "
+                                   "(a client asking for localhost could reach it instead)") from None
+        self.port = port
+        self._servers = servers
+        self.addresses = [f"127.0.0.1:{port}"] + ([f"[::1]:{port}"] if len(servers) > 1 else [])
 
     def stop(self) -> None:
         """Stop listening, wait for the requests in flight, close the sockets."""

@@ -509,3 +509,29 @@ def test_at_most_max_clients_requests_run_at_once(mem: Memory, monkeypatch) -> N
         for s in idle:
             s.close()
         a.stop()
+
+
+def test_a_taken_ipv6_loopback_port_is_refused_not_skipped(mem: Memory) -> None:
+    try:
+        holder = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
+        holder.bind(("::1", 0))
+    except OSError:
+        pytest.skip("no IPv6 loopback here")
+    holder.listen()
+    port = holder.getsockname()[1]
+    try:
+        probe = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            pytest.skip("that port is taken on 127.0.0.1 too")
+        finally:
+            probe.close()
+        from botmemory.core import BadInput
+
+        with pytest.raises(BadInput, match=r"\[::1\].*another program"):
+            ApiServer(mem, port, opener=Opened()).start()
+        with pytest.raises(ConnectionRefusedError):  # and 127.0.0.1 was let go again
+            socket.create_connection(("127.0.0.1", port), timeout=5).close()
+    finally:
+        holder.close()
