@@ -43,7 +43,7 @@ from .errors import BadInput, BotMemoryError, Busy, Conflict, Refused
 from .frontmatter import Frontmatter
 from .frontmatter import read as read_frontmatter
 from .memory import Memory
-from .paths import ARCHIVE_FILE, MEMORY_FILE, FileKind, check_bot_id, classify
+from .paths import ARCHIVE_FILE, MEMORY_FILE, FileKind, check_bot_id
 from .store import Actor
 
 logger = logging.getLogger(__name__)
@@ -89,9 +89,11 @@ def actor() -> Actor:
 
 
 def _bot(mem: Memory, raw: str) -> str:
+    """A bot of this home or a tracked agent folder (a tracked folder that is gone: 400, naming untrack)."""
     bot = check_bot_id(raw)
-    if not mem.home.workspace(bot).is_dir():
+    if not mem.home.is_tracked(bot) and not mem.home.workspace(bot).is_dir():
         raise HttpError(404, f"unknown bot {bot!r}")
+    mem.home.require_bot(bot)
     return bot
 
 
@@ -153,10 +155,16 @@ def overview(mem: Memory, bot: str) -> dict[str, Any]:
     from .upkeep import heavy_line
 
     ws = mem.home.workspace(bot)
-    g = budget.gauge(mem.store.text(bot, MEMORY_FILE)).as_dict()
+    tracked = mem.home.is_tracked(bot)
+    if tracked:  # a tracked agent folder: its kind's budget, as `botmemory gauge` shows it
+        from .agents import gauge as agent_gauge
+
+        g = agent_gauge(mem, bot).as_dict()
+    else:
+        g = {"agent": "openmausbot", **budget.gauge(mem.store.text(bot, MEMORY_FILE)).as_dict()}
     files = mem.home.memory_files(bot)
     out_topics = []
-    for rel in (r for r in files if classify(r) is FileKind.TOPIC):
+    for rel in (r for r in files if mem.home.classify(bot, r) is FileKind.TOPIC):
         fm = None
         try:
             ft = mem.store.read(bot, rel)
@@ -167,10 +175,11 @@ def overview(mem: Memory, bot: str) -> dict[str, Any]:
         out_topics.append({"path": rel, "title": fm.title if fm else None,
                            "description": fm.description if fm else None,
                            "aliases": list(fm.aliases) if fm and fm.aliases else []})
-    logs = sorted((r for r in files if classify(r) is FileKind.LOG), reverse=True)
+    logs = sorted((r for r in files if mem.home.classify(bot, r) is FileKind.LOG), reverse=True)
     s = config.bot_settings(mem.home, bot)
-    return {"bot": bot, "folder": str(ws), "gauge": g, "only_first_lines": budget.ONLY_FIRST_LINES,
-            "heavy": heavy_line(mem, bot), "topics": out_topics, "logs": logs,
+    return {"bot": bot, "agent": mem.home.kind_name(bot), "folder": str(ws), "gauge": g,
+            "only_first_lines": None if tracked else budget.ONLY_FIRST_LINES,
+            "heavy": None if tracked else heavy_line(mem, bot), "topics": out_topics, "logs": logs,
             "archive": ARCHIVE_FILE in files, "settings": s.as_dict()}
 
 
@@ -207,7 +216,7 @@ def save_whole(mem: Memory, bot: str, body: Any) -> Response:
 
 def delete_one(mem: Memory, bot: str, query: Query) -> dict[str, Any]:
     rel = _one(query, "path") or ""
-    if classify(rel) is not FileKind.MEMORY and mem.store.read(bot, rel) is None:
+    if mem.home.classify(bot, rel) is not FileKind.MEMORY and mem.store.read(bot, rel) is None:
         raise HttpError(404, f"{rel} does not exist in {bot}'s workspace")
     expected = _one(query, "expectedHash", required=False)
     mem.store.delete(bot, rel, actor(), expected_hash=expected or None)
@@ -279,6 +288,7 @@ def upkeep_state(mem: Memory, bot: str) -> dict[str, Any]:
 
 
 def tidy(mem: Memory, bot: str, body: Any) -> dict[str, Any]:
+    from .store import refuse_for_agent
     from .upkeep import tidy_now
 
     b = _body(body) if body is not None else {}
@@ -286,6 +296,7 @@ def tidy(mem: Memory, bot: str, body: Any) -> dict[str, Any]:
     if not isinstance(model, bool):
         raise BadInput("'model' must be true or false")
     try:
+        refuse_for_agent(mem.home, bot, "tidy")  # a folder whose agent keeps its own memory, as the CLI refuses it
         report = tidy_now(mem, bot, model=model)
     except Refused as e:
         raise HttpError(409, str(e)) from None

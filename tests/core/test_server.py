@@ -535,3 +535,28 @@ def test_a_taken_ipv6_loopback_port_is_refused_not_skipped(mem: Memory) -> None:
             socket.create_connection(("127.0.0.1", port), timeout=5).close()
     finally:
         holder.close()
+
+
+def test_a_tracked_claude_code_folder_is_served_by_its_kind(mem: Memory, tmp_path: Path) -> None:
+    from botmemory.core import track
+
+    from .agent_fixtures import claude_code
+
+    folder = claude_code(tmp_path / "user")
+    t = track(mem.home, path=str(folder), agent="claude-code")
+    a = ApiServer(Memory.open(str(mem.home.root), TODAY), 0, opener=Opened()).start()
+    try:
+        base = f"/api/bots/{t.id}/memory"
+        status, body, _ = call(a, "GET", base)
+        assert status == 200 and body["agent"] == "claude-code" and body["folder"] == str(folder)
+        assert body["gauge"]["max_bytes"] == 25000 and body["heavy"] is None
+        assert [x["path"] for x in body["topics"]] == ["project_blog.md", "user_role.md"]
+        status, body, _ = call(a, "GET", base + "/file?path=user_role.md")
+        assert status == 200 and "terse" in body["text"]
+        status, _, _ = call(a, "PUT", base + "/file", {"path": "user_role.md", "text": "Staff engineer.\n",
+                                                       "expectedHash": body["hash"]})
+        assert status == 200 and (folder / "user_role.md").read_text() == "Staff engineer.\n"
+        status, body, _ = call(a, "POST", base + "/tidy")
+        assert status == 409 and "does not apply" in body["error"]
+    finally:
+        a.stop()
