@@ -18,7 +18,7 @@ from typing import Any
 from .errors import BadInput
 from .paths import Home
 from .safeio import atomic_write, read_file
-from .update import _home_lock, _write_learned, read_learned, same_fact
+from .update import _home_lock, _read_learned_strict, _write_learned, same_fact
 
 _LEARNED = re.compile(r"- (\d{4}-\d{2}-\d{2}) · learned by ([^·\n]+?) · (.+)")
 
@@ -78,7 +78,7 @@ def remove_learned(home: Home, line_id_: str, today: date) -> LearnedLine:
         if not hits:
             raise BadInput(f"no learned line {line_id_!r} in About me")
         gone = hits[0][1]
-        data = read_learned(home)
+        data = _read_learned_strict(home)  # a damaged file is refused, never overwritten
         removed = data["removed"] if isinstance(data.get("removed"), list) else []
         if not any(isinstance(r, dict) and same_fact(str(r.get("text", "")), gone.text) for r in removed):
             removed.append({"text": gone.text, "bot": gone.bot, "at": today.isoformat()})

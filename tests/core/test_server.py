@@ -560,3 +560,13 @@ def test_a_tracked_claude_code_folder_is_served_by_its_kind(mem: Memory, tmp_pat
         assert status == 409 and "does not apply" in body["error"]
     finally:
         a.stop()
+
+
+def test_removing_a_learned_line_never_overwrites_a_damaged_profile_learned(api: ApiServer, mem: Memory) -> None:
+    prefer(mem.home, BOT, "Short replies", mem.today)
+    mem.home.profile_learned.write_text("{ not json")
+    about = mem.home.about_me.read_text()
+    line_id = call(api, "GET", "/api/profile/learned")[1][0]["id"]
+    status, body, _ = call(api, "POST", f"/api/profile/learned/{line_id}/remove")
+    assert status == 400 and "profile-learned.json" in body["error"]
+    assert mem.home.profile_learned.read_text() == "{ not json" and mem.home.about_me.read_text() == about
