@@ -64,28 +64,31 @@ _export("connect", AGENT_NAMES="AGENTS", connect_agent="connect", connection_sta
 _export("ops", "SearchResult", "forget", "move_overflow", "prefer", "remember", "undo_overflow",
         recall_notes="recall", session_search="search", tidy_up="tidy")  # the operations (not "recall", "tidy": modules)
 _export("upkeep", "UpkeepState", "heavy_line", "read_state", "run_due", "tidy_now")
+_export("profile", "LearnedLine", "learned_lines", "remove_learned")
+_export("server", "ApiServer", "ensure_token", "token_path", SERVE_PORT="DEFAULT_PORT")
 
 __all__ = [  # the same names as _NAMES (tests/test_layering.py checks)
-    "AGENT_KIND_NAMES", "AGENT_NAMES", "AMBER_AT", "ARCHIVE_FILE", "Actor", "AgentGauge", "AgentKind", "BadInput",
-    "Block", "BlockKind", "BotMemoryError", "BotSettings", "Busy", "Candidate", "Change", "ConfigValues", "Conflict",
-    "DEFAULT_TIDY_HOUR", "Document", "FileKind", "FileResult", "FileText", "ForgetResult", "Frontmatter", "Gauge",
-    "Hit", "Home", "Journal", "KIND_NAMES", "LOG_DIR", "Level", "Limits", "Loaded", "MAX_FILE_BYTES", "MEMORY_FILE",
-    "MEMORY_MAX_BYTES", "MEMORY_MAX_LINES", "MIN_MESSAGE_CHARS", "Memory", "Note", "ONLY_FIRST_LINES", "OUTSIDE",
-    "OverflowPreview", "PreferResult", "RACY_NS", "RECALL_HEADER", "RecallResult", "Refused", "RememberResult",
-    "RoomResult", "Row", "RowFilter", "RowListener", "SearchResult", "Shadow", "Shadows", "Store", "TURN_TIMEOUT_S",
-    "TidyReport", "Topic", "Tracked", "Turn", "UNDO_ACTOR", "UndoResult", "UpkeepState", "Watcher", "Write",
-    "agent_gauge", "agent_limits", "agent_load", "agent_recall", "apply_config", "atomic_write", "auto_recall",
-    "bot_settings", "chat_source", "check_bot_id", "check_bot_writes", "check_entry_text", "check_helper_instance",
-    "check_helper_model", "check_tidy_hour", "classify", "clean_title", "compose_block", "config_values",
-    "connect_agent", "connection_status", "content_words", "diff_counts", "diff_lines", "discover_agents",
-    "expire_turns", "fold", "folder_secrets", "forget", "forget_everywhere", "forget_in_folder", "format_entry",
-    "gauge", "get_kind", "heavy_line", "kind_of", "learning_check", "list_topics", "load_block", "local_today",
-    "log_line", "log_path", "make_room", "make_row", "move_overflow", "open_turns", "overflow_preview",
-    "parse_blocks", "parse_day", "parse_when", "prefer", "read_config", "read_config_strict", "read_file",
-    "read_frontmatter", "read_state", "recall_notes", "reconcile_bot", "redact_file", "remember", "rm_file",
-    "run_due", "save_file", "scan", "secrets_in", "session_search", "set_bot_setting", "text_hash", "tidy_bot",
-    "tidy_hour", "tidy_now", "tidy_up", "track", "turn_begin", "turn_end", "turn_open", "undo_overflow", "undo_row",
-    "unforget", "untrack", "write_config",
+    "AGENT_KIND_NAMES", "AGENT_NAMES", "AMBER_AT", "ARCHIVE_FILE", "Actor", "AgentGauge", "AgentKind", "ApiServer",
+    "BadInput", "Block", "BlockKind", "BotMemoryError", "BotSettings", "Busy", "Candidate", "Change", "ConfigValues",
+    "Conflict", "DEFAULT_TIDY_HOUR", "Document", "FileKind", "FileResult", "FileText", "ForgetResult", "Frontmatter",
+    "Gauge", "Hit", "Home", "Journal", "KIND_NAMES", "LOG_DIR", "LearnedLine", "Level", "Limits", "Loaded",
+    "MAX_FILE_BYTES", "MEMORY_FILE", "MEMORY_MAX_BYTES", "MEMORY_MAX_LINES", "MIN_MESSAGE_CHARS", "Memory", "Note",
+    "ONLY_FIRST_LINES", "OUTSIDE", "OverflowPreview", "PreferResult", "RACY_NS", "RECALL_HEADER", "RecallResult",
+    "Refused", "RememberResult", "RoomResult", "Row", "RowFilter", "RowListener", "SERVE_PORT", "SearchResult",
+    "Shadow", "Shadows", "Store", "TURN_TIMEOUT_S", "TidyReport", "Topic", "Tracked", "Turn", "UNDO_ACTOR",
+    "UndoResult", "UpkeepState", "Watcher", "Write", "agent_gauge", "agent_limits", "agent_load", "agent_recall",
+    "apply_config", "atomic_write", "auto_recall", "bot_settings", "chat_source", "check_bot_id", "check_bot_writes",
+    "check_entry_text", "check_helper_instance", "check_helper_model", "check_tidy_hour", "classify", "clean_title",
+    "compose_block", "config_values", "connect_agent", "connection_status", "content_words", "diff_counts",
+    "diff_lines", "discover_agents", "ensure_token", "expire_turns", "fold", "folder_secrets", "forget",
+    "forget_everywhere", "forget_in_folder", "format_entry", "gauge", "get_kind", "heavy_line", "kind_of",
+    "learned_lines", "learning_check", "list_topics", "load_block", "local_today", "log_line", "log_path",
+    "make_room", "make_row", "move_overflow", "open_turns", "overflow_preview", "parse_blocks", "parse_day",
+    "parse_when", "prefer", "read_config", "read_config_strict", "read_file", "read_frontmatter", "read_state",
+    "recall_notes", "reconcile_bot", "redact_file", "remember", "remove_learned", "rm_file", "run_due", "save_file",
+    "scan", "secrets_in", "session_search", "set_bot_setting", "text_hash", "tidy_bot", "tidy_hour", "tidy_now",
+    "tidy_up", "token_path", "track", "turn_begin", "turn_end", "turn_open", "undo_overflow", "undo_row", "unforget",
+    "untrack", "write_config",
 ]
 
 
@@ -158,4 +161,7 @@ if TYPE_CHECKING:  # for type checkers: the same names, eagerly
     from .update import (ForgetResult, OverflowPreview, PreferResult, RememberResult, RoomResult, learning_check,
                          make_room, overflow_preview, unforget)
     from .upkeep import UpkeepState, heavy_line, read_state, run_due, tidy_now
+    from .profile import LearnedLine, learned_lines, remove_learned
+    from .server import DEFAULT_PORT as SERVE_PORT
+    from .server import ApiServer, ensure_token, token_path
     from .watcher import Watcher
