@@ -196,47 +196,8 @@ def is_topic(mem: Memory, bot: str, rel: str) -> bool:
 
 
 def recall(mem: Memory, bot: str, message: str) -> RecallResult:
-    """Recall over a tracked folder's topics (Claude Code's topic files, OpenClaw's notes), as a turn would get it.
-
-    A topic's body is scored by how many of the message's content words it
-    holds (whole words, folded); the best few, newest first on a tie, at most
-    :data:`~botmemory.core.recall.MAX_NOTES` and ``MAX_CHARS`` characters.
-    """
-    from datetime import date as _date
-
+    """Recall over a tracked folder's topics (Claude Code's topic files, OpenClaw's notes), as a turn would get it:
+    botmemory's own recall (:func:`botmemory.core.recall.recall`, with its index), where the kind keeps topics."""
     from . import recall as R
-    from .kinds.base import frontmatter_end
 
-    mem.home.require_bot(bot)
-    text = message.strip()
-    words = R.content_words(text) if len(text) >= R.MIN_MESSAGE_CHARS else []
-    if not words:
-        return R.RecallResult([], "")
-    keys = {R.fold(w) for w in words[:R.MAX_QUERY_WORDS]}
-    need = 2 if len(words) >= R.MANY_WORDS else 1
-    scored: list[tuple[int, float, str, str]] = []
-    ws = mem.home.workspace(bot)
-    for rel in mem.home.topics(bot):
-        try:
-            ft = mem.store.read(bot, rel)
-            mtime = os.lstat(ws / rel).st_mtime
-        except (BotMemoryError, OSError):
-            continue
-        if ft is None:
-            continue
-        body = ft.text[frontmatter_end(ft.text):].strip()
-        have = {R.fold(w) for w in R.content_words(body)}
-        score = len(keys & have)
-        if score >= need:
-            scored.append((score, mtime, rel, body))
-    scored.sort(key=lambda t: (-t[0], -t[1], t[2]))
-    best = scored[:R.MAX_NOTES]
-    if not best:
-        return R.RecallResult([], "")
-    share = max(200, (R.MAX_CHARS - len(R.HEADER)) // len(best) - 80)
-    notes = []
-    for i, (_, mtime, rel, body) in enumerate(best, 1):
-        cut = body if len(body) <= share else body[:share - 1].rstrip() + "…"
-        notes.append(R.Note(i, rel, _date.fromtimestamp(mtime), cut))
-    out = R.HEADER + "".join(f"\n\n{n.n}. {n.file} · {n.date.isoformat()}\n{n.text}" for n in notes)
-    return R.RecallResult(notes, out)
+    return R.recall(mem.home, bot, message, mem.today)

@@ -121,8 +121,8 @@ def _subdirs(folder: Path) -> list[Path]:
         return []
 
 
-def _auto_memory_dir(settings: Path, user_home: Path) -> tuple[Path | None, str | None]:
-    """``autoMemoryDirectory`` from Claude Code's settings.json, and a note when the file could not be read."""
+def _read_settings(settings: Path) -> tuple[dict[str, object] | None, str | None]:
+    """A Claude Code settings file as a JSON object (None when absent), and a note when it could not be read."""
     if not settings.exists():
         return None, None
     try:
@@ -134,13 +134,58 @@ def _auto_memory_dir(settings: Path, user_home: Path) -> tuple[Path | None, str 
         return None, f"could not read {settings}: {e}"
     if not isinstance(data, dict):
         return None, f"could not read {settings}: not a JSON object"
-    value = data.get("autoMemoryDirectory")
+    return data, None
+
+
+def _user_path(value: object, user_home: Path) -> Path | None:
+    """A folder named in a setting (``~`` is *user_home*), or None for an empty or non-string value."""
     if not isinstance(value, str) or not value.strip():
-        return None, None
-    p = Path(value.strip())
-    if value.strip().startswith("~"):
-        p = user_home / value.strip()[1:].lstrip("/\\")
-    return p, None
+        return None
+    v = value.strip()
+    return user_home / v[1:].lstrip("/\\") if v.startswith("~") else Path(v)
+
+
+def _auto_memory_dir(settings: Path, user_home: Path) -> tuple[Path | None, str | None]:
+    """``autoMemoryDirectory`` from Claude Code's settings.json, and a note when the file could not be read."""
+    data, problem = _read_settings(settings)
+    if data is None:
+        return None, problem
+    return _user_path(data.get("autoMemoryDirectory"), user_home), None
+
+
+def project_key(cwd: str) -> str:
+    """The folder name Claude Code gives a project: every non-alphanumeric character as ``-``."""
+    return re.sub(r"[^A-Za-z0-9]", "-", cwd)
+
+
+def _setting(cwd: Path | None, key: str, user_home: Path, env: Mapping[str, str]) -> object:
+    """A Claude Code setting, the most specific level first (local, project, user); None when unset."""
+    files = []
+    if cwd is not None:
+        files += [cwd / ".claude" / "settings.local.json", cwd / ".claude" / "settings.json"]
+    files.append(claude_dir(user_home, env) / "settings.json")
+    for f in files:
+        data, _ = _read_settings(f)
+        if data is not None and key in data:
+            return data[key]
+    return None
+
+
+def project_memory_dir(cwd: str, user_home: Path, env: Mapping[str, str]) -> Path | None:
+    """The auto memory folder of the project at *cwd*, or None when auto memory is off there.
+
+    ``<claude dir>/projects/<project_key(cwd)>/memory/``, or the ``autoMemoryDirectory`` setting;
+    off with ``CLAUDE_CODE_DISABLE_AUTO_MEMORY`` or ``autoMemoryEnabled: false``.
+    """
+    if env.get("CLAUDE_CODE_DISABLE_AUTO_MEMORY", "") not in ("", "0"):
+        return None
+    here = Path(cwd) if cwd else None
+    if _setting(here, "autoMemoryEnabled", user_home, env) is False:
+        return None
+    custom = _user_path(_setting(here, "autoMemoryDirectory", user_home, env), user_home)
+    if custom is not None:
+        return custom
+    return claude_dir(user_home, env) / "projects" / project_key(cwd) / "memory"
 
 
 def project_name(project: Path) -> str:
@@ -167,4 +212,5 @@ def project_name(project: Path) -> str:
 
 
 KIND = ClaudeCode()
-__all__ = ["KIND", "MAX_BYTES", "MAX_LINES", "claude_dir", "measured_lines", "project_name"]
+__all__ = ["KIND", "MAX_BYTES", "MAX_LINES", "claude_dir", "measured_lines", "project_key", "project_memory_dir",
+           "project_name"]
