@@ -17,7 +17,7 @@ from . import config
 from .entries import whole_word
 from .errors import BadInput, BotMemoryError
 from .kinds import AgentGauge, AgentKind, Limits
-from .paths import FileKind
+from .paths import FileKind, Home
 from .memory import Memory
 from .store import Actor, Change, Write
 
@@ -189,6 +189,30 @@ def refuse(mem: Memory, bot: str, command: str) -> None:
     from .store import refuse_for_agent
 
     refuse_for_agent(mem.home, bot, command)
+
+
+_NOT_A_TOPIC = {FileKind.MEMORY: "the memory file itself", FileKind.ARCHIVE: "the archive"}
+
+
+def topic_path(home: Home, bot: str, name: str) -> str:
+    """The path a new topic called *name* gets in *bot*'s folder, by its kind's rule (``.md`` added when
+    missing), or BadInput saying why there cannot be one: the one check of the CLI, the MCP tools and the app."""
+    from . import kinds
+
+    kind = kinds.get(home.kind_name(bot))
+    name = name.strip()
+    if kind.topic_dir is None:
+        raise BadInput(f"{kind.label} keeps no topic files: its memory is {', '.join(kind.budgeted)}")
+    allowed = "letters, numbers, spaces, dots, '_' and '-'" if kind.name != "openmausbot" else \
+        "letters, numbers, spaces, dots and dashes"
+    if "/" in name or "\\" in name:
+        where = f"under {kind.topic_dir}" if kind.topic_dir else "beside MEMORY.md"
+        raise BadInput(f"A topic name is one file name {where}: {allowed}, nothing nested.")
+    rel = kind.topic_dir + (name if name.endswith(".md") else name + ".md")
+    what = home.classify(bot, rel)
+    if what is not FileKind.TOPIC:
+        raise BadInput(f"{rel} is {_NOT_A_TOPIC.get(what, 'not a topic')}, not a topic.")
+    return rel
 
 
 def is_topic(mem: Memory, bot: str, rel: str) -> bool:

@@ -279,14 +279,12 @@ def _is_topic_name(name: str) -> bool:
 def _topic_folder(home: Home, bot: str) -> tuple[Path, str]:
     """Where *bot*'s topic files are, and their paths' prefix: ``memory/`` in a workspace; for a tracked
     folder, where its kind keeps topics (Claude Code: beside ``MEMORY.md``; OpenClaw: ``memory/``)."""
-    ws = home.workspace(bot)
-    if home.is_tracked(bot):
-        try:
-            if home.classify(bot, "topic.md") is FileKind.TOPIC:
-                return ws, ""
-        except BadInput:
-            pass
-    return ws / "memory", "memory/"
+    from . import kinds
+
+    prefix = kinds.get(home.kind_name(bot)).topic_dir if home.is_tracked(bot) else "memory/"
+    if prefix is None:      # a kind without topic files (Hermes): nothing there is a topic
+        prefix = "memory/"
+    return home.workspace(bot) / prefix, prefix
 
 
 def _topic_check(home: Home, bot: str, prefix: str) -> Callable[[str], bool]:

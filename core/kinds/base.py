@@ -178,6 +178,7 @@ class AgentKind:
     budgeted: tuple[str, ...] = (MEMORY_FILE,)
     red_at_limit = False            # the agent refuses a write past the limit: red when full
     temp_dirs: tuple[str, ...] = ("",)    # where a crashed save may have left a temp file
+    topic_dir: str | None = "memory/"     # where topic files are, as a path prefix; None: the kind has none
     refusal = ""
 
     # ----- layout

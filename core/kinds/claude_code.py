@@ -1,5 +1,8 @@
 """Claude Code's auto memory: ``<claude dir>/projects/<project>/memory/`` and ``agent-memory/<agent>/``.
 
+Subagents' memory is ``<claude dir>/agent-memory/<agent>/`` (user scope) or ``<project>/.claude/agent-memory/<agent>/``
+(project scope), found for the projects Claude Code knows: their ``cwd`` from the newest transcripts.
+
 ``MEMORY.md`` is an index, one line per memory; each memory is a topic file
 beside it. What loads at the start of every conversation: the first 200 lines
 or 25,000 bytes of ``MEMORY.md``, whichever comes first, after its frontmatter
@@ -63,6 +66,7 @@ def measured_lines(text: str) -> list[tuple[int, str]]:
 class ClaudeCode(AgentKind):
     name = "claude-code"
     label = "Claude Code"
+    topic_dir = ""          # beside MEMORY.md
     refusal = "Claude Code writes its own memory: botmemory shows, edits and undoes it, but does not add to it"
 
     def classify(self, rel: str) -> FileKind:
@@ -99,10 +103,19 @@ class ClaudeCode(AgentKind):
         found: list[Found] = []
         unread: list[str] = []
         projects = base / "projects"
+        seen: set[Path] = set()
         for p in _subdirs(projects):
             mem = p / "memory"
+            name = project_name(p)
             if mem.is_dir() and not mem.is_symlink():
-                found.append(Found(self.name, mem, "claude-" + p.name, project_name(p)))
+                found.append(Found(self.name, mem, "claude-" + p.name, name))
+            cwd = Path(name)
+            if cwd.is_absolute() and cwd not in seen:     # the project's own subagents' memory
+                seen.add(cwd)
+                for a in _subdirs(cwd / ".claude" / "agent-memory"):
+                    if not (cwd / ".claude").is_symlink() and not (cwd / ".claude" / "agent-memory").is_symlink():
+                        found.append(Found(self.name, a, f"claude-agent-{cwd.name}-{a.name}",
+                                           f"{name} · agent {a.name}"))
         for p in _subdirs(base / "agent-memory"):
             found.append(Found(self.name, p, "claude-agent-" + p.name, f"agent {p.name}"))
         settings = base / "settings.json"

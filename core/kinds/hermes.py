@@ -59,6 +59,7 @@ def _limit(v: object) -> int | None:
 class Hermes(AgentKind):
     name = "hermes"
     label = "Hermes"
+    topic_dir = None        # MEMORY.md and USER.md only
     budgeted = (MEMORY_FILE, USER_FILE)
     red_at_limit = True
     refusal = "Hermes writes its own memory: botmemory shows, edits and undoes it, but does not add to it"

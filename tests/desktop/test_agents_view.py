@@ -179,3 +179,31 @@ def test_the_welcome_page_lists_found_folders_and_tracks_one(qtbot, tmp_path, no
     finally:
         s.stop()
         delete(s)
+
+
+def test_the_new_topic_dialog_checks_names_by_the_folders_kind(qtbot, mem, session, open_panel,
+                                                               no_real_agent_folders):
+    """Claude Code writes `feedback_testing.md`: its folder's dialog takes '_', a workspace's does not."""
+    d = claude_code(no_real_agent_folders)
+    bot = track(mem, "claude-code")
+    p = open_panel(bot)
+    dialog = p.topic_dialog()
+    qtbot.addWidget(dialog)
+    dialog.show()
+    dialog.setTextValue("feedback_testing")
+    assert dialog.ok_button().isEnabled(), dialog.labelText()
+    dialog.setTextValue("MEMORY")
+    assert not dialog.ok_button().isEnabled() and "not a topic" in dialog.labelText()
+    dialog.reject()
+    p.create_topic("feedback_testing")
+    idle(qtbot, session)
+    qtbot.waitUntil(lambda: (d / "feedback_testing.md").is_file(), timeout=5000)
+
+    p.set_bot("scout")
+    idle(qtbot, session)
+    dialog = p.topic_dialog()
+    qtbot.addWidget(dialog)
+    dialog.show()
+    dialog.setTextValue("feedback_testing")
+    assert not dialog.ok_button().isEnabled() and "bad topic name" in dialog.labelText()
+    dialog.reject()
