@@ -126,12 +126,13 @@ def _mentions_all(text: str, patterns: Sequence[re.Pattern[str]]) -> bool:
     return all(p.search(text) for p in patterns)
 
 
-def forget(mem: Memory, bot: str, words: Sequence[str], actor: Actor) -> Forgotten:
+def forget(mem: Memory, bot: str, words: Sequence[str], actor: Actor, *, dry_run: bool = False) -> Forgotten:
     """Take out every entry of a tracked folder that mentions all *words*: one change per file.
 
     The kind splits the entries: lines of MEMORY.md and whole topic files for
     Claude Code (an index line pointing at a removed topic goes with it),
     ``§`` entries for Hermes, lines for OpenClaw. Frontmatter is never touched.
+    *dry_run*: what would go, and from which files; nothing is written.
     """
     from .update import check_words
 
@@ -163,24 +164,34 @@ def forget(mem: Memory, bot: str, words: Sequence[str], actor: Actor) -> Forgott
                 out.removed.extend(p.text.strip() for p in gone)
                 writes.insert(0, Write(rel, kind.without(rel, text, gone), h, checked=True))
         out.files = [w.file for w in writes]
-        if writes:
+        if writes and not dry_run:
             out.changes = mem.store.apply(bot, writes, actor)
     return out
 
 
-def forget_everywhere(mem: Memory, words: Sequence[str], actor: Actor) -> list[Forgotten]:
-    """Forget in every tracked folder at once; a folder that cannot be read is skipped with its reason."""
-    from .update import check_words
+def forget_everywhere(mem: Memory, words: Sequence[str], actor: Actor, *, dry_run: bool = False,
+                      workspaces: bool = False) -> list[Forgotten]:
+    """Forget in every tracked folder at once (and, with *workspaces*, in every bot of the home: its
+    MEMORY.md, topics and archive — About me is left to ``forget BOT``, as its change cannot be undone);
+    one journal row per file changed. A folder that cannot be read is skipped. *dry_run*: what would go."""
+    from . import update
 
-    check_words(words)
+    update.check_words(words)
     out = []
     for bot in sorted(mem.home.folders()):
         try:
-            r = forget(mem, bot, words, actor)
+            r = forget(mem, bot, words, actor, dry_run=dry_run)
         except BadInput:
             continue
         if r.files:
             out.append(r)
+    for bot in mem.home.workspace_names() if workspaces else []:
+        try:
+            w = update.forget(mem.store, bot, words, actor, about_me=False, dry_run=dry_run)
+        except BadInput:
+            continue
+        if w.files:
+            out.append(Forgotten(bot, list(w.removed), list(w.files), list(w.changes)))
     return out
 
 

@@ -220,8 +220,11 @@ class ForgetResult:
         return {"removed": self.removed, "files": self.files}
 
 
-def forget(store: Store, bot: str, words: Sequence[str], actor: Actor, *, about_me: bool = True) -> ForgetResult:
-    """Remove every note that mentions all *words* as whole words, everywhere, and keep the words."""
+def forget(store: Store, bot: str, words: Sequence[str], actor: Actor, *, about_me: bool = True,
+           dry_run: bool = False) -> ForgetResult:
+    """Remove every note that mentions all *words* as whole words, everywhere, and keep the words.
+
+    *dry_run*: what would go, and from which files; nothing is written."""
     clean = check_words(words)
     patterns = [E.whole_word(w) for w in clean]
     store.home.require_bot(bot)
@@ -241,6 +244,8 @@ def forget(store: Store, bot: str, words: Sequence[str], actor: Actor, *, about_
                 removed.extend(gone)
                 files.append(rel)
                 writes.append(Write(rel, new, ft.hash, checked=True))
+        if dry_run:
+            return ForgetResult(removed, files)
         changes = store.apply(bot, writes, actor) if writes else []
     if about_me:
         gone = _forget_about_me(store.home, patterns)

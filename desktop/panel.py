@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 )
 
 from . import icons, obsidian, pathnotice
+from .forget_view import ForgetDialog
 from .editor import Banner, BudgetPreview, FileEditor, budget_preview, mono_font
 from .gauge import GaugeWidget
 from .journal_view import JournalView
@@ -186,6 +187,11 @@ class MemoryPanel(QWidget):
         self.files_view.selectionModel().currentRowChanged.connect(lambda cur, _p: self._file_selected(cur.row()))
         self.new_topic_button = QPushButton("New topic…")
         self.new_topic_button.clicked.connect(self.new_topic)
+        self.forget_button = QPushButton("Forget everywhere…")
+        self.forget_button.setToolTip("Take a fact out of every bot and tracked folder at once; each file's change "
+                                      "can be undone")
+        self.forget_button.clicked.connect(self.open_forget)
+        self._forget: ForgetDialog | None = None
         self.editor = FileEditor(session)
         self.editor.status.connect(self.say)
         self.editor.deleted.connect(lambda _r: self.refresh_files())
@@ -194,6 +200,7 @@ class MemoryPanel(QWidget):
         lb.setContentsMargins(0, 0, 0, 0)
         lb.addWidget(self.files_view, 1)
         lb.addWidget(self.new_topic_button)
+        lb.addWidget(self.forget_button)
         files = QSplitter(Qt.Orientation.Horizontal)
         files.addWidget(left)
         files.addWidget(self.editor)
@@ -535,6 +542,14 @@ class MemoryPanel(QWidget):
             return TopicDialog(self)
         prompt = TopicDialog.PROMPT if not home.is_tracked(bot) else TopicDialog.AGENT_PROMPT
         return TopicDialog(self, lambda name: topic_name_problem(name, home, bot), prompt)
+
+    def open_forget(self) -> ForgetDialog:
+        """Forget everywhere… (one dialog at a time; returned so tests can drive it)."""
+        if self._forget is None or not self._forget.isVisible():
+            self._forget = ForgetDialog(self.session, self)
+        self._forget.show()
+        self._forget.raise_()
+        return self._forget
 
     def new_topic(self) -> None:
         if self.bot is None:
