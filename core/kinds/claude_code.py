@@ -19,8 +19,8 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from ..paths import FileKind
-from .base import (MEMORY_FILE, AgentKind, Found, Limits, Loaded, check_name, frontmatter_end, head_cut, list_md,
-                   split_lines)
+from .base import (MEMORY_FILE, AgentKind, Found, Limits, Loaded, agent_dir, check_name, frontmatter_end, head_cut,
+                   list_md, split_lines)
 
 logger = logging.getLogger(__name__)
 
@@ -31,8 +31,7 @@ _COMMENT_OPEN = re.compile(r"^\s*<!--")
 
 
 def claude_dir(user_home: Path, env: Mapping[str, str]) -> Path:
-    d = env.get("CLAUDE_CONFIG_DIR")
-    return Path(d).expanduser() if d else user_home / ".claude"
+    return agent_dir(user_home, env, "CLAUDE_CONFIG_DIR", ".claude")
 
 
 def measured_lines(text: str) -> list[tuple[int, str]]:
