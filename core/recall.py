@@ -43,7 +43,6 @@ from __future__ import annotations
 import logging
 import os
 import re
-import secrets
 import sqlite3
 import stat
 import time
@@ -54,8 +53,6 @@ from datetime import date, timedelta
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
-
-from filelock import FileLock, Timeout
 
 from . import config, frontmatter
 from .entries import BlockKind, parse
@@ -528,7 +525,7 @@ def _refresh(conn: sqlite3.Connection, home: Home, bot: str, listing: dict[str, 
             if len(postings) >= _BATCH:
                 flush()
         flush()
-        generation = secrets.token_hex(8)
+        generation = os.urandom(8).hex()
         conn.execute("INSERT OR REPLACE INTO meta(k, v) VALUES ('generation', ?)", (generation,))
         conn.execute("INSERT OR REPLACE INTO meta(k, v) SELECT 'passages', COUNT(*) FROM passages")
         conn.execute("COMMIT")
@@ -715,6 +712,8 @@ def _is_busy(e: sqlite3.Error) -> bool:
 
 def _discard(path: Path) -> None:
     """Remove a corrupt index (and its WAL files) so that it is rebuilt."""
+    from filelock import FileLock, Timeout  # only here (a corrupt index): a recall before a turn skips its import
+
     lock = FileLock(str(path.with_name(path.name + ".lock")), timeout=30)
     try:
         with lock:
