@@ -49,7 +49,7 @@ _export("recall", "Hit", "MIN_MESSAGE_CHARS", "Note", "RecallResult", "content_w
 _export("kinds", "AgentGauge", "AgentKind", "Limits", "Loaded", KIND_NAMES="NAMES", AGENT_KIND_NAMES="AGENT_NAMES",
         get_kind="get")
 _export("tracked", "Candidate", "Tracked", "track", "untrack", discover_agents="discover")
-_export("agents", "folder_secrets", "forget_everywhere", "kind_of", "redact_file", "secrets_in",
+_export("agents", "folder_secrets", "forget_everywhere", "kind_of", "redact_file", "secrets_in", "topic_path",
         agent_gauge="gauge", agent_limits="limits", agent_load="load", agent_recall="recall",
         forget_in_folder="forget")
 _export("diff", "diff_counts", "diff_lines")
@@ -87,8 +87,8 @@ __all__ = [  # the same names as _NAMES (tests/test_layering.py checks)
     "parse_when", "prefer", "read_config", "read_config_strict", "read_file", "read_frontmatter", "read_state",
     "recall_notes", "reconcile_bot", "redact_file", "remember", "remove_learned", "rm_file", "run_due", "save_file",
     "scan", "secrets_in", "session_search", "set_bot_setting", "text_hash", "tidy_bot", "tidy_hour", "tidy_now",
-    "tidy_up", "token_path", "track", "turn_begin", "turn_end", "turn_open", "undo_overflow", "undo_row", "unforget",
-    "untrack", "write_config",
+    "tidy_up", "token_path", "topic_path", "track", "turn_begin", "turn_end", "turn_open", "undo_overflow",
+    "undo_row", "unforget", "untrack", "write_config",
 ]
 
 
@@ -126,7 +126,7 @@ if TYPE_CHECKING:  # for type checkers: the same names, eagerly
     from .files import undo as undo_row
     from .frontmatter import Frontmatter
     from .frontmatter import read as read_frontmatter
-    from .agents import folder_secrets, forget_everywhere, kind_of, redact_file, secrets_in
+    from .agents import folder_secrets, forget_everywhere, kind_of, redact_file, secrets_in, topic_path
     from .agents import forget as forget_in_folder
     from .agents import gauge as agent_gauge
     from .agents import limits as agent_limits

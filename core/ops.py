@@ -43,17 +43,20 @@ def remember(mem: Memory, bot: str, text: str, actor: Actor, *, until: date | No
     return update.remember(mem.store, bot, text, actor, until=until)
 
 
-def forget(mem: Memory, bot: str, words: Sequence[str], actor: Actor) -> ForgetResult | agents.Forgotten:
-    """Take out every note of *bot* that mentions all *words* (a tracked folder: by its kind's entries)."""
+def forget(mem: Memory, bot: str, words: Sequence[str], actor: Actor, *,
+           dry_run: bool = False) -> ForgetResult | agents.Forgotten:
+    """Take out every note of *bot* that mentions all *words* (a tracked folder: by its kind's entries);
+    *dry_run*: say what would go, write nothing."""
     check_bot_writes(mem, bot, actor)
     if mem.home.is_tracked(bot):
-        return agents.forget(mem, bot, words, actor)
-    return update.forget(mem.store, bot, words, actor)
+        return agents.forget(mem, bot, words, actor, dry_run=dry_run)
+    return update.forget(mem.store, bot, words, actor, dry_run=dry_run)
 
 
-def forget_everywhere(mem: Memory, words: Sequence[str], actor: Actor) -> list[agents.Forgotten]:
-    """Forget in every tracked folder at once (``forget --all``)."""
-    return agents.forget_everywhere(mem, words, actor)
+def forget_everywhere(mem: Memory, words: Sequence[str], actor: Actor, *, dry_run: bool = False,
+                      workspaces: bool = False) -> list[agents.Forgotten]:
+    """Forget in every tracked folder at once (``forget --all``; *workspaces*: the home's bots too)."""
+    return agents.forget_everywhere(mem, words, actor, dry_run=dry_run, workspaces=workspaces)
 
 
 def prefer(mem: Memory, bot: str, text: str, actor: Actor) -> PreferResult:
