@@ -49,7 +49,7 @@ _export("recall", "Hit", "MIN_MESSAGE_CHARS", "Note", "RecallResult", "content_w
 _export("kinds", "AgentGauge", "AgentKind", "Limits", "Loaded", KIND_NAMES="NAMES", AGENT_KIND_NAMES="AGENT_NAMES",
         get_kind="get")
 _export("tracked", "Candidate", "Tracked", "track", "untrack", discover_agents="discover")
-_export("agents", "folder_secrets", "forget_everywhere", "kind_of", "redact_file", "secrets_in", "topic_path",
+_export("agents", "folder_secrets", "kind_of", "redact_file", "secrets_in", "topic_path",
         agent_gauge="gauge", agent_limits="limits", agent_load="load", agent_recall="recall",
         forget_in_folder="forget")
 _export("diff", "diff_counts", "diff_lines")
@@ -61,7 +61,7 @@ _export("turns", "TURN_TIMEOUT_S", "Turn", "expire_turns", "log_line", "open_tur
 _export("watcher", "Watcher")
 _export("tidy", "TidyReport", tidy_bot="tidy")  # not "tidy": the module
 _export("connect", AGENT_NAMES="AGENTS", connect_agent="connect", connection_status="status")
-_export("ops", "SearchResult", "forget", "move_overflow", "prefer", "remember", "undo_overflow",
+_export("ops", "SearchResult", "forget", "forget_everywhere", "move_overflow", "prefer", "remember", "undo_overflow",
         recall_notes="recall", session_search="search", tidy_up="tidy")  # the operations (not "recall", "tidy": modules)
 _export("upkeep", "UpkeepState", "heavy_line", "read_state", "run_due", "tidy_now")
 _export("profile", "LearnedLine", "learned_lines", "remove_learned")
@@ -126,7 +126,7 @@ if TYPE_CHECKING:  # for type checkers: the same names, eagerly
     from .files import undo as undo_row
     from .frontmatter import Frontmatter
     from .frontmatter import read as read_frontmatter
-    from .agents import folder_secrets, forget_everywhere, kind_of, redact_file, secrets_in, topic_path
+    from .agents import folder_secrets, kind_of, redact_file, secrets_in, topic_path
     from .agents import forget as forget_in_folder
     from .agents import gauge as agent_gauge
     from .agents import limits as agent_limits
@@ -147,7 +147,7 @@ if TYPE_CHECKING:  # for type checkers: the same names, eagerly
     from .reconcile import OUTSIDE, reconcile_bot
     from .recall import HEADER as RECALL_HEADER
     from .recall import MIN_MESSAGE_CHARS, Hit, Note, RecallResult, content_words, fold, parse_when
-    from .ops import SearchResult, forget, move_overflow, prefer, remember, undo_overflow
+    from .ops import SearchResult, forget, forget_everywhere, move_overflow, prefer, remember, undo_overflow
     from .ops import recall as recall_notes
     from .ops import search as session_search
     from .ops import tidy as tidy_up
