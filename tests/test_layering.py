@@ -53,7 +53,8 @@ LAYERS = [
     "mcp_server",   # botmemory mcp: the tools over MCP (the SDK loads only here)
     "connect",      # botmemory connect: entries in the agents' settings files
     "hooks",        # botmemory hook claude-code
-    "cli",          # the command line
+    "commands",     # the command line's commands: one function each, calling the operations
+    "cli",          # the command line: parsing, exit codes
 ]
 
 
