@@ -51,10 +51,15 @@ _export("turns", "TURN_TIMEOUT_S", "Turn", "expire_turns", "log_line", "open_tur
         "turn_end", "turn_open")
 _export("watcher", "Watcher")
 _export("tidy", "TidyReport", tidy_bot="tidy")  # not "tidy": the module
+_export("capture", "CaptureReport", "capture_due", "last_capture", "learned_lines", "note_turn", "remove_learned",
+        capture_now="capture")  # not "capture": the module
+_export("organize", "OrganizeReport", organize_memory="organize")
 _export("upkeep", "UpkeepState", "heavy_line", "read_state", "run_due", "tidy_now")
 
 __all__ = [  # the same names as _NAMES (tests/test_layering.py checks)
-    "AMBER_AT", "ARCHIVE_FILE", "Actor", "BadInput", "Block", "BlockKind", "BotMemoryError", "BotSettings", "Busy",
+    "AMBER_AT", "ARCHIVE_FILE", "Actor", "CaptureReport", "OrganizeReport", "capture_due", "capture_now",
+    "last_capture", "learned_lines", "note_turn", "organize_memory", "remove_learned",
+    "BadInput", "Block", "BlockKind", "BotMemoryError", "BotSettings", "Busy",
     "Change", "Conflict", "DEFAULT_TIDY_HOUR", "Document", "FileKind", "FileText", "ForgetResult", "Frontmatter",
     "Gauge", "Home", "Journal", "LOG_DIR", "Level", "MAX_FILE_BYTES", "MEMORY_FILE", "MEMORY_MAX_BYTES",
     "MEMORY_MAX_LINES", "MIN_MESSAGE_CHARS", "Memory", "Note", "ONLY_FIRST_LINES", "OUTSIDE", "PreferResult",
@@ -108,6 +113,10 @@ if TYPE_CHECKING:  # for type checkers: the same names, eagerly
     from .safeio import RACY_NS, MAX_FILE_BYTES, FileText, atomic_write, read_file, text_hash
     from .shadows import Shadow, Shadows
     from .store import Actor, Change, Store, Write
+    from .capture import CaptureReport, capture_due, last_capture, learned_lines, note_turn, remove_learned
+    from .capture import capture as capture_now
+    from .organize import OrganizeReport
+    from .organize import organize as organize_memory
     from .tidy import TidyReport
     from .tidy import tidy as tidy_bot
     from .turns import (TURN_TIMEOUT_S, Turn, expire_turns, log_line, open_turns, scan, turn_begin, turn_end,

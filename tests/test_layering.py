@@ -40,6 +40,8 @@ LAYERS = [
     "turns",        # turns, the day's log line, scan
     "watcher",      # the live watcher
     "tidy",         # the tidy-up
+    "capture",      # noticing facts from turns, About me lines
+    "organize",     # MEMORY.md detail filed into topics
     "upkeep",       # scheduling the tidy-up, the heavy notice
     "cli",          # the command line
 ]
