@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from . import config, entries as E
-from .capture import find_topic, normalise, parse_json_answer, topic_header, topic_slug
+from .capture import find_topic, list_topics, normalise, parse_json_answer, topic_header, topic_slug
 from .entries import append_text
 from .errors import BotMemoryError, Conflict
 from .frontmatter import Frontmatter
@@ -246,8 +246,6 @@ def organize(mem: Memory, bot: str, *, helper: TextModel | None = None) -> Organ
     report.offered = len(listed)
     if not listed:
         return report
-    from .loader import topics as list_topics
-
     topics = list_topics(mem, bot)
     names = ", ".join(t.path.removeprefix("memory/").removesuffix(".md") for t in topics[:200]) or "(none)"
     lines = []
@@ -283,8 +281,6 @@ def _apply(mem: Memory, bot: str, moves: list[Move], report: OrganizeReport) -> 
         if ft is None or not ft.valid:
             return
         doc = E.parse(ft.text)
-        from .loader import topics as list_topics
-
         topics = list_topics(mem, bot)
         taken: set[int] = set()
         texts: dict[str, tuple[str, str | None]] = {}

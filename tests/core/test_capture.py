@@ -462,3 +462,50 @@ def test_cli_bad_input(mem, tmp_path, capsys):
     assert main(["--root", root, "turn", "end", BOT, turn_id, "--transcript", str(path), "--started-by", "x"]) == 2
     assert main(["--root", root, "capture", "nobody"]) == 2
     assert main(["--root", root, "learned", "--remove", "- no such line"]) == 2
+
+
+# ----- the topic list (read without YAML when simple, kept between batches)
+
+
+@pytest.mark.parametrize("head", [
+    "title: Travel\naliases: [trips, flights]",
+    'title: "Acme Corp"\naliases: ["acme", "the client"]',
+    "title: Travel\ndescription: Trips and flights\naliases: trips",
+    "title: yes\naliases: [on, 12]",
+    "title: 'quoted'\naliases:\n  - a\n  - b",
+    "title: a: b",
+    "title: Travel # comment",
+    "title: [broken",
+    "aliases: []\ntitle: Food",
+])
+def test_the_quick_frontmatter_reads_what_yaml_reads(head):
+    text = f"---\n{head}\n---\n# x\n"
+    quick = C.quick_frontmatter(text)
+    assert quick is False or quick == frontmatter.read(text)
+
+
+def test_the_topic_list_is_kept_and_read_again_when_a_topic_changes(mem, monkeypatch):
+    import os
+    import time as _time
+
+    ws = mem.home.workspace(BOT)
+    (ws / "memory" / "travel.md").write_text(TRAVEL_TEXT, encoding="utf-8")
+    old = _time.time() - 3600
+    os.utime(ws / "memory" / "travel.md", (old, old))
+    (first,) = C.list_topics(mem, BOT)
+    assert first.frontmatter.aliases == ("trips", "flights")
+    assert "trips" in C.topic_cache_file(mem.home, BOT).read_text()
+    calls = []
+    monkeypatch.setattr(C, "_read_frontmatter", lambda *a: calls.append(a) or None)
+    assert C.list_topics(mem, BOT) == [first] and calls == []       # kept: not read again
+    (ws / "memory" / "travel.md").write_text(TRAVEL_TEXT.replace("trips", "journeys"), encoding="utf-8")
+    C.list_topics(mem, BOT)
+    assert len(calls) == 1                                          # changed: read again
+
+
+def test_the_simple_form_is_read_without_yaml():
+    assert C.quick_frontmatter('---\ntitle: "Acme Corp"\naliases: ["acme", the client]\n---\n') == \
+        frontmatter.Frontmatter("Acme Corp", None, ("acme", "the client"))
+    assert C.quick_frontmatter(C.topic_header("Sam's \"big\" trip", ["a: b", "x"])) is False   # YAML reads it
+    text = C.topic_header("Acme, Inc.", ["client", "Acme"])
+    assert frontmatter.read(text) == frontmatter.Frontmatter("Acme, Inc.", None, ("client", "Acme"))
