@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from . import config, entries as E
-from .capture import find_topic, list_topics, normalise, parse_json_answer, topic_header, topic_slug
+from .filing import find_topic, list_topics, normalise, parse_json_answer, topic_header, topic_slug
 from .entries import append_text
 from .errors import BotMemoryError, Conflict
 from .frontmatter import Frontmatter

@@ -40,15 +40,27 @@ LAYERS = [
     "turns",        # turns, the day's log line, scan
     "watcher",      # the live watcher
     "tidy",         # the tidy-up
-    "capture",      # noticing facts from turns, About me lines
+    "filing",       # topic names, the topic list, headers, model answers (capture and organizing)
     "organize",     # MEMORY.md detail filed into topics
+    "capture",      # noticing facts from turns, About me lines (then organizing)
     "upkeep",       # scheduling the tidy-up, the heavy notice
+    "mcp_tools",    # the agents' memory tools (through the surface)
+    "mcp_server",   # botmemory mcp: the tools over MCP (the SDK loads only here)
+    "connect",      # botmemory connect: entries in the agents' settings files
+    "hooks",        # botmemory hook claude-code
     "cli",          # the command line
 ]
 
 
 def _core_imports(path: Path) -> set[str]:
-    """The botmemory.core modules *path* (a core module) imports, anywhere in the file."""
+    """The botmemory.core modules *path* (a core module) imports, anywhere in the file.
+
+    A public name taken from the surface (``from . import Memory``) counts as its module.
+    """
+    return {surface._NAMES[n][0] if n in surface._NAMES else n for n in _raw_imports(path)}
+
+
+def _raw_imports(path: Path) -> set[str]:
     out: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.ImportFrom):

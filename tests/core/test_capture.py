@@ -496,7 +496,9 @@ def test_the_topic_list_is_kept_and_read_again_when_a_topic_changes(mem, monkeyp
     assert first.frontmatter.aliases == ("trips", "flights")
     assert "trips" in C.topic_cache_file(mem.home, BOT).read_text()
     calls = []
-    monkeypatch.setattr(C, "_read_frontmatter", lambda *a: calls.append(a) or None)
+    from botmemory.core import filing
+
+    monkeypatch.setattr(filing, "_read_frontmatter", lambda *a: calls.append(a) or None)
     assert C.list_topics(mem, BOT) == [first] and calls == []       # kept: not read again
     (ws / "memory" / "travel.md").write_text(TRAVEL_TEXT.replace("trips", "journeys"), encoding="utf-8")
     C.list_topics(mem, BOT)
