@@ -172,11 +172,12 @@ def _find(chats: list[dict[str, Any]], bot: str, chat: str, room: bool) -> dict[
 
 def note_turn(mem: Memory, bot: str, turn_id: str, chat: str, transcript: str | os.PathLike[str], *,
               failed: bool = False, started_by: str = "person", room: bool = False,
-              now: float | None = None) -> str | None:
+              now: float | None = None, start: int | None = None) -> str | None:
     """Keep an ended turn for capture. Returns why it is not kept (None when it is).
 
     Never reads the transcript's words: only its size, so the turn's part is
-    known later. A missing transcript is bad input (exit 2).
+    known later (from *start* when the caller knows where the turn began, as
+    the Claude Code hook does). A missing transcript is bad input (exit 2).
     """
     check_bot_id(bot)
     if started_by not in STARTERS:
@@ -201,16 +202,18 @@ def note_turn(mem: Memory, bot: str, turn_id: str, chat: str, transcript: str | 
     with _pending_lock(mem.home):
         chats = read_pending(mem.home)
         entry = _find(chats, bot, chat, room)
-        start = 0
+        begin = 0
         if entry is not None:
             same = [t for t in entry["turns"] if t["transcript"] == str(path)]
             if same and st.st_size > same[-1]["end"]:
-                start = same[-1]["end"]
+                begin = same[-1]["end"]
             chats.remove(entry)
         else:
             entry = {"bot": bot, "chat": chat, "room": room, "attempts": 0, "turns": []}
+        if start is not None and 0 <= start <= st.st_size:
+            begin = start
         if not any(t["id"] == turn_id for t in entry["turns"]):
-            entry["turns"].append({"id": turn_id, "transcript": str(path), "start": start, "end": st.st_size,
+            entry["turns"].append({"id": turn_id, "transcript": str(path), "start": begin, "end": st.st_size,
                                    "at": at})
         chats.append(entry)          # the newest chat last: the oldest go first past the limit
         _write_pending(mem.home, chats)

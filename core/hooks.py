@@ -15,7 +15,8 @@ stderr, which Claude Code shows in its debug log, and to
   folder's topic files and over the bound workspace (``--bot``).
 - ``Stop``: ends the session's open turn (``last_assistant_message`` as what
   was said): what changed in the folder meanwhile is Claude's work in that
-  session. ``SessionEnd`` closes whatever the session left open.
+  session; the turn waits for capture (core/capture.py) as its part of
+  ``transcript_path``, from where the transcript ended when the prompt came. ``SessionEnd`` closes whatever the session left open.
 
 The auto memory folder is ``<claude dir>/projects/<cwd, every non-alphanumeric
 character as '-'>/memory/`` (``$CLAUDE_CONFIG_DIR``, else ``~/.claude``), or
@@ -229,11 +230,26 @@ def _session_file(home: Home, session: str) -> Path:
     return _sessions_dir(home) / (re.sub(r"[^A-Za-z0-9_-]", "_", session)[:120] + ".json")
 
 
-def _save_turn(home: Home, session: str, bot: str, turn: str) -> None:
-    atomic_write(_session_file(home, session), json.dumps({"bot": bot, "turn": turn}).encode("utf-8"))
+def _save_turn(home: Home, session: str, bot: str, turn: str, chat: str = "",
+               transcript_start: int | None = None) -> None:
+    atomic_write(_session_file(home, session), json.dumps(
+        {"bot": bot, "turn": turn, "chat": chat, "transcript_start": transcript_start}).encode("utf-8"))
 
 
-def _end_turn(mem: Memory, session: str, said: str | None) -> None:
+def _transcript_size(event: Mapping[str, Any]) -> int | None:
+    path = event.get("transcript_path")
+    if not isinstance(path, str) or not path:
+        return None
+    try:
+        st = os.stat(path, follow_symlinks=False)
+    except OSError:
+        return None
+    return st.st_size if stat.S_ISREG(st.st_mode) else None
+
+
+def _end_turn(mem: Memory, session: str, said: str | None, transcript: str | None = None) -> None:
+    """End the session's open turn; with *transcript* (a Stop's ``transcript_path``), hand the turn to capture:
+    its part of Claude Code's transcript is what was appended since the prompt."""
     path = _session_file(mem.home, session)
     ft = read_file(path)
     if ft is None:
@@ -243,6 +259,13 @@ def _end_turn(mem: Memory, session: str, said: str | None) -> None:
     try:
         data = json.loads(ft.text)
         turn_end(mem, str(data["bot"]), str(data["turn"]), said)
+        start = data.get("transcript_start")
+        if transcript and isinstance(start, int) and isinstance(data.get("chat"), str) and data["chat"]:
+            from . import note_turn
+
+            why = note_turn(mem, str(data["bot"]), str(data["turn"]), data["chat"], transcript, start=start)
+            if why:
+                logger.info("the turn of session %s is not captured: %s", session, why)
     except (ValueError, KeyError, BotMemoryError) as e:
         logger.info("the turn of session %s was already closed: %s", session, e)
     finally:
@@ -319,7 +342,8 @@ def user_prompt(mem: Memory, event: Mapping[str, Any], bot: str | None, budget: 
 
         try:
             _end_turn(mem, session, None)       # a turn the last Stop did not close
-            _save_turn(mem.home, session, tracked, turn_begin(mem, tracked, f"Claude Code {session[:8]}"))
+            chat = f"Claude Code {session[:8]}"
+            _save_turn(mem.home, session, tracked, turn_begin(mem, tracked, chat), chat, _transcript_size(event))
         except BotMemoryError as e:
             logger.warning("could not open a turn for %s: %s", tracked, e)
 
@@ -357,7 +381,9 @@ def handle(mem: Memory | None, raw: str, bot: str | None = None, budget: float |
             return user_prompt(mem, event, bot, left)
         if name in ("Stop", "SubagentStop", "SessionEnd") and event.get("session_id"):
             said = event.get("last_assistant_message") if name != "SessionEnd" else None
-            _end_turn(mem, str(event["session_id"]), said if isinstance(said, str) else None)
+            transcript = event.get("transcript_path") if name == "Stop" else None   # the person's turn, for capture
+            _end_turn(mem, str(event["session_id"]), said if isinstance(said, str) else None,
+                      transcript if isinstance(transcript, str) and transcript else None)
         return ""
     except Exception as e:  # noqa: BLE001 - a hook never fails the person: it logs and answers nothing
         log_error(mem.home if mem else None, f"hook claude-code: {type(e).__name__}: {e}")

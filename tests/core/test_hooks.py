@@ -211,3 +211,31 @@ def test_the_cli_answers_session_start(tmp_path, claude):
                        input=ev("session_start", the_project(tmp_path)), capture_output=True, text=True, timeout=60)
     assert p.returncode == 0
     assert context(p.stdout).startswith("1 of the 201 lines")
+
+
+def test_stop_hands_the_turn_to_capture_with_only_its_part_of_the_transcript(tmp_path, claude, mem):
+    from botmemory.core import capture as C
+
+    ws = mem.home.workspace(BOT)
+    project = the_project(tmp_path)
+    (project / ".claude").mkdir()
+    (project / ".claude" / "settings.json").write_text(json.dumps({"autoMemoryDirectory": str(ws)}))
+    transcript = tmp_path / "session.jsonl"
+
+    def say(*lines: dict[str, Any]) -> None:
+        with open(transcript, "a", encoding="utf-8") as f:
+            f.writelines(json.dumps(line) + "\n" for line in lines)
+
+    say({"type": "user", "message": {"role": "user", "content": "an earlier turn: I live in Pune"}})
+    handle(mem, ev("user_prompt_submit", project, transcript_path=str(transcript)))
+    say({"type": "user", "message": {"role": "user", "content": "I'm vegetarian"}},
+        {"type": "user", "isMeta": True, "message": {"role": "user", "content": "<local-command>"}},
+        {"type": "user", "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "t1", "content": "I am a tool's output"}]}},
+        {"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text": "Noted."}]}})
+    handle(mem, ev("stop", project, transcript_path=str(transcript)))
+    (chat,) = C.read_pending(mem.home)
+    assert chat["chat"] == "Claude Code abc123"
+    (turn,) = chat["turns"]
+    msgs, _ = C.read_turn(turn["transcript"], turn["start"], turn["end"])
+    assert [(m.role, m.text) for m in msgs if m.text] == [("person", "I'm vegetarian"), ("bot", "Noted.")]
