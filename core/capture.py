@@ -68,7 +68,7 @@ from .frontmatter import Frontmatter
 from .helper import HelperError, TextModel, log_once, resolve
 from .memory import Memory
 from .paths import ARCHIVE_FILE, MEMORY_FILE, Home, check_bot_id
-from .redact import contains_secret
+from .redact import contains_secret, redact
 from .safeio import WorkspaceLock, atomic_write, read_file
 from .store import Actor, Change, Write
 from .update import is_forgotten, make_room, read_learned
@@ -568,7 +568,8 @@ class CaptureReport:
     organized: dict[str, Any] | None = None
 
     def skip(self, what: str, reason: str) -> None:
-        self.skipped.append({"what": what, "reason": reason})
+        """Note a skip; redacted, since the report is kept outside the workspace (a skipped fact may be a secret)."""
+        self.skipped.append({"what": redact(what), "reason": redact(reason)})
 
     @property
     def rows(self) -> list[str]:
@@ -881,12 +882,19 @@ def _finish(mem: Memory, done: Sequence[dict[str, Any]]) -> None:
 
 def capture_due(mem: Memory, now: float | None = None, *,
                 helper: TextModel | None = None) -> dict[str, dict[str, Any]]:
-    """Capture every bot's chats that are due (quiet long enough, or six turns): the reports by bot."""
+    """Capture every bot's chats that are due (quiet long enough, or six turns): the reports by bot.
+
+    Never while a turn of the bot is open: its chats wait for the next check.
+    """
     now = time.time() if now is None else now
     quiet = quiet_seconds(mem.home)
     bots = sorted({c["bot"] for c in due_chats(read_pending(mem.home), now, quiet)})
     out: dict[str, dict[str, Any]] = {}
+    from .turns import turn_open
+
     for bot in bots:
+        if turn_open(mem, bot):      # the bot is working: its chats wait for the next check
+            continue
         try:
             out[bot] = capture(mem, bot, helper=helper, due_only=True, now=now).as_dict()
         except BotMemoryError as e:

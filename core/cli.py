@@ -342,7 +342,9 @@ def cmd_turn_end(mem: Memory, args: argparse.Namespace) -> None:
 
 def cmd_capture(mem: Memory, args: argparse.Namespace) -> None:
     from .capture import capture, summary
+    from .tidy import check_allowed
 
+    check_allowed(mem, args.bot)     # memory or its upkeep off: refused (exit 4), like tidy
     report = capture(mem, args.bot, organize=not args.no_organize)
     _out(args, report.as_dict(), summary(report))
 

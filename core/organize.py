@@ -41,7 +41,7 @@ from .frontmatter import Frontmatter
 from .helper import HelperError, TextModel, log_once, resolve
 from .memory import Memory
 from .paths import MEMORY_FILE, Home, check_bot_id
-from .redact import contains_secret
+from .redact import contains_secret, redact
 from .safeio import atomic_write, read_file, text_hash
 from .store import Actor, Change, Write
 
@@ -66,7 +66,8 @@ class OrganizeReport:
     helper: str | None = None
 
     def skip(self, what: str, reason: str) -> None:
-        self.skipped.append({"what": what, "reason": reason})
+        """Note a skip, redacted: the report is kept outside the workspace."""
+        self.skipped.append({"what": redact(what), "reason": redact(reason)})
 
     @property
     def rows(self) -> list[str]:
@@ -308,7 +309,7 @@ def _apply(mem: Memory, bot: str, moves: list[Move], report: OrganizeReport) -> 
             text, h = texts[rel]
             texts[rel] = (append_text(text, "\n".join(m.block.lines)), h)
             taken.add(i)
-            report.moved.append({"line": m.block.first_line, "file": rel})
+            report.moved.append({"line": redact(m.block.first_line), "file": rel})
         if not taken:
             return
         doc.blocks = [b for j, b in enumerate(doc.blocks) if j not in taken]

@@ -276,6 +276,7 @@ def test_hostile_answers_are_skipped_each_with_its_reason(mem, tmp_path, model):
     assert "secret" in reasons[6] and "forget" in reasons[7] and "quoted" in reasons[8]
     assert reasons[9:] == ["not a fact object", "no text"]
     assert "Mumbai" not in text(mem, MEMORY_FILE) and "sk-ant" not in text(mem, MEMORY_FILE)
+    assert "q7Hk2LmN9" not in C.last_file(mem.home, BOT).read_text()     # the kept report holds no secret
     assert mem.home.topics(BOT) == []
 
 
@@ -433,6 +434,9 @@ def test_capture_due_runs_only_quiet_or_full_chats(mem, tmp_path, model):
     a_turn(mem, tmp_path, ("person", "I'm vegetarian"), now=1000.0)
     model.answer = lambda seen: facts(fact("The person is vegetarian", quote="I'm vegetarian"))
     assert C.capture_due(mem, now=1060.0) == {}
+    working = turn_begin(mem, BOT, "Other")
+    assert C.capture_due(mem, now=1120.0) == {}                # never while the bot is working
+    turn_end(mem, BOT, working)
     out = C.capture_due(mem, now=1120.0)
     assert out[BOT]["filed"] == [{"fact": "The person is vegetarian", "file": MEMORY_FILE}]
 
@@ -461,6 +465,9 @@ def test_cli_bad_input(mem, tmp_path, capsys):
     path = write_transcript(tmp_path / "t.jsonl", ("person", "hi"))
     assert main(["--root", root, "turn", "end", BOT, turn_id, "--transcript", str(path), "--started-by", "x"]) == 2
     assert main(["--root", root, "capture", "nobody"]) == 2
+    config.set_bot_setting(mem.home, BOT, "upkeep", False)
+    assert main(["--root", root, "capture", BOT]) == 4
+    assert "upkeep is switched off" in capsys.readouterr().err
     assert main(["--root", root, "learned", "--remove", "- no such line"]) == 2
 
 
