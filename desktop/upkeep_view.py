@@ -158,7 +158,9 @@ class UpkeepView(QWidget):
         self.upkeep_switch = QCheckBox("Memory upkeep")
         self.upkeep_help = QLabel(
             "Every night after the tidy hour: expired entries move to the archive, exact duplicates go, "
-            "and — with a helper model — contradictions are struck through. Every change can be undone.")
+            "and — with a helper model — contradictions are struck through. With a helper model it also notices "
+            "facts in your chats (after two quiet minutes or six turns) and files detail from MEMORY.md into "
+            "topics. Every change can be undone.")
         for lab in (self.memory_help, self.upkeep_help):
             lab.setWordWrap(True)
             lab.setStyleSheet("color: #666; margin-left: 22px;")
