@@ -26,8 +26,7 @@ topic list, asks for ``{"facts": [{"text", "target", "topic", "aliases",
 (:func:`check_fact`) and skipped, with its reason in the report, when: a fact
 about the person or a preference has no quote really in the person's words
 (whitespace and quote marks normalised); a number, path or URL of the entry is
-not in its quotes (in the batch's words for a decision or outcome without a
-quote); its quote is a question, a task or a "suppose…"; it looks like a
+not in its quotes (so a decision or outcome without a quote holds none); its quote is a question, a task or a "suppose…"; it looks like a
 secret (core/redact.py's detector); it mentions forgotten words; it was
 removed from About me before; it is already noted. Then:
 
@@ -86,6 +85,8 @@ MAX_PROMPT_TURN_CHARS = 40_000
 MAX_PROMPT_MEMORY_CHARS = 24_000
 MAX_PROMPT_TOPICS_CHARS = 8_000
 MAX_FACTS = 40
+MAX_ABOUT_ME_CHARS = 300
+CLAIM_SECONDS = 300         # another live process's batch is left alone this long
 MAX_ATTEMPTS = 2            # a batch is tried once more after a crash or a failing helper
 ROLES = ("person", "bot", "other-person", "other-bot")
 STARTERS = ("person", "bot", "harness", "routine", "webhook")
@@ -451,13 +452,15 @@ def check_fact(item: object, batch: Batch, home: Home, today: date) -> Fact | st
             problem = quote_problem(q)
             if problem:
                 return problem
-    source = " ".join(normalise(q) for q in quotes) if quotes else batch.everyone
+    source = " ".join(normalise(q) for q in quotes)
     for tok in anchors(text):
         if normalise(tok) not in source:
             what = "URL" if "://" in tok else "path" if ("/" in tok or "\\" in tok) and not tok[0].isdigit() \
                 else "number"
-            return f"the {what} {tok} is not in {'its quotes' if quotes else 'the chat'}"
+            return f"the {what} {tok} is not in {'its quotes' if quotes else 'a quote'}"
     if target == "about-me":
+        if len(text) > MAX_ABOUT_ME_CHARS:
+            return f"an About me line is at most {MAX_ABOUT_ME_CHARS} characters"
         if not own:
             return "About me takes only the person's own words"
         if batch.has_other_person:
@@ -816,7 +819,9 @@ def capture(mem: Memory, bot: str, *, helper: TextModel | None = None, due_only:
             _write_pending(mem.home, [c for c in chats if c not in mine])
             return report
         dropped = []
+        mine = [c for c in mine if not _claimed_elsewhere(c, now)]
         for c in mine:
+            c["claim"] = [os.getpid(), now]   # another process (the app and `watch` on one home) leaves it alone
             if c["room"] and not room_capture(mem.home):
                 report.skip(_where(c), "Learn from group chats is switched off; the room's turns were dropped")
                 dropped.append(c)
@@ -859,6 +864,24 @@ def capture(mem: Memory, bot: str, *, helper: TextModel | None = None, due_only:
             report.organized = {"error": str(e)}
     _save_last(mem, report)
     return report
+
+
+def _claimed_elsewhere(chat: dict[str, Any], now: float) -> bool:
+    """Is another live process capturing this chat right now?"""
+    claim = chat.get("claim")
+    if not (isinstance(claim, list) and len(claim) == 2 and isinstance(claim[0], int)
+            and isinstance(claim[1], (int, float))):
+        return False
+    pid, at = claim
+    if pid == os.getpid() or now - at > CLAIM_SECONDS:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False                     # it died: the batch is retried
+    except OSError:
+        return True                      # alive, another user's
+    return True
 
 
 def _finish(mem: Memory, done: Sequence[dict[str, Any]]) -> None:

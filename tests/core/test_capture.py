@@ -518,3 +518,28 @@ def test_the_simple_form_is_read_without_yaml():
     assert C.quick_frontmatter(C.topic_header("Sam's \"big\" trip", ["a: b", "x"])) is False   # YAML reads it
     text = C.topic_header("Acme, Inc.", ["client", "Acme"])
     assert frontmatter.read(text) == frontmatter.Frontmatter("Acme, Inc.", None, ("client", "Acme"))
+
+
+def test_a_decision_without_a_quote_holds_no_number_and_about_me_lines_are_short(mem, tmp_path, model):
+    a_turn(mem, tmp_path, ("person", "Let's ship the release on 14 May. I'm a night owl"))
+    model.answer = lambda seen: facts(
+        fact("The release ships on 14 May", "topic", "decision", topic="release"),
+        fact("Ships the release", "topic", "decision", topic="release"),
+        fact("Is a night owl " + "and more " * 40, "about-me", quote="I'm a night owl"))
+    r = C.capture(mem, BOT, organize=False)
+    assert [s["reason"] for s in r.skipped] == ["the number 14 is not in a quote",
+                                                "an About me line is at most 300 characters"]
+    assert r.filed == [{"fact": "Ships the release", "file": "memory/release.md"}]
+
+
+def test_a_batch_another_live_process_is_capturing_is_left_alone(mem, tmp_path, model):
+    import os
+
+    a_turn(mem, tmp_path, ("person", "I'm vegetarian"))
+    chats = C.read_pending(mem.home)
+    chats[0]["claim"] = [os.getppid(), 1e12]            # the parent process: alive, and just now
+    C._write_pending(mem.home, chats)
+    r = C.capture(mem, BOT, organize=False, now=1e12 + 1)
+    assert r.chats == [] and model.seen == [] and len(C.read_pending(mem.home)) == 1
+    r = C.capture(mem, BOT, organize=False, now=1e12 + C.CLAIM_SECONDS + 1)     # a stale claim is taken over
+    assert r.chats == ['chat "Plans"']
