@@ -26,8 +26,8 @@ topic list, asks for ``{"facts": [{"text", "target", "topic", "aliases",
 (:func:`check_fact`) and skipped, with its reason in the report, when: a fact
 about the person or a preference has no quote really in the person's words
 (whitespace and quote marks normalised); a number, path or URL of the entry is
-not in its quotes (so a decision or outcome without a quote holds none); its quote is a question, a task or a "suppose…"; it looks like a
-secret (core/redact.py's detector); it mentions forgotten words; it was
+not in its quotes (so a decision or outcome without a quote holds none); its
+quote is a question, a task or a "suppose…"; it looks like a secret (core/redact.py's detector); it mentions forgotten words; it was
 removed from About me before; it is already noted. Then:
 
 - ``memory``: a dated ``(noticed)`` entry in MEMORY.md through the budget rule
