@@ -191,6 +191,9 @@ def note_turn(mem: Memory, bot: str, turn_id: str, chat: str, transcript: str | 
         raise BadInput(f"the transcript {str(path)!r} cannot be read: {e.strerror}") from None
     if not os.path.isfile(path) or os.path.islink(path):
         raise BadInput(f"the transcript {str(path)!r} is not a regular file")
+    layout = mem.home.layout(bot)
+    if layout is not None and layout.writes_own_memory:
+        return f"capture does not apply to {bot}: {layout.refusal}"
     if failed:
         return "a failed turn is never read"
     if started_by != "person":
@@ -806,6 +809,11 @@ def capture(mem: Memory, bot: str, *, helper: TextModel | None = None, due_only:
     """Capture *bot*'s pending chats now (or only the due ones), then organize MEMORY.md."""
     mem.home.require_bot(bot)
     report = CaptureReport(bot)
+    layout = mem.home.layout(bot)
+    if layout is not None and layout.writes_own_memory:       # its agent writes its own memory
+        report.skip(bot, f"capture does not apply: {layout.refusal}")
+        _finish(mem, [c for c in read_pending(mem.home) if c["bot"] == bot])
+        return report
     s = config.bot_settings(mem.home, bot)
     now = time.time() if now is None else now
     with _pending_lock(mem.home):

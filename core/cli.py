@@ -439,6 +439,7 @@ def cmd_capture(mem: Memory, args: argparse.Namespace) -> None:
     from .capture import capture, summary
     from .tidy import check_allowed
 
+    _refuse_for_agent(mem, args.bot, "capture")
     check_allowed(mem, args.bot)     # memory or its upkeep off: refused (exit 4), like tidy
     report = capture(mem, args.bot, organize=not args.no_organize)
     _out(args, report.as_dict(), summary(report))
@@ -448,6 +449,7 @@ def cmd_organize(mem: Memory, args: argparse.Namespace) -> None:
     from .organize import organize, summary
     from .tidy import check_allowed
 
+    _refuse_for_agent(mem, args.bot, "organize")
     check_allowed(mem, args.bot)
     report = organize(mem, args.bot)
     _out(args, report.as_dict(), summary(report))

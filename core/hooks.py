@@ -15,8 +15,9 @@ stderr, which Claude Code shows in its debug log, and to
   folder's topic files and over the bound workspace (``--bot``).
 - ``Stop``: ends the session's open turn (``last_assistant_message`` as what
   was said): what changed in the folder meanwhile is Claude's work in that
-  session; the turn waits for capture (core/capture.py) as its part of
-  ``transcript_path``, from where the transcript ended when the prompt came. ``SessionEnd`` closes whatever the session left open.
+  session; the turn waits for capture (core/capture.py) by the bound bot
+  (``--bot``; else the tracked folder's bot, when botmemory may write it) as
+  its part of ``transcript_path``, from where it ended when the prompt came. ``SessionEnd`` closes whatever the session left open.
 
 The auto memory folder is ``<claude dir>/projects/<cwd, every non-alphanumeric
 character as '-'>/memory/`` (``$CLAUDE_CONFIG_DIR``, else ``~/.claude``), or
@@ -230,10 +231,12 @@ def _session_file(home: Home, session: str) -> Path:
     return _sessions_dir(home) / (re.sub(r"[^A-Za-z0-9_-]", "_", session)[:120] + ".json")
 
 
-def _save_turn(home: Home, session: str, bot: str, turn: str, chat: str = "",
-               transcript_start: int | None = None) -> None:
+def _save_turn(home: Home, session: str, bot: str | None, turn: str | None, chat: str = "",
+               transcript_start: int | None = None, capture_bot: str | None = None) -> None:
+    """The session's open turn (of a tracked folder), and where its transcript stood, for capture by the bound bot."""
     atomic_write(_session_file(home, session), json.dumps(
-        {"bot": bot, "turn": turn, "chat": chat, "transcript_start": transcript_start}).encode("utf-8"))
+        {"bot": bot, "turn": turn, "chat": chat, "transcript_start": transcript_start,
+         "capture_bot": capture_bot}).encode("utf-8"))
 
 
 def _transcript_size(event: Mapping[str, Any]) -> int | None:
@@ -258,15 +261,21 @@ def _end_turn(mem: Memory, session: str, said: str | None, transcript: str | Non
 
     try:
         data = json.loads(ft.text)
-        turn_end(mem, str(data["bot"]), str(data["turn"]), said)
-        start = data.get("transcript_start")
-        if transcript and isinstance(start, int) and isinstance(data.get("chat"), str) and data["chat"]:
+        if not isinstance(data, dict):
+            raise TypeError("not a session record")
+        if isinstance(data.get("bot"), str) and isinstance(data.get("turn"), str):
+            turn_end(mem, data["bot"], data["turn"], said)
+        start, chat = data.get("transcript_start"), data.get("chat")
+        who = data.get("capture_bot") or data.get("bot")
+        if transcript and isinstance(start, int) and isinstance(chat, str) and chat and isinstance(who, str):
             from . import note_turn
+            from .store import new_change_id
 
-            why = note_turn(mem, str(data["bot"]), str(data["turn"]), data["chat"], transcript, start=start)
+            turn_id = data["turn"] if isinstance(data.get("turn"), str) else new_change_id(datetime.now().astimezone())
+            why = note_turn(mem, who, turn_id, chat, transcript, start=start)
             if why:
                 logger.info("the turn of session %s is not captured: %s", session, why)
-    except (ValueError, KeyError, BotMemoryError) as e:
+    except (ValueError, TypeError, KeyError, BotMemoryError) as e:
         logger.info("the turn of session %s was already closed: %s", session, e)
     finally:
         try:
@@ -337,15 +346,16 @@ def user_prompt(mem: Memory, event: Mapping[str, Any], bot: str | None, budget: 
     prompt = str(event.get("prompt") or "")
     folder = auto_memory_dir(str(event.get("cwd") or ""))
     tracked = tracked_bot(mem, folder) if folder is not None else None
-    if tracked and session:
+    if (tracked or bot) and session:
         from . import turn_begin
 
+        chat = f"Claude Code {session[:8]}"
         try:
             _end_turn(mem, session, None)       # a turn the last Stop did not close
-            chat = f"Claude Code {session[:8]}"
-            _save_turn(mem.home, session, tracked, turn_begin(mem, tracked, chat), chat, _transcript_size(event))
+            turn = turn_begin(mem, tracked, chat) if tracked else None
+            _save_turn(mem.home, session, tracked, turn, chat, _transcript_size(event), bot)
         except BotMemoryError as e:
-            logger.warning("could not open a turn for %s: %s", tracked, e)
+            logger.warning("could not open a turn for %s: %s", tracked or bot, e)
 
     def recall() -> str:
         notes = folder_recall(folder, prompt) if folder is not None else []

@@ -225,6 +225,10 @@ def parse_moves(answer: str, doc: E.Document, listed: list[int],
 def organize(mem: Memory, bot: str, *, helper: TextModel | None = None) -> OrganizeReport:
     """One organizing pass on *bot*'s MEMORY.md (a skipped step when no helper can be used)."""
     report = OrganizeReport()
+    layout = mem.home.layout(bot)
+    if layout is not None and layout.writes_own_memory:       # its agent writes its own memory
+        report.skip(bot, f"organizing does not apply: {layout.refusal}")
+        return report
     s = config.bot_settings(mem.home, bot)
     if not (s.memory and s.upkeep):
         report.skip(bot, "memory or its upkeep is switched off")
