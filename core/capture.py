@@ -71,7 +71,7 @@ from .paths import ARCHIVE_FILE, MEMORY_FILE, Home, check_bot_id
 from .redact import contains_secret, redact
 from .safeio import WorkspaceLock, atomic_write, read_file
 from .store import Actor, Change, Write
-from .update import is_forgotten, make_room, read_learned
+from .update import learning_check, make_room, read_learned
 from .filing import (find_topic, list_topics, normalise, parse_json_answer, quick_frontmatter, topic_cache_file,
                      topic_header, topic_slug)
 
@@ -436,8 +436,9 @@ def check_fact(item: object, batch: Batch, home: Home, today: date) -> Fact | st
     about_person = kind in ("preference", "person") or target == "about-me"
     if any(contains_secret(t) for t in (text, topic, *quotes, *aliases)):
         return "looks like a secret (rejected by the secret detector)"
-    if is_forgotten(home, text):
-        return "mentions words the person asked bots to forget"
+    forgotten = learning_check(home, text)     # the one check every learning step calls
+    if forgotten:
+        return forgotten
     if about_person and not quotes:
         return "a fact about the person needs the words it rests on, quoted"
     own = True
@@ -986,14 +987,15 @@ def learned_lines(home: Home) -> list[str]:
     out = []
     for line in _about_lines(home):
         head = E.parse_block_head(line)
-        if head.kind is E.BlockKind.ENTRY and head.text.startswith("learned by ") and E.DOT in head.text:
+        if head.kind is E.BlockKind.ENTRY and ((head.source or "").startswith("learned by ")
+                                               or (head.text.startswith("learned by ") and E.DOT in head.text)):
             out.append(line)
     return sorted(out, key=lambda s: s[2:12], reverse=True)
 
 
 def remove_learned(home: Home, line: str) -> bool:
     """Take one learned line out of About me; its fact is never added again. False when it was not there."""
-    from .update import _home_lock, _write_learned
+    from .update import _home_lock, _read_learned_strict, _write_learned
 
     with _home_lock(home).held():
         ft = read_file(home.about_me)
@@ -1002,11 +1004,13 @@ def remove_learned(home: Home, line: str) -> bool:
         lines = ft.text.split("\n")
         if line not in lines:
             return False
+        data = _read_learned_strict(home)        # BadInput, nothing written, when it cannot be rewritten
+        raw = data.get("removed")
+        removed: list[Any] = raw if isinstance(raw, list) else []
+        data["removed"] = [*removed, {"line": redact(line), "fact": redact(_fact_of(line))}]
+        _write_learned(home, data)               # kept first: the fact is never added again, even after a crash
         lines.remove(line)
         atomic_write(home.about_me, "\n".join(lines).encode("utf-8"))
-        data = read_learned(home)
-        data["removed"] = [*data.get("removed", []), {"line": line, "fact": _fact_of(line)}]
-        _write_learned(home, data)
     return True
 
 

@@ -269,6 +269,13 @@ def organize(mem: Memory, bot: str, *, helper: TextModel | None = None) -> Organ
         report.skip("organizing", "the helper's answer was not the JSON asked for; nothing moved")
         return report
     moves, core = parsed
+    from .update import learning_check
+
+    for m in list(moves):      # the one check every learning step calls: a forgotten word is not filed
+        why = learning_check(mem.home, m.block.first_line)
+        if why:
+            report.skip(m.block.first_line, why)
+            moves.remove(m)
     if core:
         report.core = len(core)
         _write_judged(mem.home, bot, [*judged, *(line_key(b) for b in core)])

@@ -543,3 +543,15 @@ def test_a_batch_another_live_process_is_capturing_is_left_alone(mem, tmp_path, 
     assert r.chats == [] and model.seen == [] and len(C.read_pending(mem.home)) == 1
     r = C.capture(mem, BOT, organize=False, now=1e12 + C.CLAIM_SECONDS + 1)     # a stale claim is taken over
     assert r.chats == ['chat "Plans"']
+
+
+def test_remove_refuses_a_profile_file_it_cannot_rewrite(mem):
+    from botmemory.core.errors import BadInput
+
+    line = f"- 2026-10-15 · learned by {BOT} · Is a night owl"
+    mem.home.about_me.write_text(line + "\n", encoding="utf-8")
+    mem.home.profile_learned.write_text("{not json", encoding="utf-8")
+    with pytest.raises(BadInput):
+        C.remove_learned(mem.home, line)
+    assert mem.home.about_me.read_text() == line + "\n"                  # nothing lost
+    assert mem.home.profile_learned.read_text() == "{not json"

@@ -134,3 +134,15 @@ def test_rules_and_health_are_recognised():
         "- Whenever I say 'go', start", entry("2026-10-01", "Is diabetic"), entry("2026-10-01", "Likes jazz"),
     ]) + "\n").blocks
     assert [O.is_candidate(b) for b in blocks] == [False, False, False, False, False, True]
+
+
+def test_a_line_with_forgotten_words_is_not_filed(mem, model):
+    from botmemory.core import update
+
+    mem.store.write(BOT, MEMORY_FILE, "\n".join(LINES[:2]) + "\n", PERSON)
+    update.forget(mem.store, BOT, ["Goa"], PERSON)            # the line goes, and the word is kept
+    mem.store.write(BOT, MEMORY_FILE, "\n".join(LINES[:2]) + "\n", PERSON)   # written back by hand
+    model.answer = lambda seen: answer([(2, "family", [])])
+    r = O.organize(mem, BOT)
+    assert r.moved == [] and "asked to forget" in r.skipped[0]["reason"]
+    assert LINES[1] in mem.store.text(BOT, MEMORY_FILE) and mem.home.topics(BOT) == []
