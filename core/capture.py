@@ -684,12 +684,17 @@ def capture_batch(mem: Memory, chat: dict[str, Any], model: TextModel, report: C
     if len(items) > MAX_FACTS:
         report.skip(where, f"{len(items) - MAX_FACTS} more facts than {MAX_FACTS} in one answer; left out")
     if facts:
-        _write(mem, chat, facts, topics, report)
+        _write(mem, chat, facts, topics, memory_lines, report)
     return True
 
 
-def _write(mem: Memory, chat: dict[str, Any], facts: Sequence[Fact], topics: list[Topic],
+def _write(mem: Memory, chat: dict[str, Any], facts: Sequence[Fact], topics: list[Topic], shown: Sequence[str],
            report: CaptureReport) -> None:
+    """Write the checked facts: the workspace files in one :meth:`Store.apply` under the lock, then About me.
+
+    *shown* is MEMORY.md as numbered to the model: a ``replaces`` strikes the
+    entry whose line is the one shown, wherever it is now (never by position).
+    """
     bot, today = chat["bot"], mem.today
     source = _source(chat)
     about: list[Fact] = []
@@ -698,7 +703,6 @@ def _write(mem: Memory, chat: dict[str, Any], facts: Sequence[Fact], topics: lis
         if mem_ft is not None and not mem_ft.valid:
             raise BadInput("MEMORY.md is not valid UTF-8; botmemory will not rewrite it")
         memory_text = mem_ft.text if mem_ft else ""
-        numbered = memory_lines_of(memory_text)
         doc = E.parse(memory_text)
         moved: list[E.Block] = []
         topic_texts: dict[str, tuple[str, str | None, bool]] = {}   # rel -> (text, hash, existed)
@@ -713,8 +717,8 @@ def _write(mem: Memory, chat: dict[str, Any], facts: Sequence[Fact], topics: lis
                 if any(b.kind is E.BlockKind.ENTRY and E.fact_key(b) == key for b in doc.blocks):
                     report.skip(f.text, "already noted in MEMORY.md")
                     continue
-                if f.replaces is not None and f.replaces <= len(numbered):
-                    old = numbered[f.replaces - 1]
+                if f.replaces is not None and f.replaces <= len(shown):
+                    old = shown[f.replaces - 1]
                     for i, b in enumerate(doc.blocks):
                         if b.kind is E.BlockKind.ENTRY and b.first_line == old and old not in strikes:
                             struck = E.strike(b, today)

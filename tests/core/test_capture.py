@@ -555,3 +555,18 @@ def test_remove_refuses_a_profile_file_it_cannot_rewrite(mem):
         C.remove_learned(mem.home, line)
     assert mem.home.about_me.read_text() == line + "\n"                  # nothing lost
     assert mem.home.profile_learned.read_text() == "{not json"
+
+
+def test_a_replaced_line_is_found_by_its_text_when_memory_changed_meanwhile(mem, tmp_path, model):
+    old = entry("2026-09-01", "The person lives in Pune")
+    mem.store.write(BOT, MEMORY_FILE, old + "\n", PERSON)
+    a_turn(mem, tmp_path, ("person", "I moved to Mumbai last week"))
+
+    def answer(seen):   # a line is added above while the model reads: line 1 is no longer the one it saw
+        mem.store.write(BOT, MEMORY_FILE, entry("2026-10-14", "Likes tea") + "\n" + old + "\n", PERSON)
+        return facts(fact("The person lives in Mumbai", quote="I moved to Mumbai", replaces=1))
+
+    model.answer = answer
+    C.capture(mem, BOT, organize=False)
+    out = text(mem, MEMORY_FILE).splitlines()
+    assert out[0] == entry("2026-10-14", "Likes tea") and out[1].startswith("- ~~2026-09-01")
