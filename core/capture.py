@@ -71,7 +71,7 @@ from .paths import ARCHIVE_FILE, MEMORY_FILE, Home, check_bot_id
 from .redact import contains_secret, redact
 from .safeio import WorkspaceLock, atomic_write, read_file
 from .store import Actor, Change, Write
-from .update import learning_check, make_room, read_learned
+from .update import is_removed, learning_check, make_room
 from .filing import (find_topic, list_topics, normalise, parse_json_answer, quick_frontmatter, topic_cache_file,
                      topic_header, topic_slug)
 
@@ -385,7 +385,6 @@ class Batch:
     everyone: str
     has_other_person: bool
     room: bool
-    removed: tuple[str, ...]        # About me lines removed before (normalised facts)
     memory_lines: tuple[str, ...]   # MEMORY.md as numbered to the model
 
 
@@ -470,7 +469,7 @@ def check_fact(item: object, batch: Batch, home: Home, today: date) -> Fact | st
             return "About me takes only the person's own words"
         if batch.has_other_person:
             return "another person's words were in this batch: nothing goes to About me"
-        if normalise(text).rstrip(".") in batch.removed:
+        if is_removed(home, text):
             return "removed from About me before; never added again"
     if target == "topic" and not topic.strip():
         return "a topic fact without a topic name"
@@ -608,16 +607,6 @@ def _fact_of(line: str) -> str:
     return normalise(body).rstrip(".")
 
 
-def removed_facts(home: Home) -> tuple[str, ...]:
-    data = read_learned(home)
-    out = []
-    for r in data.get("removed") or []:
-        line = r.get("line") if isinstance(r, dict) else r
-        if isinstance(line, str):
-            out.append(_fact_of(line))
-    return tuple(out)
-
-
 def _batch_messages(mem: Memory, chat: dict[str, Any], report: CaptureReport) -> list[Message]:
     messages: list[Message] = []
     for t in chat["turns"]:
@@ -671,7 +660,7 @@ def capture_batch(mem: Memory, chat: dict[str, Any], model: TextModel, report: C
     batch = Batch(person="\n".join(by_role["person"]), other_person="\n".join(by_role["other-person"]),
                   everyone="\n".join(normalise(m.text) for m in messages if m.role in ROLES),
                   has_other_person=bool(by_role["other-person"]), room=chat["room"],
-                  removed=removed_facts(mem.home), memory_lines=memory_lines)
+                  memory_lines=memory_lines)
     facts: list[Fact] = []
     items = data["facts"]
     for item in items[:MAX_FACTS]:
@@ -782,14 +771,13 @@ def _add_about_me(mem: Memory, bot: str, facts: Sequence[Fact], report: CaptureR
             return
         current = ft.text if ft else ""
         have = {_fact_of(line) for line in current.split("\n") if line.strip()}
-        removed = removed_facts(home)
         added = current
         for f in facts:
             key = normalise(f.text).rstrip(".")
             if key in have:
                 report.skip(f.text, "already in About me")
                 continue
-            if key in removed:
+            if is_removed(home, f.text):
                 report.skip(f.text, "removed from About me before; never added again")
                 continue
             have.add(key)
@@ -983,44 +971,9 @@ def summary(report: CaptureReport) -> str:
     return "\n".join(lines)
 
 
-# ----- About me: the lines bots added, and Remove
-
-
-def learned_lines(home: Home) -> list[str]:
-    """About me lines a bot added (``- DATE · learned by BOT · …``), newest first."""
-    out = []
-    for line in _about_lines(home):
-        head = E.parse_block_head(line)
-        if head.kind is E.BlockKind.ENTRY and ((head.source or "").startswith("learned by ")
-                                               or (head.text.startswith("learned by ") and E.DOT in head.text)):
-            out.append(line)
-    return sorted(out, key=lambda s: s[2:12], reverse=True)
-
-
-def remove_learned(home: Home, line: str) -> bool:
-    """Take one learned line out of About me; its fact is never added again. False when it was not there."""
-    from .update import _home_lock, _read_learned_strict, _write_learned
-
-    with _home_lock(home).held():
-        ft = read_file(home.about_me)
-        if ft is None or not ft.valid:
-            return False
-        lines = ft.text.split("\n")
-        if line not in lines:
-            return False
-        data = _read_learned_strict(home)        # BadInput, nothing written, when it cannot be rewritten
-        raw = data.get("removed")
-        removed: list[Any] = raw if isinstance(raw, list) else []
-        data["removed"] = [*removed, {"line": redact(line), "fact": redact(_fact_of(line))}]
-        _write_learned(home, data)               # kept first: the fact is never added again, even after a crash
-        lines.remove(line)
-        atomic_write(home.about_me, "\n".join(lines).encode("utf-8"))
-    return True
-
-
 __all__ = [
     "CaptureReport", "MAX_PENDING_CHATS", "Message", "PENDING_FILE", "TURNS_PER_BATCH", "anchors", "build_prompt",
-    "capture", "capture_due", "check_fact", "due_chats", "last_capture", "learned_lines", "normalise",
-    "note_turn", "parse_line", "quick_frontmatter", "quote_problem", "read_pending", "read_turn", "remove_learned",
+    "capture", "capture_due", "check_fact", "due_chats", "last_capture", "normalise",
+    "note_turn", "parse_line", "quick_frontmatter", "quote_problem", "read_pending", "read_turn",
     "summary", "topic_cache_file",
 ]

@@ -19,6 +19,8 @@ from .safeio import MAX_FILE_BYTES
 from .memory import Memory
 from .store import Actor
 
+DEFAULT_PORT = 8721  # server.DEFAULT_PORT (tests/core/test_server.py checks); the server loads only for `serve`
+
 logger = logging.getLogger(__name__)
 
 Handler = Callable[[Memory, argparse.Namespace], Any]
@@ -409,6 +411,33 @@ def cmd_watch(mem: Memory, args: argparse.Namespace) -> None:
         watcher.stop()
 
 
+def cmd_serve(mem: Memory, args: argparse.Namespace) -> None:
+    import os
+    import signal
+    import threading
+
+    from .server import ApiServer
+
+    stop = threading.Event()
+
+    def on_signal(signum: int, frame: Any) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGTERM, on_signal)
+    follow = not (args.today or os.environ.get("BOTMEMORY_TODAY"))
+    api = ApiServer(mem, args.port, follow_date=follow).start()
+    try:
+        _out(args, {"url": api.url, "port": api.port, "addresses": api.addresses, "token": api.token,
+                    "token_file": str(api.token_file)},
+             f"botmemory: serving {mem.home.root} on {', '.join(api.addresses)} (loopback only)\n"
+             f"token: {api.token}\n(kept in {api.token_file}; send it as 'Authorization: Bearer <token>')")
+        sys.stderr.write("botmemory: Ctrl-C stops\n")
+        stop.wait()
+    finally:
+        api.stop()
+
+
 def cmd_turn_begin(mem: Memory, args: argparse.Namespace) -> None:
     from .turns import turn_begin
 
@@ -465,15 +494,15 @@ def cmd_organize(mem: Memory, args: argparse.Namespace) -> None:
 
 
 def cmd_learned(mem: Memory, args: argparse.Namespace) -> None:
-    from .capture import learned_lines, remove_learned
+    from .profile import learned_lines, remove_learned
 
     if args.remove is not None:
-        if not remove_learned(mem.home, args.remove):
-            raise BadInput("no such line in About me (`botmemory learned` lists them); nothing was changed")
-        _out(args, {"removed": args.remove}, f"removed: {args.remove}")
+        gone = remove_learned(mem.home, args.remove, mem.today)
+        _out(args, gone.as_dict(), f"removed: {gone.line}")
         return
     lines = learned_lines(mem.home)
-    _out(args, lines, "\n".join(lines) if lines else "no lines added by your bots")
+    _out(args, [ll.as_dict() for ll in lines],
+         "\n".join(f"{ll.id}  {ll.line}" for ll in lines) if lines else "no lines added by your bots")
 
 
 def cmd_mcp(mem: Memory, args: argparse.Namespace) -> None:
@@ -639,11 +668,16 @@ def build_parser() -> _Parser:
     sp.add_argument("--no-organize", action="store_true", help="do not organize MEMORY.md afterwards")
     sp = add("organize", cmd_organize, "file detail in MEMORY.md into topics now (with a helper model)")
     sp.add_argument("bot")
-    sp = add("learned", cmd_learned, "About me lines your bots added; --remove LINE takes one out for good")
-    sp.add_argument("--remove", metavar="LINE", help="the exact line to remove; its fact is never added again")
+    sp = add("learned", cmd_learned, "About me lines your bots added (id, line); --remove ID takes one out for good")
+    sp.add_argument("--remove", metavar="ID", help="the id `learned` shows; the fact is never added again")
     sp = add("watch", cmd_watch,
              "record changes made to memory files outside the app as 'changed outside the app' rows")
     sp.add_argument("--once", action="store_true", help="scan every workspace once and exit")
+    sp = add("serve", cmd_serve,
+             "serve the memory routes (GET/PUT /api/bots/BOT/memory/…) on 127.0.0.1 for the owner only: "
+             "a bearer token from <home>/botmemory/api-token, loopback Host only, no web pages")
+    sp.add_argument("--port", type=int, default=DEFAULT_PORT, metavar="N",
+                    help=f"the port (default {DEFAULT_PORT}; 0 picks a free one)")
     sp = add("mcp", cmd_mcp, "serve BOT's memory tools over MCP on stdin/stdout (for Claude Code, Claude Desktop, "
              "Cursor): memory_update, session_search, memory_recall, memory_load, memory_read, memory_write, "
              "memory_journal")

@@ -199,16 +199,17 @@ def last_capture(mem: Memory, bot: str) -> dict[str, Any] | None:
     return core_last_capture(mem.home, bot)
 
 
-def learned_lines(mem: Memory) -> list[str]:
+def learned_lines(mem: Memory) -> list[Any]:
+    """About me's learned lines (core ``LearnedLine``: id, line, …), newest first."""
     from botmemory.core import learned_lines as core_learned_lines
 
-    return core_learned_lines(mem.home)
+    return list(core_learned_lines(mem.home))
 
 
-def remove_learned(mem: Memory, line: str) -> bool:
+def remove_learned(mem: Memory, line_id: str) -> Any:
     from botmemory.core import remove_learned as core_remove_learned
 
-    return core_remove_learned(mem.home, line)
+    return core_remove_learned(mem.home, line_id, mem.today)
 
 
 def start_watcher(mem: Memory, on_rows: Callable[..., None]) -> Any:

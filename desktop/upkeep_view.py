@@ -39,7 +39,7 @@ class UpkeepInfo:
     error: str | None
     heavy: str | None
     capture: dict[str, Any] | None = None     # the last capture: {"at": ISO time, "report": {...}}
-    learned: tuple[str, ...] = ()             # About me lines added by the bots, newest first
+    learned: tuple[tuple[str, str], ...] = ()  # About me lines added by the bots (id, line), newest first
 
 
 def read_info(mem: Memory, bot: str) -> UpkeepInfo:
@@ -58,7 +58,7 @@ def read_info(mem: Memory, bot: str) -> UpkeepInfo:
         heavy = None
     try:
         captured = corelink.last_capture(mem, bot)
-        learned = tuple(corelink.learned_lines(mem))
+        learned = tuple((ll.id, ll.line) for ll in corelink.learned_lines(mem))
     except Exception as e:  # noqa: BLE001 - optional, like the upkeep state
         logger.info("no capture state for %s: %s", bot, e)
         captured, learned = None, ()
@@ -272,7 +272,7 @@ class UpkeepView(QWidget):
         self.capture_label.setText(capture_text(info.capture))
         self._show_learned(info.learned)
 
-    def _show_learned(self, lines: tuple[str, ...]) -> None:
+    def _show_learned(self, lines: tuple[tuple[str, str], ...]) -> None:
         while self.learned_box.count():
             item = self.learned_box.takeAt(0)
             w = item.widget() if item is not None else None
@@ -281,7 +281,7 @@ class UpkeepView(QWidget):
         self.learned_rows = []
         if not lines:
             self.learned_box.addWidget(QLabel("None yet: facts your bots learn about you show here."))
-        for line in lines:
+        for line_id, line in lines:
             row = QWidget()
             hb = QHBoxLayout(row)
             hb.setContentsMargins(0, 0, 0, 0)
@@ -289,22 +289,24 @@ class UpkeepView(QWidget):
             label.setWordWrap(True)
             button = QPushButton("Remove")
             button.setToolTip("Take this line out of About me; no bot adds it again.")
-            button.clicked.connect(lambda _=False, ln=line: self.remove_learned(ln))
+            button.clicked.connect(lambda _=False, i=line_id: self.remove_learned(i))
             hb.addWidget(label, 1)
             hb.addWidget(button)
             self.learned_box.addWidget(row)
             self.learned_rows.append((line, button))
 
-    def remove_learned(self, line: str) -> None:
+    def remove_learned(self, line_id: str) -> None:
         mem = self.session.mem
 
-        def done(removed: Any) -> None:
-            self.status.emit("Removed from About me; no bot adds it again." if removed
-                             else "That line was no longer in About me.")
+        def done(_removed: Any) -> None:
+            self.status.emit("Removed from About me; no bot adds it again.")
             self.refresh()
 
-        self.session.worker.write(lambda: corelink.remove_learned(mem, line), done,
-                                  lambda e: self.status.emit(f"Could not remove the line: {e}"))
+        def failed(e: BaseException) -> None:
+            self.status.emit(f"Could not remove the line: {e}")
+            self.refresh()
+
+        self.session.worker.write(lambda: corelink.remove_learned(mem, line_id), done, failed)
 
     def _switch(self, key: str, on: bool) -> None:
         if self._setting or self.bot is None:

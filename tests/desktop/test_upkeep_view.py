@@ -129,7 +129,9 @@ def test_the_last_capture_and_the_lines_added_by_bots_with_remove(qtbot, view, s
     view.refresh()
     idle(qtbot, session)
     assert view.learned_rows == [] and mem.home.about_me.read_text() == "I live in Pune\n"
-    assert C.removed_facts(mem.home) == ("is a night owl",)                 # never added again
+    from botmemory.core.update import is_removed
+
+    assert is_removed(mem.home, "Is a night owl")                           # never added again
     text = capture_text({"at": "2026-10-15T10:00:00+00:00", "report": {
         "filed": [{"fact": "The person is vegetarian", "file": "MEMORY.md"}],
         "skipped": [{"what": "Lives in Mumbai", "reason": "the quote is not in the person's words"}]}})
