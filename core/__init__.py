@@ -60,6 +60,9 @@ _export("turns", "TURN_TIMEOUT_S", "Turn", "expire_turns", "log_line", "open_tur
         "turn_end", "turn_open")
 _export("watcher", "Watcher")
 _export("tidy", "TidyReport", tidy_bot="tidy")  # not "tidy": the module
+_export("capture", "CaptureReport", "capture_due", "last_capture", "note_turn",
+        capture_now="capture")  # not "capture": the module
+_export("organize", "OrganizeReport", organize_memory="organize")
 _export("connect", AGENT_NAMES="AGENTS", connect_agent="connect", connection_status="status")
 _export("ops", "SearchResult", "forget", "forget_everywhere", "move_overflow", "prefer", "remember", "undo_overflow",
         recall_notes="recall", session_search="search", tidy_up="tidy")  # the operations (not "recall", "tidy": modules)
@@ -69,26 +72,27 @@ _export("server", "ApiServer", "ensure_token", "token_path", SERVE_PORT="DEFAULT
 
 __all__ = [  # the same names as _NAMES (tests/test_layering.py checks)
     "AGENT_KIND_NAMES", "AGENT_NAMES", "AMBER_AT", "ARCHIVE_FILE", "Actor", "AgentGauge", "AgentKind", "ApiServer",
-    "BadInput", "Block", "BlockKind", "BotMemoryError", "BotSettings", "Busy", "Candidate", "Change", "ConfigValues",
-    "Conflict", "DEFAULT_TIDY_HOUR", "Document", "FileKind", "FileResult", "FileText", "ForgetResult", "Frontmatter",
-    "Gauge", "Hit", "Home", "Journal", "KIND_NAMES", "LOG_DIR", "LearnedLine", "Level", "Limits", "Loaded",
-    "MAX_FILE_BYTES", "MEMORY_FILE", "MEMORY_MAX_BYTES", "MEMORY_MAX_LINES", "MIN_MESSAGE_CHARS", "Memory", "Note",
-    "ONLY_FIRST_LINES", "OUTSIDE", "OverflowPreview", "PreferResult", "RACY_NS", "RECALL_HEADER", "RecallResult",
-    "Refused", "RememberResult", "RoomResult", "Row", "RowFilter", "RowListener", "SERVE_PORT", "SearchResult",
-    "Shadow", "Shadows", "Store", "TURN_TIMEOUT_S", "TidyReport", "Topic", "Tracked", "Turn", "UNDO_ACTOR",
-    "UndoResult", "UpkeepState", "Watcher", "Write", "agent_gauge", "agent_limits", "agent_load", "agent_recall",
-    "apply_config", "atomic_write", "auto_recall", "bot_settings", "chat_source", "check_bot_id", "check_bot_writes",
-    "check_entry_text", "check_helper_instance", "check_helper_model", "check_tidy_hour", "classify", "clean_title",
-    "compose_block", "config_values", "connect_agent", "connection_status", "content_words", "diff_counts",
-    "diff_lines", "discover_agents", "ensure_token", "expire_turns", "fold", "folder_secrets", "forget",
-    "forget_everywhere", "forget_in_folder", "format_entry", "gauge", "get_kind", "heavy_line", "kind_of",
-    "learned_lines", "learning_check", "list_topics", "load_block", "local_today", "log_line", "log_path",
-    "make_room", "make_row", "move_overflow", "open_turns", "overflow_preview", "parse_blocks", "parse_day",
-    "parse_when", "prefer", "read_config", "read_config_strict", "read_file", "read_frontmatter", "read_state",
-    "recall_notes", "reconcile_bot", "redact_file", "remember", "remove_learned", "rm_file", "run_due", "save_file",
-    "scan", "secrets_in", "session_search", "set_bot_setting", "text_hash", "tidy_bot", "tidy_hour", "tidy_now",
-    "tidy_up", "token_path", "topic_path", "track", "turn_begin", "turn_end", "turn_open", "undo_overflow",
-    "undo_row", "unforget", "untrack", "write_config",
+    "BadInput", "Block", "BlockKind", "BotMemoryError", "BotSettings", "Busy", "Candidate", "CaptureReport", "Change",
+    "ConfigValues", "Conflict", "DEFAULT_TIDY_HOUR", "Document", "FileKind", "FileResult", "FileText", "ForgetResult",
+    "Frontmatter", "Gauge", "Hit", "Home", "Journal", "KIND_NAMES", "LOG_DIR", "LearnedLine", "Level", "Limits",
+    "Loaded", "MAX_FILE_BYTES", "MEMORY_FILE", "MEMORY_MAX_BYTES", "MEMORY_MAX_LINES", "MIN_MESSAGE_CHARS", "Memory",
+    "Note", "ONLY_FIRST_LINES", "OUTSIDE", "OrganizeReport", "OverflowPreview", "PreferResult", "RACY_NS",
+    "RECALL_HEADER", "RecallResult", "Refused", "RememberResult", "RoomResult", "Row", "RowFilter", "RowListener",
+    "SERVE_PORT", "SearchResult", "Shadow", "Shadows", "Store", "TURN_TIMEOUT_S", "TidyReport", "Topic", "Tracked",
+    "Turn", "UNDO_ACTOR", "UndoResult", "UpkeepState", "Watcher", "Write", "agent_gauge", "agent_limits",
+    "agent_load", "agent_recall", "apply_config", "atomic_write", "auto_recall", "bot_settings", "capture_due",
+    "capture_now", "chat_source", "check_bot_id", "check_bot_writes", "check_entry_text", "check_helper_instance",
+    "check_helper_model", "check_tidy_hour", "classify", "clean_title", "compose_block", "config_values",
+    "connect_agent", "connection_status", "content_words", "diff_counts", "diff_lines", "discover_agents",
+    "ensure_token", "expire_turns", "fold", "folder_secrets", "forget", "forget_everywhere", "forget_in_folder",
+    "format_entry", "gauge", "get_kind", "heavy_line", "kind_of", "last_capture", "learned_lines", "learning_check",
+    "list_topics", "load_block", "local_today", "log_line", "log_path", "make_room", "make_row", "move_overflow",
+    "note_turn", "open_turns", "organize_memory", "overflow_preview", "parse_blocks", "parse_day", "parse_when",
+    "prefer", "read_config", "read_config_strict", "read_file", "read_frontmatter", "read_state", "recall_notes",
+    "reconcile_bot", "redact_file", "remember", "remove_learned", "rm_file", "run_due", "save_file", "scan",
+    "secrets_in", "session_search", "set_bot_setting", "text_hash", "tidy_bot", "tidy_hour", "tidy_now", "tidy_up",
+    "token_path", "topic_path", "track", "turn_begin", "turn_end", "turn_open", "undo_overflow", "undo_row",
+    "unforget", "untrack", "write_config",
 ]
 
 
@@ -154,6 +158,10 @@ if TYPE_CHECKING:  # for type checkers: the same names, eagerly
     from .safeio import RACY_NS, MAX_FILE_BYTES, FileText, atomic_write, read_file, text_hash
     from .shadows import Shadow, Shadows
     from .store import Actor, Change, Store, Write
+    from .capture import CaptureReport, capture_due, last_capture, note_turn
+    from .capture import capture as capture_now
+    from .organize import OrganizeReport
+    from .organize import organize as organize_memory
     from .tidy import TidyReport
     from .tidy import tidy as tidy_bot
     from .turns import (TURN_TIMEOUT_S, Turn, expire_turns, log_line, open_turns, scan, turn_begin, turn_end,

@@ -18,6 +18,9 @@ from .memory import Memory
 from .commands import (
     cmd_agents,
     cmd_bots,
+    cmd_capture,
+    cmd_learned,
+    cmd_organize,
     cmd_connect,
     cmd_forget,
     cmd_gauge,
@@ -72,7 +75,8 @@ class _Parser(argparse.ArgumentParser):
 
 
 _NOT_DECODED = ("root", "handler", "command", "turn_command")
-_OPTIONS = ("chat", "said", "tools", "grep", "until", "since", "expected_hash", "file", "who", "today")
+_OPTIONS = ("chat", "said", "tools", "transcript", "started_by", "remove",
+            "grep", "until", "since", "expected_hash", "file", "who", "today")
 """Arguments not checked for UTF-8: the home is a path (any bytes the system allows), the rest are ours."""
 
 
@@ -204,6 +208,23 @@ def build_parser() -> _Parser:
     sp.add_argument("--said", metavar="TEXT", help="what the bot said last (redacted, one line, at most 300 characters)")
     sp.add_argument("--tools", metavar="A,B", help="the tools the bot used, comma-separated (redacted)")
     sp.add_argument("--failed", action="store_true", help="the turn failed")
+    sp.add_argument("--transcript", metavar="FILE",
+                    help="the turn's messages for capture, JSON lines {\"role\": \"person\"|\"bot\"|"
+                    "\"other-person\"|\"other-bot\", \"text\", \"at\"} (or a Claude Code transcript); "
+                    "kept as its location, never its text, until the chat is captured")
+    sp.add_argument("--started-by", default="person", metavar="WHO",
+                    help="who started the turn: person (default), bot, harness, routine, webhook; "
+                    "only a person's turns are captured")
+    sp.add_argument("--room", action="store_true",
+                    help="a room turn: captured only with features.roomMemoryCapture")
+    sp = add("capture", cmd_capture,
+             "notice facts in the bot's pending turns now (one helper call per chat), then organize")
+    sp.add_argument("bot")
+    sp.add_argument("--no-organize", action="store_true", help="do not organize MEMORY.md afterwards")
+    sp = add("organize", cmd_organize, "file detail in MEMORY.md into topics now (with a helper model)")
+    sp.add_argument("bot")
+    sp = add("learned", cmd_learned, "About me lines your bots added (id, line); --remove ID takes one out for good")
+    sp.add_argument("--remove", metavar="ID", help="the id `learned` shows; the fact is never added again")
     sp = add("watch", cmd_watch,
              "record changes made to memory files outside the app as 'changed outside the app' rows")
     sp.add_argument("--once", action="store_true", help="scan every workspace once and exit")

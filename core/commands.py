@@ -344,6 +344,13 @@ def cmd_watch(mem: Memory, args: argparse.Namespace) -> None:
                     sys.stderr.write(f"botmemory: nightly tidy-up of {bot}: {json.dumps(report)}\n")
             except Exception:
                 logger.exception("the nightly tidy-up check failed")
+            try:  # chats quiet for memory.captureQuietMs, or with six turns waiting
+                from .capture import capture_due
+
+                for bot, report in capture_due(mem).items():
+                    sys.stderr.write(f"botmemory: capture of {bot}: {json.dumps(report, ensure_ascii=False)}\n")
+            except Exception:
+                logger.exception("the capture check failed")
             if stop.wait(60.0):
                 break
     finally:
@@ -385,12 +392,63 @@ def cmd_turn_begin(mem: Memory, args: argparse.Namespace) -> None:
 
 
 def cmd_turn_end(mem: Memory, args: argparse.Namespace) -> None:
-    from .turns import turn_end
+    from .turns import open_turns, turn_end
 
     tools = [t for t in (args.tools or "").split(",") if t.strip()]
+    chat = None
+    if args.transcript is not None:
+        from .capture import STARTERS
+        from pathlib import Path
+
+        if args.started_by not in STARTERS:
+            raise BadInput(f"bad --started-by {args.started_by!r}: one of {', '.join(STARTERS)}")
+        path = Path(args.transcript).expanduser()
+        if not path.is_file() or path.is_symlink():
+            raise BadInput(f"the transcript {args.transcript!r} is not a readable file; nothing was recorded")
+        chat = next((t.chat for t in open_turns(mem, args.bot) if t.id == args.turn_id), None)
     rows = turn_end(mem, args.bot, args.turn_id, args.said, tools=tools, failed=args.failed)
-    _out(args, {"turn": args.turn_id, "rows": [r.id for r in rows]},
-         "\n".join(r.summary() for r in rows) if rows else "nothing changed in this turn")
+    out: dict[str, Any] = {"turn": args.turn_id, "rows": [r.id for r in rows]}
+    plain = "\n".join(r.summary() for r in rows) if rows else "nothing changed in this turn"
+    if args.transcript is not None and chat is not None:
+        from .capture import note_turn
+
+        why = note_turn(mem, args.bot, args.turn_id, chat, args.transcript, failed=args.failed,
+                        started_by=args.started_by, room=args.room)
+        out["capture"] = why or "pending"
+        plain += f"\ncapture: {why}" if why else "\ncapture: the turn waits to be read"
+    _out(args, out, plain)
+
+
+def cmd_capture(mem: Memory, args: argparse.Namespace) -> None:
+    from .capture import capture, summary
+    from .tidy import check_allowed
+
+    _refuse_for_agent(mem, args.bot, "capture")
+    check_allowed(mem, args.bot)     # memory or its upkeep off: refused (exit 4), like tidy
+    report = capture(mem, args.bot, organize=not args.no_organize)
+    _out(args, report.as_dict(), summary(report))
+
+
+def cmd_organize(mem: Memory, args: argparse.Namespace) -> None:
+    from .organize import organize, summary
+    from .tidy import check_allowed
+
+    _refuse_for_agent(mem, args.bot, "organize")
+    check_allowed(mem, args.bot)
+    report = organize(mem, args.bot)
+    _out(args, report.as_dict(), summary(report))
+
+
+def cmd_learned(mem: Memory, args: argparse.Namespace) -> None:
+    from .profile import learned_lines, remove_learned
+
+    if args.remove is not None:
+        gone = remove_learned(mem.home, args.remove, mem.today)
+        _out(args, gone.as_dict(), f"removed: {gone.line}")
+        return
+    lines = learned_lines(mem.home)
+    _out(args, [ll.as_dict() for ll in lines],
+         "\n".join(f"{ll.id}  {ll.line}" for ll in lines) if lines else "no lines added by your bots")
 
 
 def cmd_mcp(mem: Memory, args: argparse.Namespace) -> None:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from botmemory.core import Memory
 
 if TYPE_CHECKING:  # the journal, the watcher and upkeep load on first use (on the worker)
-    from botmemory.core import Change, Journal, Row, RowFilter, UpkeepState, Watcher
+    from botmemory.core import Change, Journal, LearnedLine, Row, RowFilter, UpkeepState, Watcher
 
 logger = logging.getLogger(__name__)
 
@@ -184,6 +184,33 @@ def run_due(mem: Memory, now: datetime) -> dict[str, Any]:
 
     result: dict[str, Any] = core_run_due(mem, now, lambda bot: turn_open(mem, bot))
     return result
+
+
+def capture_due(mem: Memory) -> dict[str, Any]:
+    """Capture the chats that are due (quiet for memory.captureQuietMs, or six turns waiting)."""
+    from botmemory.core import capture_due as core_capture_due
+
+    result: dict[str, Any] = core_capture_due(mem)
+    return result
+
+
+def last_capture(mem: Memory, bot: str) -> dict[str, Any] | None:
+    from botmemory.core import last_capture as core_last_capture
+
+    return core_last_capture(mem.home, bot)
+
+
+def learned_lines(mem: Memory) -> list[LearnedLine]:
+    """About me's learned lines (core ``LearnedLine``: id, line, …), newest first."""
+    from botmemory.core import learned_lines as core_learned_lines
+
+    return list(core_learned_lines(mem.home))
+
+
+def remove_learned(mem: Memory, line_id: str) -> LearnedLine:
+    from botmemory.core import remove_learned as core_remove_learned
+
+    return core_remove_learned(mem.home, line_id, mem.today)
 
 
 def start_watcher(mem: Memory, on_rows: Callable[..., None]) -> Watcher:
