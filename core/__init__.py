@@ -60,7 +60,8 @@ _export("turns", "TURN_TIMEOUT_S", "Turn", "expire_turns", "log_line", "open_tur
         "turn_end", "turn_open")
 _export("watcher", "Watcher")
 _export("tidy", "TidyReport", tidy_bot="tidy")  # not "tidy": the module
-_export("capture", "CaptureReport", "capture_due", "last_capture", "note_turn",
+_export("capture_queue", "note_turn")
+_export("capture", "CaptureReport", "capture_due", "last_capture",
         capture_now="capture")  # not "capture": the module
 _export("organize", "OrganizeReport", organize_memory="organize")
 _export("connect", AGENT_NAMES="AGENTS", connect_agent="connect", connection_status="status")
@@ -158,7 +159,8 @@ if TYPE_CHECKING:  # for type checkers: the same names, eagerly
     from .safeio import RACY_NS, MAX_FILE_BYTES, FileText, atomic_write, read_file, text_hash
     from .shadows import Shadow, Shadows
     from .store import Actor, Change, Store, Write
-    from .capture import CaptureReport, capture_due, last_capture, note_turn
+    from .capture import CaptureReport, capture_due, last_capture
+    from .capture_queue import note_turn
     from .capture import capture as capture_now
     from .organize import OrganizeReport
     from .organize import organize as organize_memory

@@ -397,7 +397,7 @@ def cmd_turn_end(mem: Memory, args: argparse.Namespace) -> None:
     tools = [t for t in (args.tools or "").split(",") if t.strip()]
     chat = None
     if args.transcript is not None:
-        from .capture import STARTERS
+        from .capture_queue import STARTERS
         from pathlib import Path
 
         if args.started_by not in STARTERS:
@@ -410,7 +410,7 @@ def cmd_turn_end(mem: Memory, args: argparse.Namespace) -> None:
     out: dict[str, Any] = {"turn": args.turn_id, "rows": [r.id for r in rows]}
     plain = "\n".join(r.summary() for r in rows) if rows else "nothing changed in this turn"
     if args.transcript is not None and chat is not None:
-        from .capture import note_turn
+        from .capture_queue import note_turn
 
         why = note_turn(mem, args.bot, args.turn_id, chat, args.transcript, failed=args.failed,
                         started_by=args.started_by, room=args.room)

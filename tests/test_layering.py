@@ -46,6 +46,8 @@ LAYERS = [
     "tidy",         # the tidy-up
     "filing",       # topic names, the topic list, headers, model answers (capture and organizing)
     "organize",     # MEMORY.md detail filed into topics
+    "capture_queue",  # capture's queue of turns to read, reading a turn's messages
+    "capture_checks",  # capture's checks of a helper's facts, its prompt
     "capture",      # noticing facts from turns, About me lines (then organizing)
     "upkeep",       # scheduling the tidy-up, the heavy notice
     "ops",          # the operations: the one way in (Memory first, results with changes), the policy

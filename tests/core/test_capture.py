@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from botmemory.core import capture as C, config, frontmatter, update
+from botmemory.core import capture as C, capture_queue, config, frontmatter, update
 from botmemory.core.cli import main
 from botmemory.core.paths import ARCHIVE_FILE, MEMORY_FILE
 from botmemory.core.store import Actor
@@ -144,7 +144,7 @@ def test_a_torn_transcript_keeps_its_whole_lines(tmp_path):
 
 
 def test_a_huge_transcript_is_read_only_for_the_turns_end(tmp_path, monkeypatch):
-    monkeypatch.setattr(C, "MAX_TURN_BYTES", 200)
+    monkeypatch.setattr(capture_queue, "MAX_TURN_BYTES", 200)   # where read_turn reads it
     p = write_transcript(tmp_path / "t.jsonl", *[("person", f"line {i} " + "x" * 40) for i in range(100)])
     msgs, note = C.read_turn(str(p), 0, p.stat().st_size)
     assert 1 <= len(msgs) <= 3 and msgs[-1].text.startswith("line 99") and "only its end" in note
