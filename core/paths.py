@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import unicodedata
 from dataclasses import dataclass
 from datetime import date
 from enum import Enum
@@ -21,7 +22,11 @@ ARCHIVE_FILE = "memory/archive.md"
 LOG_DIR = "memory/log"
 
 _BOT_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,63}")
-_TOPIC = re.compile(r"[A-Za-z0-9 .\-]+\.md")
+TOPIC_NAME_RULE = (
+    "a topic is memory/<name>.md where <name> is letters and digits of any script "
+    "(e.g. формулы, 東京), spaces, dots and dashes, at most 250 bytes, not starting with a dot "
+    "or a space and not only dots"
+)
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
@@ -63,9 +68,9 @@ def classify(rel: str) -> Kind:
     """Check a workspace-relative memory path and say what kind of file it is.
 
     Accepted: ``MEMORY.md``, ``memory/<topic>.md``, ``memory/archive.md``,
-    ``memory/log/YYYY-MM-DD.md``. A topic name is one file name of letters,
-    numbers, spaces, dots and dashes ending in ``.md``; nothing nested, nothing
-    starting with a dot.
+    ``memory/log/YYYY-MM-DD.md``. A topic name is one file name of letters and
+    digits of any script, spaces, dots and dashes ending in ``.md``
+    (:data:`TOPIC_NAME_RULE`); nothing nested, nothing starting with a dot.
     """
     if rel == MEMORY_FILE:
         return Kind.MEMORY
@@ -80,16 +85,35 @@ def classify(rel: str) -> Kind:
         raise BadInput(f"bad log path {rel!r}: daily logs are memory/log/YYYY-MM-DD.md")
     if len(parts) == 2 and parts[0] == "memory":
         name = parts[1]
-        if name.startswith(".") or name in {".md", "..md"} or not _TOPIC.fullmatch(name):
-            raise BadInput(
-                f"bad topic name {name!r}: use letters, numbers, spaces, dots and dashes, "
-                "ending in .md, not starting with a dot"
-            )
+        if not topic_name_ok(name):
+            raise BadInput(f"bad topic name {name!r}: {TOPIC_NAME_RULE}")
         return Kind.TOPIC
     raise BadInput(
         f"bad path {rel!r}: expected MEMORY.md, memory/<topic>.md, memory/archive.md "
         "or memory/log/YYYY-MM-DD.md"
     )
+
+
+def topic_name_ok(name: str) -> bool:
+    """True for a topic file name: ``<stem>.md``, the stem Unicode letters, digits (with their
+    combining marks), spaces, dots and dashes; not starting with a dot or a space, not only dots."""
+    if not name.endswith(".md") or len(name.encode("utf-8")) > 250:
+        return False
+    stem = unicodedata.normalize("NFC", name[:-3])
+    if not stem or stem[0] in ". " or not stem.strip(" ."):
+        return False
+    for ch in stem:
+        if ch in " .-":
+            continue
+        cat = unicodedata.category(ch)
+        if cat[0] not in "LNM":
+            return False
+    return unicodedata.category(stem[0])[0] != "M"
+
+
+def normalize_rel(rel: str) -> str:
+    """A workspace-relative path as botmemory names it: NFC-normalised (what a person typed may be NFD)."""
+    return unicodedata.normalize("NFC", rel)
 
 
 def log_path(day: date) -> str:

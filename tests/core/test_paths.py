@@ -9,7 +9,9 @@ from botmemory.core.paths import Home, Kind, check_bot_id, classify, parse_day, 
 @pytest.mark.parametrize("rel,kind", [
     ("MEMORY.md", Kind.MEMORY), ("memory/archive.md", Kind.ARCHIVE),
     ("memory/Client notes-2.md", Kind.TOPIC), ("memory/log/2026-10-14.md", Kind.LOG),
-    ("memory/v1.2 plan.md", Kind.TOPIC),
+    ("memory/v1.2 plan.md", Kind.TOPIC), ("memory/формулы.md", Kind.TOPIC), ("memory/東京.md", Kind.TOPIC),
+    ("memory/ü.md", Kind.TOPIC), ("memory/u\u0308ber.md", Kind.TOPIC), ("memory/हिन्दी नोट्स.md", Kind.TOPIC),
+    ("memory/Ελλάδα 2.md", Kind.TOPIC),
 ])
 def test_good_paths(rel, kind):
     assert classify(rel) is kind
@@ -17,8 +19,10 @@ def test_good_paths(rel, kind):
 
 @pytest.mark.parametrize("rel", [
     "memory/../evil.md", "memory/.hidden.md", "memory/sub/x.md", "memory/notes.txt", "../x.md",
-    "/etc/passwd", "memory/log/2026-13-01.md", "memory/log/today.md", "memory/ü.md", "memory/a_b.md",
-    "MEMORY.MD", "memory/", "memory/.md", "",
+    "/etc/passwd", "memory/log/2026-13-01.md", "memory/log/today.md", "memory/a_b.md",
+    "MEMORY.MD", "memory/", "memory/.md", "", "memory/ .md", "memory/   .md", "memory/. .md", "memory/...md",
+    "memory/ lead.md", "memory/a\tb.md", "memory/a\nb.md", "memory/a\x00b.md", "memory/a\\b.md",
+    "memory/a:b.md", "memory/\u0308x.md", "memory/" + "я" * 130 + ".md", "memory/a\u202eb.md",
 ])
 def test_bad_paths(rel):
     with pytest.raises(BadInput):
@@ -71,3 +75,11 @@ def test_memory_files_skip_links_and_other_files(tmp_path):
     (ws / "memory" / "link.md").symlink_to(ws / "memory" / "a.md")
     (ws / "memory" / "log" / "2026-10-01.md").write_text("")
     assert home.memory_files("scout") == ["MEMORY.md", "memory/a.md", "memory/log/2026-10-01.md"]
+
+
+def test_topic_message_says_what_is_allowed():
+    with pytest.raises(BadInput) as e:
+        classify("memory/a_b.md")
+    msg = str(e.value)
+    assert "letters and digits of any script" in msg and "spaces, dots and dashes" in msg
+    assert "use letters" not in msg
