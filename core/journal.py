@@ -236,6 +236,11 @@ def make_row(change: Change, *, earlier_secret: bool = False, diff: str | None =
             elif secret:
                 undoable, reason = False, REASON_SECRET
         before = stored
+    if change.unkept is not None:  # the earlier text was never read (too large, or an append)
+        undoable, reason, earlier = False, change.unkept, None
+    if diff is None and change.appended:
+        diff = "".join(f"+{line}\n" for line in (_clean(change.after) or "").split("\n") if line)
+        diff = f"appended to {change.file}:\n{diff}"[:DIFF_MAX_CHARS]
     if diff is None:
         diff = make_diff(change.file, before, _clean(change.after))
     return Row(change.id, _iso(change), change.bot, change.actor.who, change.actor.how, change.actor.chat,
