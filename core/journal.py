@@ -347,7 +347,7 @@ class Journal:
             return
         data = b"".join(r.line() for r in rows)
         with self._lock(bot).held():
-            make_dirs(self.dir)
+            make_dirs(self.dir, self.home.root)   # never through a link
             path = self.active(bot)
             fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), FILE_MODE)
             try:
@@ -371,7 +371,7 @@ class Journal:
     def _rotate(self, bot: str) -> None:
         """Close the active segment: rename it into the segment folder, then compress it."""
         folder = self.segment_dir(bot)
-        make_dirs(folder)
+        make_dirs(folder, self.home.root)
         seq = max((s.seq for s in self.segments(bot)), default=0) + 1
         plain = folder / f"{seq:08d}.ndjson"
         os.replace(self.active(bot), plain)

@@ -176,7 +176,7 @@ class Home:
 
     def bots(self) -> list[str]:
         """The bot ids that have a workspace, sorted."""
-        if not self.workspaces.is_dir():
+        if not self.workspaces.is_dir() or self.workspaces.is_symlink():  # never listed through a link
             return []
         out = []
         for p in self.workspaces.iterdir():
@@ -187,6 +187,10 @@ class Home:
     def require_bot(self, bot: str) -> Path:
         """The workspace of an existing bot, or BadInput naming the bots there are."""
         ws = self.workspace(bot)
+        if self.workspaces.is_symlink():
+            from .safeio import link_refusal
+
+            raise link_refusal("workspaces")
         if not ws.is_dir():
             known = ", ".join(self.bots()) or "none"
             raise BadInput(f"unknown bot {bot!r} in {self.root} (bots: {known}); `botmemory init {bot}` creates it")
@@ -196,10 +200,12 @@ class Home:
         """Every memory file of a workspace, as relative paths: MEMORY.md, topics, archive, logs."""
         ws = self.workspace(bot)
         out: list[str] = []
-        if (ws / MEMORY_FILE).is_file():
+        if ws.is_symlink() or self.workspaces.is_symlink():  # never listed through a link
+            return out
+        if (ws / MEMORY_FILE).is_file() and not (ws / MEMORY_FILE).is_symlink():
             out.append(MEMORY_FILE)
         mem = ws / "memory"
-        if mem.is_dir():
+        if mem.is_dir() and not mem.is_symlink():
             for p in sorted(mem.iterdir()):
                 if p.is_file() and not p.is_symlink() and p.suffix == ".md":
                     rel = f"memory/{p.name}"

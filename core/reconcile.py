@@ -51,11 +51,15 @@ from .errors import BadInput, MemoryError_
 from .journal import Row, make_row
 from .paths import LOG_DIR, MEMORY_FILE, Home, check_bot_id, classify, log_path
 from .redact import contains_secret, redact
+from .errors import Refused
 from .safeio import (
     TEMP_SUFFIX,
+    Folders,
+    LinkRefused,
     WorkspaceLock,
     atomic_write,
     make_dirs,
+    open_dir_nofollow,
     read_file,
     sha256,
 )
@@ -186,7 +190,11 @@ class Shadows:
             cached = self._cache.get(bot)
             if cached is not None and cached[0] == sig:
                 return cached[1].copy()
-        ft = read_file(path)
+        try:
+            ft = read_file(path, self.home.root)
+        except MemoryError_ as e:
+            logger.warning("cannot read the shadow index of %s: %s", bot, e)
+            return None
         try:
             data = json.loads(ft.text) if ft else None
         except (ValueError, RecursionError):
@@ -217,27 +225,31 @@ class Shadows:
         path = self._index_path(bot)
         data = {"version": 2, "files": {rel: sh.dump() for rel, sh in sorted(index.files.items())},
                 "packs": index.packs}
-        atomic_write(path, json.dumps(data, separators=(",", ":")).encode("utf-8"))
+        atomic_write(path, json.dumps(data, separators=(",", ":")).encode("utf-8"), self.home.root)
         st = os.stat(path)
         with self._guard:
             self._cache[bot] = ((st.st_ino, st.st_mtime_ns, st.st_size), index.copy())
         try:
-            names = os.listdir(self.folder(bot) / "packs")
-        except FileNotFoundError:
+            with open_dir_nofollow(self.home.root, self.folder(bot) / "packs") as d:
+                for name in d.listdir():
+                    if _PACK.fullmatch(name) and name[:-5] not in index.packs:
+                        try:
+                            d.unlink(name)
+                        except FileNotFoundError:
+                            pass
+        except (FileNotFoundError, NotADirectoryError):
             return
-        for name in names:
-            if _PACK.fullmatch(name) and name[:-5] not in index.packs:
-                try:
-                    os.unlink(self.folder(bot) / "packs" / name)
-                except FileNotFoundError:
-                    pass
 
     def _read_copy(self, bot: str, sh: Shadow) -> bytes | None:
+        path = self._pack_path(bot, sh.pack)
         try:
-            with open(self._pack_path(bot, sh.pack), "rb") as f:
-                f.seek(sh.offset)
-                data = f.read(sh.length)
-        except OSError:
+            with open_dir_nofollow(self.home.root, path.parent) as d:
+                fd = d.open(path.name, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+            try:
+                data = os.pread(fd, sh.length, sh.offset) if hasattr(os, "pread") else b""
+            finally:
+                os.close(fd)
+        except (OSError, Refused):
             return None
         return data if len(data) == sh.length and sha256(data) == sh.copy else None
 
@@ -257,7 +269,7 @@ class Shadows:
         for rel, data in copies:
             where[rel] = (pack, offset)
             offset += len(data)
-        atomic_write(self._pack_path(bot, pack), b"".join(data for _, data in copies))
+        atomic_write(self._pack_path(bot, pack), b"".join(data for _, data in copies), self.home.root)
         index.packs[pack] = offset
         return where
 
@@ -337,45 +349,51 @@ class Shadows:
         with self._lock(bot).held():
             ws = self.home.workspace(bot)
             seen: list[Seen] = []
-            for rel in memory_files(ws):
-                path = ws / rel
-                try:
-                    st = _stat(path)
-                    ft = read_file(path)
-                except (OSError, MemoryError_) as e:
-                    logger.warning("baseline of %s skipped %s: %s", bot, rel, e)
-                    continue
-                if ft is not None and st is not None:
-                    seen.append(Seen(rel, ft.text, ft.hash, ft.valid, st))
+            with Folders(self.home.root) as folders:
+                for rel in memory_files(ws, folders):
+                    path = ws / rel
+                    try:
+                        st = folders.lstat(path)
+                        ft = folders.read(path)
+                    except (OSError, MemoryError_) as e:
+                        logger.warning("baseline of %s skipped %s: %s", bot, rel, e)
+                        continue
+                    if ft is not None and st is not None:
+                        seen.append(Seen(rel, ft.text, ft.hash, ft.valid, st))
             index = Index()
             self.keep(bot, index, seen)
             self.save(bot, index)
             return len(index.files)
 
 
-def memory_files(ws: Path) -> list[str]:
+def memory_files(ws: Path, folders: Folders) -> list[str]:
     """The memory files of a workspace (``MEMORY.md``, ``memory/*.md``, ``memory/log/*.md``), no links.
 
     The same set as :meth:`Home.memory_files`, listed with ``os.scandir`` to keep a
-    scan of thousands of files fast.
+    scan of thousands of files fast. A folder that is (or is reached through) a
+    symbolic link is skipped and logged, never looked into.
     """
     out: list[str] = []
     for folder, prefix in ((ws, ""), (ws / "memory", "memory/"), (ws / LOG_DIR, f"{LOG_DIR}/")):
         try:
-            with os.scandir(folder) as it:
-                for e in it:
-                    if not e.name.endswith(".md") or not e.is_file(follow_symlinks=False):
-                        continue
-                    rel = prefix + e.name
-                    if prefix == "" and rel != MEMORY_FILE:
-                        continue
-                    try:
-                        classify(rel)
-                    except BadInput:
-                        continue
-                    out.append(rel)
-        except (FileNotFoundError, NotADirectoryError):
+            entries = folders.list(folder)
+        except Refused as e:
+            logger.warning("skipping %s: %s", folder.relative_to(ws.parent.parent), e)
             continue
+        except OSError as e:
+            logger.warning("cannot list %s: %s", folder, e)
+            continue
+        for name, is_file in entries:
+            if not name.endswith(".md") or not is_file:
+                continue
+            rel = prefix + name
+            if prefix == "" and rel != MEMORY_FILE:
+                continue
+            try:
+                classify(rel)
+            except BadInput:
+                continue
+            out.append(rel)
     return sorted(out)
 
 
@@ -428,61 +446,75 @@ def reconcile_bot(mem: Memory, bot: str, actor: Actor = OUTSIDE, *,
                 n = mem.shadows.baseline(bot)
                 logger.info("took the baseline of %s: %d file(s)", bot, n)
             return []
-        if only is None:
-            candidates = set(memory_files(ws)) | set(index.files)
-        else:
-            candidates = set()
-            for rel in only:
-                try:
-                    classify(rel)
-                except BadInput:
-                    continue
-                candidates.add(rel)
-        found: list[_Found] = []
-        touched: dict[str, Shadow] = {}
-        root = str(ws) + os.sep
-        for rel in sorted(candidates):
-            path = root + rel
-            st = _stat(path)
-            sh = index.files.get(rel)
-            if st is None:
-                if sh is not None:
-                    before = mem.shadows.text(bot, rel, sh)
-                    at = datetime.now(UTC)
-                    found.append(_Found(Change(bot, rel, before or "", sh.hash, None, None, actor, at,
-                                               before_valid=sh.valid, id=new_change_id(at)),
-                                        sh.secret, before is None))
-                continue
-            if sh is not None and sh.same_stat(st):
-                continue
+        folders = Folders(mem.home.root)
+        with folders:
+            return _compare(mem, bot, actor, ws, index, only, folders)
+
+
+def _compare(mem: Memory, bot: str, actor: Actor, ws: Path, index: Index, only: Iterable[str] | None,
+             folders: Folders) -> list[Row]:
+    """reconcile_bot's comparison, reading every file through *folders* (never through a link)."""
+    if only is None:
+        candidates = set(memory_files(ws, folders)) | set(index.files)
+    else:
+        candidates = set()
+        for rel in only:
             try:
-                ft = read_file(Path(path))
-            except (OSError, MemoryError_) as e:
-                logger.warning("could not read %s/%s: %s", bot, rel, e)
+                classify(rel)
+            except BadInput:
                 continue
-            if ft is None:
-                continue
-            if sh is not None and ft.hash == sh.hash:
-                touched[rel] = sh.seen_again(st)
-                continue
-            # when it happened: the file's time stamp (a change made while nothing watched keeps its time)
-            at = min(datetime.now(UTC), datetime.fromtimestamp(st.st_mtime_ns / 1e9, UTC))
-            before = mem.shadows.text(bot, rel, sh) if sh is not None else None
-            lost = sh is not None and before is None
-            found.append(_Found(Change(bot, rel, "" if lost else before, sh.hash if sh else None, ft.text, ft.hash,
-                                       actor, at, before_valid=sh.valid if sh else True, id=new_change_id(at)),
-                                sh.secret if sh else False, lost))
-        known: list[Change] = []
-        if found:
-            # a row was written but its shadow update failed: the journal has this change already
-            latest = mem.journal.latest_hashes(bot, [f.change.file for f in found])
-            known = [f.change for f in found if latest.get(f.change.file, "") == f.change.after_hash]
-            found = [f for f in found if f.change not in known]
-        _pair_renames(found)
-        found.sort(key=lambda f: f.renamed_from is not None)   # a rename reads "from" as the newer row
-        rows = [_row(f) for f in found]
-        mem.commit(bot, [f.change for f in found] + known, rows, touched=touched)
-        return rows
+            candidates.add(rel)
+    found: list[_Found] = []
+    touched: dict[str, Shadow] = {}
+    for rel in sorted(candidates):
+        path = ws / rel
+        try:
+            st = folders.lstat(path)
+        except Refused as e:  # a linked folder: neither read nor taken as deleted
+            logger.warning("not comparing %s/%s: %s", bot, rel, e)
+            continue
+        except OSError as e:
+            logger.warning("could not look at %s/%s: %s", bot, rel, e)
+            continue
+        sh = index.files.get(rel)
+        if st is None:
+            if sh is not None:
+                before = mem.shadows.text(bot, rel, sh)
+                at = datetime.now(UTC)
+                found.append(_Found(Change(bot, rel, before or "", sh.hash, None, None, actor, at,
+                                           before_valid=sh.valid, id=new_change_id(at)),
+                                    sh.secret, before is None))
+            continue
+        if sh is not None and sh.same_stat(st):
+            continue
+        try:
+            ft = folders.read(path)
+        except (OSError, MemoryError_) as e:
+            logger.warning("could not read %s/%s: %s", bot, rel, e)
+            continue
+        if ft is None:
+            continue
+        if sh is not None and ft.hash == sh.hash:
+            touched[rel] = sh.seen_again(st)
+            continue
+        # when it happened: the file's time stamp (a change made while nothing watched keeps its time)
+        at = min(datetime.now(UTC), datetime.fromtimestamp(st.st_mtime_ns / 1e9, UTC))
+        before = mem.shadows.text(bot, rel, sh) if sh is not None else None
+        lost = sh is not None and before is None
+        found.append(_Found(Change(bot, rel, "" if lost else before, sh.hash if sh else None, ft.text, ft.hash,
+                                   actor, at, before_valid=sh.valid if sh else True, id=new_change_id(at)),
+                            sh.secret if sh else False, lost))
+    known: list[Change] = []
+    if found:
+        # a row was written but its shadow update failed: the journal has this change already
+        latest = mem.journal.latest_hashes(bot, [f.change.file for f in found])
+        known = [f.change for f in found if latest.get(f.change.file, "") == f.change.after_hash]
+        found = [f for f in found if f.change not in known]
+    _pair_renames(found)
+    found.sort(key=lambda f: f.renamed_from is not None)   # a rename reads "from" as the newer row
+    rows = [_row(f) for f in found]
+    mem.commit(bot, [f.change for f in found] + known, rows, touched=touched)
+    return rows
 
 
 def _row(f: _Found) -> Row:
@@ -559,7 +591,11 @@ def open_turns(mem: Memory, bot: str) -> list[Turn]:
     for name in names:
         if not name.endswith(".json") or not _TURN_ID.fullmatch(name[:-5]):
             continue
-        ft = read_file(folder / name)
+        try:
+            ft = read_file(folder / name, mem.home.root)
+        except MemoryError_ as e:
+            logger.warning("cannot read the turn record %s of %s: %s", name, bot, e)
+            continue
         try:
             d = json.loads(ft.text) if ft else None
             if not isinstance(d, dict):
@@ -578,8 +614,9 @@ def turn_open(mem: Memory, bot: str) -> bool:
 
 def _remove_turn(home: Home, bot: str, turn_id: str) -> None:
     try:
-        os.unlink(_turn_dir(home, bot) / f"{turn_id}.json")
-    except FileNotFoundError:
+        with open_dir_nofollow(home.root, _turn_dir(home, bot)) as d:
+            d.unlink(f"{turn_id}.json")
+    except (FileNotFoundError, NotADirectoryError):
         pass
 
 
@@ -595,7 +632,8 @@ def turn_begin(mem: Memory, bot: str, chat: str) -> str:
             reconcile_bot(mem, bot, OUTSIDE)
         now = time.time()
         turn = Turn(new_change_id(datetime.now(UTC)), bot, chat, now)
-        atomic_write(_turn_dir(mem.home, bot) / f"{turn.id}.json", json.dumps(turn.as_dict()).encode("utf-8"))
+        atomic_write(_turn_dir(mem.home, bot) / f"{turn.id}.json", json.dumps(turn.as_dict()).encode("utf-8"),
+                     mem.home.root)
     return turn.id
 
 
@@ -614,14 +652,19 @@ def turn_end(mem: Memory, bot: str, turn_id: str, said: str | None = None, *,
 
 def _end(mem: Memory, turn: Turn, said: str | None, tools: Sequence[str], failed: bool) -> list[Row]:
     bot = turn.bot
+    link: LinkRefused | None = None
     with mem.capture_rows() as rows, mem.store.locked(bot):
         reconcile_bot(mem, bot, Actor.bot(turn.chat, "task"))
         _remove_turn(mem.home, bot, turn.id)
         if config.bot_settings(mem.home, bot).memory:
             try:
                 _append_log(mem, bot, turn.chat, log_line(turn.chat, said, tools, failed))
+            except LinkRefused as e:  # the turn is recorded; the log line is refused, and that is said
+                link = e
             except MemoryError_ as e:  # the log line never fails a turn
                 logger.warning("could not append the log line of %s: %s", bot, e)
+    if link is not None:
+        raise LinkRefused(f"{link} (the turn's changes were recorded; its log line was not written)")
     return list(rows)
 
 
@@ -741,7 +784,7 @@ class Watcher:
 
         if self._thread is not None:
             raise RuntimeError("the watcher is already running")
-        make_dirs(self.mem.home.workspaces)
+        make_dirs(self.mem.home.workspaces, self.mem.home.root)
         self._stopping = False
         self._next_safety = time.monotonic() + (self.safety_rescan or 0.0)
         self._observer = Observer()
@@ -835,9 +878,13 @@ class Watcher:
 
     def _ensure_watches(self, bot: str) -> None:
         ws = self.mem.home.workspace(bot)
+        linked = False
         for folder in (ws, ws / "memory", ws / LOG_DIR):
             key = str(folder)
-            if folder.is_symlink() or not folder.is_dir():
+            linked = linked or folder.is_symlink()   # a link, or a folder reached through one
+            if linked or not folder.is_dir():
+                if linked and key in self._watches:
+                    logger.warning("not watching %s: it is, or is reached through, a symbolic link", key)
                 self._unwatch(key)
                 continue
             if key not in self._watches:

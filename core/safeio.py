@@ -27,7 +27,7 @@ import stat
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -80,8 +80,12 @@ DIR_FD = bool(_NOFOLLOW and _DIRECTORY) and os.open in os.supports_dir_fd and os
 """True where every component is opened relative to its folder's descriptor (Linux, macOS)."""
 
 
-def link_refusal(shown: str) -> Refused:
-    return Refused(f"{shown} is a symbolic link; botmemory does not read or write through links")
+class LinkRefused(Refused):
+    """A symbolic link on the way to a file (exit 4): botmemory neither reads nor writes through one."""
+
+
+def link_refusal(shown: str) -> LinkRefused:
+    return LinkRefused(f"{shown} is a symbolic link; botmemory does not read or write through links")
 
 
 def _is_link(st: os.stat_result) -> bool:
@@ -280,16 +284,24 @@ def read_file(path: Path, root: Path | None = None) -> FileText | None:
     shown = _show(path, root)
     try:
         with _parent(path, root) as d:
-            try:
-                st = d.lstat(path.name)
-            except FileNotFoundError:
-                return None
-            if _is_link(st):
-                raise link_refusal(shown)
-            if not stat.S_ISREG(st.st_mode):
-                raise BadInput(f"{shown} is not a regular file")
-            fd = _open_file(d, path.name, shown, os.O_RDONLY | _NONBLOCK)
+            return read_in(d, path.name, shown)
     except (FileNotFoundError, NotADirectoryError):
+        return None
+
+
+def read_in(d: Dir, name: str, shown: str) -> FileText | None:
+    """Read file *name* of the opened folder *d* (see :func:`read_file`); *shown* names it in messages."""
+    try:
+        st = d.lstat(name)
+    except FileNotFoundError:
+        return None
+    if _is_link(st):
+        raise link_refusal(shown)
+    if not stat.S_ISREG(st.st_mode):
+        raise BadInput(f"{shown} is not a regular file")
+    try:
+        fd = _open_file(d, name, shown, os.O_RDONLY | _NONBLOCK)
+    except FileNotFoundError:
         return None
     try:
         st = os.fstat(fd)
@@ -307,6 +319,64 @@ def read_file(path: Path, root: Path | None = None) -> FileText | None:
         return FileText(data.decode("utf-8"), sha256(data), True)
     except UnicodeDecodeError:
         return FileText(data.decode("utf-8", errors="replace"), sha256(data), False)
+
+
+class Folders:
+    """Folders below one root, each opened once without following a link, for the many reads of a scan.
+
+    ``lstat`` and ``read`` take a path below the root; a folder on the way that
+    is a symbolic link raises :class:`Refused` naming it (every time it is asked).
+    """
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._stack = ExitStack()
+        self._dirs: dict[Path, Dir | BaseException] = {}
+
+    def __enter__(self) -> Folders:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stack.close()
+
+    def dir(self, folder: Path) -> Dir:
+        got = self._dirs.get(folder)
+        if got is None:
+            try:
+                got = self._stack.enter_context(open_dir_nofollow(self.root, folder))
+            except (OSError, Refused) as e:
+                got = e
+            self._dirs[folder] = got
+        if isinstance(got, BaseException):
+            raise got
+        return got
+
+    def lstat(self, path: Path) -> os.stat_result | None:
+        """A regular file's stat; None when it is missing, a link or not a regular file."""
+        try:
+            st = self.dir(path.parent).lstat(path.name)
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        return st if stat.S_ISREG(st.st_mode) and not _is_link(st) else None
+
+    def read(self, path: Path) -> FileText | None:
+        try:
+            d = self.dir(path.parent)
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        return read_in(d, path.name, _show(path, self.root))
+
+    def list(self, folder: Path) -> list[tuple[str, bool]]:
+        """(name, is a regular file, not a link) of each entry; [] when the folder is missing."""
+        try:
+            d = self.dir(folder)
+        except (FileNotFoundError, NotADirectoryError):
+            return []
+        if d.fd is None:  # pragma: no cover - Windows
+            with os.scandir(d.path) as it:
+                return [(e.name, e.is_file(follow_symlinks=False) and not e.is_symlink()) for e in it]
+        with os.scandir(d.fd) as it:
+            return [(e.name, e.is_file(follow_symlinks=False)) for e in it]
 
 
 def file_size(path: Path, root: Path | None = None) -> int | None:

@@ -28,6 +28,7 @@ from .safeio import (
     clean_stale_temps,
     hash_file,
     make_dirs,
+    open_dir_nofollow,
     read_file,
     remove_file,
     text_hash,
@@ -153,6 +154,7 @@ class Store:
             raise Refused(f"memory is switched off for {bot}: bot writes are refused "
                           f"(`botmemory settings {bot} memory on` turns it back on)")
         with self.locked(bot):
+            self._check_bookkeeping()
             plans: list[tuple[Write, FileText | None, str | None]] = []
             for w in writes:
                 kind = classify(w.file)
@@ -202,6 +204,16 @@ class Store:
             raise BadInput(f"{rel} does not exist")
         changes = self.apply(bot, [Write(rel, None, expected_hash)], actor)
         return changes[0] if changes else None
+
+    def _check_bookkeeping(self) -> None:
+        """The journal and botmemory's own folder must not be links either: a change whose row
+        cannot be kept is not made (Refused, naming the link)."""
+        for folder in (self.home.journal_dir, self.home.state_dir):
+            try:
+                with open_dir_nofollow(self.home.root, folder):
+                    pass
+            except (FileNotFoundError, NotADirectoryError):
+                pass
 
     def _current(self, bot: str, w: Write) -> FileText | None:
         """The file as it is now. A file too large to read can still be deleted: its text is then not
