@@ -129,7 +129,7 @@ def remember(store: Store, bot: str, text: str, actor: Actor, *, until: date | N
         moved, fits = make_room(doc, today, new_block)
         writes: list[Write] = []
         if moved and big:  # appended with O_APPEND, never read whole; fsynced before MEMORY.md is written
-            writes.append(Write(ARCHIVE_FILE, archived_text(moved, today), append=True))
+            writes.append(Write(ARCHIVE_FILE, archived_text(moved, today) + "\n", append=True))
         elif moved:
             writes.append(Write(ARCHIVE_FILE, append_text(arch.text if arch else "", archived_text(moved, today)),
                                 arch.hash if arch else None, checked=True))
