@@ -32,7 +32,10 @@ exit codes: 0 done, 2 bad usage or input (nothing written), 3 conflict
 
 The home is --root, else $OPENMAUSBOT_HOME, else ~/.openmausbot.
 Paths are relative to the bot's workspace: MEMORY.md, memory/<topic>.md,
-memory/archive.md, memory/log/YYYY-MM-DD.md.
+memory/archive.md, memory/log/YYYY-MM-DD.md. A topic name is letters and
+digits of any script, spaces, dots and dashes (not starting with a dot).
+Nothing is read or written through a symbolic link below the home: such a
+command exits 4 naming the link.
 """
 
 
