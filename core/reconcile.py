@@ -319,13 +319,33 @@ class Shadows:
                 return
             seen: list[Seen] = []
             for c in changes:
-                if c.after is None or c.after_hash is None:
+                if c.appended:   # only the appended part is known: the shadow is the file as it is now
+                    got = self._reread(bot, c.file)
+                    if got is None:
+                        index.files.pop(c.file, None)
+                    else:
+                        seen.append(got)
+                elif c.after is None or c.after_hash is None:
                     index.files.pop(c.file, None)
                 else:
                     seen.append(Seen(c.file, c.after, c.after_hash))
             self.keep(bot, index, seen)
             index.files.update(touched or {})
             self.save(bot, index)
+
+    def _reread(self, bot: str, rel: str) -> Seen | None:
+        """A file as it is now, to shadow; None when it cannot be read (too large: a scan skips it too)."""
+        path = self.home.workspace(bot) / rel
+        try:
+            with Folders(self.home.root) as folders:
+                st = folders.lstat(path)
+                ft = folders.read(path)
+        except (OSError, MemoryError_) as e:
+            logger.info("no shadow for %s/%s: %s", bot, rel, e)
+            return None
+        if ft is None or st is None:
+            return None
+        return Seen(rel, ft.text, ft.hash, ft.valid, st)
 
     def keep_before(self, bot: str, changes: Sequence[Change]) -> None:
         """The rows of *changes* could not be written: make sure the shadows still show the files as

@@ -201,10 +201,14 @@ def test_an_archive_larger_than_a_journal_copy_is_appended_to(mem, ws, mb, monke
     reads: list[str] = []
     real = safeio.read_in
     monkeypatch.setattr(safeio, "read_in", lambda d, name, shown: reads.append(shown) or real(d, name, shown))
-    with mem.capture_rows() as rows:
-        r = update.remember(mem.store, BOT, "brand new", PERSON)
+    listeners = mem.store.listeners[:]
+    mem.store.listeners.clear()   # the write alone: the shadow copy, kept afterwards, may read the file
+    r = update.remember(mem.store, BOT, "brand new", PERSON)
     assert r.moved_count >= 1
     assert not any("archive" in s for s in reads), "the archive was read whole"
+    mem.store.listeners[:] = listeners
+    with mem.capture_rows() as rows:
+        mem.store.notify(r.changes)
     after = (ws / "memory" / "archive.md").read_bytes()
     assert after.startswith(before)
     added = after[len(before):].decode()
@@ -228,3 +232,15 @@ def test_the_append_threshold_is_the_journals_earlier_text_limit():
     from botmemory.core.journal import EARLIER_TEXT_MAX_BYTES
 
     assert update.ARCHIVE_APPEND_OVER == EARLIER_TEXT_MAX_BYTES
+
+
+@pytest.mark.parametrize("mb", [2, 17])
+def test_an_appended_archive_is_not_taken_for_an_outside_change(mem, ws, mb):
+    from botmemory.core.reconcile import scan
+
+    mem.store.write(BOT, MEMORY_FILE, full_memory(), PERSON)
+    _big_archive(ws, mb * 1024 * 1024)
+    scan(mem)   # the baseline
+    update.remember(mem.store, BOT, "brand new", PERSON)
+    assert scan(mem) == []
+    assert scan(mem) == []
