@@ -198,3 +198,31 @@ def test_make_dirs_never_creates_through_a_link(tmp_path):
     with pytest.raises(Refused, match="workspaces is a symbolic link"):
         make_dirs(home / "workspaces" / BOT / "memory", home)
     assert list(outside.iterdir()) == []
+
+
+def test_settings_and_bookkeeping_folders_are_not_written_through_links(home, tmp_path, capsys):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    link(home / "settings", outside)
+    code, _, err = run(capsys, home, "settings", BOT, "upkeep", "off")
+    assert code == 4 and "settings is a symbolic link" in err
+    assert list(outside.iterdir()) == []
+
+
+def test_the_live_watcher_does_not_watch_a_linked_folder(home, tmp_path):
+    from botmemory.core.reconcile import Watcher
+    from botmemory.core.service import Memory
+
+    other = other_bot(tmp_path)
+    ws = home / "workspaces" / BOT
+    link(ws / "memory", other / "memory")
+    mem = Memory.open(str(home), DAY)
+    seen: list = []
+    with Watcher(mem, seen.extend, safety_rescan=None) as w:
+        assert str(ws) in w._watches
+        assert str(ws / "memory") not in w._watches and str(ws / "memory" / "log") not in w._watches
+        (other / "memory" / "t.md").write_text(f"- {PRIVATE} changed\n")
+        w.rescan()
+        assert w.wait_idle(10)
+    assert all(PRIVATE not in (r.diff or "") for r in seen)
+    assert not kept_anywhere(home)
