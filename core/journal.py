@@ -43,7 +43,7 @@ from .entries import whole_word
 from .errors import BadInput, Refused
 from .paths import Home, Kind, check_bot_id, classify
 from .redact import contains_secret, redact
-from .safeio import FILE_MODE, WorkspaceLock, atomic_write, fsync_dir, make_dirs
+from .safeio import FILE_MODE, WorkspaceLock, atomic_write, fsync_dir, make_dirs, open_dir_nofollow
 from .store import Actor, Change, Write
 
 if TYPE_CHECKING:
@@ -447,6 +447,12 @@ class Journal:
         The active segment is opened before the closed ones are listed, so a
         rotation meanwhile can only repeat rows (dropped by id), never hide them.
         """
+        for folder in (self.dir, self.segment_dir(bot)):   # never read through a link (Refused, naming it)
+            try:
+                with open_dir_nofollow(self.home.root, folder):
+                    pass
+            except (FileNotFoundError, NotADirectoryError):
+                pass
         seen: set[str] = set()
         active = self._active_rows(bot)
         for row in active:

@@ -226,3 +226,12 @@ def test_the_live_watcher_does_not_watch_a_linked_folder(home, tmp_path):
         assert w.wait_idle(10)
     assert all(PRIVATE not in (r.diff or "") for r in seen)
     assert not kept_anywhere(home)
+
+
+def test_the_journal_is_not_read_through_a_link(home, tmp_path, capsys):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / f"{BOT}.ndjson").write_text(json.dumps({"id": "0190000000ab-abcdef", "diff": PRIVATE}) + "\n")
+    link(home / "memory-journal", outside)
+    code, out, err = run(capsys, home, "journal", BOT, "--json")
+    assert code == 4 and "memory-journal is a symbolic link" in err and PRIVATE not in out
