@@ -60,6 +60,7 @@ from .safeio import (
     atomic_write,
     make_dirs,
     open_dir_nofollow,
+    pread,
     read_file,
     sha256,
 )
@@ -246,7 +247,7 @@ class Shadows:
             with open_dir_nofollow(self.home.root, path.parent) as d:
                 fd = d.open(path.name, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
             try:
-                data = os.pread(fd, sh.length, sh.offset) if hasattr(os, "pread") else b""
+                data = pread(fd, sh.length, sh.offset)
             finally:
                 os.close(fd)
         except (OSError, Refused):

@@ -137,6 +137,20 @@ class Dir:
             os.close(fd)
 
 
+def pread(fd: int, n: int, offset: int) -> bytes:
+    """Up to *n* bytes at *offset* (``os.pread`` where there is one; Windows seeks)."""
+    if hasattr(os, "pread"):
+        return os.pread(fd, n, offset)
+    os.lseek(fd, offset, os.SEEK_SET)  # pragma: no cover - Windows
+    out = b""  # pragma: no cover
+    while len(out) < n:  # pragma: no cover
+        chunk = os.read(fd, n - len(out))
+        if not chunk:
+            break
+        out += chunk
+    return out  # pragma: no cover
+
+
 def _parts(root: Path, path: Path) -> list[str]:
     parts = list(path.relative_to(root).parts)
     if any(p in ("", ".", "..") for p in parts):
@@ -473,7 +487,7 @@ def append_file(path: Path, data: bytes, root: Path | None = None) -> tuple[int,
         if not stat.S_ISREG(st.st_mode):
             raise Refused(f"{shown} is not a regular file")
         size = st.st_size
-        sep = size > 0 and os.pread(fd, 1, size - 1) != b"\n"
+        sep = size > 0 and pread(fd, 1, size - 1) != b"\n"
         view = memoryview((b"\n" if sep else b"") + data)
         while view:
             n = os.write(fd, view)
