@@ -21,9 +21,10 @@ from pathlib import Path
 
 from botmemory.core import update
 from botmemory.core.paths import MEMORY_FILE
-from botmemory.core.reconcile import _stat, scan
+from botmemory.core.shadows import _stat
+from botmemory.core.turns import scan
 from botmemory.core.safeio import Folders, read_file
-from botmemory.core.service import Memory
+from botmemory.core.memory import Memory
 from botmemory.core.store import Actor
 
 BOT = "scout"

@@ -15,7 +15,7 @@ from datetime import date
 from enum import Enum
 from pathlib import Path
 
-from .errors import BadInput
+from .errors import BadInput, LinkRefused
 
 MEMORY_FILE = "MEMORY.md"
 ARCHIVE_FILE = "memory/archive.md"
@@ -30,7 +30,7 @@ TOPIC_NAME_RULE = (
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
-class Kind(Enum):
+class FileKind(Enum):
     MEMORY = "memory"
     TOPIC = "topic"
     ARCHIVE = "archive"
@@ -64,7 +64,7 @@ def today(override: str | None = None) -> date:
     return date.today()
 
 
-def classify(rel: str) -> Kind:
+def classify(rel: str) -> FileKind:
     """Check a workspace-relative memory path and say what kind of file it is.
 
     Accepted: ``MEMORY.md``, ``memory/<topic>.md``, ``memory/archive.md``,
@@ -73,21 +73,21 @@ def classify(rel: str) -> Kind:
     (:data:`TOPIC_NAME_RULE`); nothing nested, nothing starting with a dot.
     """
     if rel == MEMORY_FILE:
-        return Kind.MEMORY
+        return FileKind.MEMORY
     if rel == ARCHIVE_FILE:
-        return Kind.ARCHIVE
+        return FileKind.ARCHIVE
     parts = rel.split("/")
     if len(parts) == 3 and parts[:2] == ["memory", "log"]:
         name = parts[2]
         if name.endswith(".md") and _DAY.fullmatch(name[:-3]):
             parse_day(name[:-3], "log date")
-            return Kind.LOG
+            return FileKind.LOG
         raise BadInput(f"bad log path {rel!r}: daily logs are memory/log/YYYY-MM-DD.md")
     if len(parts) == 2 and parts[0] == "memory":
         name = parts[1]
         if not topic_name_ok(name):
             raise BadInput(f"bad topic name {name!r}: {TOPIC_NAME_RULE}")
-        return Kind.TOPIC
+        return FileKind.TOPIC
     raise BadInput(
         f"bad path {rel!r}: expected MEMORY.md, memory/<topic>.md, memory/archive.md "
         "or memory/log/YYYY-MM-DD.md"
@@ -188,9 +188,7 @@ class Home:
         """The workspace of an existing bot, or BadInput naming the bots there are."""
         ws = self.workspace(bot)
         if self.workspaces.is_symlink():
-            from .safeio import link_refusal
-
-            raise link_refusal("workspaces")
+            raise LinkRefused("workspaces")
         if not ws.is_dir():
             known = ", ".join(self.bots()) or "none"
             raise BadInput(f"unknown bot {bot!r} in {self.root} (bots: {known}); `botmemory init {bot}` creates it")
@@ -220,7 +218,7 @@ class Home:
         return out
 
     def topics(self, bot: str) -> list[str]:
-        return [r for r in self.memory_files(bot) if classify(r) is Kind.TOPIC]
+        return [r for r in self.memory_files(bot) if classify(r) is FileKind.TOPIC]
 
 
 def _is_valid(rel: str) -> bool:

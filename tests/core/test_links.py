@@ -210,8 +210,8 @@ def test_settings_and_bookkeeping_folders_are_not_written_through_links(home, tm
 
 
 def test_the_live_watcher_does_not_watch_a_linked_folder(home, tmp_path):
-    from botmemory.core.reconcile import Watcher
-    from botmemory.core.service import Memory
+    from botmemory.core.watcher import Watcher
+    from botmemory.core.memory import Memory
 
     other = other_bot(tmp_path)
     ws = home / "workspaces" / BOT

@@ -236,7 +236,7 @@ def test_the_append_threshold_is_the_journals_earlier_text_limit():
 
 @pytest.mark.parametrize("mb", [2, 17])
 def test_an_appended_archive_is_not_taken_for_an_outside_change(mem, ws, mb):
-    from botmemory.core.reconcile import scan
+    from botmemory.core.turns import scan
 
     mem.store.write(BOT, MEMORY_FILE, full_memory(), PERSON)
     _big_archive(ws, mb * 1024 * 1024)
