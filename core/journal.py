@@ -334,7 +334,7 @@ class Journal:
         return self.dir / check_bot_id(bot)
 
     def _lock(self, bot: str) -> WorkspaceLock:
-        return WorkspaceLock.for_file(self.home.lock_file(bot))
+        return WorkspaceLock.for_file(self.home.lock_file(bot), self.home.root)
 
     # ----- writing
 

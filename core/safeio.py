@@ -615,19 +615,24 @@ class WorkspaceLock:
     _registry: dict[Path, WorkspaceLock] = {}
     _registry_guard = threading.Lock()
 
-    def __init__(self, lock_file: Path) -> None:
+    def __init__(self, lock_file: Path, root: Path | None = None) -> None:
         self._thread_lock = threading.RLock()
         self._file_lock = _FileLock(lock_file)
         self._depth = 0
         self.lock_file = lock_file
+        self.root = root
 
     @classmethod
-    def for_file(cls, lock_file: Path) -> WorkspaceLock:
+    def for_file(cls, lock_file: Path, root: Path | None = None) -> WorkspaceLock:
+        """The lock of *lock_file*; with *root* (the home) its folder is never reached through a link,
+        checked again at every fresh acquisition."""
         with cls._registry_guard:
             lock = cls._registry.get(lock_file)
             if lock is None:
-                make_dirs(lock_file.parent)
-                lock = cls._registry[lock_file] = cls(lock_file)
+                make_dirs(lock_file.parent, root)
+                lock = cls._registry[lock_file] = cls(lock_file, root)
+            elif root is not None and lock.root is None:
+                lock.root = root
             return lock
 
     @contextmanager
@@ -636,6 +641,8 @@ class WorkspaceLock:
         with self._thread_lock:
             first = self._depth == 0
             if first:
+                if self.root is not None:
+                    make_dirs(self.lock_file.parent, self.root)
                 self._file_lock.acquire(timeout)
             self._depth += 1
             try:

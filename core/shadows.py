@@ -121,7 +121,7 @@ class Shadows:
         return self.folder(bot) / "packs" / f"{pack}.pack"
 
     def _lock(self, bot: str) -> WorkspaceLock:
-        return WorkspaceLock.for_file(self.home.lock_file(bot))
+        return WorkspaceLock.for_file(self.home.lock_file(bot), self.home.root)
 
     def load(self, bot: str) -> Index | None:
         """The bot's shadow index (a copy to change freely), or None when no baseline was taken."""

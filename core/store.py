@@ -133,7 +133,7 @@ class Store:
 
     @contextmanager
     def locked(self, bot: str) -> Iterator[None]:
-        lock = WorkspaceLock.for_file(self.home.lock_file(bot))
+        lock = WorkspaceLock.for_file(self.home.lock_file(bot), self.home.root)
         with lock.held():
             if bot not in self._cleaned:
                 clean_stale_temps(self.home.workspace(bot), root=self.home.root)

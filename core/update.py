@@ -213,7 +213,7 @@ def forget(store: Store, bot: str, words: Sequence[str], actor: Actor, *, about_
 
 
 def _home_lock(home: Home) -> WorkspaceLock:
-    return WorkspaceLock.for_file(home.state_dir / "locks" / "_home.lock")
+    return WorkspaceLock.for_file(home.state_dir / "locks" / "_home.lock", home.root)
 
 
 def _forget_about_me(home: Home, patterns: Sequence[re.Pattern[str]]) -> list[str]:

@@ -97,6 +97,7 @@ CASES = {
     "workspace": ("workspaces/scout", "", "workspaces/scout"),
     "workspaces": ("workspaces", "..", "workspaces"),
     "journal": ("memory-journal", "memory", "memory-journal"),
+    "bookkeeping": ("botmemory", "memory", "botmemory"),
 }
 
 # the commands that must be refused with exit 4, per case
@@ -107,6 +108,7 @@ WRITES = {
     "workspace": ["save MEMORY.md", "show MEMORY.md", "remember", "turn begin", "init"],
     "workspaces": ["save MEMORY.md", "show MEMORY.md", "remember", "turn begin", "init"],
     "journal": ["save topic", "remember"],
+    "bookkeeping": ["save topic", "remember", "rm topic", "turn begin"],
 }
 
 
@@ -133,12 +135,13 @@ def test_nothing_passes_through_a_link(case, home, tmp_path, capsys, monkeypatch
     ws = home / "workspaces" / BOT
     (ws / "MEMORY.md").write_text(full_memory())
     (ws / "memory" / "log").mkdir(parents=True, exist_ok=True)
+    (ws / "memory" / "t.md").write_text("- mine\n")
     turn = None
     if "turn end" in WRITES[case]:
         code, out, err = run(capsys, home, "turn", "begin", BOT, "--chat", "Plans")
         assert code == 0, err
         turn = out.strip()
-    target = (other / what).resolve() if what != "memory" or case != "journal" else other / "memory"
+    target = (other / what).resolve()
     link(home / where, target)
     before = snapshot(tmp_path / "other")
 
