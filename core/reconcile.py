@@ -135,8 +135,7 @@ def _compare(mem: Memory, bot: str, actor: Actor, ws: Path, index: Index, only: 
     _pair_renames(found)
     found.sort(key=lambda f: f.renamed_from is not None)   # a rename reads "from" as the newer row
     rows = [_row(f) for f in found]
-    mem.commit(bot, [f.change for f in found] + known, rows, touched=touched)
-    return rows
+    return mem.commit(bot, [f.change for f in found] + known, rows, touched=touched)
 
 
 def _row(f: _Found) -> Row:
