@@ -286,7 +286,7 @@ def _list_topics(home: Home, bot: str) -> dict[str, _Key]:
     out: dict[str, _Key] = {}
     if _DIR_FD:
         try:  # never through a link: a linked workspace or memory/ has no topics to recall
-            with open_dir_nofollow(home.root, folder) as d:
+            with open_dir_nofollow(home.trust_root(bot), folder) as d:
                 fd = os.dup(d.fd) if d.fd is not None else -1
         except (OSError, BotMemoryError) as err:
             if not isinstance(err, FileNotFoundError):
@@ -307,7 +307,7 @@ def _list_topics(home: Home, bot: str) -> dict[str, _Key]:
             os.close(fd)
         return out
     try:
-        with open_dir_nofollow(home.root, folder):
+        with open_dir_nofollow(home.trust_root(bot), folder):
             pass
         it = os.scandir(folder)
     except (OSError, BotMemoryError):
@@ -442,7 +442,7 @@ def _drop_file(conn: sqlite3.Connection, file_id: int) -> None:
 def _read_topic(home: Home, bot: str, name: str) -> _Topic | None:
     """A topic's passages; an empty topic when it cannot be read; None when it is gone."""
     try:
-        ft = read_file(home.workspace(bot) / "memory" / name, home.root)
+        ft = read_file(home.workspace(bot) / "memory" / name, home.trust_root(bot))
     except (BotMemoryError, OSError) as e:
         logger.info("recall skips memory/%s: %s", name, e)
         return _Topic([], set(), None)
@@ -873,13 +873,13 @@ def search(home: Home, bot: str, words: Sequence[str], since: date | None, until
     ws = home.workspace(bot)
     found: list[tuple[int, str, int, Hit]] = []
     for rel in home.memory_files(bot):
-        kind = classify(rel)
+        kind = home.classify(bot, rel)
         log_day = date.fromisoformat(rel[-13:-3]) if kind is FileKind.LOG else None
         if log_day is not None and not in_range(log_day):
             continue
         path = ws / rel
         try:
-            ft = read_file(path, home.root)   # first: nothing is looked at through a link
+            ft = read_file(path, home.trust_root(bot))   # first: nothing is looked at through a link
             st = os.lstat(path)
         except (BotMemoryError, OSError) as e:
             logger.info("search skips %s: %s", rel, e)

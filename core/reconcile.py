@@ -19,9 +19,8 @@ from typing import TYPE_CHECKING
 
 from .errors import BadInput, BotMemoryError, Refused
 from .journal import Row, make_row
-from .paths import classify
 from .safeio import Folders
-from .shadows import Index, Shadow, memory_files
+from .shadows import Index, Shadow, folder_files
 from .store import Actor, Change, new_change_id
 
 if TYPE_CHECKING:
@@ -30,6 +29,14 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 OUTSIDE = Actor("person", "outside")
+OUTSIDE_UNKNOWN = Actor("unknown", "outside")
+"""An outside change in a folder whose agent reports no turns: the agent's or a person's, nobody can tell."""
+
+
+def outside_actor(mem: Memory, bot: str) -> Actor:
+    """Who made a change nobody announced: a person, unless the folder's agent reports no turns."""
+    layout = mem.home.layout(bot)
+    return OUTSIDE if layout is None or layout.reports_turns else OUTSIDE_UNKNOWN
 
 
 @dataclass
@@ -69,7 +76,7 @@ def reconcile_bot(mem: Memory, bot: str, actor: Actor = OUTSIDE, *,
                 n = mem.shadows.baseline(bot)
                 logger.info("took the baseline of %s: %d file(s)", bot, n)
             return []
-        with Folders(mem.home.root) as folders:
+        with Folders(mem.home.trust_root(bot)) as folders:
             return _compare(mem, bot, actor, ws, index, only, folders)
 
 
@@ -77,12 +84,12 @@ def _compare(mem: Memory, bot: str, actor: Actor, ws: Path, index: Index, only: 
              folders: Folders) -> list[Row]:
     """reconcile_bot's comparison, reading every file through *folders* (never through a link)."""
     if only is None:
-        candidates = set(memory_files(ws, folders)) | set(index.files)
+        candidates = set(folder_files(mem.home, bot, ws, folders)) | set(index.files)
     else:
         candidates = set()
         for rel in only:
             try:
-                classify(rel)
+                mem.home.classify(bot, rel)
             except BadInput:
                 continue
             candidates.add(rel)
@@ -152,4 +159,4 @@ def _row(f: _Found) -> Row:
     return row
 
 
-__all__ = ["OUTSIDE", "reconcile_bot"]
+__all__ = ["OUTSIDE", "OUTSIDE_UNKNOWN", "outside_actor", "reconcile_bot"]

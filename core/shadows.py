@@ -282,7 +282,7 @@ class Shadows:
         """A file as it is now, to shadow; None when it cannot be read (too large: a scan skips it too)."""
         path = self.home.workspace(bot) / rel
         try:
-            with Folders(self.home.root) as folders:
+            with Folders(self.home.trust_root(bot)) as folders:
                 st = folders.lstat(path)
                 ft = folders.read(path)
         except (OSError, BotMemoryError) as e:
@@ -314,8 +314,8 @@ class Shadows:
         with self._lock(bot).held():
             ws = self.home.workspace(bot)
             seen: list[Seen] = []
-            with Folders(self.home.root) as folders:
-                for rel in memory_files(ws, folders):
+            with Folders(self.home.trust_root(bot)) as folders:
+                for rel in folder_files(self.home, bot, ws, folders):
                     path = ws / rel
                     try:
                         st = folders.lstat(path)
@@ -329,6 +329,12 @@ class Shadows:
             self.keep(bot, index, seen)
             self.save(bot, index)
             return len(index.files)
+
+
+def folder_files(home: Home, bot: str, ws: Path, folders: Folders) -> list[str]:
+    """The memory files of *bot*'s folder by its kind's layout (a workspace's, or a tracked agent's)."""
+    layout = home.layout(bot)
+    return memory_files(ws, folders) if layout is None else layout.memory_files(ws)
 
 
 def memory_files(ws: Path, folders: Folders) -> list[str]:
@@ -371,4 +377,4 @@ def _stat(path: Path | str) -> os.stat_result | None:
     return st if stat.S_ISREG(st.st_mode) else None
 
 
-__all__ = ["Index", "Seen", "Shadow", "Shadows", "memory_files"]
+__all__ = ["Index", "Seen", "Shadow", "Shadows", "folder_files", "memory_files"]

@@ -18,7 +18,7 @@ from datetime import date, datetime, timezone
 
 from . import config
 from .errors import BadInput, Conflict, Refused
-from .paths import MEMORY_FILE, Home, FileKind, classify
+from .paths import MEMORY_FILE, Home, FileKind
 from .safeio import (
     FileText,
     TooLarge,
@@ -36,12 +36,12 @@ from .safeio import (
 
 logger = logging.getLogger(__name__)
 
-WHO = ("bot", "person", "upkeep", "import")
+WHO = ("bot", "person", "upkeep", "import", "unknown")
 
 
 @dataclass(frozen=True)
 class Actor:
-    """Who changes a file and how: ``who`` is bot/person/upkeep/import, ``how`` task/panel/cli/…"""
+    """Who changes a file and how: ``who`` is bot/person/upkeep/import/unknown, ``how`` task/panel/cli/…"""
 
     who: str
     how: str
@@ -107,7 +107,7 @@ class Store:
         """A memory file's text and hash, or None when it does not exist.
 
         Nothing between the home and the file may be a symbolic link (Refused, naming it)."""
-        return read_file(self.home.file(bot, rel), self.home.root)
+        return read_file(self.home.file(bot, rel), self.home.trust_root(bot))
 
     def text(self, bot: str, rel: str) -> str:
         ft = self.read(bot, rel)
@@ -117,6 +117,7 @@ class Store:
 
     def init(self, bot: str) -> bool:
         """Create the workspace layout (idempotent); True when something was created. No journal row."""
+        refuse_for_agent(self.home, bot, "init")
         ws = self.home.workspace(bot)
         with self.locked(bot):
             make_dirs(ws / "memory", self.home.root)
@@ -126,7 +127,10 @@ class Store:
         return created
 
     def ensure(self, bot: str) -> None:
-        """The workspace is created on first use."""
+        """The workspace is created on first use (a tracked folder must exist: nothing is created in it)."""
+        if self.home.is_tracked(bot):
+            self.home.require_bot(bot)
+            return
         ws = self.home.workspace(bot)  # validates the id
         if not (ws / MEMORY_FILE).is_file() or ws.is_symlink():
             self.init(bot)
@@ -136,7 +140,12 @@ class Store:
         lock = WorkspaceLock.for_file(self.home.lock_file(bot), self.home.root)
         with lock.held():
             if bot not in self._cleaned:
-                clean_stale_temps(self.home.workspace(bot), root=self.home.root)
+                layout = self.home.layout(bot)
+                root = self.home.trust_root(bot)
+                if layout is None:
+                    clean_stale_temps(self.home.workspace(bot), root=root)
+                else:
+                    clean_stale_temps(self.home.workspace(bot), layout.temp_dirs, root=root)
                 self._cleaned.add(bot)
             yield
 
@@ -153,11 +162,14 @@ class Store:
         if actor.who == "bot" and not config.bot_settings(self.home, bot).memory:
             raise Refused(f"memory is switched off for {bot}: bot writes are refused "
                           f"(`botmemory settings {bot} memory on` turns it back on)")
+        tracked = self.home.is_tracked(bot)
+        if tracked:
+            self.home.require_bot(bot)   # a tracked folder that is gone is never created again by a write
         with self.locked(bot):
             self._check_bookkeeping()
             plans: list[tuple[Write, FileText | None, str | None]] = []
             for w in writes:
-                kind = classify(w.file)
+                kind = self.home.classify(bot, w.file)
                 if kind is FileKind.LOG and not allow_log and w.text is not None:
                     raise Refused(f"{w.file} is a daily log: the bot's own record is read-only (it can be deleted)")
                 if kind is FileKind.MEMORY and w.text is None:
@@ -175,7 +187,9 @@ class Store:
                 if current is not None and not current.valid and w.text is not None:
                     raise BadInput(f"{w.file} is not valid UTF-8; botmemory will not rewrite it "
                                    "(fix its encoding in another editor first)")
-                new = None if w.text is None else redact(w.text)
+                # a tracked agent's folder gets exactly what the person asked for: a credential in it is
+                # shown as a warning and taken out by an explicit, undoable `redact` (never silently)
+                new = None if w.text is None else (w.text if tracked else redact(w.text))
                 plans.append((w, current, new))
             if check is not None:
                 check()
@@ -198,7 +212,7 @@ class Store:
         return changes[0] if changes else None
 
     def delete(self, bot: str, rel: str, actor: Actor, *, expected_hash: str | None = None) -> Change | None:
-        if classify(rel) is FileKind.MEMORY:
+        if self.home.classify(bot, rel) is FileKind.MEMORY:
             raise Refused("MEMORY.md can be emptied but never deleted: the bot expects it to exist")
         if self._current(bot, Write(rel, None)) is None:
             raise BadInput(f"{rel} does not exist")
@@ -223,7 +237,7 @@ class Store:
         except TooLarge as e:
             if w.text is not None:
                 raise
-            got = hash_file(self.home.file(bot, w.file), self.home.root)
+            got = hash_file(self.home.file(bot, w.file), self.home.trust_root(bot))
             if got is None:
                 return None
             return FileText("", got[0], False, unkept=f"it was {e.size / 1e6:.0f} MB, larger than botmemory reads")
@@ -231,7 +245,7 @@ class Store:
     def _write_one(self, bot: str, rel: str, current: FileText | None, new: str | None,
                    actor: Actor, *, append: bool = False) -> Change | None:
         path = self.home.file(bot, rel)
-        root = self.home.root
+        root = self.home.trust_root(bot)
         if append and new is not None:
             if not new:
                 return None
@@ -270,6 +284,13 @@ class Store:
             except Exception:  # journaling never fails a write
                 logger.exception("a change listener failed for %s (%s); the write stands",
                                  changes[0].bot, ", ".join(c.file for c in changes))
+
+
+def refuse_for_agent(home: Home, bot: str, command: str) -> None:
+    """Refuse *command* (exit 4) for a folder whose agent writes its own memory, with the reason."""
+    layout = home.layout(bot)
+    if layout is not None and layout.writes_own_memory:
+        raise Refused(f"{command} does not apply to {bot}: {layout.refusal}")
 
 
 def redact(text: str) -> str:
