@@ -15,7 +15,7 @@ from typing import Any, NoReturn
 
 from . import budget, config
 from .errors import BadInput, BotMemoryError, Conflict, Refused
-from .paths import ARCHIVE_FILE, MEMORY_FILE, FileKind, classify, normalize_rel, parse_day
+from .paths import ARCHIVE_FILE, MEMORY_FILE, FileKind, normalize_rel, parse_day
 from .safeio import MAX_FILE_BYTES
 from .memory import Memory
 from .store import Actor
