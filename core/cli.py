@@ -66,6 +66,9 @@ Paths are relative to the bot's workspace: MEMORY.md, memory/<topic>.md,
 memory/archive.md, memory/log/YYYY-MM-DD.md. A tracked agent folder uses its
 agent's layout: Claude Code MEMORY.md and <topic>.md beside it; OpenClaw
 MEMORY.md and memory/<note>.md; Hermes MEMORY.md and USER.md.
+A topic name is letters and digits of any script, spaces, dots and dashes
+(not starting with a dot). Nothing is read or written through a symbolic link
+below the home: such a command exits 4 naming the link.
 """
 
 
@@ -157,22 +160,27 @@ def build_parser() -> _Parser:
     sp = add("prefer", cmd_prefer, "add a standing preference to About me (once, at most 300 characters)")
     sp.add_argument("bot")
     sp.add_argument("text")
-    sp = add("show", cmd_show, "print a memory file (--json adds its hash)")
+    sp = add("show", cmd_show, "print a memory file (--json adds its hash); a missing file prints nothing "
+             "and exits 0 (--json: \"hash\": null, \"exists\": false)")
     sp.add_argument("bot")
     sp.add_argument("path")
     sp = add("save", cmd_save, "replace a memory file with stdin")
     sp.add_argument("bot")
     sp.add_argument("path")
-    sp.add_argument("--expected-hash", metavar="H", help="refuse (exit 3) unless the file still has this hash")
+    sp.add_argument("--expected-hash", metavar="H",
+                    help="refuse (exit 3) unless the file still has this hash (64 hex digits, any case); "
+                         "`absent`: create it only if it still does not exist")
     sp.add_argument("--chat", metavar="T", help="the bot's work in chat T")
     sp = add("redact", cmd_redact, "replace the credentials in a memory file by markers (a journaled change)")
     sp.add_argument("bot")
     sp.add_argument("path")
     sp.add_argument("--expected-hash", metavar="H", help="refuse (exit 3) unless the file still has this hash")
-    sp = add("rm", cmd_rm, "delete a topic or a daily log (never MEMORY.md)")
+    sp = add("rm", cmd_rm, "delete a topic or a daily log (never MEMORY.md, never the archive: exit 4); "
+             "a file too large or not UTF-8 is deleted with a row that says it cannot be undone")
     sp.add_argument("bot")
     sp.add_argument("path")
-    sp.add_argument("--expected-hash", metavar="H", help="refuse (exit 3) unless the file still has this hash")
+    sp.add_argument("--expected-hash", metavar="H",
+                    help="refuse (exit 3) unless the file still has this hash (64 hex digits, any case)")
     sp = add("journal", cmd_journal, "changes to a bot's memory files, newest first")
     sp.add_argument("bot")
     sp.add_argument("--limit", type=int, default=50, metavar="N", help="at most N rows (default 50; 0 prints none)")

@@ -6,17 +6,20 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import re
 import sys
 from typing import Any
 
 from . import budget, config
-from .errors import BadInput
-from .paths import MEMORY_FILE, parse_day
+from .errors import BadInput, Refused
+from .paths import ARCHIVE_FILE, MEMORY_FILE, FileKind, normalize_rel, parse_day
 from .safeio import MAX_FILE_BYTES
 from .memory import Memory
 from .store import Actor
 
 logger = logging.getLogger(__name__)
+
+_HASH = re.compile(r"[0-9a-f]{64}")
 
 
 def _out(args: argparse.Namespace, value: Any, plain: str | None = None) -> None:
@@ -164,38 +167,78 @@ def cmd_prefer(mem: Memory, args: argparse.Namespace) -> None:
     _out(args, r.as_dict(), plain)
 
 
+def _expected_hash(value: str | None, *, absent_ok: bool) -> tuple[str | None, bool]:
+    """``--expected-hash``: 64 hex digits (any case) or, where creating is allowed, ``absent``.
+
+    Returns (hash, checked): ``(None, True)`` means "the file must not exist yet".
+    """
+    if value is None:
+        return None, False
+    v = value.strip().lower()
+    if v == "absent":
+        if not absent_ok:
+            raise BadInput("--expected-hash absent makes no sense here: the file must exist to be deleted")
+        return None, True
+    if not _HASH.fullmatch(v):
+        raise BadInput(f"bad --expected-hash {value!r}: give the 64 hex digits `show --json` prints, "
+                       "or `absent` for a file that must not exist yet")
+    return v, True
+
+
 def cmd_show(mem: Memory, args: argparse.Namespace) -> None:
     mem.home.require_bot(args.bot)
-    ft = mem.store.read(args.bot, args.path)
-    if ft is None:
-        raise BadInput(f"{args.path} does not exist in {args.bot}'s workspace")
-    d: dict[str, Any] = {"path": args.path, "text": ft.text, "hash": ft.hash, "valid_utf8": ft.valid}
+    path = normalize_rel(args.path)
+    ft = mem.store.read(args.bot, path)
+    if ft is None:  # a missing file reads as empty, with no hash: `save --expected-hash absent` creates it
+        if not args.json:
+            sys.stderr.write(f"botmemory: {path} does not exist yet (it reads as empty)\n")
+        _out(args, {"path": path, "text": "", "hash": None, "exists": False, "valid_utf8": True}, "")
+        return
+    if not ft.valid and not args.json:
+        sys.stderr.write(f"botmemory: {path} is not valid UTF-8; shown with replacement characters\n")
+    d: dict[str, Any] = {"path": path, "text": ft.text, "hash": ft.hash, "exists": True, "valid_utf8": ft.valid}
     if mem.home.is_tracked(args.bot) and ft.valid:
         from . import agents
 
         found = agents.secrets_in(ft.text)
         if found:
             d["secrets"] = found
-            sys.stderr.write(f"botmemory: warning: {args.path} holds a credential ({', '.join(found)}); "
-                             f"`botmemory redact {args.bot} {args.path}` takes it out (undoable)\n")
+            sys.stderr.write(f"botmemory: warning: {path} holds a credential ({', '.join(found)}); "
+                             f"`botmemory redact {args.bot} {path}` takes it out (undoable)\n")
     _out(args, d, ft.text)
 
 
 def cmd_save(mem: Memory, args: argparse.Namespace) -> None:
     from . import ops
 
-    mem.home.file(args.bot, args.path)  # checks the path before reading stdin
+    path = normalize_rel(args.path)
+    mem.home.file(args.bot, path)  # checks the path before reading stdin
+    expected, checked = _expected_hash(args.expected_hash, absent_ok=True)
     text = _read_stdin()
-    r = ops.save(mem, args.bot, args.path, text, _actor(args), expected_hash=args.expected_hash)
-    _out(args, {"path": args.path, "hash": r.hash, "changed": r.changed},
-         f"saved {args.path}" if r.changed else f"{args.path} unchanged")
+    r = ops.save(mem, args.bot, path, text, _actor(args), expected_hash=expected, checked=checked)
+    _out(args, {"path": path, "hash": r.hash, "changed": r.changed},
+         f"saved {path}" if r.changed else f"{path} unchanged")
 
 
 def cmd_rm(mem: Memory, args: argparse.Namespace) -> None:
     from . import ops
 
-    ops.rm(mem, args.bot, args.path, _actor(args), expected_hash=args.expected_hash)
-    _out(args, {"path": args.path, "deleted": True}, f"deleted {args.path}")
+    mem.home.require_bot(args.bot)
+    path = normalize_rel(args.path)
+    kind = mem.home.classify(args.bot, path)
+    if kind is FileKind.ARCHIVE:
+        raise Refused(f"{ARCHIVE_FILE} is the archive, where notes MEMORY.md could not keep went: "
+                      "rm deletes a topic or a daily log (empty the archive with `save` if you must)")
+    expected, _ = _expected_hash(args.expected_hash, absent_ok=False)
+    r = ops.rm(mem, args.bot, path, _actor(args), expected_hash=expected)
+    change = r.changes[0] if r.changes else None
+    why = change.unkept if change is not None else None
+    if why is None and change is not None and not change.before_valid:
+        why = "it was not valid UTF-8"
+    if why:
+        sys.stderr.write(f"botmemory: deleted {path}, but this cannot be undone: {why}\n")
+    _out(args, {"path": path, "deleted": True, "undoable": why is None, "reason": why},
+         f"deleted {path}")
 
 
 def cmd_redact(mem: Memory, args: argparse.Namespace) -> None:
