@@ -136,6 +136,12 @@ class _Rule:
     # Run the regex over the whole text, not the token windows (the secret
     # holds characters the windows do not: '~', '|', '@', '%').
     on_scan: bool = False
+    # A literal every match holds, when the regex does not start with one:
+    # the rule runs only when the text holds it.
+    needle: str | None = None
+    # The match starts this many characters before the regex's own match
+    # (the regex starts at a literal and checks what precedes it).
+    back: int = 0
 
 
 def _has_digit_and_letter(value: str) -> bool:
@@ -256,6 +262,7 @@ _PROVIDER_RULES: tuple[_Rule, ...] = (
     _Rule(
         "terraform_token",
         re.compile(r"(?<![A-Za-z0-9])[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,70}(?![A-Za-z0-9_=-])"),
+        needle=".atlasv1.",
     ),
     _Rule("vault_token", _tok("hv", "[sb]\\.[A-Za-z0-9_-]{90,300}")),
     _Rule(
@@ -289,7 +296,8 @@ _PROVIDER_RULES: tuple[_Rule, ...] = (
     _Rule("figma_token", _tok("figd_", "[A-Za-z0-9_-]{40,}+")),
     _Rule(
         "asana_token",
-        re.compile(r"(?<![0-9/])[0-9]/[0-9]{16}/[0-9]{16}:[a-f0-9]{32}(?![A-Za-z0-9])"),
+        re.compile(r"/(?<=(?<![0-9/])[0-9]/)[0-9]{16}/[0-9]{16}:[a-f0-9]{32}(?![A-Za-z0-9])"),
+        back=1,
     ),
     _Rule("airtable_token", _tok("pat", "[A-Za-z0-9]{14}\\.[a-f0-9]{64}")),
     _Rule("typeform_token", _tok("tfp_", "[A-Za-z0-9_.=-]{59}")),
@@ -302,6 +310,7 @@ _PROVIDER_RULES: tuple[_Rule, ...] = (
     _Rule(
         "maxmind_key",
         re.compile(r"(?<![A-Za-z0-9_-])[A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk(?![A-Za-z0-9_-])"),
+        needle="_mmk",
     ),
     _Rule("settlemint_token", _tok("sm_", "(?:aat|pat|sat)_[A-Za-z0-9]{16}")),
     _Rule(
@@ -312,6 +321,7 @@ _PROVIDER_RULES: tuple[_Rule, ...] = (
             r"\.acc[_-][A-Za-z0-9-]{10,32}\.[A-Za-z0-9+/_=-]{30,120}",
             left="",
         ),
+        needle=".acc",
     ),
     _Rule(
         "onepassword_secret_key",
@@ -332,6 +342,7 @@ _PROVIDER_RULES: tuple[_Rule, ...] = (
     _Rule(
         "mailchimp_key",
         re.compile(r"(?<![A-Za-z0-9])[a-f0-9]{32}-us[0-9]{1,2}(?![A-Za-z0-9])"),
+        needle="-us",
     ),
     _Rule("resend_key", _tok("re_", "[A-Za-z0-9]{8}_[A-Za-z0-9]{24}")),
     _Rule("firebase_fcm_key", _tok(":APA91b", "[A-Za-z0-9_-]{100,}+", left="")),
@@ -362,8 +373,14 @@ _PROVIDER_RULES: tuple[_Rule, ...] = (
     _Rule("facebook_token", _tok("EAA", "[MC][A-Za-z0-9]{60,}+", _ALNUM, _ALNUM)),
     _Rule(
         "facebook_token",
-        re.compile(r"(?<![0-9])[0-9]{15,16}(?:\||%7C)[A-Za-z0-9_-]{27,40}(?![A-Za-z0-9_-])"),
+        re.compile(r"(?<![0-9])[0-9]{15,16}\|[A-Za-z0-9_-]{27,40}(?![A-Za-z0-9_-])"),
         on_scan=True,
+        needle="|",
+    ),
+    _Rule(
+        "facebook_token",
+        re.compile(r"(?<![0-9])[0-9]{15,16}%7C[A-Za-z0-9_-]{27,40}(?![A-Za-z0-9_-])"),
+        needle="%7C",
     ),
     _Rule("frameio_token", _tok("fio-u-", "[A-Za-z0-9_=-]{64}")),
     _Rule("intra42_secret", _tok("s-s4t2", "(?:ud|af)-[a-f0-9]{64}")),
@@ -387,6 +404,7 @@ _PROVIDER_RULES: tuple[_Rule, ...] = (
         "azure_client_secret",
         re.compile(r"(?<![A-Za-z0-9_~.])[A-Za-z0-9_~.]{3}[0-9]Q~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])"),
         on_scan=True,
+        needle="Q~",
     ),
     _Rule(
         "jwt",
@@ -687,6 +705,24 @@ _PLACEHOLDER_WORDS = frozenset(
         "random",
     }
 )
+# "password" and "secret" in other languages, as documentation writes
+# "--password=hasło".
+_LOCAL_PLACEHOLDERS = frozenset(
+    {
+        "hasło", "haslo", "passwort", "kennwort", "geheimnis", "motdepasse",
+        "mot_de_passe", "mot-de-passe", "contraseña", "contrasena", "clave",
+        "senha", "palavra-passe", "parola", "password_segreta", "wachtwoord",
+        "salasana", "lösenord", "losenord", "adgangskode", "passord", "heslo",
+        "jelszó", "şifre", "sifre", "пароль", "секрет", "ключ", "パスワード",
+        "暗号", "密码", "口令", "密碼", "비밀번호", "κωδικός", "סיסמה", "كلمة_المرور",
+    }
+)
+# nsswitch.conf: "passwd: files systemd" names sources, not a password.
+_NSSWITCH_RE = re.compile(
+    r"(?:(?:files|compat|systemd|ldap|nis|nisplus|sss|db|winbind|dns|mdns4?_minimal|"
+    r"myhostname|resolve|mymachines|hesiod|cache|\[[!A-Za-z =]{1,40}\])[ \t]*)+"
+)
+_PLACEHOLDER_TAILS = ("password", "passwd", "pass", "secret", "pwd")
 _PLACEHOLDER_RE = re.compile(
     r"""
     ^(?:
@@ -764,6 +800,10 @@ def _is_placeholder(value: str) -> bool:
         return True
     if norm.endswith("here") and len(norm) < 40:  # "your-password-here"
         return True
+    if v.lower() in _LOCAL_PLACEHOLDERS or _NSSWITCH_RE.fullmatch(v):
+        return True
+    if norm.isalpha() and norm.endswith(_PLACEHOLDER_TAILS) and len(norm) < 24:
+        return True  # "fredpassword", "mysecret", "dbpass": a documentation example
     if "example" in norm or "placeholder" in norm or "changeme" in norm:
         return True
     return bool(_CODE_REF_RE.search(v) or _PATH_RE.fullmatch(v))
@@ -877,11 +917,14 @@ def _assignments(text: str, low: str) -> Iterator[_Span]:
 # "… and password: hunter2" after other text on the line, and the note
 # shape "Password - hunter2" at the start of a line.
 _INLINE_CRED_RE = re.compile(
-    r"(?<![A-Za-z0-9_])(?P<key>password|passwd|passphrase|pwd|api[_ -]?key|"
+    r"(?<![^ \t*`\"'(>])(?P<key>password|passwd|passphrase|pwd|api[_ -]?key|"
     r"secret[_ -]?key|access[_ -]?token|auth[_ -]?token|token|secret)"
     r"(?P<sep>[ \t]{0,2}:[ \t]{0,4}+|[ \t]{1,4}-[ \t]{1,4}+)(?P<value>\S[^\n]*)",
     re.IGNORECASE,
 )
+# After "Password - " only one word that does not read as prose: it holds
+# a digit or a symbol ("Password - hunter2"; not "password - the group …").
+_DASH_VALUE_RE = re.compile(r"\S*[0-9!#$%&*+/=?@^~|\\][^\s]*")
 _LINE_HEAD_RE = re.compile(r"[ \t]*(?:(?:[-*+]|\d{1,3}[.)])[ \t]+)?[*_`>]*[ \t]*")
 
 
@@ -892,13 +935,18 @@ def _inline_credentials(line: str, ls: int) -> Iterator[_Span]:
         if kind is None:
             continue
         dash = "-" in m.group("sep")
-        if dash and (kind != "password" or not _LINE_HEAD_RE.fullmatch(line, 0, m.start())):
+        if dash and (
+            key.lower() == "pwd"  # "pwd - print name of working directory"
+            or kind != "password"
+            or not _LINE_HEAD_RE.fullmatch(line, 0, m.start())
+            or not _DASH_VALUE_RE.fullmatch(m.group("value").rstrip())
+        ):
             continue
         rest = m.group("value").rstrip()
         word_m = _SHELL_WORD_RE.match(rest)
         if word_m is None:
             continue
-        word = word_m.group().rstrip(".,;")
+        word = word_m.group().rstrip(".,;)]}")
         colon = dash or ":" in m.group("sep")
         if not _accept_value(rest, kind, inline=False, colon=colon, code=False):
             continue
@@ -1320,6 +1368,35 @@ _WINDOW_TABLE = bytes(
 _WINDOW_MIN_LEN = 15
 
 
+_REGEX_META = frozenset("\\.^$*+?{}[]()|")
+
+
+def _needle(pattern: str) -> str:
+    """The literal text every match of *pattern* starts with ('' if none)."""
+    out: list[str] = []
+    i = 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\" and i + 1 < len(pattern) and not pattern[i + 1].isalnum():
+            out.append(pattern[i + 1])
+            i += 2
+            continue
+        if c in _REGEX_META:
+            break
+        out.append(c)
+        i += 1
+    # A quantifier right after the literal applies to its last character.
+    if i < len(pattern) and pattern[i] in "*?{" and out:
+        out.pop()
+    return "".join(out)
+
+
+_NEEDLES = {
+    r.regex.pattern: _needle(r.regex.pattern) if r.needle is None else r.needle
+    for r in _PROVIDER_RULES
+}
+
+
 def _token_rules(text: str, scan: str, low: str) -> Iterator[_Span]:
     parts: list[str] = []
     win_starts: list[int] = []
@@ -1340,9 +1417,18 @@ def _token_rules(text: str, scan: str, low: str) -> Iterator[_Span]:
         for m in rule.regex.finditer(windows):
             i = bisect_right(win_starts, m.start()) - 1
             shift = orig_starts[i] - win_starts[i]
-            yield m.start(rule.group) + shift, m.end(rule.group) + shift
+            yield m.start(rule.group) + shift - rule.back, m.end(rule.group) + shift
 
+    present: dict[str, bool] = {}
     for rule in _PROVIDER_RULES:
+        needle = _NEEDLES[rule.regex.pattern]
+        if needle:
+            hay = low if rule.on_lower else scan if rule.on_scan else windows
+            key = ("l" if rule.on_lower else "s" if rule.on_scan else "w") + needle
+            if key not in present:
+                present[key] = needle in hay
+            if not present[key]:
+                continue  # a literal search is far cheaper than a regex pass
         for s, e in where(rule):
             if rule.kind == "telegram_bot_token":
                 d = s
