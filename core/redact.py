@@ -483,8 +483,12 @@ _NETRC_RE = re.compile(r"(?m)^[ \t]*machine[ \t]+\S+[^\n]*?\bpassword[ \t]+(\S+)
 # Cheap pre-filters (over the lower-cased text): the lines worth looking at
 # for assignments.
 _KEYWORDS = tuple(re.compile(w) for w in ("pass", "pw", "secret", "token", "key"))
-_AFTER_KEYWORD_RE = re.compile(r"[a-z0-9_.\-]*+[\"'`*_ \t]*+[=:]")
-_FLAG_KEYWORD_RE = re.compile(r"--[a-z0-9-]*(?:pass|pwd|pw|secret|token|key)")
+_AFTER_KEYWORD_RE = re.compile(r"[a-z0-9_.\-]{0,64}+[\"'`*_ \t]{0,8}+[=:]")
+# Bounded: "--" then an unbounded [a-z0-9-]* rescanned a run of dashes from
+# every position (quadratic on "-----…").
+_FLAG_KEYWORD_RE = re.compile(
+    r"--(?<![a-z0-9-]--)(?:[a-z0-9][a-z0-9-]{0,40}?)?(?:pass|pwd|pw|secret|token|key)"
+)
 _NETRC_KEYWORD_RE = re.compile(r"machine[ \t]")
 _DASH_KEYWORD_RE = re.compile(r"(?:password|passwd|passphrase|pwd)[ \t]+-[ \t]")
 
