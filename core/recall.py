@@ -58,10 +58,10 @@ from typing import Any
 from filelock import FileLock, Timeout
 
 from . import config, frontmatter
-from .entries import Kind as BlockKind, parse
-from .errors import BadInput, MemoryError_
-from .paths import Home, Kind, classify, parse_day
-from .safeio import FILE_MODE, make_dirs, read_file
+from .entries import BlockKind, parse
+from .errors import BadInput, BotMemoryError
+from .paths import Home, FileKind, classify, parse_day
+from .safeio import FILE_MODE, RACY_NS, make_dirs, read_file
 
 logger = logging.getLogger(__name__)
 
@@ -271,7 +271,7 @@ _Key = tuple[int, int, int, int]
 @lru_cache(maxsize=65536)
 def _is_topic_name(name: str) -> bool:
     try:
-        return classify(f"memory/{name}") is Kind.TOPIC
+        return classify(f"memory/{name}") is FileKind.TOPIC
     except BadInput:
         return False
 
@@ -436,7 +436,7 @@ def _read_topic(home: Home, bot: str, name: str) -> _Topic | None:
     """A topic's passages; an empty topic when it cannot be read; None when it is gone."""
     try:
         ft = read_file(home.workspace(bot) / "memory" / name)
-    except (MemoryError_, OSError) as e:
+    except (BotMemoryError, OSError) as e:
         logger.info("recall skips memory/%s: %s", name, e)
         return _Topic([], set(), None)
     if ft is None:
@@ -447,10 +447,6 @@ def _read_topic(home: Home, bot: str, name: str) -> _Topic | None:
 
 
 _BATCH = 250_000
-
-
-RACY_NS = 3_000_000_000
-"""A file changed this recently (by its ctime) may change again within the same timestamp tick."""
 
 
 def _refresh(conn: sqlite3.Connection, home: Home, bot: str, listing: dict[str, _Key]) -> tuple[str, bool]:
@@ -871,20 +867,20 @@ def search(home: Home, bot: str, words: Sequence[str], since: date | None, until
     found: list[tuple[int, str, int, Hit]] = []
     for rel in home.memory_files(bot):
         kind = classify(rel)
-        log_day = date.fromisoformat(rel[-13:-3]) if kind is Kind.LOG else None
+        log_day = date.fromisoformat(rel[-13:-3]) if kind is FileKind.LOG else None
         if log_day is not None and not in_range(log_day):
             continue
         path = ws / rel
         try:
             st = os.lstat(path)
             ft = read_file(path)
-        except (MemoryError_, OSError) as e:
+        except (BotMemoryError, OSError) as e:
             logger.info("search skips %s: %s", rel, e)
             continue
         if ft is None:
             continue
         text = ft.text
-        if kind is Kind.TOPIC:
+        if kind is FileKind.TOPIC:
             text = _topic_body(text)
         mday = _local_day(st.st_mtime)
         for unit in _search_units(text):

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-from botmemory.core.safeio import atomic_write
+from botmemory.core import atomic_write
 
 logger = logging.getLogger(__name__)
 
@@ -99,7 +99,9 @@ def xdg_autostart_dir(environ: dict[str, str] | None = None) -> Path:
 class _LoginFile:
     """Start at login kept as one file: switching it off removes the file."""
 
-    path: Path
+    @property
+    def path(self) -> Path:
+        raise NotImplementedError
 
     def disable(self) -> None:
         try:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from botmemory.core.service import Memory
+from botmemory.core import Memory
 
 logger = logging.getLogger(__name__)
 
@@ -26,9 +26,9 @@ def journal_of(mem: Memory) -> Any:
     existing = getattr(mem, "journal", None)
     if existing is not None:
         return existing
-    from botmemory.core import journal
+    from botmemory.core import Journal
 
-    return journal.Journal(mem.home)
+    return Journal(mem.home)
 
 
 @dataclass(frozen=True)
@@ -42,7 +42,7 @@ class JournalQuery:
 
     def filter(self) -> Any:
         """The core's row filter for this query (`botmemory journal --file/--who/--grep` use the same)."""
-        from botmemory.core.journal import RowFilter
+        from botmemory.core import RowFilter
 
         return RowFilter(self.file or None, self.who or None, tuple((self.grep or "").split()))
 
@@ -64,7 +64,8 @@ class Cursor:
         self._it: Iterator[Any] | None = None
 
     def _rows(self) -> Iterator[Any]:
-        return journal_of(self.mem).matching(self.query.bot, self.query.filter())
+        rows: Iterator[Any] = journal_of(self.mem).matching(self.query.bot, self.query.filter())
+        return rows
 
     def page(self, limit: int) -> list[Any]:
         if self._it is None:
@@ -100,6 +101,11 @@ def catch_up(mem: Memory, bot: str, seen: str | None, recent: int,
     return fresh, newest, newest[0].id if newest else ""
 
 
+def journal_files(mem: Memory, bot: str, limit: int = 20_000) -> set[str]:
+    """The files named by the newest *limit* rows of a bot's journal (deleted files included)."""
+    return {row.file for row in itertools.islice(journal_of(mem).rows(bot), limit)}
+
+
 def newest_rows(mem: Memory, bot: str, limit: int) -> list[Any]:
     return list(journal_of(mem).list(bot, limit=limit))
 
@@ -119,44 +125,92 @@ def rows_since(mem: Memory, bot: str, seen: str | None, limit: int = SINCE_LIMIT
     return out
 
 
-def undo(mem: Memory, bot: str, row_id: str) -> Any:
-    from botmemory.core import journal
+# ----- HOOK (Round 2, `agents`): the memory folders of agents found on this computer.
+# Another engineer builds the finder in core (`botmemory agents` / `track`). The welcome page
+# calls these two functions only. They look for `find_agents` and `track_agent` on the core's
+# public surface (`botmemory.core`); until core offers them, find_agents returns None and the
+# page leaves its "found on this computer" section out. Wire the real names here when they land.
 
-    return journal.undo(mem, bot, row_id)
+FINDER_NAMES = ("find_agents",)
+TRACKER_NAMES = ("track_agent", "track")
+
+
+@dataclass(frozen=True)
+class FoundFolder:
+    """One agent memory folder found on this computer (DESIGN.md: ``agents --json``)."""
+
+    id: str
+    agent: str
+    path: str
+    tracked: bool
+
+
+def _surface(names: tuple[str, ...]) -> Any:
+    import botmemory.core as core
+
+    for name in names:
+        found = getattr(core, name, None)
+        if callable(found):
+            return found
+    return None
+
+
+def find_agents(mem: Memory) -> list[FoundFolder] | None:
+    """Runs on the worker: the folders core's finder found, or None when core offers no finder yet."""
+    finder = _surface(FINDER_NAMES)
+    if finder is None:
+        return None
+    out = []
+    for f in finder(mem.home):
+        d = f if isinstance(f, dict) else (f.as_dict() if hasattr(f, "as_dict") else vars(f))
+        out.append(FoundFolder(str(d["id"]), str(d["agent"]), str(d["path"]), bool(d.get("tracked"))))
+    return out
+
+
+def track_agent(mem: Memory, folder_id: str) -> None:
+    """Runs on the worker: start tracking a found folder (core's ``track``)."""
+    tracker = _surface(TRACKER_NAMES)
+    if tracker is None:
+        raise NotImplementedError("this version of botmemory cannot track agent folders yet")
+    tracker(mem.home, folder_id)
+
+
+def undo(mem: Memory, bot: str, row_id: str) -> Any:
+    return mem.undo(bot, row_id)
 
 
 def tidy_now(mem: Memory, bot: str) -> dict[str, Any]:
-    from botmemory.core import upkeep
+    from botmemory.core import tidy_now as core_tidy_now
 
-    report: dict[str, Any] = upkeep.tidy_now(mem, bot).as_dict()
+    report: dict[str, Any] = core_tidy_now(mem, bot).as_dict()
     return report
 
 
 def last_tidy(mem: Memory, bot: str) -> Any:
-    from botmemory.core import upkeep
+    from botmemory.core import read_state
 
-    return upkeep.read_state(mem.home, bot)
+    return read_state(mem.home, bot)
 
 
 def heavy_line(mem: Memory, bot: str) -> str | None:
-    from botmemory.core import upkeep
+    from botmemory.core import heavy_line as core_heavy_line
 
-    return upkeep.heavy_line(mem, bot)
+    return core_heavy_line(mem, bot)
 
 
 def run_due(mem: Memory, now: datetime) -> dict[str, Any]:
     """The nightly tidy-up of every bot for which one is due now (never while a turn is open)."""
-    from botmemory.core import reconcile, upkeep
+    from botmemory.core import run_due as core_run_due, turn_open
 
-    result: dict[str, Any] = upkeep.run_due(mem, now, lambda bot: reconcile.turn_open(mem, bot))
+    result: dict[str, Any] = core_run_due(mem, now, lambda bot: turn_open(mem, bot))
     return result
 
 
 def start_watcher(mem: Memory, on_rows: Callable[..., None]) -> Any:
     """Start the core's live watcher; it rescans every workspace first (this call waits for that)."""
-    from botmemory.core import reconcile
+    from botmemory.core import Watcher
 
-    w = reconcile.Watcher(mem, on_rows=on_rows)
+    w = Watcher(mem, on_rows=on_rows)
     w.start()
     return w
 

@@ -2,7 +2,7 @@
 
 ``botmemory-tray --demo`` builds it into ``--root`` when that folder is empty
 (or missing), else into a fresh folder. The notes are package files under
-``demo/``, with dates written as ``@D-12@`` (twelve days before today) so the
+``demo_home/``, with dates written as ``@D-12@`` (twelve days before today) so the
 demo is always current. Everything is written through the core — the files by
 an import, then the bots' work in their chats, a person's edit in the panel,
 a change made outside the app, an undo and a tidy-up — so the journal holds
@@ -12,16 +12,14 @@ from __future__ import annotations
 
 import logging
 import re
+import shutil
 import tempfile
 from datetime import date, timedelta
 from importlib import resources
 from importlib.abc import Traversable
 from pathlib import Path
 
-from botmemory.core import update
-from botmemory.core.safeio import atomic_write
-from botmemory.core.service import Memory
-from botmemory.core.store import Actor
+from botmemory.core import Actor, Memory, atomic_write, remember
 
 logger = logging.getLogger(__name__)
 
@@ -36,7 +34,7 @@ def expand(text: str, today: date) -> str:
 
 
 def _source() -> Traversable:
-    return resources.files("botmemory.desktop") / "demo"
+    return resources.files("botmemory.desktop") / "demo_home"
 
 
 def _walk(folder: Traversable, prefix: str = "") -> list[tuple[str, Traversable]]:
@@ -70,6 +68,16 @@ def prepare(root: Path | None, today: date | None = None) -> Path:
     return target
 
 
+def remove(root: Path) -> None:
+    """Delete a demo home this app made in the temporary folder (on quit). Anything else is left alone."""
+    tmp = Path(tempfile.gettempdir()).resolve()
+    if root.is_symlink() or not root.name.startswith("botmemory-demo-") or root.parent.resolve() != tmp:
+        logger.info("not removing %s: not a temporary demo home", root)
+        return
+    shutil.rmtree(root, ignore_errors=True)   # never follows a symbolic link inside
+    logger.info("removed the demo home %s", root)
+
+
 def build(root: Path, today: date) -> Memory:
     """Write the demo into *root* through the core. Returns the opened home."""
     root.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -101,13 +109,13 @@ def _history(mem: Memory, today: date) -> None:
     """The journal a few weeks of use would leave: bots' work, a person's edits, an outside edit, undo."""
     s = mem.store
     # the bots at work in their chats
-    update.remember(s, "scout", "Monsoon Books intro call is Wednesday 11:00 IST with their publisher, Anil",
-                    Actor.bot("Pipeline"))
-    update.remember(s, "scout", "Orbit wants the parent onboarding path in Marathi and English",
-                    Actor.bot("Orbit"))
-    update.remember(s, "ledger", "HL-2026-052 (Orbit, first half) is due on the 28th", Actor.bot("Invoice reconciliation"))
+    remember(s, "scout", "Monsoon Books intro call is Wednesday 11:00 IST with their publisher, Anil",
+             Actor.bot("Pipeline"))
+    remember(s, "scout", "Orbit wants the parent onboarding path in Marathi and English",
+             Actor.bot("Orbit"))
+    remember(s, "ledger", "HL-2026-052 (Orbit, first half) is due on the 28th", Actor.bot("Invoice reconciliation"))
     # a regretted note, undone from the journal
-    update.remember(s, "scout", "Priya wants all meetings moved to Fridays", Actor.bot("Calendar"))
+    remember(s, "scout", "Priya wants all meetings moved to Fridays", Actor.bot("Calendar"))
     _undo_newest(mem, "scout")
     # the person edits a topic in the panel
     topic = "memory/travel.md"
@@ -125,26 +133,24 @@ def _history(mem: Memory, today: date) -> None:
     # last night's tidy-up: expired entries to the archive, exact duplicates out
     for bot in BOTS:
         _tidy(mem, bot)
-    update.remember(s, "scout", "Sanjay prefers review calls after 15:00 IST", Actor.bot("Northwind"))
-    update.remember(s, "scout", "Priya wants the Monday digest to include overdue invoices from Ledger",
-                    Actor.bot("Plans"))
+    remember(s, "scout", "Sanjay prefers review calls after 15:00 IST", Actor.bot("Northwind"))
+    remember(s, "scout", "Priya wants the Monday digest to include overdue invoices from Ledger",
+             Actor.bot("Plans"))
 
 
 def _undo_newest(mem: Memory, bot: str) -> None:
-    from botmemory.core import journal
-
     rows = mem.journal.list(bot, limit=1)
     if rows:
-        journal.undo(mem, bot, rows[0].id)
+        mem.undo(bot, rows[0].id)
 
 
 def _scan(mem: Memory) -> None:
-    from botmemory.core import reconcile
+    from botmemory.core import scan
 
-    reconcile.scan(mem)
+    scan(mem)
 
 
 def _tidy(mem: Memory, bot: str) -> None:
-    from botmemory.core import upkeep
+    from botmemory.core import tidy_now
 
-    upkeep.tidy_now(mem, bot, model=False)
+    tidy_now(mem, bot, model=False)

@@ -7,8 +7,7 @@ numbers come from :func:`botmemory.core.budget.gauge`; this module only draws.
 """
 from __future__ import annotations
 
-from botmemory.core import budget
-from botmemory.core.budget import Gauge, Level
+from botmemory.core import AMBER_AT, ONLY_FIRST_LINES, Gauge, Level
 from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QPainter, QPalette
 from PySide6.QtWidgets import QGridLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
@@ -27,7 +26,18 @@ def lines_text(g: Gauge) -> str:
 
 
 def size_text(g: Gauge) -> str:
+    if g.bytes < 1024:     # "0.0 of 24 KB" would hide 48 bytes
+        return f"{g.bytes} byte{'s' if g.bytes != 1 else ''} of {kb(g.max_bytes)} KB"
     return f"{kb(g.bytes)} of {kb(g.max_bytes)} KB"
+
+
+def bar_level(value: int, limit: int) -> Level:
+    """One measure's own level: red past its limit, amber from 80 % of it."""
+    if value > limit:
+        return Level.RED
+    if value >= limit * AMBER_AT:
+        return Level.AMBER
+    return Level.OK
 
 
 def unloaded_text(g: Gauge) -> str:
@@ -80,7 +90,7 @@ class Bar(QWidget):
         tick = self.palette().color(QPalette.ColorRole.WindowText)
         tick.setAlpha(110)
         p.setPen(tick)
-        x = r.left() + r.width() * budget.AMBER_AT
+        x = r.left() + r.width() * AMBER_AT
         p.drawLine(int(x), int(r.top()) + 1, int(x), int(r.bottom()) - 1)
         p.end()
 
@@ -99,7 +109,7 @@ class GaugeWidget(QWidget):
         self.size_label = QLabel()
         self.unloaded_label = QLabel()
         self.unloaded_label.setStyleSheet(f"color: {COLOURS[Level.RED].name()}; font-weight: bold;")
-        self.rule_label = QLabel(budget.ONLY_FIRST_LINES[0].upper() + budget.ONLY_FIRST_LINES[1:] + ".")
+        self.rule_label = QLabel(ONLY_FIRST_LINES[0].upper() + ONLY_FIRST_LINES[1:] + ".")
         self.rule_label.setObjectName("rule")
         rule_font = self.rule_label.font()
         rule_font.setItalic(True)
@@ -141,8 +151,9 @@ class GaugeWidget(QWidget):
             self.size_bar.set_value(0, COLOURS[Level.OK])
             return
         colour = COLOURS[g.level]
-        self.lines_bar.set_value(g.lines / g.max_lines, colour)
-        self.size_bar.set_value(g.bytes / g.max_bytes, colour)
+        # each bar in its own measure's colour: a red size never paints the lines bar, nor the reverse
+        self.lines_bar.set_value(g.lines / g.max_lines, COLOURS[bar_level(g.lines, g.max_lines)])
+        self.size_bar.set_value(g.bytes / g.max_bytes, COLOURS[bar_level(g.bytes, g.max_bytes)])
         self.lines_label.setText(lines_text(g))
         self.size_label.setText(size_text(g))
         self.state_label.setText(f"<span style='color:{colour.name()}; font-weight:bold'>"

@@ -21,12 +21,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from botmemory.core import budget, config
-from botmemory.core.budget import Gauge, Level
-from botmemory.core.paths import ARCHIVE_FILE, MEMORY_FILE
-from botmemory.core.paths import today as local_today
-from botmemory.core.service import Memory
-from botmemory.core.store import Actor, Write
+from botmemory.core import (
+    ARCHIVE_FILE, MEMORY_FILE, ONLY_FIRST_LINES, Actor, Gauge, Level, Memory, Write, check_bot_id, gauge, local_today,
+    move_overflow, set_bot_setting, undo_overflow,
+)
 from PySide6.QtCore import QFileSystemWatcher, QObject, Qt, QTimer, Signal, Slot
 
 from . import corelink
@@ -36,6 +34,7 @@ from .worker import Worker
 logger = logging.getLogger(__name__)
 
 PANEL = Actor.person("panel")
+UNDO = Actor.person("undo")
 COALESCE_MS = 60
 """Journal events within this many ms are read as one batch (a write touches the archive and MEMORY.md)."""
 UPKEEP_CHECK_MS = 10 * 60 * 1000
@@ -196,7 +195,7 @@ class Session(QObject):
         primed = self._primed
         self._primed = True
         self._newest.update(state["marks"])
-        if state["bots"] != self.bots:
+        if state["bots"] != self.bots or not primed:   # the first read says so even for a home with no bots
             self.bots = state["bots"]
             self.bots_changed.emit(list(self.bots))
         old = self.gauges
@@ -242,7 +241,7 @@ class Session(QObject):
             if g.level is Level.RED and (before is None or before.level is not Level.RED):
                 self.notice.emit(Notice("red", bot, f"{bot}: MEMORY.md is over the budget",
                                         f"{g.unloaded_lines} lines are not being loaded; "
-                                        f"{budget.ONLY_FIRST_LINES}.", None, MEMORY_FILE))
+                                        f"{ONLY_FIRST_LINES}.", None, MEMORY_FILE))
 
     # ----- reads
 
@@ -293,21 +292,46 @@ class Session(QObject):
 
         self.worker.write(lambda: corelink.tidy_now(mem, bot), finished, error)
 
+    def make_room(self, bot: str, expected_hash: str | None, done: Callable[[Any], None],
+                  error: Callable[[BaseException], None]) -> None:
+        """Move the overflow preview's entries to the archive now (the core's ``move_overflow``)."""
+        mem = self.mem
+        self.worker.write(lambda: move_overflow(mem.store, bot, PANEL, expected_hash=expected_hash),
+                          done, error)
+
+    def undo_room(self, bot: str, room: Any, done: Callable[[Any], None],
+                  error: Callable[[BaseException], None]) -> None:
+        """Undo a Make room as one change (both files back), while neither file changed since."""
+        mem = self.mem
+        self.worker.write(lambda: undo_overflow(mem.store, bot, room, UNDO), done, error)
+
+    def create_bot(self, bot: str, done: Callable[[Any], None], error: Callable[[BaseException], None]) -> None:
+        """Create a bot's workspace (``botmemory init``), then read the home again."""
+        mem = self.mem
+
+        def finished(created: Any) -> None:
+            self.poll()
+            done(created)
+
+        self.worker.write(lambda: mem.store.init(check_bot_id(bot)), finished, error)
+
     def set_switch(self, bot: str, key: str, value: bool, done: Callable[[Any], None] | None = None,
                    error: Callable[[BaseException], None] | None = None) -> None:
         home = self.mem.home
-        self.worker.write(lambda: config.set_bot_setting(home, bot, key, value), done, error)
+        self.worker.write(lambda: set_bot_setting(home, bot, key, value), done, error)
 
     # ----- the nightly tidy-up
 
     @Slot()
     def check_upkeep(self) -> None:
-        if not self.today_fixed:
-            self.mem.store.today = local_today()
         mem = self.mem
         now = datetime.now().astimezone()
+        follow_the_date = not self.today_fixed
 
         def run() -> dict[str, Any]:
+            # the date moves on the writer thread, between writes — never on the UI thread under a running task
+            if follow_the_date:
+                mem.store.today = local_today()
             return corelink.run_due(mem, now)
 
         def ran(reports: dict[str, Any]) -> None:
@@ -323,7 +347,7 @@ def read_state(mem: Memory, newest: dict[str, str]) -> dict[str, Any]:
     gauges = {}
     for bot in bots:
         try:
-            gauges[bot] = budget.gauge(mem.store.text(bot, MEMORY_FILE))
+            gauges[bot] = gauge(mem.store.text(bot, MEMORY_FILE))
         except Exception as e:  # noqa: BLE001 - an unreadable MEMORY.md must not stop the rest
             logger.info("gauge of %s unavailable: %s", bot, e)
     fresh: list[Any] = []
