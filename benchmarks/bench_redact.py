@@ -74,12 +74,16 @@ def unroff(text: str) -> str:
 def real_prose() -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     for p in sorted(Path("/usr/share/debian-reference").glob("debian-reference.*.txt.gz")):
-        out.append((p.name.split(".")[1], gzip.open(p, "rt", encoding="utf-8").read()))
+        with gzip.open(p, "rt", encoding="utf-8") as f:
+            out.append((p.name.split(".")[1], f.read()))
     for lang in ("ru", "pl"):
         pages = sorted(Path(f"/usr/share/man/{lang}").glob("man[1-8]/*.gz"))
         if pages:
-            text = "\n".join(unroff(gzip.open(p, "rt", encoding="utf-8", errors="replace").read()) for p in pages)
-            out.append((f"man-{lang}", text))
+            texts = []
+            for p in pages:
+                with gzip.open(p, "rt", encoding="utf-8", errors="replace") as f:
+                    texts.append(unroff(f.read()))
+            out.append((f"man-{lang}", "\n".join(texts)))
     if not out:
         for p in sorted((DATA / "prose-multilingual").glob("*.txt")):
             out.append((p.stem.split(".")[-1] + " (excerpt)", p.read_text(encoding="utf-8")))

@@ -18,6 +18,19 @@ What counts as a secret:
   Face, npm, PyPI, SendGrid, Telegram bots, DigitalOcean, Shopify, Discord
   webhooks, age secret keys and JWTs.  ``ghp_xxxx…``-style placeholders are
   not secrets.
+* About 150 more prefixed formats, each a rule of its own (written here
+  from providers' documents and the public rule lists of gitleaks,
+  trufflehog and GitHub secret scanning): Groq ``gsk_``, xAI, Perplexity,
+  Replicate, LangSmith, Linear, Notion, Postman, Doppler, Databricks,
+  Pulumi, Sentry, RubyGems, Grafana, Atlassian, Shopify, Fly.io, Supabase,
+  PlanetScale, Cloudflare origin CA, New Relic, Vault, Terraform, Dynatrace,
+  Azure client secrets (``…8Q~…``), Discord bot tokens, Facebook, Square,
+  Airtable, Figma, Mapbox, Sendinblue, Mailgun, Mailchimp, Twilio and more;
+  ``tests/core/data/redaction/providers.py`` has one fake sample of each.
+* A value right after the name of a provider whose keys have no prefix
+  (``TWITCH_CLIENT_SECRET=…``, ``cloudflare global key: …``, ``heroku:
+  <uuid>``): 12 to 200 token characters with a digit, not a date, a
+  version, a domain or a path, and with the entropy of random text.
 * URL credentials: in ``scheme://user:password@host`` only the *password* is
   redacted; the user name stays, so the note still says which account it was.
 * ``Bearer <token>``, ``Authorization: <scheme> <token>``, ``curl -u
@@ -44,6 +57,13 @@ What counts as a secret:
     pointers such as ``Password: see 1Password``.
   - The word "password" in a sentence without ``:`` or ``=`` ("the password
     is in the vault") is prose, not an assignment.
+  - Mid-line, ``… and password: hunter2`` gives the word after the colon;
+    ``Password - hunter2`` at the start of a line gives a one-word value that
+    holds a digit or a symbol.
+  - Also placeholders: "password" in other languages (``hasło``,
+    ``Passwort``, ``пароль``, …), nsswitch sources (``passwd: files
+    systemd``) and letters-only values ending in "password" or "secret"
+    (``fredpassword``).
 
 * A high-entropy fallback for tokens nothing above names: at least 32
   characters of ``[A-Za-z0-9+/_=-]`` mixing upper case, lower case and
@@ -163,6 +183,8 @@ def _tok(
     behind = f"(?<![{left}]{e})" if left else ""
     return re.compile(f"{e}{behind}{rest}(?![{right}])")
 
+
+_UUID = "[a-f0-9]{8}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{12}"
 
 _PROVIDER_RULES: tuple[_Rule, ...] = (
     _Rule(
@@ -302,10 +324,10 @@ _PROVIDER_RULES: tuple[_Rule, ...] = (
     _Rule("airtable_token", _tok("pat", "[A-Za-z0-9]{14}\\.[a-f0-9]{64}")),
     _Rule("typeform_token", _tok("tfp_", "[A-Za-z0-9_.=-]{59}")),
     _Rule("intercom_token", _tok("dG9rO", "[A-Za-z0-9_=+/-]{40,}+")),
-    _Rule("hubspot_token", _tok("pat-", "(?:na|eu|ap)[0-9]-[a-f0-9]{8}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{12}")),
+    _Rule("hubspot_token", _tok("pat-", "(?:na|eu|ap)[0-9]-" + _UUID)),
     _Rule("contentful_token", _tok("CFPAT-", "[A-Za-z0-9_-]{43}")),
-    _Rule("launchdarkly_key", _tok("api-", "[a-f0-9]{8}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{12}")),
-    _Rule("launchdarkly_key", _tok("sdk-", "[a-f0-9]{8}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{12}")),
+    _Rule("launchdarkly_key", _tok("api-", _UUID)),
+    _Rule("launchdarkly_key", _tok("sdk-", _UUID)),
     _Rule("defined_networking_token", _tok("dnkey-", "[A-Za-z0-9_=-]{26}-[A-Za-z0-9_=-]{52}")),
     _Rule(
         "maxmind_key",
@@ -359,7 +381,7 @@ _PROVIDER_RULES: tuple[_Rule, ...] = (
     _Rule("shippo_token", _tok("shippo_", "(?:live|test)_[a-fA-F0-9]{40}")),
     _Rule("lob_key", _tok("live_", "(?:pub_)?[a-f0-9]{31,35}")),
     _Rule("lob_key", _tok("test_", "(?:pub_)?[a-f0-9]{31,35}")),
-    _Rule("plaid_token", _tok("access-", "(?:sandbox|development|production)-[a-f0-9]{8}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{12}")),
+    _Rule("plaid_token", _tok("access-", "(?:sandbox|development|production)-" + _UUID)),
     _Rule("woocommerce_key", _tok("c", "[sk]_[a-f0-9]{40}")),
     _Rule("newrelic_key", _tok("NR", "(?:AK|II|JS|AA|RA|AL|SP)-[A-Za-z0-9-]{19,40}")),
     _Rule("sentry_token", _tok("sntryu_", "[a-f0-9]{64}")),

@@ -880,7 +880,8 @@ def test_real_prose_has_no_secrets(path):
 def test_installed_books_have_no_secrets(path):
     import gzip
 
-    text = gzip.open(path, "rt", encoding="utf-8").read()
+    with gzip.open(path, "rt", encoding="utf-8") as f:
+        text = f.read()
     found = find_secrets(text)
     assert found == [], f"{path.name}: false positives:\n" + describe(text, found)
 
