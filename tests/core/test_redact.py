@@ -897,3 +897,12 @@ def test_adversarial_input_finishes(name):
     assert len(text) == 1_000_000
     once = redact(text)
     assert redact(once) == once
+
+
+@pytest.mark.parametrize("name", ["'-' repeated", "one run of token characters"])
+def test_adversarial_input_finishes_at_ten_megabytes(name):
+    # Both were quadratic before: a flag pre-filter rescanned a run of dashes
+    # from every position, and the look-ahead after a credential word ran to
+    # the end of a token run for every hit inside it.
+    text = ADVERSARIAL[name](10_000_000)
+    redact(text)
