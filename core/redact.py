@@ -393,16 +393,17 @@ _PROVIDER_RULES: tuple[_Rule, ...] = (
     _Rule("adobe_client_secret", _tok("p8e-", "[A-Za-z0-9]{32}")),
     _Rule("dropbox_token", _tok("sl.", "[A-Za-z0-9_=.-]{100,}+")),
     _Rule("facebook_token", _tok("EAA", "[MC][A-Za-z0-9]{60,}+", _ALNUM, _ALNUM)),
+    # app id|secret: the regex starts at the literal; the app id's 15 or 16
+    # digits are added in _token_rules (a leading [0-9]{15,16} would be tried
+    # at every position of the text).
     _Rule(
         "facebook_token",
-        re.compile(r"(?<![0-9])[0-9]{15,16}\|[A-Za-z0-9_-]{27,40}(?![A-Za-z0-9_-])"),
+        re.compile(r"\|(?<=[0-9]{15}\|)[A-Za-z0-9_-]{27,40}(?![A-Za-z0-9_-])"),
         on_scan=True,
-        needle="|",
     ),
     _Rule(
         "facebook_token",
-        re.compile(r"(?<![0-9])[0-9]{15,16}%7C[A-Za-z0-9_-]{27,40}(?![A-Za-z0-9_-])"),
-        needle="%7C",
+        re.compile(r"%7C(?<=[0-9]{15}%7C)[A-Za-z0-9_-]{27,40}(?![A-Za-z0-9_-])"),
     ),
     _Rule("frameio_token", _tok("fio-u-", "[A-Za-z0-9_=-]{64}")),
     _Rule("intra42_secret", _tok("s-s4t2", "(?:ud|af)-[a-f0-9]{64}")),
@@ -1456,6 +1457,13 @@ def _token_rules(text: str, scan: str, low: str) -> Iterator[_Span]:
             if not present[key]:
                 continue  # a literal search is far cheaper than a regex pass
         for s, e in where(rule):
+            if rule.kind == "facebook_token":
+                d = s
+                while d > 0 and s - d < 17 and text[d - 1] in _DIGITS:
+                    d -= 1
+                if s - d not in (15, 16):
+                    continue
+                s = d
             if rule.kind == "telegram_bot_token":
                 d = s
                 while d > 0 and s - d < 10 and text[d - 1] in _DIGITS:
