@@ -1372,7 +1372,7 @@ def _provider_keyword(text: str, scan: str, low: str) -> Iterator[_Span]:
                 m = _PROVIDER_TAIL_RE.match(scan, nxt)
                 if m is not None:
                     s, e = m.span("v")
-                    while e > s and scan[e - 1] in ".,:;|%=-" and scan[e - 1] != "=":
+                    while e > s and scan[e - 1] in ".,:;|%-":
                         e -= 1
                     v = text[s:e]
                     after = text[e : e + 1]

@@ -610,6 +610,18 @@ FRAGMENTS = [
     "ä",
     "İ",
     "🔑",
+    # the issue-17 rules
+    "Password - ",
+    "and password: ",
+    "cloudflare_key=",
+    "heroku: ",
+    "twitch ",
+    "8Q~",
+    "|",
+    "123456789012345",
+    "0e3b9c1a-7f2d-4e8b-9a6c-5d4e3f2a1b0c",
+    "g" + "sk_",
+    "Ab3dEf6hIj9kLm2n",
 ]
 
 
