@@ -313,6 +313,50 @@ def cmd_turn_end(mem: Memory, args: argparse.Namespace) -> None:
          "\n".join(r.summary() for r in rows) if rows else "nothing changed in this turn")
 
 
+def cmd_mcp(mem: Memory, args: argparse.Namespace) -> None:
+    from .mcp_server import serve  # the SDK loads only here: no other command pays for it
+
+    serve(mem, args.bot)
+
+
+def cmd_hook(mem: Memory, args: argparse.Namespace) -> None:
+    """Never fails the agent: whatever happens, exit 0 (errors are logged)."""
+    from .hooks import handle, log_error
+
+    try:
+        raw = sys.stdin.buffer.read(MAX_FILE_BYTES).decode("utf-8", errors="replace")
+        answer = handle(mem, raw, args.bot)
+    except Exception as e:  # noqa: BLE001 - a hook answers nothing rather than fail the person
+        log_error(mem.home, f"hook {args.agent}: {type(e).__name__}: {e}")
+        answer = ""
+    if answer:
+        sys.stdout.write(answer + "\n")
+        sys.stdout.flush()
+
+
+def cmd_connect(mem: Memory, args: argparse.Namespace) -> None:
+    from . import connect
+
+    if args.agent is None:
+        if args.remove or args.bot:
+            raise BadInput("connect --remove and --bot need an agent: " + ", ".join(connect.AGENTS))
+        rows = connect.status(args.project)
+        plain = "\n".join(
+            f"{r['agent']}: " + ("connected" if r["connected"] else "not connected")
+            + (" (hooks)" if r["hooks"] else "") + (f" (MCP: {r['mcp_bot']})" if r["mcp_bot"] else "")
+            + ("" if r["found"] else " · not found on this computer")
+            + (f" · {r['error']}" if r.get("error") else "") for r in rows)
+        _out(args, rows, plain)
+        return
+    out = connect.connect(mem.home, args.agent, project=args.project, bot=args.bot, remove=args.remove)
+    verb = "disconnected" if args.remove else "connected"
+    plain = (f"{args.agent} {verb}: " + ", ".join(out.changed)) if out.changed else \
+        f"{args.agent}: nothing to change (already {verb})"
+    if out.changed and args.agent == "claude-desktop":
+        plain += "\nrestart Claude Desktop to load it"
+    _out(args, out.as_dict(), plain)
+
+
 # ----- the parser
 
 COMMANDS: dict[str, Handler] = {}
@@ -402,6 +446,20 @@ def build_parser() -> _Parser:
     sp = add("watch", cmd_watch,
              "record changes made to memory files outside the app as 'changed outside the app' rows")
     sp.add_argument("--once", action="store_true", help="scan every workspace once and exit")
+    sp = add("mcp", cmd_mcp, "serve BOT's memory tools over MCP on stdin/stdout (for Claude Code, Claude Desktop, "
+             "Cursor): memory_update, session_search, memory_recall, memory_load, memory_read, memory_write, "
+             "memory_journal")
+    sp.add_argument("bot")
+    sp = add("hook", cmd_hook, "answer one agent hook event read on stdin (what `connect` installs); always exits 0")
+    sp.add_argument("agent", choices=("claude-code",))
+    sp.add_argument("--bot", metavar="BOT", help="also recall from this bot's workspace")
+    sp = add("connect", cmd_connect,
+             "add botmemory to an agent's settings: claude-code (hooks; with --bot also the MCP server), "
+             "claude-desktop and cursor (the MCP server); without an agent, say what is connected")
+    sp.add_argument("agent", nargs="?", choices=("claude-code", "claude-desktop", "cursor"))
+    sp.add_argument("--project", metavar="DIR", help="that project's settings instead of the user's")
+    sp.add_argument("--bot", metavar="BOT", help="the workspace the MCP server serves (and the hook recalls from)")
+    sp.add_argument("--remove", action="store_true", help="take out exactly what connect added")
     sp = add("settings", cmd_settings, "show or set a bot's switches: memory, upkeep, helper (on/off)")
     sp.add_argument("bot")
     sp.add_argument("key", nargs="?", choices=config.SWITCHES)

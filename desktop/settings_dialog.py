@@ -50,6 +50,7 @@ from PySide6.QtWidgets import (
 
 from . import autostart as autostart_mod
 from . import keystore
+from .agents_page import AgentsPage
 from .worker import Worker
 
 logger = logging.getLogger(__name__)
@@ -554,6 +555,8 @@ class SettingsDialog(QDialog):
         layout.addWidget(login_box)
         layout.addWidget(helper_box)
         layout.addWidget(upkeep_box)
+        self.agents_page = AgentsPage(Home(self._start_home), self._worker)
+        layout.addWidget(self.agents_page)
         layout.addWidget(self.error_label)
         layout.addWidget(self.buttons)
 

@@ -41,12 +41,23 @@ LAYERS = [
     "watcher",      # the live watcher
     "tidy",         # the tidy-up
     "upkeep",       # scheduling the tidy-up, the heavy notice
+    "mcp_tools",    # the agents' memory tools (through the surface)
+    "mcp_server",   # botmemory mcp: the tools over MCP (the SDK loads only here)
+    "connect",      # botmemory connect: entries in the agents' settings files
+    "hooks",        # botmemory hook claude-code
     "cli",          # the command line
 ]
 
 
 def _core_imports(path: Path) -> set[str]:
-    """The botmemory.core modules *path* (a core module) imports, anywhere in the file."""
+    """The botmemory.core modules *path* (a core module) imports, anywhere in the file.
+
+    A public name taken from the surface (``from . import Memory``) counts as its module.
+    """
+    return {surface._NAMES[n][0] if n in surface._NAMES else n for n in _raw_imports(path)}
+
+
+def _raw_imports(path: Path) -> set[str]:
     out: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.ImportFrom):
