@@ -44,6 +44,12 @@ _export("update", "ForgetResult", "PreferResult", "RememberResult", "RoomResult"
         "move_overflow", "prefer", "remember", "undo_overflow", "unforget")
 _export("recall", "Hit", "MIN_MESSAGE_CHARS", "Note", "RecallResult", "content_words", "fold", "parse_when",
         recall_notes="recall", session_search="search", RECALL_HEADER="HEADER")  # not "recall": the module
+_export("kinds", "AgentGauge", "AgentKind", "Limits", "Loaded", KIND_NAMES="NAMES", AGENT_KIND_NAMES="AGENT_NAMES",
+        get_kind="get")
+_export("tracked", "Candidate", "Tracked", "track", "untrack", discover_agents="discover")
+_export("agents", "folder_secrets", "forget_everywhere", "kind_of", "redact_file", "secrets_in",
+        agent_gauge="gauge", agent_limits="limits", agent_load="load", agent_recall="recall",
+        forget_in_folder="forget")
 _export("diff", "diff_counts", "diff_lines")
 _export("journal", "Journal", "Row", "RowFilter", "UNDO_ACTOR", "make_row")
 _export("shadows", "Shadow", "Shadows")
@@ -56,6 +62,10 @@ _export("connect", AGENT_NAMES="AGENTS", connect_agent="connect", connection_sta
 _export("upkeep", "UpkeepState", "heavy_line", "read_state", "run_due", "tidy_now")
 
 __all__ = [  # the same names as _NAMES (tests/test_layering.py checks)
+    "AGENT_KIND_NAMES", "AgentGauge", "AgentKind", "Candidate", "KIND_NAMES", "Limits", "Loaded", "Tracked",
+    "agent_gauge", "agent_limits", "agent_load", "agent_recall", "discover_agents", "folder_secrets",
+    "forget_everywhere", "forget_in_folder", "get_kind", "kind_of", "redact_file", "secrets_in", "track",
+    "untrack",
     "AGENT_NAMES", "AMBER_AT", "ARCHIVE_FILE", "Actor", "BadInput", "Block", "BlockKind", "BotMemoryError",
     "BotSettings", "Busy", "Change", "Conflict", "DEFAULT_TIDY_HOUR", "Document", "FileKind", "FileText",
     "ForgetResult", "Frontmatter", "Gauge", "Hit", "Home", "Journal", "LOG_DIR", "Level", "MAX_FILE_BYTES",
@@ -102,7 +112,19 @@ if TYPE_CHECKING:  # for type checkers: the same names, eagerly
     from .errors import BadInput, BotMemoryError, Busy, Conflict, Refused
     from .frontmatter import Frontmatter
     from .frontmatter import read as read_frontmatter
+    from .agents import folder_secrets, forget_everywhere, kind_of, redact_file, secrets_in
+    from .agents import forget as forget_in_folder
+    from .agents import gauge as agent_gauge
+    from .agents import limits as agent_limits
+    from .agents import load as agent_load
+    from .agents import recall as agent_recall
     from .journal import UNDO_ACTOR, Journal, Row, RowFilter, make_row
+    from .kinds import AGENT_NAMES as AGENT_KIND_NAMES
+    from .kinds import NAMES as KIND_NAMES
+    from .kinds import AgentGauge, AgentKind, Limits, Loaded
+    from .kinds import get as get_kind
+    from .tracked import Candidate, Tracked, track, untrack
+    from .tracked import discover as discover_agents
     from .loader import load_block
     from .loader import topics as list_topics
     from .memory import Memory, RowListener
