@@ -40,8 +40,8 @@ _export("budget", "AMBER_AT", "Gauge", "Level", "MEMORY_MAX_BYTES", "MEMORY_MAX_
 _export("config", "BotSettings", "DEFAULT_TIDY_HOUR", "auto_recall", "bot_settings", "read_config",
         "set_bot_setting", "tidy_hour", "write_config")
 _export("loader", "load_block", list_topics="topics")
-_export("update", "ForgetResult", "PreferResult", "RememberResult", "RoomResult", "forget", "make_room",
-        "move_overflow", "prefer", "remember", "undo_overflow", "unforget")
+_export("update", "ForgetResult", "PreferResult", "RememberResult", "RoomResult", "forget", "learning_check",
+        "make_room", "move_overflow", "prefer", "remember", "undo_overflow", "unforget")
 _export("recall", "Hit", "MIN_MESSAGE_CHARS", "Note", "RecallResult", "content_words", "fold", "parse_when",
         recall_notes="recall", session_search="search", RECALL_HEADER="HEADER")  # not "recall": the module
 _export("kinds", "AgentGauge", "AgentKind", "Limits", "Loaded", KIND_NAMES="NAMES", AGENT_KIND_NAMES="AGENT_NAMES",
@@ -75,7 +75,8 @@ __all__ = [  # the same names as _NAMES (tests/test_layering.py checks)
     "UNDO_ACTOR", "UpkeepState", "Watcher", "Write", "atomic_write", "auto_recall", "bot_settings", "chat_source",
     "check_bot_id", "check_entry_text", "classify", "clean_title", "compose_block", "connect_agent",
     "connection_status", "content_words", "diff_counts", "diff_lines", "expire_turns", "fold", "forget",
-    "format_entry", "gauge", "heavy_line", "list_topics", "load_block", "local_today", "log_line", "log_path",
+    "format_entry", "gauge", "heavy_line", "learning_check", "list_topics", "load_block", "local_today", "log_line",
+    "log_path",
     "make_room", "make_row", "move_overflow", "open_turns", "parse_blocks", "parse_day", "parse_when", "prefer",
     "read_config", "read_file", "read_frontmatter", "read_state", "recall_notes", "reconcile_bot", "remember",
     "run_due", "scan", "session_search", "set_bot_setting", "text_hash", "tidy_bot", "tidy_hour", "tidy_now",
@@ -142,7 +143,7 @@ if TYPE_CHECKING:  # for type checkers: the same names, eagerly
     from .tidy import tidy as tidy_bot
     from .turns import (TURN_TIMEOUT_S, Turn, expire_turns, log_line, open_turns, scan, turn_begin, turn_end,
                         turn_open)
-    from .update import (ForgetResult, PreferResult, RememberResult, RoomResult, forget, make_room, move_overflow,
-                         prefer, remember, undo_overflow, unforget)
+    from .update import (ForgetResult, PreferResult, RememberResult, RoomResult, forget, learning_check, make_room,
+                         move_overflow, prefer, remember, undo_overflow, unforget)
     from .upkeep import UpkeepState, heavy_line, read_state, run_due, tidy_now
     from .watcher import Watcher

@@ -125,7 +125,8 @@ def cmd_gauge(mem: Memory, args: argparse.Namespace) -> None:
     if heavy:
         d["heavy"] = heavy
     plain = (f"{g.lines}/{g.max_lines} lines · {g.bytes:,}/{g.max_bytes:,} bytes · {g.level.value}"
-             + (f" · {g.unloaded_lines} lines do not load" if g.unloaded_lines else "")
+             + (f" · {g.unloaded_lines} line{'s do' if g.unloaded_lines != 1 else ' does'} not load"
+                if g.unloaded_lines else "")
              + f"\n{budget.ONLY_FIRST_LINES}" + (f"\n{heavy}" if heavy else ""))
     _out(args, d, plain)
 
@@ -173,6 +174,8 @@ def cmd_remember(mem: Memory, args: argparse.Namespace) -> None:
             plain += f"\n  … and {r.moved_count - len(r.moved)} more"
     if r.over_budget:
         plain += "\nMEMORY.md is over the budget with lines that never move: please trim it."
+    if r.learnable_again:
+        plain += "\n" + update.learnable_again_line(r.learnable_again)
     _out(args, r.as_dict(), plain)
 
 
@@ -204,7 +207,10 @@ def cmd_prefer(mem: Memory, args: argparse.Namespace) -> None:
     from . import update
 
     r = update.prefer(mem.home, args.bot, args.text, mem.today)
-    _out(args, r.as_dict(), ("added to About me: " if r.added else "already in About me: ") + r.line)
+    plain = ("added to About me: " if r.added else "already in About me: ") + r.line
+    if r.learnable_again:
+        plain += "\n" + update.learnable_again_line(r.learnable_again)
+    _out(args, r.as_dict(), plain)
 
 
 def cmd_show(mem: Memory, args: argparse.Namespace) -> None:
@@ -327,6 +333,9 @@ def cmd_journal(mem: Memory, args: argparse.Namespace) -> None:
         mem.home.classify(args.bot, args.file)
     words = (args.grep or "").split()
     rows = mem.journal.list(args.bot, limit=args.limit, file=args.file, grep=words, who=args.who)
+    if args.limit == 0:  # asked for no rows: an empty list, not "no changes yet"
+        _out(args, [], "")
+        return
     empty = "no rows match" if args.file or words or args.who else f"no changes recorded for {args.bot} yet"
     _out(args, [r.as_dict() for r in rows], "\n".join(r.summary() for r in rows) or empty)
 
@@ -494,9 +503,11 @@ def build_parser() -> _Parser:
     sp.add_argument("--chat", metavar="T", help="the bot's work in chat T (without it: the person's); "
                     "the title is kept on one line, redacted")
     sp.add_argument("--until", metavar="DATE", help="the last day the note is true (YYYY-MM-DD)")
-    sp = add("forget", cmd_forget, "remove every note that mentions all the words, everywhere")
+    sp = add("forget", cmd_forget, "remove every note whose fact mentions all the words, everywhere")
     sp.add_argument("bot", help="the bot (with --all: the first word)")
-    sp.add_argument("words", nargs="*", metavar="WORD")
+    sp.add_argument("words", nargs="*", metavar="WORD",
+                    help="whole words of the fact (never its date or the chat it came from); "
+                         "stop words and words under 3 letters are refused")
     sp.add_argument("--all", action="store_true",
                     help="forget in every tracked agent folder at once (one undoable row per file)")
     sp.add_argument("--chat", metavar="T", help="the bot's work in chat T")
@@ -521,7 +532,7 @@ def build_parser() -> _Parser:
     sp.add_argument("--expected-hash", metavar="H", help="refuse (exit 3) unless the file still has this hash")
     sp = add("journal", cmd_journal, "changes to a bot's memory files, newest first")
     sp.add_argument("bot")
-    sp.add_argument("--limit", type=int, default=50, metavar="N", help="at most N rows (default 50)")
+    sp.add_argument("--limit", type=int, default=50, metavar="N", help="at most N rows (default 50; 0 prints none)")
     sp.add_argument("--file", metavar="PATH", help="only rows of this file (MEMORY.md, memory/<topic>.md, …)")
     sp.add_argument("--grep", metavar="WORDS",
                     help="only rows whose diff adds or removes a line with every one of these words")
