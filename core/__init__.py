@@ -60,8 +60,11 @@ _export("watcher", "Watcher")
 _export("tidy", "TidyReport", tidy_bot="tidy")  # not "tidy": the module
 _export("connect", AGENT_NAMES="AGENTS", connect_agent="connect", connection_status="status")
 _export("upkeep", "UpkeepState", "heavy_line", "read_state", "run_due", "tidy_now")
+_export("profile", "LearnedLine", "learned_lines", "remove_learned")
+_export("server", "ApiServer", "ensure_token", "token_path", SERVE_PORT="DEFAULT_PORT")
 
 __all__ = [  # the same names as _NAMES (tests/test_layering.py checks)
+    "ApiServer", "LearnedLine", "SERVE_PORT", "ensure_token", "learned_lines", "remove_learned", "token_path",
     "AGENT_KIND_NAMES", "AgentGauge", "AgentKind", "Candidate", "KIND_NAMES", "Limits", "Loaded", "Tracked",
     "agent_gauge", "agent_limits", "agent_load", "agent_recall", "discover_agents", "folder_secrets",
     "forget_everywhere", "forget_in_folder", "get_kind", "kind_of", "redact_file", "secrets_in", "track",
@@ -146,4 +149,7 @@ if TYPE_CHECKING:  # for type checkers: the same names, eagerly
     from .update import (ForgetResult, PreferResult, RememberResult, RoomResult, forget, learning_check, make_room,
                          move_overflow, prefer, remember, undo_overflow, unforget)
     from .upkeep import UpkeepState, heavy_line, read_state, run_due, tidy_now
+    from .profile import LearnedLine, learned_lines, remove_learned
+    from .server import DEFAULT_PORT as SERVE_PORT
+    from .server import ApiServer, ensure_token, token_path
     from .watcher import Watcher

@@ -19,6 +19,8 @@ from .safeio import MAX_FILE_BYTES
 from .memory import Memory
 from .store import Actor
 
+DEFAULT_PORT = 8721  # server.DEFAULT_PORT (tests/core/test_server.py checks); the server loads only for `serve`
+
 logger = logging.getLogger(__name__)
 
 Handler = Callable[[Memory, argparse.Namespace], Any]
@@ -401,6 +403,33 @@ def cmd_watch(mem: Memory, args: argparse.Namespace) -> None:
         watcher.stop()
 
 
+def cmd_serve(mem: Memory, args: argparse.Namespace) -> None:
+    import os
+    import signal
+    import threading
+
+    from .server import ApiServer
+
+    stop = threading.Event()
+
+    def on_signal(signum: int, frame: Any) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGTERM, on_signal)
+    follow = not (args.today or os.environ.get("BOTMEMORY_TODAY"))
+    api = ApiServer(mem, args.port, follow_date=follow).start()
+    try:
+        _out(args, {"url": api.url, "port": api.port, "addresses": api.addresses, "token": api.token,
+                    "token_file": str(api.token_file)},
+             f"botmemory: serving {mem.home.root} on {', '.join(api.addresses)} (loopback only)\n"
+             f"token: {api.token}\n(kept in {api.token_file}; send it as 'Authorization: Bearer <token>')")
+        sys.stderr.write("botmemory: Ctrl-C stops\n")
+        stop.wait()
+    finally:
+        api.stop()
+
+
 def cmd_turn_begin(mem: Memory, args: argparse.Namespace) -> None:
     from .turns import turn_begin
 
@@ -568,6 +597,11 @@ def build_parser() -> _Parser:
     sp = add("watch", cmd_watch,
              "record changes made to memory files outside the app as 'changed outside the app' rows")
     sp.add_argument("--once", action="store_true", help="scan every workspace once and exit")
+    sp = add("serve", cmd_serve,
+             "serve the memory routes (GET/PUT /api/bots/BOT/memory/…) on 127.0.0.1 for the owner only: "
+             "a bearer token from <home>/botmemory/api-token, loopback Host only, no web pages")
+    sp.add_argument("--port", type=int, default=DEFAULT_PORT, metavar="N",
+                    help=f"the port (default {DEFAULT_PORT}; 0 picks a free one)")
     sp = add("mcp", cmd_mcp, "serve BOT's memory tools over MCP on stdin/stdout (for Claude Code, Claude Desktop, "
              "Cursor): memory_update, session_search, memory_recall, memory_load, memory_read, memory_write, "
              "memory_journal")

@@ -484,6 +484,8 @@ def prefer(home: Home, bot: str, text: str, today: date) -> PreferResult:
     if len(clean) > MAX_PREFERENCE_CHARS:
         raise BadInput(f"the preference is {len(clean)} characters; at most {MAX_PREFERENCE_CHARS}")
     clean = redact(clean)
+    if is_removed(home, clean):
+        raise Refused("this fact was removed from About me (Added by your bots → Remove); it is not added again")
     line = f"- {today.isoformat()}{E.DOT}learned by {bot}{E.DOT}{clean}"
     with _home_lock(home).held():
         ft = read_file(home.about_me)
@@ -497,6 +499,18 @@ def prefer(home: Home, bot: str, text: str, today: date) -> PreferResult:
     if same is not None:
         return PreferResult(same, False, lifted)
     return PreferResult(line, True, lifted)
+
+
+def same_fact(a: str, b: str) -> bool:
+    """Two learned facts are the same: spacing, case and one final full stop aside."""
+    return " ".join(a.split()).rstrip(".").lower() == " ".join(b.split()).rstrip(".").lower()
+
+
+def is_removed(home: Home, text: str) -> bool:
+    """True when the person removed this fact from About me's learned lines: it is never added again."""
+    removed = read_learned(home)["removed"]
+    return isinstance(removed, list) and any(
+        isinstance(r, dict) and same_fact(str(r.get("text", "")), text) for r in removed)
 
 
 def _same_preference(line: str, text: str) -> bool:
