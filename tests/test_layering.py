@@ -26,6 +26,7 @@ LAYERS = [
     "diff",         # journal diffs: counts, the word filter past a cut (pure text)
     "paths",        # the home's layout and path rules
     "kinds",        # the kinds of memory folder (a package): layout, budget, entries, finding them
+    "nofollow",     # reaching a file below the home without passing a symbolic link
     "safeio",       # safe reads, atomic writes, the workspace lock
     "tracked",      # the tracked agent folders (tracked.json) and finding them
     "config",       # config.json
