@@ -157,3 +157,22 @@ def test_the_surface_loads_lazily():
     code = "import sys, botmemory.core\nprint(sorted(m for m in sys.modules if m.startswith('botmemory.core.')))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+# The callers at the top (the CLI's commands, the MCP tools, the routes, the hooks, the desktop) write and
+# read through the operations (core/ops.py), never the mechanisms under them. The demo builder seeds a home
+# (a daily log, an import) and is left out.
+_MECHANISMS = ("store.apply(", "store.write(", "store.delete(", "mem.undo(", "update.remember(", "update.forget(",
+               "update.prefer(", "update.move_overflow(", "recall.recall(", "recall.search(", "tidy_now(")
+
+
+def test_the_callers_go_through_the_operations():
+    callers = [CORE / f"{m}.py" for m in ("commands", "mcp_tools", "routes", "hooks")]
+    callers += [p for p in sorted(DESKTOP.rglob("*.py")) if p.name != "demo.py"]
+    bad = []
+    for path in callers:
+        for no, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            code = line.split("#", 1)[0]
+            bad += [f"{path.relative_to(ROOT)}:{no}: {m}" for m in _MECHANISMS
+                    if m in code and f"def {m}" not in code and f".{m}" not in code.replace(f"mem.{m}", "")]
+    assert bad == []
