@@ -64,7 +64,7 @@ from .errors import BadInput, MemoryError_
 from .paths import Home, Kind, classify, parse_day
 from .redact import contains_secret, redact
 from .safeio import FILE_MODE, make_dirs, read_file
-from .words import Stems, cjk_runs, guess_language, is_cjk_token, is_particle, tokens
+from .words import Stems, cjk_runs, guess_language, is_cjk_token, is_particle, normalize, tokens
 
 logger = logging.getLogger(__name__)
 
@@ -873,13 +873,13 @@ def _query(conn: sqlite3.Connection, home: Home, bot: str, keys: list[str], need
     ranked.sort(reverse=True)
     chosen: list[tuple[float, int, int, int]] = []
     per: Counter[int] = Counter()
+    alone = len({r[3] for r in ranked}) == 1          # no other topic matches: no cap
     for r in ranked:
-        if per[r[3]] < PER_TOPIC:
+        if alone or per[r[3]] < PER_TOPIC:
             chosen.append(r)
             per[r[3]] += 1
-    if len(chosen) < MAX_NOTES:   # no other topic matches: the same topics fill the places left
-        chosen += [r for r in ranked if r not in chosen][:MAX_NOTES - len(chosen)]
-    chosen = sorted(chosen[:MAX_NOTES], reverse=True)
+        if len(chosen) == MAX_NOTES:
+            break
     out: list[_Found] = []
     texts: dict[int, _Topic | None] = {}
 
@@ -1110,6 +1110,7 @@ def search(home: Home, bot: str, words: Sequence[str], since: date | None, until
     """
     home.require_bot(bot)
     keys = _search_keys(words)
+    runs = [r for w in words for r in cjk_runs(w) if len(r) > 2]   # a CJK word matches as written
     if since is not None and until is not None and since > until:
         raise BadInput(f"since {since.isoformat()} is after until {until.isoformat()}: nothing can match")
     if not keys and since is None and until is None:
@@ -1147,6 +1148,8 @@ def search(home: Home, bot: str, words: Sequence[str], since: date | None, until
             if keys:
                 have = {fold(w) for ln in unit.lines for w in _words(ln)}
                 if not keys <= have:
+                    continue
+                if runs and not all(r in normalize("\n".join(unit.lines)) for r in runs):
                     continue
             shown = " ".join(ln.strip() for ln in unit.lines if ln.strip())
             found.append((-day.toordinal(), rel, unit.ord, Hit(rel, day, shown)))
