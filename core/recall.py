@@ -40,11 +40,11 @@ files directly (it is run on request, not every turn).
 """
 from __future__ import annotations
 
+import hashlib
 import logging
 import math
 import os
 import re
-import secrets
 import sqlite3
 import stat
 import time
@@ -52,6 +52,7 @@ import zlib
 from array import array
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date, timedelta
 from functools import lru_cache
@@ -62,7 +63,6 @@ from . import config, frontmatter
 from .entries import Kind as BlockKind, parse
 from .errors import BadInput, MemoryError_
 from .paths import Home, Kind, classify, parse_day
-from .redact import contains_secret, redact
 from .safeio import FILE_MODE, make_dirs, read_file
 from .words import Stems, cjk_runs, guess_language, is_cjk_token, is_particle, normalize, tokens
 
@@ -158,6 +158,25 @@ def content_words(text: str) -> list[str]:
     return out
 
 
+_TOKEN = re.compile(r"[^\W_]+")
+
+
+def _stem_counts(text: str, stems: Stems, keymap: dict[str, str]) -> Counter[str]:
+    """How often each content stem occurs in *text*. *keymap* remembers each word's stem ('' for a word
+    that is not content): a corpus has far fewer distinct words than words."""
+    raw = Counter(_TOKEN.findall(text.lower()) if text.isascii() else _words(text))
+    out: Counter[str] = Counter()
+    for w, n in raw.items():
+        k = keymap.get(w)
+        if k is None:
+            if len(keymap) > 1_000_000:
+                keymap.clear()
+            k = keymap[w] = stems(w) if _is_content(w) else ""
+        if k:
+            out[k] += n
+    return out
+
+
 def _index_words(text: str) -> list[str]:
     """The content tokens of *text*, every occurrence (before stemming)."""
     return [w for w in _words(text) if _is_content(w)]
@@ -222,7 +241,8 @@ def _topic_body(text: str) -> str:
     return "\n".join(text.split("\n")[start:])
 
 
-def _analyse_topic(rel: str, text: str) -> _Topic:
+def _analyse_topic(rel: str, text: str, names: bool = True) -> _Topic:
+    """A topic's passages, opening and (with *names*) the content words of its name, title and aliases."""
     body = _topic_body(text)
     doc = parse(body)
     passages: list[_Passage] = []
@@ -257,14 +277,15 @@ def _analyse_topic(rel: str, text: str) -> _Topic:
     opening = opening[:OPENING_LINES]
     useful = any(not _HEADING.match(ln) for ln in opening)
 
-    fm = frontmatter.read(text)
-    name_text = [rel.rsplit("/", 1)[-1][:-3]]
-    if fm is not None:
-        name_text.extend(t for t in (fm.title, *fm.aliases) if t)
-    names: set[str] = set()
-    for t in name_text:
-        names.update(_index_words(t))
-    return _Topic(passages, names, "\n".join(opening) if useful else None)
+    words: set[str] = set()
+    if names:
+        fm = frontmatter.read(text)
+        name_text = [rel.rsplit("/", 1)[-1][:-3]]
+        if fm is not None:
+            name_text.extend(t for t in (fm.title, *fm.aliases) if t)
+        for t in name_text:
+            words.update(_index_words(t))
+    return _Topic(passages, words, "\n".join(opening) if useful else None)
 
 
 # ----- the topic folder
@@ -463,7 +484,7 @@ def _read_topic(home: Home, bot: str, name: str) -> tuple[_Topic, str, str] | No
     return _load_topic(home, bot, name)
 
 
-def _load_topic(home: Home, bot: str, name: str) -> tuple[_Topic, str, str] | None:
+def _load_topic(home: Home, bot: str, name: str, names: bool = True) -> tuple[_Topic, str, str] | None:
     """A topic's passages, the hash of its bytes and its text; an empty topic when it cannot be read;
     None when it is gone."""
     try:
@@ -475,12 +496,12 @@ def _load_topic(home: Home, bot: str, name: str) -> tuple[_Topic, str, str] | No
         return None
     if not ft.valid:
         logger.info("recall reads memory/%s with replacement characters: it is not valid UTF-8", name)
-    return _analyse_topic(name, ft.text), ft.hash, ft.text
+    return _analyse_topic(name, ft.text, names), ft.hash, ft.text
 
 
 def _reread_topic(home: Home, bot: str, name: str) -> tuple[_Topic, str, str] | None:
     """A topic read again for a recalled passage's text (checked against the hash it was indexed with)."""
-    return _load_topic(home, bot, name)
+    return _load_topic(home, bot, name, names=False)
 
 
 def _file_hash(home: Home, bot: str, name: str) -> str | None:
@@ -562,6 +583,7 @@ def _refresh(conn: sqlite3.Connection, home: Home, bot: str, listing: dict[str, 
             language = guess_language(_sample_texts(home, bot, listing))
             conn.execute("INSERT OR REPLACE INTO meta(k, v) VALUES ('language', ?)", (language,))
         stems = Stems(language)
+        keymap: dict[str, str] = {}
         next_wid = int(conn.execute("SELECT COALESCE(MAX(wid), 0) + 1 FROM words").fetchone()[0])
         for name, (file_id, key, _r, _h) in known.items():
             if name not in listing:
@@ -569,9 +591,16 @@ def _refresh(conn: sqlite3.Connection, home: Home, bot: str, listing: dict[str, 
         postings: list[tuple[int, int, int, int]] = []
         read = 0
 
-        def flush() -> None:
-            conn.executemany("INSERT INTO postings(wid, pid, tf, len) VALUES (?, ?, ?, ?)", postings)
+        conn.execute("CREATE TEMP TABLE IF NOT EXISTS new_postings(wid INTEGER, pid INTEGER, tf INTEGER,"
+                     " len INTEGER)")
+
+        def flush(move: bool = False) -> None:
+            # appended unsorted, then moved into the index in key order: one pass down the B-tree
+            conn.executemany("INSERT INTO temp.new_postings VALUES (?, ?, ?, ?)", postings)
             postings.clear()
+            if move:
+                conn.execute("INSERT INTO postings SELECT * FROM temp.new_postings ORDER BY wid, pid")
+                conn.execute("DELETE FROM temp.new_postings")
 
         def wid_of(words: set[str]) -> dict[str, int]:
             nonlocal next_wid
@@ -613,6 +642,8 @@ def _refresh(conn: sqlite3.Connection, home: Home, bot: str, listing: dict[str, 
             if got is None:
                 continue
             topic, digest, text = got
+            from .redact import contains_secret, redact   # on first use: a warm recall never needs it
+
             if contains_secret(text):   # nothing of a secret reaches the index: words come from redacted text
                 topic = _Topic([_Passage(p.day, p.until, redact(p.text)) for p in topic.passages],
                                {w for t in topic.names for w in _index_words(redact(t))}, topic.opening)
@@ -620,8 +651,7 @@ def _refresh(conn: sqlite3.Connection, home: Home, bot: str, listing: dict[str, 
             mday = _mday(key).toordinal()
             is_racy = _is_racy(key, now)
             racy = racy or is_racy
-            per_passage: list[Counter[str]] = [Counter(stems(w) for w in _index_words(p.text))
-                                               for p in topic.passages]
+            per_passage = [_stem_counts(p.text, stems, keymap) for p in topic.passages]
             vocab: set[str] = set()
             for c in per_passage:
                 vocab.update(c)
@@ -653,15 +683,15 @@ def _refresh(conn: sqlite3.Connection, home: Home, bot: str, listing: dict[str, 
             if len(postings) >= _BATCH:
                 flush()
             if commit_bytes and read >= commit_bytes:
-                flush()
+                flush(move=True)
                 save_words()
                 _finish(conn)
                 conn.execute("COMMIT")
                 conn.execute("BEGIN IMMEDIATE")
                 read = 0
-        flush()
+        flush(move=True)
         save_words()
-        generation = _finish(conn)
+        generation = _finish(conn, "" if racy else _digest(listing))
         conn.execute("COMMIT")
     except BaseException:
         if conn.in_transaction:
@@ -670,8 +700,16 @@ def _refresh(conn: sqlite3.Connection, home: Home, bot: str, listing: dict[str, 
     return generation, racy
 
 
-def _finish(conn: sqlite3.Connection) -> str:
-    generation = secrets.token_hex(8)
+def _digest(listing: dict[str, _Key]) -> str:
+    """A fingerprint of a topic listing: equal when every file's change key is."""
+    return hashlib.blake2b(repr(sorted(listing.items())).encode("utf-8"), digest_size=16).hexdigest()
+
+
+def _finish(conn: sqlite3.Connection, listing: str = "") -> str:
+    """Close a refresh: a new generation, the counts BM25 needs, and the listing the index now matches
+    (empty while it is partial or holds a racy file)."""
+    conn.execute("INSERT OR REPLACE INTO meta(k, v) VALUES ('listing', ?)", (listing,))
+    generation = os.urandom(8).hex()
     conn.execute("INSERT OR REPLACE INTO meta(k, v) VALUES ('generation', ?)", (generation,))
     conn.execute("INSERT OR REPLACE INTO meta(k, v) SELECT 'passages', COUNT(*) FROM passages")
     conn.execute("INSERT OR REPLACE INTO meta(k, v) SELECT 'length', COALESCE(SUM(len), 0) FROM passages")
@@ -701,6 +739,10 @@ def _sync(conn: sqlite3.Connection, home: Home, bot: str, listing: dict[str, _Ke
     generation = _meta(conn, "generation")
     if generation is not None and _synced.get(memo) == (generation, listing):
         return True
+    if generation is not None and _meta(conn, "listing") == _digest(listing):
+        if memo:
+            _synced[memo] = (generation, dict(listing))
+        return True
     known = _known(conn)
     racy = False
     if not _up_to_date(known, listing) or generation is None:
@@ -716,28 +758,57 @@ def _sync(conn: sqlite3.Connection, home: Home, bot: str, listing: dict[str, _Ke
 
 def refresh_index(home: Home, bot: str) -> None:
     """Bring *bot*'s recall index up to date with its topics now (the tray app and ``watch`` call this
-    in the background, so that a turn's recall finds the index ready)."""
+    in the background, so that a turn's recall finds the index ready). One builder at a time: this
+    waits for a build another process is running, then adds what that one did not see."""
+    with _build_lock(home, bot, wait=True) as got:
+        if got:
+            _refresh_now(home, bot)
+
+
+def _refresh_now(home: Home, bot: str) -> None:
     listing = _list_topics(home, bot)
     path = index_path(home, bot)
     conn = _open(path)
     try:
         _ensure_schema(conn)
-        known = _known(conn)
-        if _up_to_date(known, listing) and _meta(conn, "generation") is not None:
+        if _meta(conn, "generation") is not None and _meta(conn, "listing") == _digest(listing):
             return
         _refresh(conn, home, bot, listing, commit_bytes=COMMIT_BYTES)
     finally:
         conn.close()
 
 
+@contextmanager
+def _build_lock(home: Home, bot: str, *, wait: bool) -> Iterator[bool]:
+    """The index builder's lock (an advisory lock on ``<bot>.build.lock`` beside the index): yields
+    whether it was got (without *wait*, False when another process holds it)."""
+    lock = index_path(home, bot).with_suffix(".build.lock")
+    make_dirs(lock.parent)
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), FILE_MODE)
+    try:
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover (Windows): SQLite's write lock still serialises builds
+            yield True
+            return
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        except OSError:
+            yield False
+            return
+        yield True
+    finally:
+        os.close(fd)
+
+
 def _build_in_background(home: Home, bot: str) -> None:
-    """Start a detached process that builds the index (one at a time: the builder holds a lock)."""
+    """Start a detached process that builds the index, unless one is at it."""
     import subprocess
     import sys
 
-    lock = index_path(home, bot).with_suffix(".build.lock")
-    if _lock_held(lock):
-        return
+    with _build_lock(home, bot, wait=False) as free:
+        if not free:
+            return
     try:
         subprocess.Popen([sys.executable, "-m", "botmemory.core.recall", "--build", str(home.root), bot],
                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -746,43 +817,12 @@ def _build_in_background(home: Home, bot: str) -> None:
         logger.warning("could not start the recall index build in the background: %s", e)
 
 
-def _lock_held(lock: Path) -> bool:
-    try:
-        fd = os.open(lock, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), FILE_MODE)
-    except OSError:
-        return True
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover (Windows): the builder's own lock decides
-        os.close(fd)
-        return False
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        return True
-    finally:
-        os.close(fd)
-    return False
-
-
 def _build_main(root: str, bot: str) -> int:
-    """``python -m botmemory.core.recall --build ROOT BOT``: build the index, one builder at a time."""
+    """``python -m botmemory.core.recall --build ROOT BOT``: build the index unless another builder is."""
     home = Home(Path(root))
-    lock = index_path(home, bot).with_suffix(".build.lock")
-    make_dirs(lock.parent)
-    fd = os.open(lock, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), FILE_MODE)
-    try:
-        try:
-            import fcntl
-
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except ImportError:  # pragma: no cover
-            pass
-        except OSError:
-            return 0            # another builder is at it
-        refresh_index(home, bot)
-    finally:
-        os.close(fd)
+    with _build_lock(home, bot, wait=False) as got:
+        if got:
+            _refresh_now(home, bot)
     return 0
 
 
@@ -845,12 +885,21 @@ def _query(conn: sqlite3.Connection, home: Home, bot: str, keys: list[str], need
     q = [(wid, idf[w]) for w, (wid, _df) in words.items()]
     avg = max(float(_meta(conn, "length") or 0) / n, 1.0)
     t = today.toordinal()
-    files = {int(r[0]): (str(r[1]), str(r[2]), int(r[3]), int(r[4]), int(r[5]), int(r[6]), str(r[7]))
-             for r in conn.execute("SELECT id, name, names, first_pid, n, opening, day, hash FROM files")}
+    files: dict[int, tuple[str, str, int, int, int, int, str]] = {}
+
+    def load_files(where: str, args: Sequence[Any]) -> list[int]:
+        rows = conn.execute(f"SELECT id, name, names, first_pid, n, opening, day, hash FROM files WHERE {where}",
+                            args).fetchall()
+        for r in rows:
+            files[int(r[0])] = (str(r[1]), str(r[2]), int(r[3]), int(r[4]), int(r[5]), int(r[6]), str(r[7]))
+        return [int(r[0]) for r in rows]
+
     # name matches: the stems of the message in a topic's file name, title or aliases
     name_bonus: dict[int, float] = {}
     name_hits: dict[int, int] = {}
-    for fid, (_name, names, *_rest) in files.items():
+    matching = load_files(" OR ".join(["instr(names, ?) > 0"] * len(stemmed)), [f" {k} " for k in stemmed])
+    for fid in matching:
+        names = files[fid][1]
         hit = [s for s in stemmed if f" {s} " in names]
         if hit:
             name_hits[fid] = len(hit)
@@ -871,6 +920,9 @@ def _query(conn: sqlite3.Connection, home: Home, bot: str, keys: list[str], need
                 continue
             ranked.append((cands[pid] + name_bonus.get(fid, 0.0), day, pid, fid))
     ranked.sort(reverse=True)
+    missing = sorted({r[3] for r in ranked} - set(files))
+    if missing:
+        load_files(f"id IN ({','.join('?' * len(missing))})", missing)
     chosen: list[tuple[float, int, int, int]] = []
     per: Counter[int] = Counter()
     alone = len({r[3] for r in ranked}) == 1          # no other topic matches: no cap

@@ -179,3 +179,66 @@ def test_the_index_holds_no_secret(home: Home, ws: Path) -> None:
                 if secret.encode() in data or secret.lower().encode() in data:
                     leaked.append((name, secret))
     assert leaked == []
+
+
+# ----- the command line's quick path, processes, the background build
+
+
+def _run(home: Home, *args: str, entry: str = "botmemory.core.quick") -> tuple[int, str, str]:
+    import subprocess
+    import sys
+
+    p = subprocess.run([sys.executable, "-m", entry, "--root", str(home.root), "--today", TODAY.isoformat(), *args],
+                       capture_output=True, text=True)
+    return p.returncode, p.stdout, p.stderr
+
+
+@pytest.mark.parametrize("args", [
+    ["recall", BOT, "When does the Lisbon flight leave?"],
+    ["recall", BOT, "When does the Lisbon flight leave?", "--json"],
+    ["--json", "recall", BOT, "Lisbon flight?"],
+    ["search", BOT, "lisbon"],
+    ["search", BOT, "--since", "3d", "--json"],
+    ["search", BOT, "lisbon", "--since=2026-01-01", "--until", "yesterday"],
+    ["search", BOT, "--since", "nonsense"],
+    ["recall", "no such bot", "When does the Lisbon flight leave?"],
+    ["recall", "nobot", "When does the Lisbon flight leave?"],
+    ["recall", BOT],
+    ["search", BOT, "-x"],
+    ["recall", "--help"],
+])
+def test_the_quick_path_answers_as_the_full_command_line(home: Home, ws: Path, args: list[str]) -> None:
+    put(ws, "memory/travel.md", entry("2026-10-14", "Flight to Lisbon leaves at 07:40") + "\n")
+    assert _run(home, *args) == _run(home, *args, entry="botmemory.core.cli")
+
+
+def test_two_processes_recalling_during_a_build_both_answer_correctly(home: Home, ws: Path) -> None:
+    import subprocess
+    import sys
+
+    for i in range(300):
+        put(ws, f"memory/t{i:03d}.md", "\n".join(entry("2026-09-10", f"Note {i} line {j} about topic{i % 17}")
+                                                for j in range(20)) + "\n")
+    put(ws, "memory/zanzibar.md", entry("2026-09-12", "The Zanzibar ferry leaves at 07:40 from pier 3") + "\n")
+    code = ("import sys; from datetime import date; from pathlib import Path;"
+            "from botmemory.core import recall as R; from botmemory.core.paths import Home;"
+            "R.INLINE_BYTES = int(sys.argv[2]);"
+            "r = R.recall(Home(Path(sys.argv[1])), 'scout', 'When does the Zanzibar ferry leave?',"
+            " date(2026, 10, 15), background=sys.argv[3] == '1');"
+            "print([n.file for n in r.notes])")
+    # two processes build the same index at once: both wait for it and answer in full
+    procs = [subprocess.Popen([sys.executable, "-c", code, str(home.root), "100000000", "0"],
+                              stdout=subprocess.PIPE, text=True) for _ in range(2)]
+    outs = [p.communicate(timeout=120)[0].strip() for p in procs]
+    assert outs == ["['memory/zanzibar.md']"] * 2
+    # a build in the background: a recall meanwhile answers from what is indexed so far, never wrongly
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{R.index_path(home, BOT)}{suffix}").unlink(missing_ok=True)
+    put(ws, "memory/zanzibar.md", entry("2026-09-13", "The Zanzibar ferry now leaves at 08:10") + "\n")
+    procs = [subprocess.Popen([sys.executable, "-c", code, str(home.root), "0", "1"],
+                              stdout=subprocess.PIPE, text=True) for _ in range(2)]
+    outs = [p.communicate(timeout=120)[0].strip() for p in procs]
+    assert all(o in ("[]", "['memory/zanzibar.md']") for o in outs)
+    R.refresh_index(home, BOT)           # what the tray app and watch call: waits for the builder
+    r = recall(home, BOT, "When does the Zanzibar ferry leave?", TODAY, background=False)
+    assert [n.text for n in r.notes] == ["The Zanzibar ferry now leaves at 08:10"]
