@@ -265,6 +265,13 @@ def cmd_watch(mem: Memory, args: argparse.Namespace) -> None:
                     sys.stderr.write(f"botmemory: nightly tidy-up of {bot}: {json.dumps(report)}\n")
             except Exception:
                 logger.exception("the nightly tidy-up check failed")
+            try:  # each bot's recall index kept current, so that a turn's recall finds it ready
+                from .recall import refresh_index
+
+                for bot in mem.home.bots():
+                    refresh_index(mem.home, bot)
+            except Exception:
+                logger.exception("keeping the recall index current failed")
             if stop.wait(60.0):
                 break
     finally:
@@ -352,7 +359,8 @@ def build_parser() -> _Parser:
     sp.add_argument("bot")
     sp.add_argument("--no-model", action="store_true",
                     help="only the expiry and exact-duplicate steps, even with a helper model set")
-    sp = add("recall", cmd_recall, "the notes recall puts in front of a message")
+    sp = add("recall", cmd_recall, "the notes recall puts in front of a message: best first (rarer shared "
+             "words weigh more, a topic named like the message first; word forms and Chinese/Japanese match)")
     sp.add_argument("bot")
     sp.add_argument("message")
     sp = add("search", cmd_search, "session_search over memory, topics, the archive and daily logs")
