@@ -25,7 +25,7 @@ from botmemory.core import budget, update
 from botmemory.core.loader import load_block
 from botmemory.core.paths import ARCHIVE_FILE, MEMORY_FILE
 from botmemory.core.safeio import atomic_write
-from botmemory.core.service import Memory
+from botmemory.core.memory import Memory
 from botmemory.core.store import Actor, Store
 
 BOT = "scout"

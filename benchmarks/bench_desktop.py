@@ -153,7 +153,7 @@ def bench_idle(root: Path, seconds: float) -> dict[str, object]:
 def build_big_journal(folder: Path, rows: int = JOURNAL_ROWS) -> Path:
     """A home whose bot has *rows* journal rows: realistic edits of a topic, earlier texts kept."""
     from botmemory.core.journal import Journal, Row, make_diff
-    from botmemory.core.service import Memory
+    from botmemory.core.memory import Memory
     from botmemory.core.store import Actor
 
     root = folder / "big"
@@ -187,7 +187,7 @@ def build_big_journal(folder: Path, rows: int = JOURNAL_ROWS) -> Path:
 def bench_open(root: Path, runs: int = 5) -> dict[str, list[float]]:
     """Open the panel on the Journal tab: until the gauge, the files and the first page of rows are in."""
     os.environ.setdefault("QT_QPA_PLATFORM", env().get("QT_QPA_PLATFORM", "offscreen"))
-    from botmemory.core.service import Memory
+    from botmemory.core.memory import Memory
     from botmemory.desktop import app as appmod
     from botmemory.desktop.panel import MemoryPanel
     from botmemory.desktop.session import Session
@@ -231,7 +231,7 @@ def bench_live(folder: Path, saves: int = 20) -> list[float]:
     from PySide6.QtCore import QCoreApplication
     from shiboken6 import Shiboken
 
-    from botmemory.core.service import Memory
+    from botmemory.core.memory import Memory
     from botmemory.core.store import Actor
     from botmemory.desktop import app as appmod
 

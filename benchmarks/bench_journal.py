@@ -37,15 +37,20 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from botmemory.core import journal as J
 from botmemory.core.journal import Journal, Row, make_row
-from botmemory.core.reconcile import Watcher, scan
+from botmemory.core.turns import scan
+from botmemory.core.watcher import Watcher
 from botmemory.core.safeio import text_hash
-from botmemory.core.service import Memory
+from botmemory.core.memory import Memory
 from botmemory.core.store import Actor, Change, new_change_id
 
 BOT = "bench"
-WORDS = ["person", "prefers", "short", "replies", "lives", "in", "Pune", "works", "at", "Acme", "likes", "tomatoes", "garden", "project", "launch", "friday", "invoice", "client", "meeting", "travel", "Berlin", "vegetarian", "coffee", "morning", "standup", "review", "deploy", "release", "notes", "budget", "flight", "hotel", "dentist", "birthday", "sister", "quarterly", "report", "draft", "contract", "renewal"]
+WORDS = [
+    "person", "prefers", "short", "replies", "lives", "in", "Pune", "works", "at", "Acme", "likes", "tomatoes",
+    "garden", "project", "launch", "friday", "invoice", "client", "meeting", "travel", "Berlin", "vegetarian",
+    "coffee", "morning", "standup", "review", "deploy", "release", "notes", "budget", "flight", "hotel", "dentist",
+    "birthday", "sister", "quarterly", "report", "draft", "contract", "renewal",
+]
 RESULTS: list[tuple[str, str, str, bool]] = []
 
 
@@ -193,7 +198,7 @@ def bench_size(base: Path, quick: bool) -> None:
     assert all(r.undoable and r.earlier_text == expected[r.id] for r in rows), "a row lost its earlier text"
     (mem.home.workspace(BOT) / "MEMORY.md").write_text("".join(lines))
     for r in random.Random(3).sample(rows, 10):     # really undo a few, old ones included
-        J.undo(mem, BOT, r.id)
+        mem.undo(BOT, r.id)
         assert (mem.home.workspace(BOT) / "MEMORY.md").read_text() == expected[r.id]
     print(f"   {n:,} rows appended in {build:.1f} s ({len(journal.segments(BOT))} closed segments); "
           f"all {n:,} rows undoable, 10 undone", flush=True)

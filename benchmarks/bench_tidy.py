@@ -23,7 +23,7 @@ from pathlib import Path
 from botmemory.core import tidy
 from botmemory.core.paths import MEMORY_FILE
 from botmemory.core.safeio import read_file
-from botmemory.core.service import Memory
+from botmemory.core.memory import Memory
 from botmemory.core.store import Actor
 
 TODAY = "2026-10-15"

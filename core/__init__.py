@@ -1,1 +1,115 @@
-"""botmemory core: every rule of the memory spec, no Qt."""
+"""botmemory core: every rule of the memory spec, no Qt.
+
+This package is the public surface: the desktop (and the MCP server, hooks and
+routes) import from ``botmemory.core`` only, never from its modules. Names load
+lazily, on first use, so ``import botmemory.core`` costs nothing and
+``botmemory gauge`` never pays for the journal, recall or the watcher.
+
+    from botmemory.core import Memory, Actor, remember, BotMemoryError
+
+docs/ARCHITECTURE.md maps the modules behind these names.
+"""
+from __future__ import annotations
+
+import importlib
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy knows the name)
+
+# public name -> (module, name in that module)
+_NAMES: dict[str, tuple[str, str]] = {}
+
+
+def _export(module: str, *names: str, **renamed: str) -> None:
+    for n in names:
+        _NAMES[n] = (module, n)
+    for public, inner in renamed.items():
+        _NAMES[public] = (module, inner)
+
+
+_export("errors", "BotMemoryError", "BadInput", "Conflict", "Refused", "Busy")
+_export("paths", "Home", "FileKind", "MEMORY_FILE", "ARCHIVE_FILE", "LOG_DIR", "check_bot_id", "classify",
+        "log_path", "parse_day", local_today="today")
+_export("safeio", "FileText", "MAX_FILE_BYTES", "RACY_NS", "atomic_write", "read_file", "text_hash")
+_export("store", "Actor", "Change", "Store", "Write")
+_export("memory", "Memory", "RowListener")
+_export("entries", "Block", "BlockKind", "Document", "chat_source", "check_entry_text", "format_entry",
+        parse_blocks="parse")
+_export("frontmatter", "Frontmatter", read_frontmatter="read")
+_export("budget", "AMBER_AT", "Gauge", "Level", "MEMORY_MAX_BYTES", "MEMORY_MAX_LINES", "ONLY_FIRST_LINES",
+        "Topic", "compose_block", "gauge")
+_export("config", "BotSettings", "DEFAULT_TIDY_HOUR", "auto_recall", "bot_settings", "read_config",
+        "set_bot_setting", "tidy_hour", "write_config")
+_export("loader", "load_block", list_topics="topics")
+_export("update", "ForgetResult", "PreferResult", "RememberResult", "forget", "make_room", "prefer", "remember",
+        "unforget")
+_export("recall", "MIN_MESSAGE_CHARS", "Note", "RecallResult", "refresh_index", recall_notes="recall")  # not "recall": the module
+_export("journal", "Journal", "Row", "RowFilter", "UNDO_ACTOR", "make_row")
+_export("shadows", "Shadow", "Shadows")
+_export("reconcile", "OUTSIDE", "reconcile_bot")
+_export("turns", "TURN_TIMEOUT_S", "Turn", "expire_turns", "log_line", "open_turns", "scan", "turn_begin",
+        "turn_end", "turn_open")
+_export("watcher", "Watcher")
+_export("tidy", "TidyReport", tidy_bot="tidy")  # not "tidy": the module
+_export("upkeep", "UpkeepState", "heavy_line", "read_state", "run_due", "tidy_now")
+
+__all__ = [  # the same names as _NAMES (tests/test_layering.py checks)
+    "AMBER_AT", "ARCHIVE_FILE", "Actor", "BadInput", "Block", "BlockKind", "BotMemoryError", "BotSettings", "Busy",
+    "Change", "Conflict", "DEFAULT_TIDY_HOUR", "Document", "FileKind", "FileText", "ForgetResult", "Frontmatter",
+    "Gauge", "Home", "Journal", "LOG_DIR", "Level", "MAX_FILE_BYTES", "MEMORY_FILE", "MEMORY_MAX_BYTES",
+    "MEMORY_MAX_LINES", "MIN_MESSAGE_CHARS", "Memory", "Note", "ONLY_FIRST_LINES", "OUTSIDE", "PreferResult",
+    "RACY_NS", "RecallResult", "Refused", "RememberResult", "Row", "RowFilter", "RowListener", "Shadow", "Shadows",
+    "Store", "TURN_TIMEOUT_S", "TidyReport", "Topic", "Turn", "UNDO_ACTOR", "UpkeepState", "Watcher", "Write",
+    "atomic_write", "auto_recall", "bot_settings", "chat_source", "check_bot_id", "check_entry_text", "classify",
+    "compose_block", "expire_turns", "forget", "format_entry", "gauge", "heavy_line", "list_topics", "load_block",
+    "local_today", "log_line", "log_path", "make_room", "make_row", "open_turns", "parse_blocks", "parse_day",
+    "prefer", "read_config", "read_file", "read_frontmatter", "read_state", "recall_notes", "reconcile_bot", "refresh_index",
+    "remember", "run_due", "scan", "set_bot_setting", "text_hash", "tidy_bot", "tidy_hour", "tidy_now",
+    "turn_begin", "turn_end", "turn_open", "unforget", "write_config",
+]
+
+
+if not TYPE_CHECKING:  # hidden from mypy, so a name missing below is an error, not "Any"
+    def __getattr__(name: str) -> object:
+        """Load the module behind a public name on first use (PEP 562)."""
+        try:
+            module, inner = _NAMES[name]
+        except KeyError:
+            raise AttributeError(f"module 'botmemory.core' has no attribute {name!r}") from None
+        value = getattr(importlib.import_module(f"{__name__}.{module}"), inner)
+        globals()[name] = value
+        return value
+
+    def __dir__() -> list[str]:
+        return sorted(set(globals()) | set(__all__))
+
+
+if TYPE_CHECKING:  # for type checkers: the same names, eagerly
+    from .budget import (AMBER_AT, MEMORY_MAX_BYTES, MEMORY_MAX_LINES, ONLY_FIRST_LINES, Gauge, Level, Topic,
+                         compose_block, gauge)
+    from .config import (DEFAULT_TIDY_HOUR, BotSettings, auto_recall, bot_settings, read_config, set_bot_setting,
+                         tidy_hour, write_config)
+    from .entries import Block, BlockKind, Document, chat_source, check_entry_text, format_entry
+    from .entries import parse as parse_blocks
+    from .errors import BadInput, BotMemoryError, Busy, Conflict, Refused
+    from .frontmatter import Frontmatter
+    from .frontmatter import read as read_frontmatter
+    from .journal import UNDO_ACTOR, Journal, Row, RowFilter, make_row
+    from .loader import load_block
+    from .loader import topics as list_topics
+    from .memory import Memory, RowListener
+    from .paths import ARCHIVE_FILE, LOG_DIR, MEMORY_FILE, FileKind, Home, check_bot_id, classify, log_path, parse_day
+    from .paths import today as local_today
+    from .reconcile import OUTSIDE, reconcile_bot
+    from .recall import MIN_MESSAGE_CHARS, Note, RecallResult, refresh_index
+    from .recall import recall as recall_notes
+    from .safeio import RACY_NS, MAX_FILE_BYTES, FileText, atomic_write, read_file, text_hash
+    from .shadows import Shadow, Shadows
+    from .store import Actor, Change, Store, Write
+    from .tidy import TidyReport
+    from .tidy import tidy as tidy_bot
+    from .turns import (TURN_TIMEOUT_S, Turn, expire_turns, log_line, open_turns, scan, turn_begin, turn_end,
+                        turn_open)
+    from .update import (ForgetResult, PreferResult, RememberResult, forget, make_room, prefer, remember,
+                         unforget)
+    from .upkeep import UpkeepState, heavy_line, read_state, run_due, tidy_now
+    from .watcher import Watcher

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import date
 from enum import Enum
 
-from .entries import Kind, parse
+from .entries import BlockKind, parse
 from .frontmatter import Frontmatter
 
 MEMORY_MAX_LINES = 200
@@ -139,11 +139,11 @@ def topic_index(topics: Sequence[Topic]) -> list[str]:
     return out
 
 
-def load_block(memory_text: str, topics: Sequence[Topic], today: date) -> str:
+def compose_block(memory_text: str, topics: Sequence[Topic], today: date) -> str:
     """Exactly what a new turn loads: cut MEMORY.md without expired entries, then the topic index."""
     loaded, unloaded = loaded_text(memory_text)
     doc = parse(loaded)
-    kept = [b for b in doc.blocks if not (b.kind is Kind.ENTRY and b.expired(today))]
+    kept = [b for b in doc.blocks if not (b.kind is BlockKind.ENTRY and b.expired(today))]
     lines = [line for b in kept for line in b.lines]
     if unloaded:
         lines.append(cut_notice(unloaded))

@@ -1,7 +1,7 @@
 """The ``botmemory`` command line: the CLI contract of DESIGN.md.
 
 Exit codes: 0 done; 2 bad usage or bad input (nothing written); 3 conflict
-(the expected hash no longer matches); 4 refused by a rule; 1 anything unexpected.
+(the expected hash no longer matches); 4 refused by a rule; 1 busy or anything unexpected.
 """
 from __future__ import annotations
 
@@ -13,10 +13,10 @@ from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
 from . import budget, config
-from .errors import BadInput, Conflict, MemoryError_
+from .errors import BadInput, Conflict, BotMemoryError
 from .paths import MEMORY_FILE, parse_day
 from .safeio import MAX_FILE_BYTES
-from .service import Memory
+from .memory import Memory
 from .store import Actor
 
 logger = logging.getLogger(__name__)
@@ -25,7 +25,8 @@ Handler = Callable[[Memory, argparse.Namespace], Any]
 
 EPILOG = """\
 exit codes: 0 done, 2 bad usage or input (nothing written), 3 conflict
-(the file changed since it was opened), 4 refused by a rule, 1 unexpected.
+(the file changed since it was opened), 4 refused by a rule, 1 busy (another
+botmemory is writing: try again) or unexpected.
 
 The home is --root, else $OPENMAUSBOT_HOME, else ~/.openmausbot.
 Paths are relative to the bot's workspace: MEMORY.md, memory/<topic>.md,
@@ -211,9 +212,7 @@ def cmd_journal(mem: Memory, args: argparse.Namespace) -> None:
 
 
 def cmd_undo(mem: Memory, args: argparse.Namespace) -> None:
-    from .journal import undo
-
-    change = undo(mem, args.bot, args.row_id)
+    change = mem.undo(args.bot, args.row_id)
     if change is None:
         _out(args, {"undone": args.row_id, "changed": False, "row": None},
              "nothing to undo: the file already holds that row's earlier text")
@@ -235,7 +234,8 @@ def cmd_watch(mem: Memory, args: argparse.Namespace) -> None:
     import threading
     from datetime import datetime
 
-    from .reconcile import Watcher, scan, turn_open
+    from .turns import scan, turn_open
+    from .watcher import Watcher
     from .upkeep import run_due
 
     if args.once:
@@ -279,14 +279,14 @@ def cmd_watch(mem: Memory, args: argparse.Namespace) -> None:
 
 
 def cmd_turn_begin(mem: Memory, args: argparse.Namespace) -> None:
-    from .reconcile import turn_begin
+    from .turns import turn_begin
 
     turn_id = turn_begin(mem, args.bot, args.chat)
     _out(args, {"turn": turn_id}, turn_id)
 
 
 def cmd_turn_end(mem: Memory, args: argparse.Namespace) -> None:
-    from .reconcile import turn_end
+    from .turns import turn_end
 
     tools = [t for t in (args.tools or "").split(",") if t.strip()]
     rows = turn_end(mem, args.bot, args.turn_id, args.said, tools=tools, failed=args.failed)
@@ -415,7 +415,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             sys.stdout.write(c.text)
         sys.stderr.write(f"botmemory: conflict: {c} (nothing saved; the current text is on stdout)\n")
         return c.exit_code
-    except MemoryError_ as e:
+    except BotMemoryError as e:
         sys.stderr.write(f"botmemory: {e}\n")
         return e.exit_code
     except KeyboardInterrupt:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
 from enum import Enum
@@ -57,7 +57,7 @@ Day = date
 """An alias, because Block has a field named ``date``."""
 
 
-class Kind(Enum):
+class BlockKind(Enum):
     ENTRY = "entry"      # a dated bullet with its own lines
     STRUCK = "struck"    # a struck-through, superseded entry
     TEXT = "text"        # a hand-written line (never moved or removed by upkeep)
@@ -68,7 +68,7 @@ class Kind(Enum):
 class Block:
     """One entry with the lines that belong to it, or one other line."""
 
-    kind: Kind
+    kind: BlockKind
     lines: tuple[str, ...]
     date: Day | None = None        # entry date; for a struck entry, the superseded date
     text: str = ""                  # TEXT of an entry (the struck part for a struck entry)
@@ -83,14 +83,14 @@ class Block:
 
     @property
     def dated(self) -> bool:
-        return self.kind in (Kind.ENTRY, Kind.STRUCK) and self.date is not None
+        return self.kind in (BlockKind.ENTRY, BlockKind.STRUCK) and self.date is not None
 
     def expired(self, today: Day) -> bool:
         return self.until is not None and self.until < today
 
     def body(self) -> str:
         """The entry's words: TEXT plus its own lines (for search and matching)."""
-        if self.kind in (Kind.ENTRY, Kind.STRUCK):
+        if self.kind in (BlockKind.ENTRY, BlockKind.STRUCK):
             return "\n".join((self.text, *self.lines[1:]))
         return "\n".join(self.lines)
 
@@ -115,7 +115,7 @@ class Document:
         return "\n".join(lines) + ("\n" if self.trailing_newline else "")
 
     def entries(self) -> list[Block]:
-        return [b for b in self.blocks if b.kind in (Kind.ENTRY, Kind.STRUCK)]
+        return [b for b in self.blocks if b.kind in (BlockKind.ENTRY, BlockKind.STRUCK)]
 
 
 def _day(text: str) -> date | None:
@@ -128,7 +128,7 @@ def _day(text: str) -> date | None:
 def parse_block_head(line: str) -> Block:
     """Classify one line as the head of a block (entry, struck, text or blank)."""
     if not line.strip():
-        return Block(Kind.BLANK, (line,))
+        return Block(BlockKind.BLANK, (line,))
     m = _STRUCK.match(line)
     if m:
         day = _day(m.group(2))
@@ -136,8 +136,8 @@ def parse_block_head(line: str) -> Block:
             inner = m.group(1)
             moved = _day(m.group(3)[-10:]) if m.group(3) else None
             original = parse_block_head("- " + inner)
-            text = original.text if original.kind is Kind.ENTRY else inner
-            return Block(Kind.STRUCK, (line,), date=day, text=text, source=original.source, moved=moved)
+            text = original.text if original.kind is BlockKind.ENTRY else inner
+            return Block(BlockKind.STRUCK, (line,), date=day, text=text, source=original.source, moved=moved)
     m = _ENTRY.match(line)
     if m:
         day = _day(m.group(1))
@@ -163,9 +163,9 @@ def parse_block_head(line: str) -> Block:
                 else:
                     break
                 rest = xm.group(1)
-            return Block(Kind.ENTRY, (line,), date=day, text=rest.strip(), source=source,
+            return Block(BlockKind.ENTRY, (line,), date=day, text=rest.strip(), source=source,
                          noticed=noticed, until=until, moved=moved)
-    return Block(Kind.TEXT, (line,))
+    return Block(BlockKind.TEXT, (line,))
 
 
 def parse(text: str) -> Document:
@@ -179,7 +179,7 @@ def parse(text: str) -> Document:
     while i < len(lines):
         head = parse_block_head(lines[i])
         i += 1
-        if head.kind in (Kind.ENTRY, Kind.STRUCK):
+        if head.kind in (BlockKind.ENTRY, BlockKind.STRUCK):
             own = [head.lines[0]]
             while i < len(lines):
                 line = lines[i]
@@ -282,3 +282,17 @@ def check_entry_text(text: str) -> str | None:
 
 def join_blocks(blocks: Iterable[Block]) -> str:
     return "\n".join(line for b in blocks for line in b.lines)
+
+
+def append_text(existing: str, addition: str) -> str:
+    """*existing* with *addition* appended on lines of its own."""
+    if not addition:
+        return existing
+    if existing and not existing.endswith("\n"):
+        existing += "\n"
+    return existing + addition + ("" if addition.endswith("\n") else "\n")
+
+
+def archived_text(blocks: Sequence[Block], today: date) -> str:
+    """Blocks as they go into the archive: each bullet line marked ``· moved DATE``."""
+    return "\n".join(line for b in blocks for line in b.with_suffix("moved", today).lines)

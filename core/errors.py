@@ -2,19 +2,19 @@
 from __future__ import annotations
 
 
-class MemoryError_(Exception):
-    """Base class. Named with a trailing underscore so it never shadows the builtin."""
+class BotMemoryError(Exception):
+    """Base class of every error core raises (its name keeps it apart from the builtin ``MemoryError``)."""
 
     exit_code = 1
 
 
-class BadInput(MemoryError_):
+class BadInput(BotMemoryError):
     """Bad usage or bad input: nothing was written (exit 2)."""
 
     exit_code = 2
 
 
-class Conflict(MemoryError_):
+class Conflict(BotMemoryError):
     """The expected hash no longer matches the file (exit 3)."""
 
     exit_code = 3
@@ -26,7 +26,13 @@ class Conflict(MemoryError_):
         self.hash = hash_
 
 
-class Refused(MemoryError_):
+class Refused(BotMemoryError):
     """A rule refuses the request (exit 4)."""
 
     exit_code = 4
+
+
+class Busy(BotMemoryError, TimeoutError):
+    """Another botmemory process holds the lock too long (exit 1): nothing was written; try again."""
+
+    exit_code = 1

@@ -46,6 +46,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from . import config
+from .errors import BotMemoryError
 from .paths import Home
 
 logger = logging.getLogger(__name__)
@@ -70,7 +71,7 @@ ENV_INSTANCE = "OMB_HELPER_INSTANCE"
 ENV_MODEL = "OMB_HELPER_MODEL"
 
 
-class HelperError(Exception):
+class HelperError(BotMemoryError):
     """A helper call that did not give a usable answer: the caller skips its step."""
 
 
@@ -261,7 +262,7 @@ class Helper:
 
     def _post(self, url: str, headers: dict[str, str], body: dict[str, Any]) -> Any:
         data = json.dumps(body, ensure_ascii=False).encode("utf-8")
-        req = urllib.request.Request(url, data=data, method="POST",
+        req = urllib.request.Request(url, data=data, method="POST",  # noqa: S310 - http(s) only
                                      headers={"Content-Type": "application/json",
                                               "Accept": "application/json",
                                               "User-Agent": "botmemory", **headers})

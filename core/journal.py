@@ -1,4 +1,4 @@
-"""The journal: one row for every change to a memory file, and undo.
+"""The journal: one row for every change to a memory file (``Memory.undo`` puts a row's earlier text back).
 
 Rows are JSON objects, one a line, in ``<home>/memory-journal/`` — outside the
 workspace, so a bot's file tools cannot edit its own record:
@@ -37,17 +37,14 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .entries import whole_word
-from .errors import BadInput, Refused
-from .paths import Home, Kind, check_bot_id, classify
+from .errors import BadInput
+from .paths import Home, check_bot_id
 from .redact import contains_secret, redact
 from .safeio import FILE_MODE, WorkspaceLock, atomic_write, fsync_dir, make_dirs
-from .store import Actor, Change, Write
-
-if TYPE_CHECKING:
-    from .service import Memory
+from .store import Actor, Change
 
 logger = logging.getLogger(__name__)
 
@@ -502,31 +499,3 @@ class Journal:
             except FileNotFoundError:
                 pass
         return total
-
-
-# ----- undo
-
-
-def undo(mem: Memory, bot: str, row_id: str) -> Change | None:
-    """Put the file back to row *row_id*'s earlier text, whatever the file holds now.
-
-    A created file is deleted (MEMORY.md is emptied instead), a deleted file is
-    recreated. The undo is itself a row (``who: person, how: undo``) whose
-    earlier text is what the file held, so it can be undone in turn. Returns
-    None when the file already holds that text. Refused when the row says it
-    cannot be undone; BadInput for an unknown row.
-    """
-    mem.home.require_bot(bot)
-    row = mem.journal.find(bot, row_id)
-    if not row.undoable:
-        raise Refused(f"row {row_id} cannot be undone: {row.reason}")
-    if row.before_hash is None:
-        text = "" if classify(row.file) is Kind.MEMORY else None
-        if text is None and mem.store.read(bot, row.file) is None:
-            return None
-    else:
-        if row.earlier_text is None:  # an undoable row always keeps its text; a damaged one may not
-            raise Refused(f"row {row_id} cannot be undone: it holds no earlier text")
-        text = row.earlier_text
-    changes = mem.store.apply(bot, [Write(row.file, text)], UNDO_ACTOR, allow_log=True)
-    return changes[0] if changes else None

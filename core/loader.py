@@ -4,10 +4,10 @@ from __future__ import annotations
 import logging
 
 from . import config, frontmatter
-from .budget import Topic, load_block as compose
-from .errors import MemoryError_
+from .budget import Topic, compose_block
+from .errors import BotMemoryError
 from .paths import MEMORY_FILE
-from .service import Memory
+from .memory import Memory
 
 logger = logging.getLogger(__name__)
 
@@ -21,7 +21,7 @@ def topics(mem: Memory, bot: str) -> list[Topic]:
             ft = mem.store.read(bot, rel)
             if ft is not None:
                 fm = frontmatter.read(ft.text)
-        except MemoryError_ as e:
+        except BotMemoryError as e:
             logger.info("topic %s listed by name only: %s", rel, e)
         out.append(Topic(rel, fm))
     return out
@@ -31,4 +31,4 @@ def load_block(mem: Memory, bot: str) -> str:
     """Exactly the memory block a new turn gets; nothing when memory is off for the bot."""
     if not config.bot_settings(mem.home, bot).memory:
         return ""
-    return compose(mem.store.text(bot, MEMORY_FILE), topics(mem, bot), mem.today)
+    return compose_block(mem.store.text(bot, MEMORY_FILE), topics(mem, bot), mem.today)

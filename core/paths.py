@@ -25,7 +25,7 @@ _TOPIC = re.compile(r"[A-Za-z0-9 .\-]+\.md")
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
-class Kind(Enum):
+class FileKind(Enum):
     MEMORY = "memory"
     TOPIC = "topic"
     ARCHIVE = "archive"
@@ -59,7 +59,7 @@ def today(override: str | None = None) -> date:
     return date.today()
 
 
-def classify(rel: str) -> Kind:
+def classify(rel: str) -> FileKind:
     """Check a workspace-relative memory path and say what kind of file it is.
 
     Accepted: ``MEMORY.md``, ``memory/<topic>.md``, ``memory/archive.md``,
@@ -68,15 +68,15 @@ def classify(rel: str) -> Kind:
     starting with a dot.
     """
     if rel == MEMORY_FILE:
-        return Kind.MEMORY
+        return FileKind.MEMORY
     if rel == ARCHIVE_FILE:
-        return Kind.ARCHIVE
+        return FileKind.ARCHIVE
     parts = rel.split("/")
     if len(parts) == 3 and parts[:2] == ["memory", "log"]:
         name = parts[2]
         if name.endswith(".md") and _DAY.fullmatch(name[:-3]):
             parse_day(name[:-3], "log date")
-            return Kind.LOG
+            return FileKind.LOG
         raise BadInput(f"bad log path {rel!r}: daily logs are memory/log/YYYY-MM-DD.md")
     if len(parts) == 2 and parts[0] == "memory":
         name = parts[1]
@@ -85,7 +85,7 @@ def classify(rel: str) -> Kind:
                 f"bad topic name {name!r}: use letters, numbers, spaces, dots and dashes, "
                 "ending in .md, not starting with a dot"
             )
-        return Kind.TOPIC
+        return FileKind.TOPIC
     raise BadInput(
         f"bad path {rel!r}: expected MEMORY.md, memory/<topic>.md, memory/archive.md "
         "or memory/log/YYYY-MM-DD.md"
@@ -190,7 +190,7 @@ class Home:
         return out
 
     def topics(self, bot: str) -> list[str]:
-        return [r for r in self.memory_files(bot) if classify(r) is Kind.TOPIC]
+        return [r for r in self.memory_files(bot) if classify(r) is FileKind.TOPIC]
 
 
 def _is_valid(rel: str) -> bool:

@@ -70,7 +70,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     import logging
 
     from . import config, recall
-    from .errors import BadInput, MemoryError_
+    from .errors import BadInput, BotMemoryError
     from .paths import Home, today as local_today
 
     logging.basicConfig(level=logging.INFO if opts.verbose else logging.WARNING,
@@ -98,7 +98,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         elif plain:
             sys.stdout.write(plain if plain.endswith("\n") else plain + "\n")
         sys.stdout.flush()
-    except MemoryError_ as e:
+    except BotMemoryError as e:
         sys.stderr.write(f"botmemory: {e}\n")
         return e.exit_code
     except KeyboardInterrupt:

@@ -60,10 +60,10 @@ from pathlib import Path
 from typing import Any
 
 from . import config, frontmatter
-from .entries import Kind as BlockKind, parse
-from .errors import BadInput, MemoryError_
-from .paths import Home, Kind, classify, parse_day
-from .safeio import FILE_MODE, make_dirs, read_file
+from .entries import BlockKind, parse
+from .errors import BadInput, BotMemoryError
+from .paths import FileKind, Home, classify, parse_day
+from .safeio import FILE_MODE, RACY_NS, make_dirs, read_file
 from .words import Stems, cjk_runs, guess_language, is_cjk_token, is_particle, normalize, tokens
 
 logger = logging.getLogger(__name__)
@@ -297,7 +297,7 @@ _Key = tuple[int, int, int, int]
 @lru_cache(maxsize=65536)
 def _is_topic_name(name: str) -> bool:
     try:
-        return classify(f"memory/{name}") is Kind.TOPIC
+        return classify(f"memory/{name}") is FileKind.TOPIC
     except BadInput:
         return False
 
@@ -489,7 +489,7 @@ def _load_topic(home: Home, bot: str, name: str, names: bool = True) -> tuple[_T
     None when it is gone."""
     try:
         ft = read_file(home.workspace(bot) / "memory" / name)
-    except (MemoryError_, OSError) as e:
+    except (BotMemoryError, OSError) as e:
         logger.info("recall skips memory/%s: %s", name, e)
         return _Topic([], set(), None), "", ""
     if ft is None:
@@ -507,15 +507,13 @@ def _reread_topic(home: Home, bot: str, name: str) -> tuple[_Topic, str, str] | 
 def _file_hash(home: Home, bot: str, name: str) -> str | None:
     try:
         ft = read_file(home.workspace(bot) / "memory" / name)
-    except (MemoryError_, OSError):
+    except (BotMemoryError, OSError):
         return None
     return ft.hash if ft is not None else None
 
 
 _BATCH = 250_000
 
-RACY_NS = 3_000_000_000
-"""Kept for callers that wait for files to settle; see :func:`_is_racy` for the rule itself."""
 TICK_NS = 50_000_000
 """How long after a file's last change a same-size edit could keep its timestamp on a file system
 with fine timestamps (the kernel stamps files from a clock that ticks every few milliseconds)."""
@@ -721,7 +719,7 @@ def _sample_texts(home: Home, bot: str, listing: dict[str, _Key]) -> Iterator[st
     for name in sorted(listing, key=lambda n: -listing[n][0])[:200]:
         try:
             ft = read_file(home.workspace(bot) / "memory" / name)
-        except (MemoryError_, OSError):
+        except (BotMemoryError, OSError):
             continue
         if ft is not None:
             yield ft.text
@@ -1177,20 +1175,20 @@ def search(home: Home, bot: str, words: Sequence[str], since: date | None, until
     found: list[tuple[int, str, int, Hit]] = []
     for rel in home.memory_files(bot):
         kind = classify(rel)
-        log_day = date.fromisoformat(rel[-13:-3]) if kind is Kind.LOG else None
+        log_day = date.fromisoformat(rel[-13:-3]) if kind is FileKind.LOG else None
         if log_day is not None and not in_range(log_day):
             continue
         path = ws / rel
         try:
             st = os.lstat(path)
             ft = read_file(path)
-        except (MemoryError_, OSError) as e:
+        except (BotMemoryError, OSError) as e:
             logger.info("search skips %s: %s", rel, e)
             continue
         if ft is None:
             continue
         text = ft.text
-        if kind is Kind.TOPIC:
+        if kind is FileKind.TOPIC:
             text = _topic_body(text)
         mday = _local_day(st.st_mtime)
         for unit in _search_units(text):

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import BadInput, Refused
+from .errors import BadInput, Busy, Refused
 
 logger = logging.getLogger(__name__)
 
@@ -32,6 +32,9 @@ FILE_MODE = 0o600
 DIR_MODE = 0o700
 TEMP_SUFFIX = ".botmemory.tmp"
 MAX_FILE_BYTES = 16 * 1024 * 1024
+RACY_NS = 3_000_000_000
+"""A file changed less than this long ago may change again within the same time stamp tick: its size and
+times alone cannot be trusted yet (the shadows hash it again at the next scan, recall re-reads it)."""
 """The largest memory file botmemory reads or writes (a larger one is bad input)."""
 
 
@@ -200,7 +203,10 @@ class _FileLock:
             from filelock import FileLock
 
             self._other = FileLock(str(self.path), thread_local=False)
-            self._other.acquire(timeout=timeout)
+            try:
+                self._other.acquire(timeout=timeout)
+            except TimeoutError:
+                raise self._busy() from None
             return
         import fcntl
 
@@ -214,13 +220,18 @@ class _FileLock:
             except BlockingIOError:
                 if time.monotonic() >= deadline:
                     os.close(fd)
-                    raise TimeoutError(f"another botmemory process has held {self.path.name} for {timeout:.0f} s") from None
+                    raise self._busy() from None
                 time.sleep(delay)
                 delay = min(delay * 2, 0.05)
             except BaseException:
                 os.close(fd)
                 raise
         self._fd = fd
+
+    def _busy(self) -> Busy:
+        name = self.path.stem
+        what = "the home" if name == "_home" else f"{name}'s workspace"
+        return Busy(f"{what} is busy: another botmemory is writing; try again")
 
     def release(self) -> None:
         if self._other is not None:  # pragma: no cover - Windows

@@ -18,7 +18,7 @@ from datetime import date, datetime, timezone
 
 from . import config
 from .errors import BadInput, Conflict, Refused
-from .paths import MEMORY_FILE, Home, Kind, classify
+from .paths import MEMORY_FILE, Home, FileKind, classify
 from .safeio import (
     FileText,
     WorkspaceLock,
@@ -148,9 +148,9 @@ class Store:
             plans: list[tuple[Write, FileText | None, str | None]] = []
             for w in writes:
                 kind = classify(w.file)
-                if kind is Kind.LOG and not allow_log and w.text is not None:
+                if kind is FileKind.LOG and not allow_log and w.text is not None:
                     raise Refused(f"{w.file} is a daily log: the bot's own record is read-only (it can be deleted)")
-                if kind is Kind.MEMORY and w.text is None:
+                if kind is FileKind.MEMORY and w.text is None:
                     raise Refused("MEMORY.md can be emptied but never deleted: the bot expects it to exist")
                 current = self.read(bot, w.file)
                 if w.expected_hash is not None or w.checked:
@@ -181,7 +181,7 @@ class Store:
         return changes[0] if changes else None
 
     def delete(self, bot: str, rel: str, actor: Actor, *, expected_hash: str | None = None) -> Change | None:
-        if classify(rel) is Kind.MEMORY:
+        if classify(rel) is FileKind.MEMORY:
             raise Refused("MEMORY.md can be emptied but never deleted: the bot expects it to exist")
         if self.read(bot, rel) is None:
             raise BadInput(f"{rel} does not exist")

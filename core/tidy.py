@@ -36,14 +36,14 @@ from dataclasses import dataclass, field, replace
 from datetime import date
 
 from . import config, entries as E
-from .errors import Conflict, MemoryError_, Refused
+from .entries import append_text, archived_text
+from .errors import Conflict, BotMemoryError, Refused
 from .frontmatter import body_start
 from .helper import HelperError, TextModel, log_once, resolve
 from .paths import ARCHIVE_FILE, MEMORY_FILE
 from .safeio import FileText
-from .service import Memory
+from .memory import Memory
 from .store import Actor, Change, Store, Write
-from .update import append_text, archived_text
 
 logger = logging.getLogger(__name__)
 
@@ -130,11 +130,11 @@ def plan_file(text: str, today: date, *, expire: bool = True, frontmatter: bool 
     moved: list[E.Block] = []
     kept: list[E.Block] = []
     for b in doc.blocks:
-        if expire and b.kind is E.Kind.ENTRY and b.expired(today):
+        if expire and b.kind is E.BlockKind.ENTRY and b.expired(today):
             moved.append(b)
         else:
             kept.append(b)
-    keys = [E.fact_key(b) if b.kind is E.Kind.ENTRY and b.date is not None else None for b in kept]
+    keys = [E.fact_key(b) if b.kind is E.BlockKind.ENTRY and b.date is not None else None for b in kept]
     newest: dict[str, tuple[date, int]] = {}
     for i, (b, key) in enumerate(zip(kept, keys)):
         if key is not None and b.date is not None:
@@ -196,7 +196,7 @@ def listing(plan: Plan, file: str) -> Listing:
     lines: list[str] = []
     used = 0
     for i, b in enumerate(plan.doc.blocks):
-        if b.kind is not E.Kind.ENTRY or b.date is None:
+        if b.kind is not E.BlockKind.ENTRY or b.date is None:
             continue
         line = f"{len(indexes) + 1}. [{b.date.isoformat()}] {_one_line(b)}"
         if used + len(line) + 1 > MAX_LISTED_CHARS:
@@ -356,7 +356,7 @@ def _listed(plan: Plan, lst: Listing) -> tuple[str, ...]:
 def _read(store: Store, bot: str, rel: str, report: TidyReport, step: str) -> FileText | None:
     try:
         ft = store.read(bot, rel)
-    except MemoryError_ as e:
+    except BotMemoryError as e:
         report.skip(rel, step, str(e))
         return None
     if ft is not None and not ft.valid:

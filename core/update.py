@@ -17,10 +17,11 @@ from datetime import date
 from typing import Any
 
 from . import entries as E
+from .entries import append_text, archived_text
 from .budget import MEMORY_MAX_BYTES, MEMORY_MAX_LINES
 from .errors import BadInput
 from .frontmatter import body_start
-from .paths import ARCHIVE_FILE, MEMORY_FILE, Home, Kind, classify
+from .paths import ARCHIVE_FILE, MEMORY_FILE, Home, FileKind, classify
 from .safeio import WorkspaceLock, atomic_write, read_file
 from .store import Actor, Change, Store, Write, redact
 
@@ -59,9 +60,9 @@ def movable_order(doc: E.Document, today: date, keep: E.Block | None = None) -> 
     """
     ranked: list[tuple[int, date, int]] = []
     for i, b in enumerate(doc.blocks):
-        if b is keep or b.date is None or b.kind not in (E.Kind.ENTRY, E.Kind.STRUCK):
+        if b is keep or b.date is None or b.kind not in (E.BlockKind.ENTRY, E.BlockKind.STRUCK):
             continue
-        if b.kind is E.Kind.STRUCK:
+        if b.kind is E.BlockKind.STRUCK:
             tier = 0
         elif b.expired(today):
             tier = 1
@@ -92,20 +93,6 @@ def make_room(doc: E.Document, today: date, keep: E.Block | None) -> tuple[list[
     return out, _fits(lines, size)
 
 
-def append_text(existing: str, addition: str) -> str:
-    """*existing* with *addition* appended on lines of its own."""
-    if not addition:
-        return existing
-    if existing and not existing.endswith("\n"):
-        existing += "\n"
-    return existing + addition + ("" if addition.endswith("\n") else "\n")
-
-
-def archived_text(blocks: Sequence[E.Block], today: date) -> str:
-    """Blocks as they go into the archive: each bullet line marked ``· moved DATE``."""
-    return "\n".join(line for b in blocks for line in b.with_suffix("moved", today).lines)
-
-
 def remember(store: Store, bot: str, text: str, actor: Actor, *, until: date | None = None,
              source_word: str = "cli") -> RememberResult:
     """Add one dated entry to MEMORY.md, moving old entries to the archive when it would not fit."""
@@ -134,7 +121,7 @@ def remember(store: Store, bot: str, text: str, actor: Actor, *, until: date | N
 
 def _last_entry(doc: E.Document) -> E.Block | None:
     for b in reversed(doc.blocks):
-        if b.kind is E.Kind.ENTRY:
+        if b.kind is E.BlockKind.ENTRY:
             return b
     return None
 
@@ -163,8 +150,8 @@ def forget_in_text(text: str, patterns: Sequence[re.Pattern[str]], keep_header: 
     removed: list[str] = []
     kept: list[E.Block] = []
     for b in doc.blocks:
-        is_header = b.kind is E.Kind.TEXT and b.first_line.lstrip().startswith("#")
-        if b.kind is not E.Kind.BLANK and not is_header and mentions_all("\n".join(b.lines), patterns):
+        is_header = b.kind is E.BlockKind.TEXT and b.first_line.lstrip().startswith("#")
+        if b.kind is not E.BlockKind.BLANK and not is_header and mentions_all("\n".join(b.lines), patterns):
             removed.append(b.first_line)
         else:
             kept.append(b)
@@ -195,12 +182,12 @@ def forget(store: Store, bot: str, words: Sequence[str], actor: Actor, *, about_
         writes: list[Write] = []
         for rel in store.home.memory_files(bot):
             kind = classify(rel)
-            if kind is Kind.LOG:
+            if kind is FileKind.LOG:
                 continue
             ft = store.read(bot, rel)
             if ft is None or not ft.valid:
                 continue
-            new, gone = forget_in_text(ft.text, patterns, keep_header=kind is not Kind.MEMORY)
+            new, gone = forget_in_text(ft.text, patterns, keep_header=kind is not FileKind.MEMORY)
             if gone:
                 removed.extend(gone)
                 files.append(rel)
@@ -317,8 +304,8 @@ def prefer(home: Home, bot: str, text: str, today: date) -> PreferResult:
 
 def _same_preference(line: str, text: str) -> bool:
     head = E.parse_block_head(line)
-    body = head.text if head.kind is E.Kind.ENTRY else line.lstrip("- ").strip()
-    if head.kind is E.Kind.ENTRY and head.source is None and body.startswith("learned by "):
+    body = head.text if head.kind is E.BlockKind.ENTRY else line.lstrip("- ").strip()
+    if head.kind is E.BlockKind.ENTRY and head.source is None and body.startswith("learned by "):
         body = body.split(E.DOT, 1)[-1]
     return " ".join(body.split()).rstrip(".").lower() == text.rstrip(".").lower()
 

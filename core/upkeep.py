@@ -29,10 +29,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import budget, config, entries as E
-from .errors import MemoryError_
+from .errors import BotMemoryError
 from .paths import MEMORY_FILE, Home, check_bot_id
 from .safeio import atomic_write, read_file
-from .service import Memory
+from .memory import Memory
 
 if TYPE_CHECKING:
     from .tidy import TidyReport
@@ -109,7 +109,7 @@ def read_state(home: Home, bot: str) -> UpkeepState:
     """The last tidy-up of a bot as stored; an unreadable file counts as none."""
     try:
         ft = read_file(state_file(home, bot))
-    except MemoryError_ as e:
+    except BotMemoryError as e:
         logger.warning("upkeep state of %s unreadable: %s", bot, e)
         return UpkeepState()
     if ft is None:
@@ -117,7 +117,7 @@ def read_state(home: Home, bot: str) -> UpkeepState:
     try:
         data = json.loads(ft.text)
         if not isinstance(data, dict):
-            raise ValueError("not an object")
+            raise ValueError("not an object")  # noqa: TRY004 - a damaged state file, handled below
         last = data.get("last_run")
         when = datetime.fromisoformat(last) if isinstance(last, str) else None
     except (ValueError, RecursionError):
@@ -167,7 +167,7 @@ def run_due(mem: Memory, now: datetime, open_turns: Callable[[str], bool]) -> di
 
         try:
             report = tidy(mem, bot).as_dict()
-        except MemoryError_ as e:
+        except BotMemoryError as e:
             logger.warning("nightly tidy-up of %s failed: %s", bot, e)
             write_state(mem.home, bot, UpkeepState(now, None, str(e)))
             out[bot] = {"error": str(e)}
@@ -184,7 +184,7 @@ def run_due(mem: Memory, now: datetime, open_turns: Callable[[str], bool]) -> di
 def _size(path: Path) -> int:
     try:
         ft = read_file(path)
-    except MemoryError_:
+    except BotMemoryError:
         return 0
     return len(ft.text.encode("utf-8")) if ft else 0
 
@@ -194,7 +194,7 @@ def loaded_memory_bytes(mem: Memory, bot: str) -> int:
     loaded, _ = budget.loaded_text(mem.store.text(bot, MEMORY_FILE))
     doc = E.parse(loaded)
     return sum(len(line.encode("utf-8")) + 1 for b in doc.blocks
-               if not (b.kind is E.Kind.ENTRY and b.expired(mem.today)) for line in b.lines)
+               if not (b.kind is E.BlockKind.ENTRY and b.expired(mem.today)) for line in b.lines)
 
 
 def instructions_bytes(home: Home, bot: str) -> int:
@@ -204,7 +204,7 @@ def instructions_bytes(home: Home, bot: str) -> int:
         return _size(path)
     try:
         ft = read_file(home.settings_file(bot))
-    except MemoryError_:
+    except BotMemoryError:
         return 0
     if ft is None:
         return 0

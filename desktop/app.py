@@ -16,9 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from botmemory.core.errors import MemoryError_
-from botmemory.core.paths import MEMORY_FILE, Home
-from botmemory.core.service import Memory
+from botmemory.core import MEMORY_FILE, BotMemoryError, Home, Memory
 from PySide6.QtCore import QObject, Slot
 from PySide6.QtWidgets import QApplication, QSystemTrayIcon
 
@@ -269,7 +267,7 @@ def launch(argv: list[str], *, tray: bool | None = None) -> Started:
         logger.info("demo home: %s", where)
     try:
         mem = Memory.open(str(home_root(root)), args.today)
-    except MemoryError_ as e:
+    except BotMemoryError as e:
         print(f"botmemory-tray: {e}", file=sys.stderr)
         return Started(None, None, 2)
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from botmemory.core.service import Memory
+from botmemory.core import Memory
 
 logger = logging.getLogger(__name__)
 
@@ -26,9 +26,9 @@ def journal_of(mem: Memory) -> Any:
     existing = getattr(mem, "journal", None)
     if existing is not None:
         return existing
-    from botmemory.core import journal
+    from botmemory.core import Journal
 
-    return journal.Journal(mem.home)
+    return Journal(mem.home)
 
 
 @dataclass(frozen=True)
@@ -42,7 +42,7 @@ class JournalQuery:
 
     def filter(self) -> Any:
         """The core's row filter for this query (`botmemory journal --file/--who/--grep` use the same)."""
-        from botmemory.core.journal import RowFilter
+        from botmemory.core import RowFilter
 
         return RowFilter(self.file or None, self.who or None, tuple((self.grep or "").split()))
 
@@ -120,43 +120,41 @@ def rows_since(mem: Memory, bot: str, seen: str | None, limit: int = SINCE_LIMIT
 
 
 def undo(mem: Memory, bot: str, row_id: str) -> Any:
-    from botmemory.core import journal
-
-    return journal.undo(mem, bot, row_id)
+    return mem.undo(bot, row_id)
 
 
 def tidy_now(mem: Memory, bot: str) -> dict[str, Any]:
-    from botmemory.core import upkeep
+    from botmemory.core import tidy_now as core_tidy_now
 
-    report: dict[str, Any] = upkeep.tidy_now(mem, bot).as_dict()
+    report: dict[str, Any] = core_tidy_now(mem, bot).as_dict()
     return report
 
 
 def last_tidy(mem: Memory, bot: str) -> Any:
-    from botmemory.core import upkeep
+    from botmemory.core import read_state
 
-    return upkeep.read_state(mem.home, bot)
+    return read_state(mem.home, bot)
 
 
 def heavy_line(mem: Memory, bot: str) -> str | None:
-    from botmemory.core import upkeep
+    from botmemory.core import heavy_line as core_heavy_line
 
-    return upkeep.heavy_line(mem, bot)
+    return core_heavy_line(mem, bot)
 
 
 def run_due(mem: Memory, now: datetime) -> dict[str, Any]:
     """The nightly tidy-up of every bot for which one is due now (never while a turn is open)."""
-    from botmemory.core import reconcile, upkeep
+    from botmemory.core import run_due as core_run_due, turn_open
 
-    result: dict[str, Any] = upkeep.run_due(mem, now, lambda bot: reconcile.turn_open(mem, bot))
+    result: dict[str, Any] = core_run_due(mem, now, lambda bot: turn_open(mem, bot))
     return result
 
 
 def start_watcher(mem: Memory, on_rows: Callable[..., None]) -> Any:
     """Start the core's live watcher; it rescans every workspace first (this call waits for that)."""
-    from botmemory.core import reconcile
+    from botmemory.core import Watcher
 
-    w = reconcile.Watcher(mem, on_rows=on_rows)
+    w = Watcher(mem, on_rows=on_rows)
     w.start()
     return w
 

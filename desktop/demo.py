@@ -18,10 +18,7 @@ from importlib import resources
 from importlib.abc import Traversable
 from pathlib import Path
 
-from botmemory.core import update
-from botmemory.core.safeio import atomic_write
-from botmemory.core.service import Memory
-from botmemory.core.store import Actor
+from botmemory.core import Actor, Memory, atomic_write, remember
 
 logger = logging.getLogger(__name__)
 
@@ -101,13 +98,13 @@ def _history(mem: Memory, today: date) -> None:
     """The journal a few weeks of use would leave: bots' work, a person's edits, an outside edit, undo."""
     s = mem.store
     # the bots at work in their chats
-    update.remember(s, "scout", "Monsoon Books intro call is Wednesday 11:00 IST with their publisher, Anil",
-                    Actor.bot("Pipeline"))
-    update.remember(s, "scout", "Orbit wants the parent onboarding path in Marathi and English",
-                    Actor.bot("Orbit"))
-    update.remember(s, "ledger", "HL-2026-052 (Orbit, first half) is due on the 28th", Actor.bot("Invoice reconciliation"))
+    remember(s, "scout", "Monsoon Books intro call is Wednesday 11:00 IST with their publisher, Anil",
+             Actor.bot("Pipeline"))
+    remember(s, "scout", "Orbit wants the parent onboarding path in Marathi and English",
+             Actor.bot("Orbit"))
+    remember(s, "ledger", "HL-2026-052 (Orbit, first half) is due on the 28th", Actor.bot("Invoice reconciliation"))
     # a regretted note, undone from the journal
-    update.remember(s, "scout", "Priya wants all meetings moved to Fridays", Actor.bot("Calendar"))
+    remember(s, "scout", "Priya wants all meetings moved to Fridays", Actor.bot("Calendar"))
     _undo_newest(mem, "scout")
     # the person edits a topic in the panel
     topic = "memory/travel.md"
@@ -125,26 +122,24 @@ def _history(mem: Memory, today: date) -> None:
     # last night's tidy-up: expired entries to the archive, exact duplicates out
     for bot in BOTS:
         _tidy(mem, bot)
-    update.remember(s, "scout", "Sanjay prefers review calls after 15:00 IST", Actor.bot("Northwind"))
-    update.remember(s, "scout", "Priya wants the Monday digest to include overdue invoices from Ledger",
-                    Actor.bot("Plans"))
+    remember(s, "scout", "Sanjay prefers review calls after 15:00 IST", Actor.bot("Northwind"))
+    remember(s, "scout", "Priya wants the Monday digest to include overdue invoices from Ledger",
+             Actor.bot("Plans"))
 
 
 def _undo_newest(mem: Memory, bot: str) -> None:
-    from botmemory.core import journal
-
     rows = mem.journal.list(bot, limit=1)
     if rows:
-        journal.undo(mem, bot, rows[0].id)
+        mem.undo(bot, rows[0].id)
 
 
 def _scan(mem: Memory) -> None:
-    from botmemory.core import reconcile
+    from botmemory.core import scan
 
-    reconcile.scan(mem)
+    scan(mem)
 
 
 def _tidy(mem: Memory, bot: str) -> None:
-    from botmemory.core import upkeep
+    from botmemory.core import tidy_now
 
-    upkeep.tidy_now(mem, bot, model=False)
+    tidy_now(mem, bot, model=False)

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from botmemory.core import budget, entries, update
-from botmemory.core.errors import Conflict, MemoryError_
-from botmemory.core.paths import Kind, classify
+from botmemory.core import (
+    ONLY_FIRST_LINES, BotMemoryError, Conflict, FileKind, Gauge, classify, gauge, make_room, parse_blocks,
+)
 from PySide6.QtCore import QStringListModel, Qt, Signal
 from PySide6.QtGui import QFont, QFontDatabase
 from PySide6.QtWidgets import (
@@ -44,7 +44,7 @@ CONFLICT_TEXT = "{bot} changed this file while you were editing."
 class BudgetPreview:
     """What saving this MEMORY.md text would mean for the budget."""
 
-    gauge: budget.Gauge
+    gauge: Gauge
     moved: list[str]        # first lines of the entries the next harness write would move, in order
     fits_after: bool         # True when moving them brings it within the budget
 
@@ -55,11 +55,11 @@ class BudgetPreview:
 
 def budget_preview(text: str, today: date) -> BudgetPreview:
     """The gauge of *text* and which entries the next write through the harness would move."""
-    g = budget.gauge(text)
+    g = gauge(text)
     if g.unloaded_lines <= 0:
         return BudgetPreview(g, [], True)
-    doc = entries.parse(text)
-    moved, fits = update.make_room(doc, today, None)
+    doc = parse_blocks(text)
+    moved, fits = make_room(doc, today, None)
     return BudgetPreview(g, [b.first_line for b in moved], fits)
 
 
@@ -108,7 +108,7 @@ class FileEditor(QWidget):
         self.rel: str | None = None
         self.opened_hash: str | None = None
         self.opened_text = ""
-        self.kind: Kind | None = None
+        self.kind: FileKind | None = None
         self.conflict: Conflict | None = None
         self._loading = False
         self._confirmed_over_budget = False
@@ -192,11 +192,11 @@ class FileEditor(QWidget):
 
     def _update_buttons(self) -> None:
         has = self.rel is not None
-        writable = has and self.kind is not Kind.LOG
+        writable = has and self.kind is not FileKind.LOG
         self.save_button.setEnabled(writable and self.dirty)
         self.revert_button.setEnabled(writable and self.dirty)
-        self.delete_button.setEnabled(has and self.kind is not Kind.MEMORY)
-        self.delete_button.setVisible(self.kind is not Kind.MEMORY)
+        self.delete_button.setEnabled(has and self.kind is not FileKind.MEMORY)
+        self.delete_button.setVisible(self.kind is not FileKind.MEMORY)
 
     def _on_edit(self) -> None:
         if self._loading:
@@ -245,13 +245,13 @@ class FileEditor(QWidget):
         self.opened_hash = ft.hash if ft is not None else None
         self.opened_text = ft.text if ft is not None else ""
         self._set_text(self.opened_text)
-        read_only = self.kind is Kind.LOG or (ft is not None and not ft.valid)
+        read_only = self.kind is FileKind.LOG or (ft is not None and not ft.valid)
         self.editor.setReadOnly(read_only)
-        if self.kind is Kind.LOG:
+        if self.kind is FileKind.LOG:
             self.note.setText("Daily logs are the bot's own record: read-only here, but they can be deleted.")
         elif ft is not None and not ft.valid:
             self.note.setText("This file is not valid UTF-8; botmemory will not rewrite it.")
-        elif self.kind is Kind.MEMORY:
+        elif self.kind is FileKind.MEMORY:
             self.note.setText("MEMORY.md can be emptied but never deleted.")
         else:
             self.note.setText("")
@@ -296,10 +296,10 @@ class FileEditor(QWidget):
     # ----- saving
 
     def save(self) -> None:
-        if self.bot is None or self.rel is None or self.kind is Kind.LOG:
+        if self.bot is None or self.rel is None or self.kind is FileKind.LOG:
             return
         text = self.editor.toPlainText()
-        if self.kind is Kind.MEMORY and not self._confirmed_over_budget:
+        if self.kind is FileKind.MEMORY and not self._confirmed_over_budget:
             preview = budget_preview(text, self.session.mem.today)
             if preview.over:
                 self.show_budget_preview(preview)
@@ -309,7 +309,7 @@ class FileEditor(QWidget):
     def show_budget_preview(self, p: BudgetPreview) -> None:
         g = p.gauge
         head = (f"This text is over the budget: {g.lines} of {g.max_lines} lines, "
-                f"{g.bytes / 1024:.1f} of {g.max_bytes // 1024} KB — {budget.ONLY_FIRST_LINES}, so "
+                f"{g.bytes / 1024:.1f} of {g.max_bytes // 1024} KB — {ONLY_FIRST_LINES}, so "
                 f"{g.unloaded_lines} line{'s' if g.unloaded_lines != 1 else ''} would not load.")
         if p.moved:
             n = len(p.moved)
@@ -362,7 +362,7 @@ class FileEditor(QWidget):
             return
         if isinstance(e, Conflict):
             self.show_conflict(e)
-        elif isinstance(e, MemoryError_):
+        elif isinstance(e, BotMemoryError):
             self.note.setText(str(e))
             self.status.emit(f"Not saved: {e}")
         else:
@@ -423,7 +423,7 @@ class FileEditor(QWidget):
         return answer == QMessageBox.StandardButton.Yes
 
     def ask_delete(self) -> None:
-        if self.bot is None or self.rel is None or self.kind is Kind.MEMORY:
+        if self.bot is None or self.rel is None or self.kind is FileKind.MEMORY:
             return
         if not self.confirm(f"Delete {self.rel}? The journal keeps its text, so Undo can bring it back."):
             return

@@ -7,8 +7,7 @@ numbers come from :func:`botmemory.core.budget.gauge`; this module only draws.
 """
 from __future__ import annotations
 
-from botmemory.core import budget
-from botmemory.core.budget import Gauge, Level
+from botmemory.core import AMBER_AT, ONLY_FIRST_LINES, Gauge, Level
 from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QPainter, QPalette
 from PySide6.QtWidgets import QGridLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
@@ -80,7 +79,7 @@ class Bar(QWidget):
         tick = self.palette().color(QPalette.ColorRole.WindowText)
         tick.setAlpha(110)
         p.setPen(tick)
-        x = r.left() + r.width() * budget.AMBER_AT
+        x = r.left() + r.width() * AMBER_AT
         p.drawLine(int(x), int(r.top()) + 1, int(x), int(r.bottom()) - 1)
         p.end()
 
@@ -99,7 +98,7 @@ class GaugeWidget(QWidget):
         self.size_label = QLabel()
         self.unloaded_label = QLabel()
         self.unloaded_label.setStyleSheet(f"color: {COLOURS[Level.RED].name()}; font-weight: bold;")
-        self.rule_label = QLabel(budget.ONLY_FIRST_LINES[0].upper() + budget.ONLY_FIRST_LINES[1:] + ".")
+        self.rule_label = QLabel(ONLY_FIRST_LINES[0].upper() + ONLY_FIRST_LINES[1:] + ".")
         self.rule_label.setObjectName("rule")
         rule_font = self.rule_label.font()
         rule_font.setItalic(True)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from botmemory.core.errors import MemoryError_
+from botmemory.core import BotMemoryError
 from PySide6.QtCore import (
     QEvent,
     QModelIndex,
@@ -336,5 +336,5 @@ class JournalView(QWidget):
         self.session.poll()
 
     def _undo_failed(self, e: BaseException) -> None:
-        msg = str(e) if isinstance(e, MemoryError_) else f"{type(e).__name__}: {e}"
+        msg = str(e) if isinstance(e, BotMemoryError) else f"{type(e).__name__}: {e}"
         self.status.emit(f"Undo failed: {msg}")

@@ -14,6 +14,8 @@ import keyring
 import keyring.backend
 import keyring.errors
 
+from botmemory.core import BotMemoryError
+
 logger = logging.getLogger(__name__)
 
 KEYRING_SERVICE = "botmemory"
@@ -29,7 +31,7 @@ NO_KEYRING = (
 )
 
 
-class KeyringUnavailable(Exception):
+class KeyringUnavailable(BotMemoryError):
     """There is no usable keyring backend, or it refused the request."""
 
 

@@ -8,8 +8,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from botmemory.core import loader
-from botmemory.core.service import Memory
+from botmemory.core import Memory, load_block
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QLabel,
@@ -30,15 +29,15 @@ RECALL_DELAY_MS = 300
 
 def recall_text(mem: Memory, bot: str, message: str) -> str:
     """Runs on the worker: the block recall would put in front of *message*, or why there is none."""
-    from botmemory.core import config, recall
+    from botmemory.core import MIN_MESSAGE_CHARS, auto_recall, bot_settings, recall_notes
 
-    if not config.bot_settings(mem.home, bot).memory:
+    if not bot_settings(mem.home, bot).memory:
         return "(Memory is off for this bot: recall adds nothing.)"
-    if not config.auto_recall(mem.home):
+    if not auto_recall(mem.home):
         return "(Recall is switched off in config.json: features.autoRecall is false.)"
-    if len(message.strip()) < recall.MIN_MESSAGE_CHARS:
-        return f"(Recall starts at {recall.MIN_MESSAGE_CHARS} characters.)"
-    result = recall.recall(mem.home, bot, message, mem.today)
+    if len(message.strip()) < MIN_MESSAGE_CHARS:
+        return f"(Recall starts at {MIN_MESSAGE_CHARS} characters.)"
+    result = recall_notes(mem.home, bot, message, mem.today)
     return result.text or "(No note matches: recall adds nothing to this message.)"
 
 
@@ -102,7 +101,7 @@ class LoadsView(QWidget):
         mem = self.session.mem
         self._block_asked += 1
         asked = self._block_asked
-        self.session.submit_read(lambda: loader.load_block(mem, bot),
+        self.session.submit_read(lambda: load_block(mem, bot),
                                  lambda text: self._show_block(asked, bot, text),
                                  lambda e: self.block.setPlainText(f"(Could not compose the block: {e})"))
 

@@ -14,10 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any, Protocol
 
-from botmemory.core import frontmatter
-from botmemory.core.errors import MemoryError_
-from botmemory.core.paths import MEMORY_FILE, Kind, classify
-from botmemory.core.service import Memory
+from botmemory.core import MEMORY_FILE, BotMemoryError, FileKind, Memory, classify, read_frontmatter
 from PySide6.QtCore import (
     QAbstractTableModel,
     QModelIndex,
@@ -45,7 +42,7 @@ UNDOABLE_ROLE = Qt.ItemDataRole.UserRole + 2
 @dataclass(frozen=True)
 class FileInfo:
     rel: str
-    kind: Kind
+    kind: FileKind
     size: int
     lines: int
     title: str | None = None
@@ -54,25 +51,25 @@ class FileInfo:
 
     @property
     def read_only(self) -> bool:
-        return self.kind is Kind.LOG
+        return self.kind is FileKind.LOG
 
     @property
     def deletable(self) -> bool:
-        return self.kind is not Kind.MEMORY
+        return self.kind is not FileKind.MEMORY
 
     @property
     def name(self) -> str:
-        if self.kind is Kind.LOG:
+        if self.kind is FileKind.LOG:
             return "log/" + self.rel.rsplit("/", 1)[-1]
         return self.rel.rsplit("/", 1)[-1]
 
     @property
     def about(self) -> str:
-        if self.kind is Kind.MEMORY:
+        if self.kind is FileKind.MEMORY:
             return "loads into every turn"
-        if self.kind is Kind.ARCHIVE:
+        if self.kind is FileKind.ARCHIVE:
             return "older notes moved out of MEMORY.md, and expired ones"
-        if self.kind is Kind.LOG:
+        if self.kind is FileKind.LOG:
             return "daily log (read-only)"
         parts = [p for p in (self.title, self.description) if p]
         text = ": ".join(parts) if parts else "topic"
@@ -81,7 +78,7 @@ class FileInfo:
         return text
 
 
-_ORDER = {Kind.MEMORY: 0, Kind.TOPIC: 1, Kind.ARCHIVE: 2, Kind.LOG: 3}
+_ORDER = {FileKind.MEMORY: 0, FileKind.TOPIC: 1, FileKind.ARCHIVE: 2, FileKind.LOG: 3}
 
 
 def list_files(mem: Memory, bot: str) -> list[FileInfo]:
@@ -91,19 +88,19 @@ def list_files(mem: Memory, bot: str) -> list[FileInfo]:
         kind = classify(rel)
         try:
             ft = mem.store.read(bot, rel)
-        except MemoryError_ as e:
+        except BotMemoryError as e:
             logger.info("%s/%s unreadable: %s", bot, rel, e)
             continue
         if ft is None:
             continue
-        fm = frontmatter.read(ft.text) if kind is Kind.TOPIC else None
+        fm = read_frontmatter(ft.text) if kind is FileKind.TOPIC else None
         out.append(FileInfo(rel, kind, len(ft.text.encode("utf-8")), ft.text.count("\n"),
                             fm.title if fm else None, fm.description if fm else None,
                             fm.aliases if fm else ()))
     if not any(f.rel == MEMORY_FILE for f in out):
-        out.insert(0, FileInfo(MEMORY_FILE, Kind.MEMORY, 0, 0))
-    logs = sorted((f for f in out if f.kind is Kind.LOG), key=lambda f: f.rel, reverse=True)
-    rest = sorted((f for f in out if f.kind is not Kind.LOG), key=lambda f: (_ORDER[f.kind], f.rel))
+        out.insert(0, FileInfo(MEMORY_FILE, FileKind.MEMORY, 0, 0))
+    logs = sorted((f for f in out if f.kind is FileKind.LOG), key=lambda f: f.rel, reverse=True)
+    rest = sorted((f for f in out if f.kind is not FileKind.LOG), key=lambda f: (_ORDER[f.kind], f.rel))
     return rest + logs
 
 
@@ -165,11 +162,11 @@ class FilesModel(_Table):
                 return f.lines
         elif role == Qt.ItemDataRole.ToolTipRole:
             return f"{f.rel}\n{f.about}\n{f.size:,} bytes"
-        elif role == Qt.ItemDataRole.FontRole and col == 0 and f.kind is Kind.MEMORY:
+        elif role == Qt.ItemDataRole.FontRole and col == 0 and f.kind is FileKind.MEMORY:
             font = QFont()
             font.setBold(True)
             return font
-        elif role == Qt.ItemDataRole.ForegroundRole and f.kind in (Kind.LOG, Kind.ARCHIVE) and col == 1:
+        elif role == Qt.ItemDataRole.ForegroundRole and f.kind in (FileKind.LOG, FileKind.ARCHIVE) and col == 1:
             return QColor("#777777")
         elif role == ROW_ROLE:
             return f.rel

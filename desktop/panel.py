@@ -11,8 +11,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from botmemory.core.errors import MemoryError_
-from botmemory.core.paths import MEMORY_FILE, classify
+from botmemory.core import MEMORY_FILE, BotMemoryError, Conflict, classify
 from PySide6.QtCore import QItemSelectionModel, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
@@ -185,7 +184,7 @@ class MemoryPanel(QWidget):
         self.setWindowTitle(f"{bot} — Memory")
         try:
             self.path_label.setText(pretty_path(self.session.mem.home.workspace(bot)))
-        except MemoryError_:
+        except BotMemoryError:
             self.path_label.setText("")
         self.gauge.set_gauge(self.session.gauges.get(bot))
         self.editor.clear()
@@ -282,13 +281,13 @@ class MemoryPanel(QWidget):
         rel = f"memory/{name}"
         try:
             classify(rel)
-        except MemoryError_ as e:
+        except BotMemoryError as e:
             self.say(str(e))
             return
         title = name[:-3].replace("-", " ").strip().capitalize()
         self.session.save(bot, rel, NEW_TOPIC.format(title=title), None,
                           lambda _c: (self.refresh_files(select=rel), self.say(f"Created {rel}.")),
-                          lambda e: self.say(f"{rel} already exists." if e.__class__.__name__ == "Conflict"
+                          lambda e: self.say(f"{rel} already exists." if isinstance(e, Conflict)
                                              else f"Could not create {rel}: {e}"))
 
     def open_in_obsidian(self) -> None:

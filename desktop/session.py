@@ -21,12 +21,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from botmemory.core import budget, config
-from botmemory.core.budget import Gauge, Level
-from botmemory.core.paths import ARCHIVE_FILE, MEMORY_FILE
-from botmemory.core.paths import today as local_today
-from botmemory.core.service import Memory
-from botmemory.core.store import Actor, Write
+from botmemory.core import (
+    ARCHIVE_FILE, MEMORY_FILE, ONLY_FIRST_LINES, Actor, Gauge, Level, Memory, Write, gauge, local_today,
+    set_bot_setting,
+)
 from PySide6.QtCore import QFileSystemWatcher, QObject, Qt, QTimer, Signal, Slot
 
 from . import corelink
@@ -242,7 +240,7 @@ class Session(QObject):
             if g.level is Level.RED and (before is None or before.level is not Level.RED):
                 self.notice.emit(Notice("red", bot, f"{bot}: MEMORY.md is over the budget",
                                         f"{g.unloaded_lines} lines are not being loaded; "
-                                        f"{budget.ONLY_FIRST_LINES}.", None, MEMORY_FILE))
+                                        f"{ONLY_FIRST_LINES}.", None, MEMORY_FILE))
 
     # ----- reads
 
@@ -296,7 +294,7 @@ class Session(QObject):
     def set_switch(self, bot: str, key: str, value: bool, done: Callable[[Any], None] | None = None,
                    error: Callable[[BaseException], None] | None = None) -> None:
         home = self.mem.home
-        self.worker.write(lambda: config.set_bot_setting(home, bot, key, value), done, error)
+        self.worker.write(lambda: set_bot_setting(home, bot, key, value), done, error)
 
     # ----- the nightly tidy-up
 
@@ -323,7 +321,7 @@ def read_state(mem: Memory, newest: dict[str, str]) -> dict[str, Any]:
     gauges = {}
     for bot in bots:
         try:
-            gauges[bot] = budget.gauge(mem.store.text(bot, MEMORY_FILE))
+            gauges[bot] = gauge(mem.store.text(bot, MEMORY_FILE))
         except Exception as e:  # noqa: BLE001 - an unreadable MEMORY.md must not stop the rest
             logger.info("gauge of %s unavailable: %s", bot, e)
     fresh: list[Any] = []

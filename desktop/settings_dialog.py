@@ -29,10 +29,7 @@ from typing import Any
 
 import keyring.backend
 import platformdirs
-from botmemory.core.config import DEFAULT_TIDY_HOUR, write_config
-from botmemory.core.errors import MemoryError_
-from botmemory.core.paths import Home
-from botmemory.core.safeio import atomic_write, read_file
+from botmemory.core import DEFAULT_TIDY_HOUR, BotMemoryError, Home, atomic_write, read_file, write_config
 from PySide6.QtCore import QCoreApplication, QEvent, Qt, Signal
 from PySide6.QtGui import QPalette, QShowEvent
 from PySide6.QtWidgets import (
@@ -70,8 +67,10 @@ _MODEL = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,199}")
 MAX_KEY_CHARS = 4096
 
 
-class Invalid(ValueError):
+class Invalid(BotMemoryError, ValueError):
     """Values that were refused: ``problems`` maps each field to the sentence to show."""
+
+    exit_code = 2
 
     def __init__(self, problems: dict[str, str]) -> None:
         super().__init__(" ".join(problems.values()))
@@ -270,7 +269,7 @@ def read_config_strict(home: Home) -> dict[str, Any]:
     """``config.json`` as a dict ({} when missing); :class:`Invalid` when it cannot be safely rewritten."""
     try:
         ft = read_file(home.config_file)
-    except MemoryError_ as e:
+    except BotMemoryError as e:
         raise Invalid({CONFIG: f"{home.config_file} cannot be read: {e}"}) from None
     except OSError as e:
         raise Invalid({CONFIG: f"{home.config_file} cannot be read: {e.strerror or e}."}) from None

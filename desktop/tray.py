@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from botmemory.core.budget import Gauge, Level
+from botmemory.core import Gauge, Level
 from PySide6.QtCore import QObject, Signal, Slot
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu, QSystemTrayIcon

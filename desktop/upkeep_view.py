@@ -11,8 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from botmemory.core import config
-from botmemory.core.service import Memory
+from botmemory.core import BotSettings, Memory, bot_settings
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -32,7 +31,7 @@ logger = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class UpkeepInfo:
-    settings: config.BotSettings
+    settings: BotSettings
     last_run: datetime | None
     report: dict[str, Any] | None
     error: str | None
@@ -41,7 +40,7 @@ class UpkeepInfo:
 
 def read_info(mem: Memory, bot: str) -> UpkeepInfo:
     """Runs on the worker."""
-    s = config.bot_settings(mem.home, bot)
+    s = bot_settings(mem.home, bot)
     try:
         state = corelink.last_tidy(mem, bot)
         last, report, error = state.last_run, state.report, state.error

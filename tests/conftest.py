@@ -1,11 +1,21 @@
-"""Shared test set-up: headless Qt, and no thread may outlive its test."""
+"""Shared test set-up: headless Qt, no thread may outlive its test, and the fixtures every suite uses.
+
+tests/core/conftest.py and tests/desktop/conftest.py hold only what is their
+own (the desktop's session and Qt helpers) and re-export these names for
+``from .conftest import BOT``.
+"""
 from __future__ import annotations
 
 import os
 import threading
 import time
+from collections.abc import Sequence
+from datetime import date
+from pathlib import Path
 
 import pytest
+
+from botmemory.core import Memory
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.pop("OPENMAUSBOT_HOME", None)
@@ -14,15 +24,75 @@ os.environ.pop("OMB_HELPER_INSTANCE", None)
 os.environ.pop("OMB_HELPER_MODEL", None)
 
 
+def leaked_threads(before: set[threading.Thread], wait: float = 5.0) -> list[threading.Thread]:
+    """Threads alive now that were not in *before*, after waiting up to *wait* seconds for them to end.
+
+    Daemon threads count too: the live watcher's thread and watchdog's observer
+    and emitters are daemons, and one left running keeps writing after its test.
+    A thread Python did not start (Qt's pool calling into Python shows up as a
+    ``_DummyThread``, which ``threading`` never forgets) is Qt's to manage.
+    """
+    deadline = time.monotonic() + wait
+    while True:
+        extra = [t for t in threading.enumerate()
+                 if t not in before and t.is_alive() and not isinstance(t, threading._DummyThread)]
+        if not extra or time.monotonic() > deadline:
+            return extra
+        time.sleep(0.05)
+
+
 @pytest.fixture(autouse=True)
 def no_thread_leaks():
-    """Every thread a test starts must be gone when it ends (watchdog's habit)."""
+    """Every thread a test starts (daemon or not, watchdog observers included) must be gone when it ends."""
     before = set(threading.enumerate())
     yield
-    deadline = time.monotonic() + 5
-    while True:
-        extra = [t for t in threading.enumerate() if t not in before and t.is_alive() and not t.daemon]
-        if not extra or time.monotonic() > deadline:
-            break
-        time.sleep(0.05)
+    extra = leaked_threads(before)
     assert not extra, f"threads left running: {extra}"
+
+
+# ----- the shared home
+
+TODAY = "2026-10-15"
+BOT = "scout"
+OTHER = "ledger"
+
+
+def entry(day: str, text: str, chat: str = "Plans") -> str:
+    return f'- {day} · from chat "{chat}" · {text}'
+
+
+def d(text: str) -> date:
+    return date.fromisoformat(text)
+
+
+def memory_text(lines: int, *, start_day: int = 1) -> str:
+    """A MEMORY.md of *lines* dated entries (distinct, all movable)."""
+    out = []
+    for i in range(lines):
+        day = f"2026-{1 + (i // 28) % 9:02d}-{1 + i % 28:02d}"
+        out.append(entry(day, f"Fact number {i + start_day} about the launch plan"))
+    return "\n".join(out) + "\n"
+
+
+def open_home(root: Path, today: str = TODAY) -> Memory:
+    """The home opened as the CLI and the app open it (with the journal wired as a store listener)."""
+    return Memory.open(str(root), today)
+
+
+@pytest.fixture
+def home_bots() -> Sequence[str]:
+    """The bots the `mem` fixture creates (tests/desktop/conftest.py adds a second one)."""
+    return (BOT,)
+
+
+@pytest.fixture
+def mem(tmp_path: Path, home_bots: Sequence[str]) -> Memory:
+    m = open_home(tmp_path / "home")
+    for bot in home_bots:
+        m.store.init(bot)
+    return m
+
+
+@pytest.fixture
+def ws(mem: Memory) -> Path:
+    return mem.home.workspace(BOT)

@@ -45,7 +45,7 @@ def test_multibyte_counts_bytes():
 def test_empty_file():
     g = budget.gauge("")
     assert (g.lines, g.bytes, g.level) == (0, 0, Level.OK)
-    assert budget.load_block("", [], TODAY) == ""
+    assert budget.compose_block("", [], TODAY) == ""
 
 
 def test_load_block_drops_expired_and_adds_notice_and_index():
@@ -54,7 +54,7 @@ def test_load_block_drops_expired_and_adds_notice_and_index():
             "- 2026-10-01 · from cli · today still · until 2026-10-15\n") + "h\n" * 250
     topics = [Topic("memory/zeta.md", None),
               Topic("memory/clients.md", Frontmatter("Clients", "Who we pay", ("customers", "accounts")))]
-    out = budget.load_block(text, topics, TODAY)
+    out = budget.compose_block(text, topics, TODAY)
     assert "gone" not in out and "with its own line" not in out and "today still" in out
     assert "[MEMORY.md was cut off here: 53 more lines did not load]" in out
     tail = out.splitlines()[-3:]
@@ -83,6 +83,6 @@ def test_loader_and_gauge_agree(lines, trailing):
     assert len(loaded.encode("utf-8")) <= MEMORY_MAX_BYTES
     assert loaded.count("\n") + (0 if loaded.endswith("\n") or not loaded else 1) <= MEMORY_MAX_LINES
     assert text.startswith(loaded)
-    block = budget.load_block(text, [], TODAY)
+    block = budget.compose_block(text, [], TODAY)
     notices = [l for l in block.splitlines() if l.startswith("[MEMORY.md was cut off here")]
     assert len(notices) == (1 if unloaded else 0)

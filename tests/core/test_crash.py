@@ -14,7 +14,7 @@ import pytest
 
 from botmemory.core import update
 from botmemory.core.paths import ARCHIVE_FILE, MEMORY_FILE
-from botmemory.core.service import Memory
+from botmemory.core.memory import Memory
 from botmemory.core.store import Actor
 
 from .conftest import BOT, TODAY, entry
@@ -96,7 +96,7 @@ def test_remember_with_archiving_survives_a_failure_at_every_step(tmp_path, monk
 WRITER = r"""
 import sys
 from botmemory.core import update
-from botmemory.core.service import Memory
+from botmemory.core.memory import Memory
 from botmemory.core.store import Actor
 mem = Memory.open(sys.argv[1], "2026-10-15")
 i = 0

@@ -9,7 +9,7 @@ from botmemory.core import entries as E
 
 def test_dated_entry_with_source_until_and_moved():
     b = E.parse_block_head('- 2026-09-10 · from chat "Follow-up" (noticed) · short replies · until 2026-10-01 · moved 2026-10-02')
-    assert b.kind is E.Kind.ENTRY and b.date == date(2026, 9, 10)
+    assert b.kind is E.BlockKind.ENTRY and b.date == date(2026, 9, 10)
     assert b.source == 'from chat "Follow-up"' and b.noticed
     assert b.text == "short replies"
     assert b.until == date(2026, 10, 1) and b.moved == date(2026, 10, 2)
@@ -17,20 +17,20 @@ def test_dated_entry_with_source_until_and_moved():
 
 def test_entry_without_source_is_still_dated():
     b = E.parse_block_head("- 2026-09-10 · from the airport we took a taxi")
-    assert b.kind is E.Kind.ENTRY and b.source is None
+    assert b.kind is E.BlockKind.ENTRY and b.source is None
     assert b.text == "from the airport we took a taxi"
 
 
 def test_struck_entry_long_and_short_form():
     long = E.parse_block_head('- ~~2026-09-01 · from chat "X" · the office is in Pune~~ · superseded 2026-09-10')
-    assert long.kind is E.Kind.STRUCK and long.date == date(2026, 9, 10) and long.text == "the office is in Pune"
+    assert long.kind is E.BlockKind.STRUCK and long.date == date(2026, 9, 10) and long.text == "the office is in Pune"
     short = E.parse_block_head("- ~~the office is in Pune~~ · superseded 2026-09-10")
-    assert short.kind is E.Kind.STRUCK and short.text == "the office is in Pune"
+    assert short.kind is E.BlockKind.STRUCK and short.text == "the office is in Pune"
 
 
 def test_bad_dates_are_hand_written_lines():
-    assert E.parse_block_head("- 2026-13-45 · nonsense").kind is E.Kind.TEXT
-    assert E.parse_block_head("Hand-written: call me Sam").kind is E.Kind.TEXT
+    assert E.parse_block_head("- 2026-13-45 · nonsense").kind is E.BlockKind.TEXT
+    assert E.parse_block_head("Hand-written: call me Sam").kind is E.BlockKind.TEXT
 
 
 def test_indented_lines_and_fenced_block_belong_to_the_entry():
@@ -46,13 +46,13 @@ def test_indented_lines_and_fenced_block_belong_to_the_entry():
     ]) + "\n"
     doc = E.parse(text)
     kinds = [(b.kind, len(b.lines)) for b in doc.blocks]
-    assert kinds == [(E.Kind.ENTRY, 3), (E.Kind.ENTRY, 4), (E.Kind.TEXT, 1)]
+    assert kinds == [(E.BlockKind.ENTRY, 3), (E.BlockKind.ENTRY, 4), (E.BlockKind.TEXT, 1)]
     assert doc.render() == text
 
 
 def test_unclosed_fence_is_not_swallowed():
     doc = E.parse("- 2026-09-11 · from cli · x\n```\nnot closed\n")
-    assert [b.kind for b in doc.blocks] == [E.Kind.ENTRY, E.Kind.TEXT, E.Kind.TEXT]
+    assert [b.kind for b in doc.blocks] == [E.BlockKind.ENTRY, E.BlockKind.TEXT, E.BlockKind.TEXT]
 
 
 def test_format_entry_round_trips():
@@ -75,7 +75,7 @@ def test_strike_keeps_the_original():
     b = E.parse_block_head('- 2026-09-01 · from chat "X" · lives in Pune')
     s = E.strike(b, date(2026, 9, 10))
     assert s == '- ~~2026-09-01 · from chat "X" · lives in Pune~~ · superseded 2026-09-10'
-    assert E.parse_block_head(s).kind is E.Kind.STRUCK
+    assert E.parse_block_head(s).kind is E.BlockKind.STRUCK
 
 
 def test_health_words_are_word_prefixes():
@@ -129,4 +129,4 @@ def test_written_entries_parse_back(day, text, until):
     text = " ".join(text.split())
     line = E.format_entry(day, "from cli", text, until=until)
     b = E.parse(line + "\n").blocks[0]
-    assert b.kind is E.Kind.ENTRY and b.date == day and b.until == until and b.source == "from cli"
+    assert b.kind is E.BlockKind.ENTRY and b.date == day and b.until == until and b.source == "from cli"

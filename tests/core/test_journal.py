@@ -13,7 +13,7 @@ from botmemory.core import journal as J
 from botmemory.core.cli import main
 from botmemory.core.errors import BadInput, Refused
 from botmemory.core.paths import MEMORY_FILE
-from botmemory.core.service import Memory
+from botmemory.core.memory import Memory
 from botmemory.core.store import Actor
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -182,7 +182,7 @@ def test_full_segments_are_compressed_and_every_row_stays_readable_and_undoable(
     assert all(r.undoable for r in rows)
     assert mem.journal.bytes_on_disk(BOT) < sum(len(r.line()) for r in rows) / 5
     old = rows[100]                  # deep in a closed segment
-    J.undo(mem, BOT, old.id)
+    mem.undo(BOT, old.id)
     assert (ws / MEMORY_FILE).read_text() == old.earlier_text
 
 
@@ -250,7 +250,7 @@ def test_undo_opens_only_the_segment_that_holds_the_row(mem, monkeypatch):
 
 WRITER = r"""
 import sys
-from botmemory.core.service import Memory
+from botmemory.core.memory import Memory
 from botmemory.core.store import Actor
 mem = Memory.open(sys.argv[1], "2026-10-15")
 tag = sys.argv[2]
@@ -299,7 +299,7 @@ def test_undo_of_a_row_with_a_credential_is_refused_with_exit_4(capsys, mem, ws)
     save(mem, MEMORY_FILE, "clean now\n")
     row = newest(mem)
     with pytest.raises(Refused):
-        J.undo(mem, BOT, row.id)
+        mem.undo(BOT, row.id)
     code, _, err = cli(capsys, mem, "undo", BOT, row.id)
     assert code == 4 and "credential" in err
     assert (ws / MEMORY_FILE).read_text() == "clean now\n"
@@ -325,23 +325,23 @@ def test_undo_restores_whatever_the_file_holds_now_and_is_itself_undoable(mem, w
     save(mem, MEMORY_FILE, "two\n")
     target = newest(mem)
     (ws / MEMORY_FILE).write_text("three, typed elsewhere\n")
-    change = J.undo(mem, BOT, target.id)
+    change = mem.undo(BOT, target.id)
     assert (ws / MEMORY_FILE).read_text() == "one\n"
     row = newest(mem)
     assert row.id == change.id and (row.who, row.how) == ("person", "undo")
     assert row.earlier_text == "three, typed elsewhere\n"      # nothing is lost
-    J.undo(mem, BOT, row.id)
+    mem.undo(BOT, row.id)
     assert (ws / MEMORY_FILE).read_text() == "three, typed elsewhere\n"
 
 
 def test_undo_of_a_created_topic_deletes_it_and_of_a_deletion_recreates_it(mem, ws):
     save(mem, "memory/garden.md", "tomatoes\n")
     created = newest(mem)
-    J.undo(mem, BOT, created.id)
+    mem.undo(BOT, created.id)
     assert not (ws / "memory" / "garden.md").exists()
     deleted = newest(mem)
     assert deleted.after_hash is None and deleted.earlier_text == "tomatoes\n"
-    J.undo(mem, BOT, deleted.id)
+    mem.undo(BOT, deleted.id)
     assert (ws / "memory" / "garden.md").read_text() == "tomatoes\n"
 
 
@@ -350,7 +350,7 @@ def test_undo_of_memory_md_created_empties_it(mem, ws):
     save(mem, MEMORY_FILE, "fresh\n")
     row = newest(mem)
     assert row.before_hash is None
-    J.undo(mem, BOT, row.id)
+    mem.undo(BOT, row.id)
     assert (ws / MEMORY_FILE).read_text() == ""
 
 
@@ -360,20 +360,20 @@ def test_undo_when_the_file_already_holds_the_text_changes_nothing(mem, ws):
     row = newest(mem)
     save(mem, MEMORY_FILE, "one\n")
     n = len(mem.journal.list(BOT, limit=None))
-    assert J.undo(mem, BOT, row.id) is None
+    assert mem.undo(BOT, row.id) is None
     assert len(mem.journal.list(BOT, limit=None)) == n
 
 
 def test_undo_of_a_daily_log_row_is_allowed(mem, ws):
     mem.store.write(BOT, "memory/log/2026-10-15.md", "- 10:00 · did things\n", Actor.bot("Plans"), allow_log=True)
-    J.undo(mem, BOT, newest(mem).id)
+    mem.undo(BOT, newest(mem).id)
     assert not (ws / "memory/log/2026-10-15.md").exists()
 
 
 def test_undo_errors(capsys, mem):
     save(mem, MEMORY_FILE, "one\n")
     with pytest.raises(BadInput):
-        J.undo(mem, BOT, "0123456789ab-abcdef")
+        mem.undo(BOT, "0123456789ab-abcdef")
     code, _, err = cli(capsys, mem, "undo", BOT, "not-a-row")
     assert code == 2 and "bad row id" in err
     code, _, err = cli(capsys, mem, "undo", BOT, "0123456789ab-abcdef")
@@ -395,7 +395,7 @@ def test_a_row_that_cannot_be_written_is_logged_and_dropped(mem, ws, monkeypatch
     assert "listener failed" in caplog.text
     monkeypatch.undo()
     assert mem.journal.list(BOT) == []
-    from botmemory.core.reconcile import scan
+    from botmemory.core.turns import scan
     rows = scan(mem)                  # the change the journal missed is recorded at the next scan
     assert len(rows) == 1 and rows[0].after_hash == change.after_hash and rows[0].how == "outside"
 

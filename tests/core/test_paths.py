@@ -3,13 +3,13 @@ from __future__ import annotations
 import pytest
 
 from botmemory.core.errors import BadInput
-from botmemory.core.paths import Home, Kind, check_bot_id, classify, parse_day, today
+from botmemory.core.paths import Home, FileKind, check_bot_id, classify, parse_day, today
 
 
 @pytest.mark.parametrize("rel,kind", [
-    ("MEMORY.md", Kind.MEMORY), ("memory/archive.md", Kind.ARCHIVE),
-    ("memory/Client notes-2.md", Kind.TOPIC), ("memory/log/2026-10-14.md", Kind.LOG),
-    ("memory/v1.2 plan.md", Kind.TOPIC),
+    ("MEMORY.md", FileKind.MEMORY), ("memory/archive.md", FileKind.ARCHIVE),
+    ("memory/Client notes-2.md", FileKind.TOPIC), ("memory/log/2026-10-14.md", FileKind.LOG),
+    ("memory/v1.2 plan.md", FileKind.TOPIC),
 ])
 def test_good_paths(rel, kind):
     assert classify(rel) is kind

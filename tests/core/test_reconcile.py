@@ -16,13 +16,13 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from botmemory.core import reconcile as R
+from botmemory.core import reconcile as R, turns as T, watcher as W
 from botmemory.core.cli import main
 from botmemory.core.errors import BadInput
-from botmemory.core.journal import Row, undo
+from botmemory.core.journal import Row
 from botmemory.core.paths import MEMORY_FILE
 from botmemory.core.safeio import text_hash
-from botmemory.core.service import Memory
+from botmemory.core.memory import Memory
 from botmemory.core.store import Actor
 
 from .conftest import BOT, TODAY
@@ -45,7 +45,7 @@ def cli(capsys, mem: Memory, *args: str) -> tuple[int, str, str]:
 def base(mem: Memory) -> Memory:
     """A workspace with a baseline taken and one topic."""
     mem.store.write(BOT, MEMORY_FILE, "- first fact\n", PERSON)
-    assert R.scan(mem) == []
+    assert T.scan(mem) == []
     return mem
 
 
@@ -54,7 +54,7 @@ def base(mem: Memory) -> Memory:
 
 def test_the_first_scan_takes_a_silent_baseline(mem, ws):
     (ws / "memory" / "old.md").write_text("written before botmemory came\n")
-    assert R.scan(mem) == []
+    assert T.scan(mem) == []
     assert mem.journal.list(BOT) == []
     assert set(mem.shadows.load(BOT).files) == {MEMORY_FILE, "memory/old.md"}
 
@@ -63,23 +63,23 @@ def test_the_first_app_write_takes_the_baseline_too(mem, ws):
     (ws / "memory" / "old.md").write_text("written before\n")
     mem.store.write(BOT, MEMORY_FILE, "x\n", PERSON)
     assert set(mem.shadows.load(BOT).files) == {MEMORY_FILE, "memory/old.md"}
-    assert R.scan(mem) == []
+    assert T.scan(mem) == []
 
 
 def test_created_changed_and_deleted_outside(base, ws):
     mem = base
     (ws / "memory" / "garden.md").write_text("- tomatoes\n")
     (ws / MEMORY_FILE).write_text("- first fact\n- typed in Obsidian\n")
-    rows = R.scan(mem)
+    rows = T.scan(mem)
     assert {(r.file, r.who, r.how) for r in rows} == {("memory/garden.md", "person", "outside"),
                                                     (MEMORY_FILE, "person", "outside")}
     mem_row = next(r for r in rows if r.file == MEMORY_FILE)
     assert mem_row.earlier_text == "- first fact\n" and "+- typed in Obsidian" in mem_row.diff
     assert mem_row.after_hash == text_hash("- first fact\n- typed in Obsidian\n")
     (ws / "memory" / "garden.md").unlink()
-    [gone] = R.scan(mem)
+    [gone] = T.scan(mem)
     assert gone.after_hash is None and gone.earlier_text == "- tomatoes\n" and gone.undoable
-    assert R.scan(mem) == []
+    assert T.scan(mem) == []
     assert rows_of(mem)[0].id == gone.id
 
 
@@ -88,7 +88,7 @@ def test_app_writes_are_never_outside_changes(base):
     mem.store.write(BOT, MEMORY_FILE, "- changed in the app\n", PERSON)
     mem.store.write(BOT, "memory/t.md", "topic\n", Actor.bot("Plans"))
     mem.store.delete(BOT, "memory/t.md", PERSON)
-    assert R.scan(mem) == []
+    assert T.scan(mem) == []
     assert all(r.how != "outside" for r in rows_of(mem))
 
 
@@ -96,15 +96,15 @@ def test_a_delete_and_create_of_the_same_text_is_a_rename(base, ws):
     mem = base
     mem.store.write(BOT, "memory/plants.md", "- basil\n", PERSON)
     os.rename(ws / "memory" / "plants.md", ws / "memory" / "herbs.md")
-    rows = R.scan(mem)
+    rows = T.scan(mem)
     created = next(r for r in rows if r.after_hash)
     deleted = next(r for r in rows if not r.after_hash)
     assert (created.file, created.renamed_from) == ("memory/herbs.md", "memory/plants.md")
     assert (deleted.file, deleted.renamed_to) == ("memory/plants.md", "memory/herbs.md")
     assert "renamed" in created.diff and len(rows) == 2
     assert [r.id for r in mem.journal.list(BOT, file="memory/plants.md", limit=2)] == [created.id, deleted.id]
-    undo(mem, BOT, created.id)
-    undo(mem, BOT, deleted.id)
+    mem.undo(BOT, created.id)
+    mem.undo(BOT, deleted.id)
     assert (ws / "memory" / "plants.md").read_text() == "- basil\n"
     assert not (ws / "memory" / "herbs.md").exists()
 
@@ -117,7 +117,7 @@ def test_links_and_other_files_are_skipped(base, ws, tmp_path):
     (ws / "memory" / "notes.txt").write_text("not markdown\n")
     (ws / "memory" / ".hidden.md").write_text("hidden\n")
     (ws / "other.md").write_text("not a memory file\n")
-    assert R.scan(mem) == []
+    assert T.scan(mem) == []
 
 
 def test_an_edit_of_the_same_size_within_the_same_clock_tick_is_seen(base, ws):
@@ -128,7 +128,7 @@ def test_an_edit_of_the_same_size_within_the_same_clock_tick_is_seen(base, ws):
         f.write("- FIRST fact\n")
     os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
     assert path.stat().st_mtime_ns == st.st_mtime_ns and path.stat().st_size == st.st_size
-    [row] = R.scan(mem)
+    [row] = T.scan(mem)
     assert "+- FIRST fact" in row.diff
 
 
@@ -139,23 +139,23 @@ def test_unchanged_old_files_are_not_read(base, ws, monkeypatch):
         (ws / "memory" / f"n{i}.md").write_text(f"note {i}\n")
         os.utime(ws / "memory" / f"n{i}.md", (old, old))
     os.utime(ws / MEMORY_FILE, (old, old))
-    assert len(R.scan(mem)) == 20
-    R.scan(mem)          # looks at each once more: their time stamps can now be trusted
+    assert len(T.scan(mem)) == 20
+    T.scan(mem)          # looks at each once more: their time stamps can now be trusted
     reads = []
     real = R.read_file
     monkeypatch.setattr(R, "read_file", lambda p: reads.append(p) or real(p))
-    assert R.scan(Memory.open(str(mem.home.root), TODAY)) == []
+    assert T.scan(Memory.open(str(mem.home.root), TODAY)) == []
     assert [p for p in reads if ws in Path(p).parents] == []
 
 
 def test_a_credential_pasted_outside_never_leaves_the_workspace(base, ws):
     mem = base
     (ws / MEMORY_FILE).write_text(f"- first fact\n- key {AWS}\n")
-    [added] = R.scan(mem)
+    [added] = T.scan(mem)
     assert AWS not in added.diff and "«redacted 20 chars»" in added.diff
     assert added.undoable                          # its earlier text was clean
     (ws / MEMORY_FILE).write_text("- first fact\n")
-    [removed] = R.scan(mem)
+    [removed] = T.scan(mem)
     assert AWS not in (removed.earlier_text or "") and "«redacted" in removed.earlier_text
     assert not removed.undoable and "credential" in removed.reason
     assert removed.before_hash == text_hash(f"- first fact\n- key {AWS}\n")   # the real file's hash
@@ -178,7 +178,7 @@ def test_a_damaged_shadow_copy_is_never_used_as_an_earlier_text(base, ws):
     pack = mem.shadows.folder(BOT) / "packs" / f"{sh.pack}.pack"
     pack.write_bytes(b"X" * pack.stat().st_size)
     (ws / MEMORY_FILE).write_text("- changed\n")
-    [row] = R.scan(mem)
+    [row] = T.scan(mem)
     assert row.earlier_text is None and not row.undoable and "lost" in row.reason
 
 
@@ -186,11 +186,11 @@ def test_old_packs_are_deleted_and_compacted(base, ws):
     mem = base
     for i in range(30):
         (ws / "memory" / f"t{i}.md").write_text(f"t{i}\n" * 2000)
-    R.scan(mem)
+    T.scan(mem)
     for round_ in range(5):
         for i in range(29):
             (ws / "memory" / f"t{i}.md").write_text(f"t{i} {round_}\n" * 2000)
-        R.scan(mem)
+        T.scan(mem)
     packs = list((mem.shadows.folder(BOT) / "packs").iterdir())
     index = mem.shadows.load(BOT)
     assert {p.name[:-5] for p in packs} == set(index.packs)
@@ -216,62 +216,62 @@ def test_watch_once_cli(capsys, base, ws):
 def test_a_turns_changes_are_the_bots_work_in_its_chat(base, ws):
     mem = base
     (ws / MEMORY_FILE).write_text("- first fact\n- before the turn\n")
-    tid = R.turn_begin(mem, BOT, "Plans")
+    tid = T.turn_begin(mem, BOT, "Plans")
     [before] = rows_of(mem)[:1]
     assert before.how == "outside"                  # changed before the turn: the person's
     (ws / "memory" / "trip.md").write_text("- flight on Friday\n")   # the bot's own file tools
-    assert R.scan(mem) == []                        # a turn is open: not outside changes
-    rows = R.turn_end(mem, BOT, tid, "Booked the flight.", tools=["write_file"])
+    assert T.scan(mem) == []                        # a turn is open: not outside changes
+    rows = T.turn_end(mem, BOT, tid, "Booked the flight.", tools=["write_file"])
     trip, log = rows
     assert (trip.file, trip.who, trip.how, trip.chat) == ("memory/trip.md", "bot", "task", "Plans")
     assert log.file == f"memory/log/{TODAY}.md" and (log.who, log.how, log.chat) == ("bot", "task", "Plans")
     line = (ws / "memory" / "log" / f"{TODAY}.md").read_text()
     assert line.endswith(' · chat "Plans" · Booked the flight. · tools: write_file\n')
     assert line.startswith("- ") and line[2:7].replace(":", "").isdigit()
-    assert R.scan(mem) == [] and not R.turn_open(mem, BOT)
+    assert T.scan(mem) == [] and not T.turn_open(mem, BOT)
 
 
 def test_bot_writes_through_the_app_during_a_turn_are_not_repeated(base):
     mem = base
-    tid = R.turn_begin(mem, BOT, "Plans")
+    tid = T.turn_begin(mem, BOT, "Plans")
     mem.store.write(BOT, MEMORY_FILE, "- first fact\n- remembered\n", Actor.bot("Plans"))
-    rows = R.turn_end(mem, BOT, tid, "ok")
+    rows = T.turn_end(mem, BOT, tid, "ok")
     assert [r.file for r in rows] == [f"memory/log/{TODAY}.md"]
 
 
 def test_no_log_line_when_memory_is_off(capsys, base, ws):
     mem = base
     assert cli(capsys, mem, "settings", BOT, "memory", "off")[0] == 0
-    tid = R.turn_begin(mem, BOT, "Plans")
+    tid = T.turn_begin(mem, BOT, "Plans")
     (ws / MEMORY_FILE).write_text("- edited by the bot's file tools\n")
-    rows = R.turn_end(mem, BOT, tid, "done")
+    rows = T.turn_end(mem, BOT, tid, "done")
     assert [r.file for r in rows] == [MEMORY_FILE] and rows[0].who == "bot"
     assert not (ws / "memory" / "log").exists()
 
 
 def test_two_turns_a_change_lands_under_whichever_ends_first(base, ws):
     mem = base
-    a = R.turn_begin(mem, BOT, "A")
-    b = R.turn_begin(mem, BOT, "B")
+    a = T.turn_begin(mem, BOT, "A")
+    b = T.turn_begin(mem, BOT, "B")
     (ws / "memory" / "x.md").write_text("made in B's thread\n")
-    rows_b = R.turn_end(mem, BOT, b, "B done")
-    rows_a = R.turn_end(mem, BOT, a, "A done")
+    rows_b = T.turn_end(mem, BOT, b, "B done")
+    rows_a = T.turn_end(mem, BOT, a, "A done")
     assert [r.chat for r in rows_b if r.file == "memory/x.md"] == ["B"]
     assert [r.file for r in rows_a] == [f"memory/log/{TODAY}.md"]
 
 
 def test_a_turn_left_open_for_30_minutes_ends_by_itself(base, ws):
     mem = base
-    tid = R.turn_begin(mem, BOT, "Plans")
+    tid = T.turn_begin(mem, BOT, "Plans")
     (ws / "memory" / "x.md").write_text("left behind\n")
-    turn = R.open_turns(mem, BOT)[0]
-    assert R.expire_turns(mem, BOT, now=turn.began + R.TURN_TIMEOUT_S - 1) == []
-    rows = R.expire_turns(mem, BOT, now=turn.began + R.TURN_TIMEOUT_S)
+    turn = T.open_turns(mem, BOT)[0]
+    assert T.expire_turns(mem, BOT, now=turn.began + T.TURN_TIMEOUT_S - 1) == []
+    rows = T.expire_turns(mem, BOT, now=turn.began + T.TURN_TIMEOUT_S)
     assert [r.file for r in rows] == ["memory/x.md", f"memory/log/{TODAY}.md"]
     assert rows[0].who == "bot" and rows[0].chat == "Plans"
     assert (ws / "memory" / "log" / f"{TODAY}.md").read_text().rstrip().endswith("· failed")
     with pytest.raises(BadInput):
-        R.turn_end(mem, BOT, tid, "too late")
+        T.turn_end(mem, BOT, tid, "too late")
 
 
 def test_turn_errors_and_cli(capsys, mem, ws):
@@ -295,7 +295,7 @@ def test_turn_errors_and_cli(capsys, mem, ws):
 
 
 def test_a_long_said_is_cut_and_redacted():
-    line = R.log_line("Plans", f"key {AWS} " + "word " * 200, ["a", " "], False)
+    line = T.log_line("Plans", f"key {AWS} " + "word " * 200, ["a", " "], False)
     assert AWS not in line and len(line) < 400 and line.count("…") == 1 and "tools: a" in line
 
 
@@ -329,15 +329,15 @@ class Collector:
 
 @pytest.fixture
 def watching(outside_tmp):
-    started: list[R.Watcher] = []
+    started: list[W.Watcher] = []
 
-    def start(mem: Memory | None = None, **kw) -> tuple[Memory, R.Watcher, Collector]:
+    def start(mem: Memory | None = None, **kw) -> tuple[Memory, W.Watcher, Collector]:
         if mem is None:
             mem = Memory.open(str(outside_tmp / "home"), TODAY)
             mem.store.init(BOT)
             mem.store.write(BOT, MEMORY_FILE, "- first fact\n- second fact\n", PERSON)
         got = Collector()
-        w = R.Watcher(mem, got, **kw)
+        w = W.Watcher(mem, got, **kw)
         w.start()
         started.append(w)
         return mem, w, got
@@ -467,10 +467,10 @@ def test_a_turn_holds_the_watcher_back_until_it_ends(outside_tmp, watching):
     for bot in (BOT, "other"):
         mem.store.init(bot)
     mem, _w, got = watching(mem, held_recheck=0.05)     # start() takes both baselines
-    tid = R.turn_begin(mem, BOT, "Plans")
+    tid = T.turn_begin(mem, BOT, "Plans")
     (mem.home.workspace(BOT) / "memory" / "trip.md").write_text("- the bot wrote this\n")
     assert settle(mem, got, "other") == []          # scout's change waits for its turn
-    rows = R.turn_end(mem, BOT, tid, "done")
+    rows = T.turn_end(mem, BOT, tid, "done")
     assert rows[0].file == "memory/trip.md" and rows[0].who == "bot"
     assert settle(mem, got, "other") == []
     assert settle(mem, got, BOT) == []              # and the watcher never records it again
@@ -547,7 +547,7 @@ def test_a_failure_at_any_step_leaves_old_file_no_row_or_new_file_and_scan_catch
     fired = 0
     for k in range(1, 100):
         mem.store.write(BOT, MEMORY_FILE, old, PERSON)
-        R.scan(mem)
+        T.scan(mem)
         n = len(rows_of(mem))
         with mem.store.locked(BOT):        # hold the lock first: the injected failure hits the write
             count = failing_at(monkeypatch, step, k)
@@ -567,7 +567,7 @@ def test_a_failure_at_any_step_leaves_old_file_no_row_or_new_file_and_scan_catch
             assert added == [], f"a row for a write that did not happen (os.{step} #{k})"
         else:
             assert len(added) <= 1 and all(r.after_hash == text_hash(new) for r in added)
-        caught = R.scan(mem)
+        caught = T.scan(mem)
         after = rows_of(mem)[: len(rows_of(mem)) - n]
         if text == new:
             assert len(after) == 1 and after[0].after_hash == text_hash(new), f"os.{step} #{k}: {after}"
@@ -580,7 +580,7 @@ def test_a_failure_at_any_step_leaves_old_file_no_row_or_new_file_and_scan_catch
 
 WRITER = r"""
 import sys
-from botmemory.core.service import Memory
+from botmemory.core.memory import Memory
 from botmemory.core.store import Actor
 mem = Memory.open(sys.argv[1], "2026-10-15")
 i = 0
@@ -603,12 +603,12 @@ def test_a_writer_killed_at_random_moments_leaves_a_journal_scan_can_complete(me
         p.wait()
         p.stdout.close()
         fresh = Memory.open(home, TODAY)
-        R.scan(fresh)
+        T.scan(fresh)
         text = (ws / MEMORY_FILE).read_text()
         assert text.startswith("- version ") and text.endswith("filler line\n")
         newest = fresh.journal.list(BOT, file=MEMORY_FILE, limit=1)[0]
         assert newest.after_hash == text_hash(text)
-        assert R.scan(fresh) == []
+        assert T.scan(fresh) == []
 
 
 def test_an_outside_row_is_dated_when_the_file_changed(base, ws):
@@ -616,6 +616,6 @@ def test_an_outside_row_is_dated_when_the_file_changed(base, ws):
     (ws / MEMORY_FILE).write_text("- edited last night\n")
     night = time.time() - 8 * 3600
     os.utime(ws / MEMORY_FILE, (night, night))
-    [row] = R.scan(mem)
+    [row] = T.scan(mem)
     assert row.at.startswith(time.strftime("%Y-%m-%dT%H:%M", time.gmtime(night)))
     assert mem.journal.find(BOT, row.id) == row

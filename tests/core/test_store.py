@@ -101,7 +101,7 @@ def test_listener_failure_never_fails_the_write(mem, caplog):
 
 
 def test_stale_temp_files_are_cleaned(mem, ws, tmp_path):
-    from botmemory.core.service import Memory
+    from botmemory.core.memory import Memory
     stale = ws / "memory" / ".a.md.0badf00d.botmemory.tmp"
     stale.write_text("half")
     fresh = Memory.open(str(mem.home.root), "2026-10-15")
@@ -115,7 +115,7 @@ def test_unknown_bot_write_creates_workspace_on_first_use(mem):
 
 
 def test_stale_temp_cleaning_stays_in_the_memory_folders(mem, ws):
-    from botmemory.core.service import Memory
+    from botmemory.core.memory import Memory
     project = ws / "project" / "src"
     project.mkdir(parents=True)
     theirs = project / ".main.py.0badf00d.botmemory.tmp"  # not botmemory's to touch

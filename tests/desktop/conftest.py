@@ -1,41 +1,22 @@
 """Shared fixtures of the desktop tests: a real home in tmp_path, a session over it, helpers to wait."""
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
-from botmemory.core.service import Memory
 
-TODAY = "2026-10-15"
-BOT = "scout"
-OTHER = "ledger"
+from botmemory.core import Memory
 
+from ..conftest import BOT, OTHER, TODAY, entry, memory_text, open_home
 
-def entry(day: str, text: str, chat: str = "Plans") -> str:
-    return f'- {day} · from chat "{chat}" · {text}'
-
-
-def memory_text(lines: int, *, start_day: int = 1) -> str:
-    """A MEMORY.md of *lines* dated entries (distinct, all movable)."""
-    out = []
-    for i in range(lines):
-        day = f"2026-{1 + (i // 28) % 9:02d}-{1 + i % 28:02d}"
-        out.append(entry(day, f"Fact number {i + start_day} about the launch plan"))
-    return "\n".join(out) + "\n"
-
-
-def open_home(root: Path, today: str = TODAY) -> Memory:
-    """The home opened as the app opens it (with the journal wired as a store listener)."""
-    return Memory.open(str(root), today)
+__all__ = ["BOT", "OTHER", "TODAY", "delete", "entry", "idle", "memory_text", "open_home"]
 
 
 @pytest.fixture
-def mem(tmp_path: Path) -> Memory:
-    m = open_home(tmp_path / "home")
-    m.store.init(BOT)
-    m.store.init(OTHER)
-    return m
+def home_bots() -> Sequence[str]:
+    """The desktop tests' home has two bots."""
+    return (BOT, OTHER)
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from botmemory.core import budget, frontmatter
 from botmemory.core.budget import Level
-from botmemory.core.service import Memory
+from botmemory.core.memory import Memory
 from botmemory.desktop import demo
 
 

@@ -82,15 +82,13 @@ def test_reload_shows_the_new_text_and_keeps_the_draft_under_the_editor(qtbot, e
 
 
 def test_overwrite_with_mine_saves_the_draft_and_can_be_undone(qtbot, editor, session, mem):
-    from botmemory.core import journal
-
     _conflict(qtbot, editor, session, mem)
     with qtbot.waitSignal(editor.saved):
         editor.overwrite_button.click()
     assert mem.store.text(BOT, "MEMORY.md") == "line one\nmy draft line\n"
     row = mem.journal.list(BOT, limit=1)[0]
     assert row.how == "panel" and row.undoable
-    journal.undo(mem, BOT, row.id)
+    mem.undo(BOT, row.id)
     assert "the bot's note" in mem.store.text(BOT, "MEMORY.md")
 
 

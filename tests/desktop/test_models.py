@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from botmemory.desktop.notify import _run_now as _sync_submit  # run at once, as a worker would later
-from botmemory.core.paths import Kind
+from botmemory.core.paths import FileKind
 from botmemory.core.store import Actor
 from botmemory.desktop.corelink import Cursor, JournalQuery
 from botmemory.desktop.models import (
@@ -43,7 +43,7 @@ def test_files_are_listed_in_order_with_titles_and_aliases(mem):
     assert [f.rel for f in files] == ["MEMORY.md", "memory/northwind.md", "memory/archive.md",
                                       "memory/log/2026-10-15.md", "memory/log/2026-10-14.md"]
     topic = files[1]
-    assert topic.kind is Kind.TOPIC and topic.title == "Northwind Logistics"
+    assert topic.kind is FileKind.TOPIC and topic.title == "Northwind Logistics"
     assert topic.aliases == ("Northwind", "fleet")
     assert "aliases: Northwind, fleet" in topic.about
     assert files[3].read_only and files[3].deletable

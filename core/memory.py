@@ -19,13 +19,14 @@ from datetime import date
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from .paths import Home
+from .errors import Refused
+from .paths import Home, FileKind, classify
 from .paths import today as local_today
-from .store import Change, Store
+from .store import Change, Store, Write
 
 if TYPE_CHECKING:  # the journal and shadows load on first use: a gauge or a load never needs them
     from .journal import Journal, Row
-    from .reconcile import Shadow, Shadows
+    from .shadows import Shadow, Shadows
 
 logger = logging.getLogger(__name__)
 
@@ -51,7 +52,7 @@ class Memory:
 
     @cached_property
     def shadows(self) -> Shadows:
-        from .reconcile import Shadows
+        from .shadows import Shadows
 
         return Shadows(self.home)
 
@@ -105,3 +106,29 @@ class Memory:
             self._local.sink = outer
             if outer is not None:
                 outer.extend(rows)
+
+    def undo(self, bot: str, row_id: str) -> Change | None:
+        """Put the file back to row *row_id*'s earlier text, whatever the file holds now.
+
+        A created file is deleted (MEMORY.md is emptied instead), a deleted file is
+        recreated. The undo is itself a row (``who: person, how: undo``) whose
+        earlier text is what the file held, so it can be undone in turn. Returns
+        None when the file already holds that text. Refused when the row says it
+        cannot be undone; BadInput for an unknown row.
+        """
+        self.home.require_bot(bot)
+        row = self.journal.find(bot, row_id)
+        if not row.undoable:
+            raise Refused(f"row {row_id} cannot be undone: {row.reason}")
+        if row.before_hash is None:
+            text = "" if classify(row.file) is FileKind.MEMORY else None
+            if text is None and self.store.read(bot, row.file) is None:
+                return None
+        else:
+            if row.earlier_text is None:  # an undoable row always keeps its text; a damaged one may not
+                raise Refused(f"row {row_id} cannot be undone: it holds no earlier text")
+            text = row.earlier_text
+        from .journal import UNDO_ACTOR
+
+        changes = self.store.apply(bot, [Write(row.file, text)], UNDO_ACTOR, allow_log=True)
+        return changes[0] if changes else None

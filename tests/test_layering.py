@@ -1,0 +1,123 @@
+"""The layout holds: core never loads Qt, core modules import only lower layers, the desktop uses the surface.
+
+Imports are read with ``ast`` from the source, including those inside
+functions and ``if TYPE_CHECKING:`` blocks: a lazy or type-only import is
+still a dependency.
+"""
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import botmemory.core as surface
+
+ROOT = Path(__file__).resolve().parents[1]
+CORE = ROOT / "core"
+DESKTOP = ROOT / "desktop"
+
+# Lowest first: a core module may import only modules before it. docs/ARCHITECTURE.md explains the order.
+LAYERS = [
+    "errors",       # the error classes and their exit codes
+    "redact",       # credential detection (pure text)
+    "words",        # tokens, CJK bigrams, stems, the text's language (pure text)
+    "frontmatter",  # topic frontmatter (pure text)
+    "entries",      # MEMORY.md's blocks and entry lines (pure text)
+    "paths",        # the home's layout and path rules
+    "safeio",       # safe reads, atomic writes, the workspace lock
+    "config",       # config.json
+    "store",        # the only writer of memory files
+    "budget",       # the load budget and the loaded block
+    "helper",       # the optional helper model
+    "journal",      # the journal of changes
+    "shadows",      # shadow copies of memory files
+    "memory",       # the opened home: Memory (store + journal + shadows)
+    "loader",       # what a new turn loads
+    "update",       # remember / forget / prefer
+    "recall",       # recall search
+    "reconcile",    # differences -> journal rows
+    "turns",        # turns, the day's log line, scan
+    "watcher",      # the live watcher
+    "tidy",         # the tidy-up
+    "upkeep",       # scheduling the tidy-up, the heavy notice
+    "cli",          # the command line
+    "quick",        # the entry point: recall and search without the full parser, else cli
+]
+
+
+def _core_imports(path: Path) -> set[str]:
+    """The botmemory.core modules *path* (a core module) imports, anywhere in the file."""
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            if node.level == 1:                       # from . import x / from .x import y
+                if node.module:
+                    out.add(node.module.split(".")[0])
+                else:
+                    out.update(a.name for a in node.names)
+            elif node.module and node.module.startswith("botmemory.core"):
+                rest = node.module.split(".")[2:]
+                out.update(rest[:1] or [a.name for a in node.names])
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name.startswith("botmemory.core."):
+                    out.add(a.name.split(".")[2])
+    return out
+
+
+def test_every_core_module_has_a_layer():
+    modules = {p.stem for p in CORE.glob("*.py")} - {"__init__"}
+    assert modules == set(LAYERS), "add the new module to LAYERS (and docs/ARCHITECTURE.md)"
+
+
+def test_core_modules_import_only_lower_layers():
+    bad = []
+    for i, name in enumerate(LAYERS):
+        for dep in sorted(_core_imports(CORE / f"{name}.py")):
+            if dep not in LAYERS[:i]:
+                bad.append(f"{name} imports {dep}")
+    assert bad == []
+
+
+def test_core_loads_no_qt():
+    code = (
+        "import sys, importlib\n"
+        "import botmemory.core as c\n"
+        f"for m in {LAYERS!r}: importlib.import_module('botmemory.core.' + m)\n"
+        "for n in c.__all__: getattr(c, n)\n"
+        "qt = sorted(m for m in sys.modules if m.split('.')[0] in ('PySide6', 'shiboken6', 'PyQt5', 'PyQt6'))\n"
+        "print(qt)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_the_desktop_imports_core_only_through_the_surface():
+    bad = []
+    for path in sorted(DESKTOP.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            rel = path.relative_to(ROOT)
+            if isinstance(node, ast.ImportFrom) and node.module:
+                if node.module.startswith("botmemory.core."):
+                    bad.append(f"{rel}: from {node.module} import ...")
+                elif node.module == "botmemory.core":
+                    bad += [f"{rel}: from botmemory.core import {a.name} (a module)" for a in node.names
+                            if a.name in LAYERS]
+            elif isinstance(node, ast.Import):
+                bad += [f"{rel}: import {a.name}" for a in node.names if a.name.startswith("botmemory.core.")]
+    assert bad == []
+
+
+def test_the_surface_lists_what_it_exports():
+    assert sorted(surface.__all__) == sorted(surface._NAMES)
+    assert len(set(surface.__all__)) == len(surface.__all__)
+    assert not set(surface.__all__) & set(LAYERS), "a public name may not hide a module of the same name"
+    for name in surface.__all__:
+        assert getattr(surface, name) is not None
+
+
+def test_the_surface_loads_lazily():
+    code = "import sys, botmemory.core\nprint(sorted(m for m in sys.modules if m.startswith('botmemory.core.')))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
