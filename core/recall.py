@@ -1188,6 +1188,10 @@ def search(home: Home, bot: str, words: Sequence[str], since: date | None, until
         if ft is None:
             continue
         text = ft.text
+        if keys:
+            whole = normalize(text)
+            if not all(k in whole for k in keys):
+                continue    # a word that is not even inside the file's text (the cheap test first)
         if kind is FileKind.TOPIC:
             text = _topic_body(text)
         mday = _local_day(st.st_mtime)
@@ -1196,6 +1200,9 @@ def search(home: Home, bot: str, words: Sequence[str], since: date | None, until
             if not in_range(day):
                 continue
             if keys:
+                low = normalize("\n".join(unit.lines))
+                if not all(k in low for k in keys):
+                    continue
                 have = {fold(w) for ln in unit.lines for w in _words(ln)}
                 if not keys <= have:
                     continue
