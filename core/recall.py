@@ -990,6 +990,10 @@ def _discard(path: Path) -> None:
 
 def _answer(conn: sqlite3.Connection, home: Home, bot: str, listing: dict[str, _Key], memo: str,
             keys: list[str], need: int, today: date, *, background: bool) -> list[_Found]:
+    import sys
+
+    # a frozen bundle's executable cannot run ``-m botmemory.core.recall``: it builds before answering
+    background = background and not getattr(sys, "frozen", False)
     ready = _sync(conn, home, bot, listing, memo, wait=not background)
     if not ready:
         _build_in_background(home, bot)
