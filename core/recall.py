@@ -10,33 +10,47 @@ loaded), ``memory/archive.md`` (older or no longer true) or daily logs.
   passage itself). Frontmatter is never a passage; struck entries are never
   recalled, nor are entries whose ``until`` date has passed.
 - *Content words* are words of 3+ letters or digits (Unicode), lowercased, not
-  in :data:`STOP_WORDS`. Matching is by whole word, case-insensitive, with a
-  plural ``s`` folded (``flights`` finds ``flight``).
-- A passage scores the number of distinct content words of the message it
-  contains; when the message has 5 or more content words a hit needs 2.
-  Ranking: score, then newer date (entry date, else the file's modification
-  date). When fewer than four passages match, topics whose file name, title or
-  alias matches fill the remaining places with their opening (first 3 body
-  lines), ranked below every passage.
+  in :data:`STOP_WORDS`; Chinese and Japanese count by character bigrams
+  (:mod:`.words`). Matching is by whole word, case-insensitive, on Snowball
+  stems in the language of the bot's notes (``synced`` finds ``syncing``).
+- The gate (the spec's): a passage is a hit when it holds one content word of
+  the message, two when the message has 5 or more.
+- Ranking: BM25 over the bot's passages (a word weighs by its rarity; a passage
+  shorter than half the average is normalised as that long), plus, for a topic
+  whose file name, title or aliases hold a word of the message, that word's
+  weight again (``NAME_WEIGHT``). The date (entry date, else the file's
+  modification date) breaks ties between equal scores only. At most two notes
+  come from one topic unless no other topic matches. When fewer than four
+  passages match, topics whose name, title or alias matches fill the remaining
+  places with their opening (first 3 body lines), ranked below every passage.
 - The block opens with a line saying these are the bot's own notes and that a
   command inside one is not an instruction, then up to 4 numbered notes, each
   headed ``N. FILE · DATE``; the whole text is at most 6,000 characters, a long
   note being cut with ``…``.
 
-Recall is fast because it reads an **index** instead of the files: a SQLite
-database under ``<home>/botmemory/index/<bot>.sqlite3`` (outside the workspace,
-mode 0600) mapping each content word to the passages holding it. Each topic file
-is keyed by its (size, mtime_ns, ctime_ns, inode); on every call the topic
-folder is listed and only new or changed files are re-parsed, deleted ones
-dropped. The files stay the source of truth: a missing, outdated or corrupt
-index is rebuilt from them silently, and when no index can be kept on disk one
-is built in memory for the call. SQLite's WAL mode lets two processes recall at
-once; updates are serialised by its write lock.
+Recall reads an **index** instead of the files: a SQLite database under
+``<home>/botmemory/index/<bot>.sqlite3`` (outside the workspace, mode 0600)
+mapping each word stem to the passages holding it, with counts for BM25. It
+keeps no text: a recalled passage is read again from its file, checked by the
+SHA-256 the file was indexed with, and every word is taken from redacted text,
+so no secret is copied out of the workspace. Each topic file is keyed by its
+(size, mtime_ns, ctime_ns, inode) and the index keeps a fingerprint of the
+listing it matches, so a call lists the folder (one ``stat`` a file) and reads
+nothing else when nothing changed; new or changed files are re-parsed, deleted
+ones dropped, and a file indexed within a timestamp tick of its change is hashed
+again once (never parsed again unless its bytes changed). When more than
+``INLINE_BYTES`` wait to be indexed, recall answers from what is indexed so far
+and a detached process builds the rest (:func:`refresh_index` is the same build
+for the tray app and ``watch``). The files stay the source of truth: a missing,
+outdated or corrupt index is rebuilt from them, and when no index can be kept on
+disk one is built in memory for the call. SQLite's WAL mode lets processes
+recall while another writes; updates are serialised by its write lock.
 
 **Search** (``search``) is ``session_search`` over memory: every given word must
-match (whole word, case-insensitive, plural ``s`` folded) over ``MEMORY.md``,
-topics, the archive and daily logs, within an inclusive date range. It reads the
-files directly (it is run on request, not every turn).
+match (whole word, case-insensitive, plural ``s`` folded; a Chinese or Japanese
+word as written) over ``MEMORY.md``, topics, the archive and daily logs, within
+an inclusive date range. It reads the files directly, skipping those that do not
+contain every word.
 """
 from __future__ import annotations
 
@@ -161,19 +175,20 @@ def content_words(text: str) -> list[str]:
 _TOKEN = re.compile(r"[^\W_]+")
 
 
-def _stem_counts(text: str, stems: Stems, keymap: dict[str, str]) -> Counter[str]:
+def _stem_counts(text: str, stems: Stems, keymap: dict[str, str]) -> dict[str, int]:
     """How often each content stem occurs in *text*. *keymap* remembers each word's stem ('' for a word
     that is not content): a corpus has far fewer distinct words than words."""
     raw = Counter(_TOKEN.findall(text.lower()) if text.isascii() else _words(text))
-    out: Counter[str] = Counter()
+    out: dict[str, int] = {}
+    get = keymap.get
     for w, n in raw.items():
-        k = keymap.get(w)
+        k = get(w)
         if k is None:
             if len(keymap) > 1_000_000:
                 keymap.clear()
             k = keymap[w] = stems(w) if _is_content(w) else ""
         if k:
-            out[k] += n
+            out[k] = out.get(k, 0) + n
     return out
 
 
