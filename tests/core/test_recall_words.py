@@ -222,7 +222,7 @@ def test_two_processes_recalling_during_a_build_both_answer_correctly(home: Home
     put(ws, "memory/zanzibar.md", entry("2026-09-12", "The Zanzibar ferry leaves at 07:40 from pier 3") + "\n")
     code = ("import sys; from datetime import date; from pathlib import Path;"
             "from botmemory.core import recall as R; from botmemory.core.paths import Home;"
-            "R.INLINE_BYTES = int(sys.argv[2]);"
+            "R.INLINE_BYTES = int(sys.argv[2]); R.VACUUM_AFTER = 0;"
             "r = R.recall(Home(Path(sys.argv[1])), 'scout', 'When does the Zanzibar ferry leave?',"
             " date(2026, 10, 15), background=sys.argv[3] == '1');"
             "print([n.file for n in r.notes])")
