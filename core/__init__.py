@@ -40,9 +40,10 @@ _export("budget", "AMBER_AT", "Gauge", "Level", "MEMORY_MAX_BYTES", "MEMORY_MAX_
 _export("config", "BotSettings", "DEFAULT_TIDY_HOUR", "auto_recall", "bot_settings", "read_config",
         "set_bot_setting", "tidy_hour", "write_config")
 _export("loader", "load_block", list_topics="topics")
-_export("update", "ForgetResult", "PreferResult", "RememberResult", "forget", "make_room", "prefer", "remember",
-        "unforget")
-_export("recall", "MIN_MESSAGE_CHARS", "Note", "RecallResult", "refresh_index", recall_notes="recall")  # not "recall": the module
+_export("update", "ForgetResult", "PreferResult", "RememberResult", "RoomResult", "forget", "make_room",
+        "move_overflow", "prefer", "remember", "undo_overflow", "unforget")
+_export("recall", "MIN_MESSAGE_CHARS", "Note", "RecallResult", "refresh_index",
+        recall_notes="recall")  # not "recall": the module
 _export("journal", "Journal", "Row", "RowFilter", "UNDO_ACTOR", "make_row")
 _export("shadows", "Shadow", "Shadows")
 _export("reconcile", "OUTSIDE", "reconcile_bot")
@@ -57,14 +58,15 @@ __all__ = [  # the same names as _NAMES (tests/test_layering.py checks)
     "Change", "Conflict", "DEFAULT_TIDY_HOUR", "Document", "FileKind", "FileText", "ForgetResult", "Frontmatter",
     "Gauge", "Home", "Journal", "LOG_DIR", "Level", "MAX_FILE_BYTES", "MEMORY_FILE", "MEMORY_MAX_BYTES",
     "MEMORY_MAX_LINES", "MIN_MESSAGE_CHARS", "Memory", "Note", "ONLY_FIRST_LINES", "OUTSIDE", "PreferResult",
-    "RACY_NS", "RecallResult", "Refused", "RememberResult", "Row", "RowFilter", "RowListener", "Shadow", "Shadows",
+    "RACY_NS", "RecallResult", "Refused", "RememberResult", "RoomResult", "Row", "RowFilter", "RowListener", "Shadow", "Shadows",
     "Store", "TURN_TIMEOUT_S", "TidyReport", "Topic", "Turn", "UNDO_ACTOR", "UpkeepState", "Watcher", "Write",
     "atomic_write", "auto_recall", "bot_settings", "chat_source", "check_bot_id", "check_entry_text", "classify",
     "compose_block", "expire_turns", "forget", "format_entry", "gauge", "heavy_line", "list_topics", "load_block",
-    "local_today", "log_line", "log_path", "make_room", "make_row", "open_turns", "parse_blocks", "parse_day",
-    "prefer", "read_config", "read_file", "read_frontmatter", "read_state", "recall_notes", "reconcile_bot", "refresh_index",
+    "local_today", "log_line", "log_path", "make_room", "make_row", "move_overflow", "open_turns", "parse_blocks", "parse_day",
+    "prefer", "read_config", "read_file", "read_frontmatter", "read_state", "recall_notes", "reconcile_bot",
+    "refresh_index",
     "remember", "run_due", "scan", "set_bot_setting", "text_hash", "tidy_bot", "tidy_hour", "tidy_now",
-    "turn_begin", "turn_end", "turn_open", "unforget", "write_config",
+    "turn_begin", "turn_end", "turn_open", "undo_overflow", "unforget", "write_config",
 ]
 
 
@@ -109,7 +111,7 @@ if TYPE_CHECKING:  # for type checkers: the same names, eagerly
     from .tidy import tidy as tidy_bot
     from .turns import (TURN_TIMEOUT_S, Turn, expire_turns, log_line, open_turns, scan, turn_begin, turn_end,
                         turn_open)
-    from .update import (ForgetResult, PreferResult, RememberResult, forget, make_room, prefer, remember,
-                         unforget)
+    from .update import (ForgetResult, PreferResult, RememberResult, RoomResult, forget, make_room, move_overflow,
+                         prefer, remember, undo_overflow, unforget)
     from .upkeep import UpkeepState, heavy_line, read_state, run_due, tidy_now
     from .watcher import Watcher

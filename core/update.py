@@ -19,7 +19,7 @@ from typing import Any
 from . import entries as E
 from .entries import append_text, archived_text
 from .budget import MEMORY_MAX_BYTES, MEMORY_MAX_LINES
-from .errors import BadInput
+from .errors import BadInput, Conflict
 from .frontmatter import body_start
 from .paths import ARCHIVE_FILE, MEMORY_FILE, Home, FileKind, classify
 from .safeio import WorkspaceLock, atomic_write, read_file
@@ -91,6 +91,55 @@ def make_room(doc: E.Document, today: date, keep: E.Block | None) -> tuple[list[
     out = [b for i, b in enumerate(doc.blocks) if i in moved]
     doc.blocks = [b for i, b in enumerate(doc.blocks) if i not in moved]
     return out, _fits(lines, size)
+
+
+@dataclass(frozen=True)
+class RoomResult:
+    moved: list[str]            # first lines of every moved entry, in file order
+    fits: bool                  # MEMORY.md loads whole afterwards
+    changes: list[Change] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, object]:
+        return {"moved": self.moved, "moved_count": len(self.moved), "fits": self.fits}
+
+
+def move_overflow(store: Store, bot: str, actor: Actor, *, expected_hash: str | None = None) -> RoomResult:
+    """Make room now: move the entries :func:`make_room` picks to the archive, in one write of both files.
+
+    The same entries the next remember would move (the panel's overflow
+    preview). With *expected_hash*, MEMORY.md must still be the text the
+    preview was made from (else :class:`Conflict`, nothing written).
+    """
+    today = store.today
+    with store.locked(bot):
+        mem = store.read(bot, MEMORY_FILE)
+        if mem is None:
+            return RoomResult([], True)
+        if expected_hash is not None and mem.hash != expected_hash:
+            raise Conflict(MEMORY_FILE, mem.text, mem.hash)
+        doc = E.parse(mem.text)
+        moved, fits = make_room(doc, today, None)
+        if not moved:
+            return RoomResult([], fits)
+        arch = store.read(bot, ARCHIVE_FILE)
+        changes = store.apply(bot, [
+            Write(ARCHIVE_FILE, append_text(arch.text if arch else "", archived_text(moved, today)),
+                  arch.hash if arch else None, checked=True),
+            Write(MEMORY_FILE, doc.render(), mem.hash, checked=True),
+        ], actor)
+    return RoomResult([b.first_line for b in moved], fits, changes)
+
+
+def undo_overflow(store: Store, bot: str, room: RoomResult, actor: Actor) -> list[Change]:
+    """Undo a :func:`move_overflow` as one change: MEMORY.md and the archive back as they were, in one write.
+
+    Only while neither file changed since (else :class:`Conflict`, nothing written);
+    after that, each file's row in the journal can still be undone on its own.
+    """
+    if not room.changes:
+        return []
+    return store.apply(bot, [Write(c.file, c.before, c.after_hash, checked=True) for c in reversed(room.changes)],
+                       actor)
 
 
 def remember(store: Store, bot: str, text: str, actor: Actor, *, until: date | None = None,

@@ -16,15 +16,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from botmemory.core import MEMORY_FILE, BotMemoryError, Home, Memory
+from botmemory.core import MEMORY_FILE, BotMemoryError, Memory
 from PySide6.QtCore import QObject, Slot
 from PySide6.QtWidgets import QApplication, QSystemTrayIcon
 
-from . import icons, obsidian
+from . import demo as demo_mod
+from . import icons, logs, obsidian, pathnotice
 from .instance import InstanceServer, ask_running
 from .notify import Notifier
 from .panel import MemoryPanel
 from .session import Notice, Session
+from .settings_dialog import SettingsDialog, app_home
 from .tray import Tray
 
 logger = logging.getLogger("botmemory.desktop")
@@ -35,9 +37,11 @@ DESKTOP_ID = "io.botmemory.Botmemory"
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="botmemory-tray", description="The botmemory tray app.")
-    p.add_argument("--root", help="the home folder (default: $OPENMAUSBOT_HOME, else ~/.openmausbot)")
+    p.add_argument("--root", help="the home folder (default: the one chosen in Settings, else $OPENMAUSBOT_HOME, "
+                                             "else ~/.openmausbot)")
     p.add_argument("--demo", action="store_true",
-                   help="open an embedded demo home (built into --root when it is empty, else a fresh folder)")
+                   help="open an embedded demo home (built into --root when it is empty, else into a temporary folder "
+                        "deleted on quit); the demo never changes the app's own settings")
     p.add_argument("--show", metavar="BOT", help="open the Memory panel of this bot at start")
     p.add_argument("--verbose", action="store_true", help="log debug messages")
     p.add_argument("--today", help=argparse.SUPPRESS)
@@ -47,12 +51,6 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def setup_logging(verbose: bool) -> None:
     """The rotating log file and the in-memory tail (``logs``), Qt's messages routed into it."""
-    try:
-        from . import logs
-    except ImportError:
-        logging.basicConfig(level=logging.DEBUG if verbose else logging.INFO,
-                            format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-        return
     logs.setup_logging(verbose)
     logs.install_qt_message_handler()
 
@@ -75,28 +73,30 @@ def relaunch_arguments(argv: list[str], root: str) -> list[str]:
 
 
 def settings_dialog_class() -> Any:
-    try:
-        from . import settings_dialog
-    except ImportError:
-        return None
-    return getattr(settings_dialog, "SettingsDialog", None)
+    """The Settings window's class (a function so tests can put a stand-in there)."""
+    return SettingsDialog
 
 
 class App(QObject):
     """Wires the session, the tray, the panel and the notifier together."""
 
     def __init__(self, mem: Memory, *, tray: bool | None = None, today_fixed: bool = False,
-                 live: bool = True, upkeep: bool = True, parent: QObject | None = None) -> None:
+                 live: bool = True, upkeep: bool = True, demo: bool = False,
+                 parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.mem = mem
+        self.demo = demo
+        """True on the demo home: Settings never write the app's own settings there."""
         self.session = Session(mem, parent=self, today_fixed=today_fixed, live=live, upkeep=upkeep)
         self.panel: MemoryPanel | None = None
+        self.temporary: Path | None = None
+        """A demo home made in the temporary folder, removed on quit."""
         self.has_tray = QSystemTrayIcon.isSystemTrayAvailable() if tray is None else tray
         self.tray: Tray | None = None
         self._settings: Any = None
         if self.has_tray:
             # bots join the menu as the session first reads the home (no disk work here)
-            self.tray = Tray([], self, settings_available=settings_dialog_class() is not None)
+            self.tray = Tray([], self, settings_available=True)
             self.tray.open_panel.connect(self.show_panel)
             self.tray.open_obsidian.connect(self.open_in_obsidian)
             self.tray.reveal.connect(self.reveal)
@@ -124,8 +124,9 @@ class App(QObject):
 
     def ensure_panel(self) -> MemoryPanel:
         if self.panel is None:
-            self.panel = MemoryPanel(self.session)
+            self.panel = MemoryPanel(self.session, demo=self.demo)
             self.panel.setWindowIcon(icons.app_icon())
+            self.panel.choose_home.connect(self.open_settings)
         return self.panel
 
     @Slot(str)
@@ -147,11 +148,15 @@ class App(QObject):
 
     @Slot(str)
     def open_in_obsidian(self, bot: str) -> None:
-        obsidian.open_in_obsidian(self.session.worker, self.mem.home.workspace(bot), self._say)
+        obsidian.open_in_obsidian(self.session.worker, self.mem.home.workspace(bot), self._say, self.cannot_open)
 
     @Slot(str)
     def reveal(self, bot: str) -> None:
-        obsidian.show_in_file_manager(self.mem.home.workspace(bot) / MEMORY_FILE)
+        obsidian.show_in_file_manager(self.mem.home.workspace(bot) / MEMORY_FILE, failed=self.cannot_open)
+
+    def cannot_open(self, text: str, path: Path) -> None:
+        """Nothing opened a folder or a file: say so, with the path and Copy."""
+        pathnotice.show(text, path, self.panel if self.panel is not None and self.panel.isVisible() else None)
 
     @Slot(str)
     def tidy(self, bot: str) -> None:
@@ -160,20 +165,19 @@ class App(QObject):
 
     @Slot(str, str)
     def undo(self, bot: str, row_id: str) -> None:
-        self.session.undo(bot, row_id, lambda _r: self._say(f"Undone ({bot}). The undo can itself be undone."),
+        self.session.undo(bot, row_id, lambda change: self._say(undone_text(bot, change)),
                           lambda e: self._say(f"Undo failed: {e}"))
 
     @Slot()
     def open_settings(self) -> None:
         """The Settings window (``settings_dialog``), one at a time."""
         cls = settings_dialog_class()
-        if cls is None:
-            return
         if self._settings is not None and self._settings.isVisible():
             self._settings.raise_()
             self._settings.activateWindow()
             return
-        dialog = cls(self.mem.home)
+        # the session's worker: one writer thread for the whole app
+        dialog = cls(self.mem.home, worker=self.session.worker, demo=self.demo)
         if hasattr(dialog, "home_changed"):
             dialog.home_changed.connect(self.home_changed)
         self._settings = dialog
@@ -196,11 +200,9 @@ class App(QObject):
 
     @Slot()
     def show_log(self) -> None:
-        try:
-            from . import logs
-        except ImportError:
-            return
-        logs.show_log()
+        if not logs.show_log():
+            self.cannot_open("Nothing on this computer opened the log file (no text viewer answered).",
+                             logs.log_path())
 
     def _say(self, text: str) -> None:
         logger.info("%s", text)
@@ -226,12 +228,24 @@ class App(QObject):
         QApplication.quit()
 
     def shutdown(self) -> None:
-        """Stop the watcher and the worker, hide the tray, close the panel (safe to call twice)."""
+        """Stop the watcher and the worker, hide the tray, close the panel, remove a temporary demo home
+        (safe to call twice)."""
         self.session.stop()
         if self.tray is not None:
             self.tray.hide()
         if self.panel is not None:
             self.panel.close()
+        if self.temporary is not None:
+            demo_mod.remove(self.temporary)
+            self.temporary = None
+
+
+def undone_text(bot: str, change: Any) -> str:
+    """What an undo from the tray did, naming the file."""
+    file = getattr(change, "file", None)
+    if not file:
+        return f"Undone ({bot}): the file was already as it was. The undo can itself be undone."
+    return f"Undone: {file} of {bot} is back as it was. The undo can itself be undone."
 
 
 @dataclass
@@ -259,16 +273,20 @@ def launch(argv: list[str], *, tray: bool | None = None) -> Started:
     args = parse_args(argv)
     app = qt_app()
     root: str | None = args.root
+    temporary: Path | None = None
     if args.demo:
-        from . import demo
-
-        where = demo.prepare(Path(root).expanduser() if root else None)
+        given = Path(root).expanduser() if root else None
+        where = demo_mod.prepare(given)
+        if where != given:
+            temporary = where      # made in the temporary folder: removed on quit
         root = str(where)
         logger.info("demo home: %s", where)
     try:
         mem = Memory.open(str(home_root(root)), args.today)
     except BotMemoryError as e:
         print(f"botmemory-tray: {e}", file=sys.stderr)
+        if temporary is not None:
+            demo_mod.remove(temporary)
         return Started(None, None, 2)
 
     if ask_running(mem.home.root, args.show):
@@ -280,7 +298,9 @@ def launch(argv: list[str], *, tray: bool | None = None) -> Started:
     if args.no_tray:
         tray = False
     # parented to the application: Qt, not Python's garbage collector, decides when it goes
-    desk = App(mem, tray=tray, today_fixed=bool(args.today or os.environ.get("BOTMEMORY_TODAY")), parent=app)
+    desk = App(mem, tray=tray, today_fixed=bool(args.today or os.environ.get("BOTMEMORY_TODAY")),
+               demo=bool(args.demo), parent=app)
+    desk.temporary = temporary
     server.show_requested.connect(desk.show_panel)
     app.aboutToQuit.connect(desk.shutdown)
     app.aboutToQuit.connect(server.close)
@@ -293,10 +313,6 @@ def launch(argv: list[str], *, tray: bool | None = None) -> Started:
 
 def home_root(root: str | None) -> Path:
     """``--root``, else the folder chosen in Settings, else ``$OPENMAUSBOT_HOME`` or ``~/.openmausbot``."""
-    try:
-        from .settings_dialog import app_home
-    except ImportError:
-        return Home.locate(root).root
     return app_home(root).root
 
 

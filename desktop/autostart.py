@@ -99,7 +99,9 @@ def xdg_autostart_dir(environ: dict[str, str] | None = None) -> Path:
 class _LoginFile:
     """Start at login kept as one file: switching it off removes the file."""
 
-    path: Path
+    @property
+    def path(self) -> Path:
+        raise NotImplementedError
 
     def disable(self) -> None:
         try:

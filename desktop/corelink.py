@@ -64,7 +64,8 @@ class Cursor:
         self._it: Iterator[Any] | None = None
 
     def _rows(self) -> Iterator[Any]:
-        return journal_of(self.mem).matching(self.query.bot, self.query.filter())
+        rows: Iterator[Any] = journal_of(self.mem).matching(self.query.bot, self.query.filter())
+        return rows
 
     def page(self, limit: int) -> list[Any]:
         if self._it is None:
@@ -100,6 +101,11 @@ def catch_up(mem: Memory, bot: str, seen: str | None, recent: int,
     return fresh, newest, newest[0].id if newest else ""
 
 
+def journal_files(mem: Memory, bot: str, limit: int = 20_000) -> set[str]:
+    """The files named by the newest *limit* rows of a bot's journal (deleted files included)."""
+    return {row.file for row in itertools.islice(journal_of(mem).rows(bot), limit)}
+
+
 def newest_rows(mem: Memory, bot: str, limit: int) -> list[Any]:
     return list(journal_of(mem).list(bot, limit=limit))
 
@@ -117,6 +123,56 @@ def rows_since(mem: Memory, bot: str, seen: str | None, limit: int = SINCE_LIMIT
             break
         out.append(row)
     return out
+
+
+# ----- HOOK (Round 2, `agents`): the memory folders of agents found on this computer.
+# Another engineer builds the finder in core (`botmemory agents` / `track`). The welcome page
+# calls these two functions only. They look for `find_agents` and `track_agent` on the core's
+# public surface (`botmemory.core`); until core offers them, find_agents returns None and the
+# page leaves its "found on this computer" section out. Wire the real names here when they land.
+
+FINDER_NAMES = ("find_agents",)
+TRACKER_NAMES = ("track_agent", "track")
+
+
+@dataclass(frozen=True)
+class FoundFolder:
+    """One agent memory folder found on this computer (DESIGN.md: ``agents --json``)."""
+
+    id: str
+    agent: str
+    path: str
+    tracked: bool
+
+
+def _surface(names: tuple[str, ...]) -> Any:
+    import botmemory.core as core
+
+    for name in names:
+        found = getattr(core, name, None)
+        if callable(found):
+            return found
+    return None
+
+
+def find_agents(mem: Memory) -> list[FoundFolder] | None:
+    """Runs on the worker: the folders core's finder found, or None when core offers no finder yet."""
+    finder = _surface(FINDER_NAMES)
+    if finder is None:
+        return None
+    out = []
+    for f in finder(mem.home):
+        d = f if isinstance(f, dict) else (f.as_dict() if hasattr(f, "as_dict") else vars(f))
+        out.append(FoundFolder(str(d["id"]), str(d["agent"]), str(d["path"]), bool(d.get("tracked"))))
+    return out
+
+
+def track_agent(mem: Memory, folder_id: str) -> None:
+    """Runs on the worker: start tracking a found folder (core's ``track``)."""
+    tracker = _surface(TRACKER_NAMES)
+    if tracker is None:
+        raise NotImplementedError("this version of botmemory cannot track agent folders yet")
+    tracker(mem.home, folder_id)
 
 
 def undo(mem: Memory, bot: str, row_id: str) -> Any:

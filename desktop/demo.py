@@ -2,7 +2,7 @@
 
 ``botmemory-tray --demo`` builds it into ``--root`` when that folder is empty
 (or missing), else into a fresh folder. The notes are package files under
-``demo/``, with dates written as ``@D-12@`` (twelve days before today) so the
+``demo_home/``, with dates written as ``@D-12@`` (twelve days before today) so the
 demo is always current. Everything is written through the core — the files by
 an import, then the bots' work in their chats, a person's edit in the panel,
 a change made outside the app, an undo and a tidy-up — so the journal holds
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import re
+import shutil
 import tempfile
 from datetime import date, timedelta
 from importlib import resources
@@ -33,7 +34,7 @@ def expand(text: str, today: date) -> str:
 
 
 def _source() -> Traversable:
-    return resources.files("botmemory.desktop") / "demo"
+    return resources.files("botmemory.desktop") / "demo_home"
 
 
 def _walk(folder: Traversable, prefix: str = "") -> list[tuple[str, Traversable]]:
@@ -65,6 +66,16 @@ def prepare(root: Path | None, today: date | None = None) -> Path:
     target = choose_root(root)
     build(target, today or date.today())
     return target
+
+
+def remove(root: Path) -> None:
+    """Delete a demo home this app made in the temporary folder (on quit). Anything else is left alone."""
+    tmp = Path(tempfile.gettempdir()).resolve()
+    if root.is_symlink() or not root.name.startswith("botmemory-demo-") or root.parent.resolve() != tmp:
+        logger.info("not removing %s: not a temporary demo home", root)
+        return
+    shutil.rmtree(root, ignore_errors=True)   # never follows a symbolic link inside
+    logger.info("removed the demo home %s", root)
 
 
 def build(root: Path, today: date) -> Memory:

@@ -19,7 +19,7 @@ from botmemory.core import (
     ONLY_FIRST_LINES, BotMemoryError, Conflict, FileKind, Gauge, classify, gauge, make_room, parse_blocks,
 )
 from PySide6.QtCore import QStringListModel, Qt, Signal
-from PySide6.QtGui import QFont, QFontDatabase
+from PySide6.QtGui import QFont, QFontDatabase, QTextCursor
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -38,6 +38,46 @@ from .session import Session
 logger = logging.getLogger(__name__)
 
 CONFLICT_TEXT = "{bot} changed this file while you were editing."
+UNKNOWN_CHANGE = "This file changed on disk while you were editing."
+
+
+def changed_by_text(row: Any) -> str:
+    """Who changed the file under the editor, as the journal names them (*row*: its newest row, or None)."""
+    if row is None:
+        return UNKNOWN_CHANGE
+    who, how = getattr(row, "who", ""), getattr(row, "how", "")
+    if how == "undo":
+        return ("You undid a change to this file while you were editing here." if who == "person"
+                else "An undo changed this file while you were editing.")
+    if who == "bot":
+        return CONFLICT_TEXT.format(bot=row.bot)
+    if who == "person":
+        return {
+            "outside": "You changed this file outside the app (in another editor) while you were editing here.",
+            "cli": "You changed this file from the command line while you were editing here.",
+            "panel": "You saved this file from another window while you were editing here.",
+        }.get(how, "You changed this file elsewhere while you were editing here.")
+    if who == "upkeep":
+        return "Memory upkeep changed this file while you were editing."
+    if how == "outside":
+        return "This file was changed outside the app while you were editing."
+    return UNKNOWN_CHANGE
+
+
+def newest_row_of(mem: Any, bot: str, rel: str) -> Any:
+    """Runs on the worker: the newest journal row of one file, or None."""
+    from .corelink import JournalQuery, journal_of
+
+    for row in journal_of(mem).matching(bot, JournalQuery(bot, rel).filter()):
+        return row
+    return None
+
+
+def keep_final_newline(original: str, text: str) -> str:
+    """*text* ending with a newline when the file it was opened from did (an edit at the end drops it easily)."""
+    if original.endswith("\n") and text and not text.endswith("\n"):
+        return text + "\n"
+    return text
 
 
 @dataclass(frozen=True)
@@ -114,12 +154,14 @@ class FileEditor(QWidget):
         self._confirmed_over_budget = False
         self._asked = 0
         self._opening = False
+        self._overwriting = False
+        self._who_asked = 0
 
         self.path_label = QLabel()
         self.path_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.editor = QPlainTextEdit()
         self.editor.setFont(mono_font())
-        self.editor.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.editor.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)   # like the draft pane below
         self.editor.textChanged.connect(self._on_edit)
 
         self.conflict_banner = Banner("#fde2c8")
@@ -134,7 +176,9 @@ class FileEditor(QWidget):
         self.moved_view.setModel(self.moved_model)
         self.moved_view.setMaximumHeight(110)
         self.moved_view.setFont(mono_font())
-        self.budget_banner.layout().insertWidget(1, self.moved_view)
+        banner_layout = self.budget_banner.layout()
+        assert isinstance(banner_layout, QVBoxLayout)
+        banner_layout.insertWidget(1, self.moved_view)
         self.save_anyway_button = self.budget_banner.add_button("Save anyway")
         self.keep_editing_button = self.budget_banner.add_button("Keep editing")
         self.save_anyway_button.clicked.connect(self._save_anyway)
@@ -165,7 +209,8 @@ class FileEditor(QWidget):
         self.revert_button.clicked.connect(self.revert)
         self.delete_button.clicked.connect(self.ask_delete)
         self.note = QLabel()
-        self.note.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        self.note.setWordWrap(True)   # a long note must not widen the editor (and shift the file list)
+        self.note.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.note.setStyleSheet("color: #666;")
         buttons = QHBoxLayout()
         buttons.addWidget(self.note, 1)
@@ -271,15 +316,30 @@ class FileEditor(QWidget):
             self._loading = False
 
     def file_changed_on_disk(self) -> None:
-        """The open file changed (journal row): reload it when nothing is being edited."""
-        if self.bot is None or self.rel is None or self.dirty or self.conflict is not None:
+        """The open file changed (journal row): reload it when nothing is being edited; with a draft,
+        show the conflict banner at once (Reload / Overwrite with mine) instead of waiting for Save."""
+        if self.bot is None or self.rel is None:
             return
         bot, rel = self.bot, self.rel
+        if self.conflict is not None:
+            self._ask_who(bot, rel)            # name whoever changed it last
+            return
+        if self.dirty:
+            asked = self._ask()
+            self.session.read_file(bot, rel, lambda ft: self._changed_under_draft(asked, bot, rel, ft))
+            return
         if self._opening:          # still opening: open again, so the newest text arrives whole
             self.open_file(bot, rel)
             return
         asked = self._ask()
         self.session.read_file(bot, rel, lambda ft: self._refreshed(asked, bot, rel, ft))
+
+    def _changed_under_draft(self, asked: int, bot: str, rel: str, ft: Any) -> None:
+        if (bot, rel) != (self.bot, self.rel) or asked != self._asked or not self.dirty or self.conflict:
+            return
+        now = ft.hash if ft is not None else None
+        if now != self.opened_hash:
+            self.show_conflict(Conflict(rel, ft.text if ft is not None else "", now or ""))
 
     def _refreshed(self, asked: int, bot: str, rel: str, ft: Any) -> None:
         if (bot, rel) != (self.bot, self.rel) or asked != self._asked or self.dirty:
@@ -298,13 +358,27 @@ class FileEditor(QWidget):
     def save(self) -> None:
         if self.bot is None or self.rel is None or self.kind is FileKind.LOG:
             return
-        text = self.editor.toPlainText()
+        text = self._with_final_newline()
         if self.kind is FileKind.MEMORY and not self._confirmed_over_budget:
             preview = budget_preview(text, self.session.mem.today)
             if preview.over:
                 self.show_budget_preview(preview)
                 return
         self._save(text, self.opened_hash)
+
+    def _with_final_newline(self) -> str:
+        """The editor's text, its final newline put back when the file had one (shown in the editor too)."""
+        text = self.editor.toPlainText()
+        fixed = keep_final_newline(self.opened_text, text)
+        if fixed != text:
+            self._loading = True
+            try:
+                end = QTextCursor(self.editor.document())    # not the person's cursor: it stays where it is
+                end.movePosition(QTextCursor.MoveOperation.End)
+                end.insertText("\n")
+            finally:
+                self._loading = False
+        return fixed
 
     def show_budget_preview(self, p: BudgetPreview) -> None:
         g = p.gauge
@@ -344,6 +418,9 @@ class FileEditor(QWidget):
         self._confirmed_over_budget = False
         self.conflict = None
         self.conflict_banner.hide()
+        if self._overwriting:         # the draft is what was saved: the pane kept from Reload has done its job
+            self._overwriting = False
+            self.discard_draft()
         if change is not None:
             self.opened_hash = change.after_hash
             self.opened_text = change.after if change.after is not None else text
@@ -358,6 +435,7 @@ class FileEditor(QWidget):
         self.saved.emit(rel)
 
     def _save_failed(self, bot: str, rel: str, e: BaseException) -> None:
+        self._overwriting = False
         if (bot, rel) != (self.bot, self.rel):
             return
         if isinstance(e, Conflict):
@@ -372,13 +450,32 @@ class FileEditor(QWidget):
 
     # ----- the conflict flow
 
-    def show_conflict(self, c: Conflict) -> None:
+    def show_conflict(self, c: Conflict, who: str = UNKNOWN_CHANGE) -> None:
         self.conflict = c
+        self._conflict_text(who)
+        self.conflict_banner.show()
+        if self.bot is not None and self.rel is not None:
+            self._ask_who(self.bot, self.rel)
+
+    def _conflict_text(self, who: str) -> None:
         self.conflict_banner.label.setText(
-            f"<b>{CONFLICT_TEXT.format(bot=self.bot)}</b><br>Reload shows its version and keeps your draft "
+            f"<b>{who}</b><br>Reload shows the version on disk and keeps your draft "
             "under the editor; Overwrite with mine saves yours over it. Either way the change is in the "
             "journal and can be undone.")
-        self.conflict_banner.show()
+
+    def _ask_who(self, bot: str, rel: str) -> None:
+        """Read the file's newest journal row on the worker and name who changed it."""
+        self._who_asked += 1
+        asked = self._who_asked
+        mem = self.session.mem
+        self.session.submit_read(lambda: newest_row_of(mem, bot, rel),
+                                 lambda row: self._who_known(asked, bot, rel, row),
+                                 lambda e: logger.info("who changed %s: %s", rel, e))
+
+    def _who_known(self, asked: int, bot: str, rel: str, row: Any) -> None:
+        if asked != self._who_asked or (bot, rel) != (self.bot, self.rel) or self.conflict is None:
+            return
+        self._conflict_text(changed_by_text(row))
 
     def reload_theirs(self) -> None:
         """Show the file as it is now; keep the draft under the editor."""
@@ -402,7 +499,8 @@ class FileEditor(QWidget):
             return
         self.conflict_banner.hide()
         self._confirmed_over_budget = True
-        self._save(self.editor.toPlainText(), c.hash or None)
+        self._overwriting = True
+        self._save(self._with_final_newline(), c.hash or None)
 
     def discard_draft(self) -> None:
         self.draft.clear()
@@ -433,7 +531,7 @@ class FileEditor(QWidget):
 
     def _delete_failed(self, bot: str, rel: str, e: BaseException) -> None:
         if isinstance(e, Conflict):
-            self.note.setText(f"Not deleted: {CONFLICT_TEXT.format(bot=bot)} Look at the new text first.")
+            self.note.setText(f"Not deleted: {UNKNOWN_CHANGE} Look at the new text first.")
             self.file_changed_on_disk()
         else:
             self.note.setText(f"Not deleted: {e}")

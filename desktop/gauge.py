@@ -26,7 +26,18 @@ def lines_text(g: Gauge) -> str:
 
 
 def size_text(g: Gauge) -> str:
+    if g.bytes < 1024:     # "0.0 of 24 KB" would hide 48 bytes
+        return f"{g.bytes} byte{'s' if g.bytes != 1 else ''} of {kb(g.max_bytes)} KB"
     return f"{kb(g.bytes)} of {kb(g.max_bytes)} KB"
+
+
+def bar_level(value: int, limit: int) -> Level:
+    """One measure's own level: red past its limit, amber from 80 % of it."""
+    if value > limit:
+        return Level.RED
+    if value >= limit * AMBER_AT:
+        return Level.AMBER
+    return Level.OK
 
 
 def unloaded_text(g: Gauge) -> str:
@@ -140,8 +151,9 @@ class GaugeWidget(QWidget):
             self.size_bar.set_value(0, COLOURS[Level.OK])
             return
         colour = COLOURS[g.level]
-        self.lines_bar.set_value(g.lines / g.max_lines, colour)
-        self.size_bar.set_value(g.bytes / g.max_bytes, colour)
+        # each bar in its own measure's colour: a red size never paints the lines bar, nor the reverse
+        self.lines_bar.set_value(g.lines / g.max_lines, COLOURS[bar_level(g.lines, g.max_lines)])
+        self.size_bar.set_value(g.bytes / g.max_bytes, COLOURS[bar_level(g.bytes, g.max_bytes)])
         self.lines_label.setText(lines_text(g))
         self.size_label.setText(size_text(g))
         self.state_label.setText(f"<span style='color:{colour.name()}; font-weight:bold'>"

@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPlainTextEdit,
     QPushButton,
+    QSizePolicy,
     QSplitter,
     QStyle,
     QStyledItemDelegate,
@@ -47,11 +48,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from . import corelink
 from .editor import mono_font
+from .corelink import JournalQuery
 from .models import (
     UNDOABLE_ROLE,
     JournalModel,
-    JournalQuery,
     how_text,
     row_time,
     who_text,
@@ -90,7 +92,8 @@ class DiffHighlighter(QSyntaxHighlighter):
 class UndoDelegate(QStyledItemDelegate):
     """Paints an Undo button in undoable rows (the reason text in the others); a click emits :attr:`clicked`."""
 
-    clicked = Signal(QModelIndex)
+    clicked = Signal(int)
+    """The row whose Undo button was clicked."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -113,7 +116,7 @@ class UndoDelegate(QStyledItemDelegate):
         button.rect = self.button_rect(option.rect)
         button.text = "Undo"
         button.state = QStyle.StateFlag.State_Enabled
-        if self._pressed is not None and QModelIndex(self._pressed) == index:
+        if self._pressed is not None and self._pressed == index:
             button.state |= QStyle.StateFlag.State_Sunken
         else:
             button.state |= QStyle.StateFlag.State_Raised
@@ -138,8 +141,8 @@ class UndoDelegate(QStyledItemDelegate):
             return inside
         was = self._pressed
         self._pressed = None
-        if inside and was is not None and QModelIndex(was) == index:
-            self.clicked.emit(QModelIndex(index))
+        if inside and was is not None and was == index:
+            self.clicked.emit(index.row())
             return True
         return False
 
@@ -161,9 +164,13 @@ class JournalView(QWidget):
         super().__init__(parent)
         self.session = session
         self.bot: str | None = None
+        self._journal_files: set[str] = set()
+        self._disk_files: list[str] = []
         self.model = JournalModel(session.journal_cursor, session.submit_read, self)
         self.model.loading_changed.connect(self._loading)
-        self.model.load_failed.connect(lambda msg: self.count_label.setText(f"Could not read the journal: {msg}"))
+        self.count_label = QLabel()
+        self.count_label.setStyleSheet("color: #777;")
+        self.model.load_failed.connect(self._load_failed)
 
         self.file_box = QComboBox()
         self.file_box.addItem("All files", None)
@@ -207,7 +214,7 @@ class JournalView(QWidget):
         h.setSectionResizeMode(4, QHeaderView.ResizeMode.Stretch)
         self.delegate = UndoDelegate(self.table)
         self.table.setItemDelegateForColumn(JournalModel.UNDO_COLUMN, self.delegate)
-        self.delegate.clicked.connect(lambda idx: self.undo_row(idx.row()))
+        self.delegate.clicked.connect(self.undo_row)
         self.table.selectionModel().currentRowChanged.connect(lambda cur, _prev: self._show_row(cur.row()))
 
         self.diff_title = QLabel()
@@ -222,15 +229,18 @@ class JournalView(QWidget):
         self.undo_button.clicked.connect(lambda: self.undo_row(self.table.currentIndex().row()))
         self.undo_reason = QLabel()
         self.undo_reason.setStyleSheet("color: #777;")
-        self.count_label = QLabel()
-        self.count_label.setStyleSheet("color: #777;")
+        # a long reason wraps inside the row; it never widens the window
+        self.undo_reason.setWordWrap(True)
+        self.undo_reason.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.diff_title.setWordWrap(True)
+        self.diff_title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
 
         lower = QWidget()
         lb = QVBoxLayout(lower)
         lb.setContentsMargins(0, 0, 0, 0)
         head = QHBoxLayout()
-        head.addWidget(self.diff_title, 1)
-        head.addWidget(self.undo_reason)
+        head.addWidget(self.diff_title, 3)
+        head.addWidget(self.undo_reason, 2)
         head.addWidget(self.undo_button)
         lb.addLayout(head)
         lb.addWidget(self.diff, 1)
@@ -255,16 +265,39 @@ class JournalView(QWidget):
 
     def set_bot(self, bot: str | None, files: list[str] | None = None) -> None:
         self.bot = bot
+        self._journal_files = set()
         self.set_files(files or [])
         self.apply_filters()
+        if bot is not None:
+            self._read_journal_files(bot)
+
+    def _read_journal_files(self, bot: str) -> None:
+        """Every file the bot's journal names (on the worker): deleted ones stay in the file filter."""
+        mem = self.session.mem
+        self.session.submit_read(lambda: corelink.journal_files(mem, bot),
+                                 lambda files: self._journal_files_read(bot, files),
+                                 lambda e: logger.info("journal files of %s: %s", bot, e))
+
+    def _journal_files_read(self, bot: str, files: set[str]) -> None:
+        if bot != self.bot:
+            return
+        self._journal_files |= set(files)
+        self.set_files(self._disk_files)
 
     def set_files(self, files: list[str]) -> None:
+        """The files on disk, then those only the journal knows (deleted since), for the file filter."""
+        self._disk_files = list(files)
+        gone = sorted(self._journal_files - set(files))
+        wanted = [(f, f) for f in files] + [(f"{f} (deleted)", f) for f in gone]
+        have = [(self.file_box.itemText(i), self.file_box.itemData(i)) for i in range(1, self.file_box.count())]
+        if wanted == have:
+            return
         current = self.file_box.currentData()
         self.file_box.blockSignals(True)
         self.file_box.clear()
         self.file_box.addItem("All files", None)
-        for f in files:
-            self.file_box.addItem(f, f)
+        for text, f in wanted:
+            self.file_box.addItem(text, f)
         i = self.file_box.findData(current)
         self.file_box.setCurrentIndex(max(i, 0))
         self.file_box.blockSignals(False)
@@ -283,8 +316,12 @@ class JournalView(QWidget):
 
     def add_rows(self, rows: list[Any]) -> None:
         """New rows from the session: those of this bot matching the filters go on top."""
-        current = self.table.currentIndex().row()
-        current_id = self.model.row_at(current).id if current >= 0 and self.model.row_at(current) else None
+        named = {r.file for r in rows if r.bot == self.bot} - self._journal_files
+        if named:
+            self._journal_files |= named
+            self.set_files(self._disk_files)
+        selected = self.model.row_at(self.table.currentIndex().row())
+        current_id = selected.id if selected is not None else None
         added = self.model.add_new(rows)
         if added and current_id is not None:
             r = self.model.row_of(current_id)
@@ -292,6 +329,9 @@ class JournalView(QWidget):
                 self.table.selectRow(r)
 
     # ----- rows
+
+    def _load_failed(self, message: str) -> None:
+        self.count_label.setText(f"Could not read the journal: {message}")
 
     def _loading(self, on: bool) -> None:
         if on:
@@ -327,8 +367,12 @@ class JournalView(QWidget):
         if not r.undoable:
             self.status.emit(f"Can't undo this change: {r.reason}" if r.reason else "Can't undo this change")
             return
-        self.session.undo(r.bot, r.id, lambda _res, rid=r.id, f=r.file: self._undone(rid, f),
-                          lambda e: self._undo_failed(e))
+        row_id, file = r.id, r.file
+
+        def done(_result: Any) -> None:
+            self._undone(row_id, file)
+
+        self.session.undo(r.bot, row_id, done, self._undo_failed)
 
     def _undone(self, row_id: str, file: str) -> None:
         self.status.emit(f"Undone: {file} is back as it was. The undo is itself a row and can be undone.")

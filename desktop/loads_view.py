@@ -91,13 +91,14 @@ class LoadsView(QWidget):
         self.block.setPlainText("")
         self.recall.setPlainText("")
         self.refresh()
-        if self.message.text().strip():
-            self.preview_recall()
 
     def refresh(self) -> None:
+        """Compose the block again (a file changed) and, with a message typed, the recall preview too."""
         bot = self.bot
         if bot is None:
             return
+        if self.message.text().strip():
+            self.preview_recall()
         mem = self.session.mem
         self._block_asked += 1
         asked = self._block_asked

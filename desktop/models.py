@@ -78,6 +78,11 @@ class FileInfo:
         return text
 
 
+def line_count(text: str) -> int:
+    """Lines as the gauge counts them: a last line without a newline is a line too."""
+    return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
+
+
 _ORDER = {FileKind.MEMORY: 0, FileKind.TOPIC: 1, FileKind.ARCHIVE: 2, FileKind.LOG: 3}
 
 
@@ -94,7 +99,7 @@ def list_files(mem: Memory, bot: str) -> list[FileInfo]:
         if ft is None:
             continue
         fm = read_frontmatter(ft.text) if kind is FileKind.TOPIC else None
-        out.append(FileInfo(rel, kind, len(ft.text.encode("utf-8")), ft.text.count("\n"),
+        out.append(FileInfo(rel, kind, len(ft.text.encode("utf-8")), line_count(ft.text),
                             fm.title if fm else None, fm.description if fm else None,
                             fm.aliases if fm else ()))
     if not any(f.rel == MEMORY_FILE for f in out):
@@ -277,7 +282,7 @@ def change_text(row: Any) -> str:
     for line in (row.diff or "").splitlines():
         if line.startswith(("+++", "---", "@@")):
             continue
-        if line.startswith(("+", "-")) and line[1:].strip():
+        if line.startswith(("+", "-")) and line[1:].strip() and line[1:].strip() != "---":   # not a frontmatter fence
             first = line[1:].strip()
             first = first.removeprefix("- ")
             break

@@ -131,9 +131,9 @@ def send_notify(address: str | None, title: str, body: str, actions: list[str]) 
     Sent with jeepney (installed with keyring on Linux) because PySide cannot
     marshal the ``uint32`` the call's signature ``susssasa{sv}i`` needs.
     """
-    from jeepney import DBusAddress, new_method_call
-    from jeepney.io.blocking import open_dbus_connection
-    from jeepney.wrappers import unwrap_msg
+    from jeepney import DBusAddress, new_method_call  # type: ignore[import-untyped]
+    from jeepney.io.blocking import open_dbus_connection  # type: ignore[import-untyped]
+    from jeepney.wrappers import unwrap_msg  # type: ignore[import-untyped]
 
     target = DBusAddress(PATH, bus_name=SERVICE, interface=IFACE)
     msg = new_method_call(target, "Notify", "susssasa{sv}i",

@@ -28,7 +28,8 @@ HOW_TO_MAKE_A_VAULT = (
     "To open it in Obsidian, choose “Open folder as vault” in Obsidian and pick {folder}; "
     "after that, Open in Obsidian takes you straight to the notes."
 )
-NO_HANDLER = "Obsidian does not seem to be installed (nothing opens obsidian:// links), so the folder was opened instead."
+NO_HANDLER_SHORT = "Obsidian does not seem to be installed (nothing opens obsidian:// links)."
+NO_HANDLER = NO_HANDLER_SHORT[:-1] + ", so the folder was opened instead."
 
 
 def config_candidates(platform: str = sys.platform, env: dict[str, str] | None = None,
@@ -111,10 +112,11 @@ def has_handler(platform: str = sys.platform, run: object = None) -> bool:
     if platform == "darwin":
         return any(Path(p).exists() for p in ("/Applications/Obsidian.app",
                                              str(Path.home() / "Applications" / "Obsidian.app")))
-    if platform.startswith("win"):
+    if platform.startswith("win") and sys.platform == "win32":
+        import winreg
+
         try:
-            import winreg  # type: ignore[import-not-found]
-            winreg.OpenKey(winreg.HKEY_CLASSES_ROOT, "obsidian")  # type: ignore[attr-defined]
+            winreg.OpenKey(winreg.HKEY_CLASSES_ROOT, "obsidian")
             return True
         except OSError:
             return False
@@ -191,12 +193,18 @@ def start_detached(program: str, arguments: list[str]) -> bool:
 _pending_reveals: set[object] = set()
 
 
-def show_items(uri: str, fallback: str) -> bool:
+Failed = Callable[[str, Path], None]
+"""Told what could not be opened: (the sentence to show, the path the person can go to by hand)."""
+
+NOTHING_OPENS_FOLDERS = "Nothing on this computer opened the folder (no file manager answered)."
+
+
+def show_items(uri: str, fallback: str, failed: Callable[[], None] | None = None) -> bool:
     """Ask the file manager over DBus (org.freedesktop.FileManager1.ShowItems) to select *uri*.
 
     The call is asynchronous; when it fails (no file manager offers the
-    service), *fallback* — the folder — is opened instead. False when there is
-    no session bus at all.
+    service), *fallback* — the folder — is opened instead, and *failed* is
+    called when that fails too. False when there is no session bus at all.
     """
     from PySide6.QtDBus import QDBusConnection, QDBusMessage, QDBusPendingCallWatcher
 
@@ -213,36 +221,61 @@ def show_items(uri: str, fallback: str) -> bool:
         _pending_reveals.discard(w)
         if w.isError():
             logger.info("FileManager1.ShowItems failed (%s); opening the folder", w.error().message())
-            open_url(fallback)
+            if not open_url(fallback) and failed is not None:
+                failed()
         w.deleteLater()
 
     watcher.finished.connect(finished)
     return True
 
 
-def show_in_file_manager(path: Path, platform: str = sys.platform) -> bool:
-    """Show *path* selected in the file manager; falls back to opening its folder."""
+def show_in_file_manager(path: Path, platform: str = sys.platform, failed: Failed | None = None) -> bool:
+    """Show *path* selected in the file manager; falls back to opening its folder.
+
+    When nothing opens it (now, or later when the DBus call fails), *failed*
+    is told what failed and the path, so the person can go there by hand.
+    """
     how = reveal(path, platform)
+
+    def fail() -> None:
+        logger.warning("nothing opened %s", path)
+        if failed is not None:
+            failed(NOTHING_OPENS_FOLDERS, Path(path))
+
     if how.dbus_uri is not None:
         folder = Path(path).parent.absolute().as_uri()
-        if show_items(how.dbus_uri, folder):
+        if show_items(how.dbus_uri, folder, fail):
             return True
         logger.info("no session bus; opening the folder instead")
-        return open_url(folder)
-    assert how.program is not None
-    return start_detached(how.program, list(how.arguments))
+        ok = open_url(folder)
+    else:
+        ok = start_detached(how.program or "", list(how.arguments))
+    if not ok:
+        fail()
+    return ok
 
 
 def open_plan(p: Plan) -> bool:
     return open_url(p.url)
 
 
-def open_in_obsidian(worker: Any, folder: Path, say: Callable[[str], None]) -> None:
-    """Decide on the worker (reads obsidian.json, runs xdg-mime), then open on the UI thread and say why."""
+def open_in_obsidian(worker: Any, folder: Path, say: Callable[[str], None], failed: Failed | None = None) -> None:
+    """Decide on the worker (reads obsidian.json, runs xdg-mime), then open on the UI thread and say why.
+
+    When nothing opens the link or the folder, *failed* (else *say*) gets what
+    failed, the plan's explanation and the folder.
+    """
 
     def opened(p: Plan) -> None:
         if not open_plan(p):
-            say(f"Could not open {p.url}")
+            what = ("Obsidian did not open." if p.in_obsidian else NOTHING_OPENS_FOLDERS)
+            # the folder did not open either: the plan's "so the folder was opened instead" is not true now
+            text = f"{what} {p.message.replace(NO_HANDLER, NO_HANDLER_SHORT)}".strip()
+            logger.warning("nothing opened %s", p.url)
+            if failed is not None:
+                failed(text, folder)
+            else:
+                say(f"{text} The folder is {folder}")
         elif p.message:
             say(p.message)
 

@@ -11,32 +11,36 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from botmemory.core import MEMORY_FILE, BotMemoryError, Conflict, classify
-from PySide6.QtCore import QItemSelectionModel, Qt, QTimer, Signal
+from botmemory.core import MEMORY_FILE, ONLY_FIRST_LINES, BotMemoryError, Conflict, classify
+from PySide6.QtCore import QItemSelectionModel, QStringListModel, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
+    QDialogButtonBox,
     QHBoxLayout,
     QHeaderView,
     QInputDialog,
     QLabel,
     QPushButton,
+    QListView,
     QSplitter,
+    QStackedWidget,
     QTableView,
     QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 
-from . import icons, obsidian
-from .editor import FileEditor
+from . import icons, obsidian, pathnotice
+from .editor import Banner, BudgetPreview, FileEditor, budget_preview, mono_font
 from .gauge import GaugeWidget
 from .journal_view import JournalView
 from .loads_view import LoadsView
 from .models import FilesModel, list_files
 from .session import Session
 from .upkeep_view import UpkeepView
+from .welcome import WelcomePage
 
 logger = logging.getLogger(__name__)
 
@@ -52,6 +56,54 @@ aliases: []
 """
 
 
+NO_BOT = "No bot is open: create one or choose the bot home first."
+
+
+def topic_name_problem(name: str) -> str | None:
+    """Why *name* cannot be a new topic's file name, or None."""
+    name = name.strip()
+    if not name:
+        return "Type a name."
+    if "/" in name or "\\" in name:
+        return ("A topic name is one file name under memory/: letters, numbers, spaces, dots and dashes, "
+                "nothing nested.")
+    rel = f"memory/{name if name.endswith('.md') else name + '.md'}"
+    try:
+        classify(rel)
+    except BotMemoryError as e:
+        return str(e)
+    if rel == "memory/archive.md":
+        return "memory/archive.md is the archive, not a topic."
+    return None
+
+
+class TopicDialog(QInputDialog):
+    """New topic: the name is checked as it is typed; OK stays disabled, with the reason, until it is valid."""
+
+    PROMPT = "Topic file name (letters, numbers, spaces, dots, dashes):"
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("New topic")
+        self.setLabelText(self.PROMPT)
+        self.setInputMode(QInputDialog.InputMode.TextInput)
+        self.textValueChanged.connect(self._check)
+        self._check("")
+
+    def ok_button(self) -> QPushButton | None:
+        box = self.findChild(QDialogButtonBox)
+        return box.button(QDialogButtonBox.StandardButton.Ok) if box is not None else None
+
+    def _check(self, text: str) -> None:
+        problem = topic_name_problem(text)
+        shown = problem if text.strip() else None
+        self.setLabelText(self.PROMPT + (f"\n\n{shown}" if shown else ""))
+        ok = self.ok_button()
+        if ok is not None:
+            ok.setEnabled(problem is None)
+            ok.setToolTip(problem or "")
+
+
 def pretty_path(path: Path) -> str:
     """A folder as a person reads it: ``~/.openmausbot/workspaces/scout``."""
     try:
@@ -65,12 +117,13 @@ class MemoryPanel(QWidget):
 
     bot_changed = Signal(str)
 
-    def __init__(self, session: Session, parent: QWidget | None = None) -> None:
+    def __init__(self, session: Session, parent: QWidget | None = None, *, demo: bool = False) -> None:
         super().__init__(parent)
         self.session = session
         self.bot: str | None = None
+        self._pending_bot: str | None = None
         self._files_asked = 0
-        self.setWindowTitle("Memory — botmemory")
+        self.setWindowTitle("Memory")   # the platform adds " — Bot Memory"
         self.resize(1040, 760)
         self.setWindowFlag(Qt.WindowType.Window, True)
         self.setWindowIcon(icons.app_icon())
@@ -93,6 +146,28 @@ class MemoryPanel(QWidget):
         head.addWidget(self.reveal_button)
 
         self.gauge = GaugeWidget()
+        self.room_button = QPushButton("Make room…")
+        self.room_button.setToolTip("Move the oldest dated entries to memory/archive.md until MEMORY.md loads whole")
+        self.room_button.clicked.connect(self.preview_room)
+        self.room_button.hide()
+        self.room_banner = Banner("#fde2c8")
+        self.room_model = QStringListModel(self)
+        self.room_view = QListView()
+        self.room_view.setModel(self.room_model)
+        self.room_view.setMaximumHeight(130)
+        self.room_view.setFont(mono_font())
+        room_layout = self.room_banner.layout()
+        assert isinstance(room_layout, QVBoxLayout)
+        room_layout.insertWidget(1, self.room_view)
+        self.room_move_button = self.room_banner.add_button("Move them to the archive")
+        self.room_cancel_button = self.room_banner.add_button("Cancel")
+        self.room_undo_button = self.room_banner.add_button("Undo")
+        self.room_move_button.clicked.connect(self.make_room)
+        self.room_cancel_button.clicked.connect(self.room_banner.hide)
+        self.room_undo_button.clicked.connect(self.undo_room)
+        self.room_undo_button.hide()
+        self._room_hash: str | None = None
+        self._room_done: Any = None
 
         self.loads = LoadsView(session)
         self.files_model = FilesModel(self)
@@ -144,13 +219,32 @@ class MemoryPanel(QWidget):
         self._status_timer.setInterval(STATUS_MS)
         self._status_timer.timeout.connect(lambda: self.status_label.setText(""))
 
+        self.welcome = WelcomePage(session, can_choose_home=not demo,
+                                   choose_home_reason="This is the demo home; run Bot Memory without --demo "
+                                                      "to choose your own.")
+        self.welcome.choose_home.connect(self.choose_home)
+        self.welcome.bot_created.connect(self._bot_created)
+        bot_page = QWidget()
+        bp = QVBoxLayout(bot_page)
+        bp.setContentsMargins(0, 0, 0, 0)
+        gauge_row = QHBoxLayout()
+        gauge_row.addWidget(self.gauge, 1)
+        gauge_row.addWidget(self.room_button, 0, Qt.AlignmentFlag.AlignBottom)
+        bp.addLayout(gauge_row)
+        bp.addWidget(self.room_banner)
+        bp.addWidget(self.tabs, 1)
+        self.pages = QStackedWidget()
+        self.pages.addWidget(bot_page)
+        self.pages.addWidget(self.welcome)
+
         box = QVBoxLayout(self)
         box.addLayout(head)
-        box.addWidget(self.gauge)
-        box.addWidget(self.tabs, 1)
+        box.addWidget(self.pages, 1)
         box.addWidget(self.status_label)
+        self._no_bot(NO_BOT)
 
-        QShortcut(QKeySequence.StandardKey.Close, self, activated=self.close)
+        close = QShortcut(QKeySequence(QKeySequence.StandardKey.Close), self)
+        close.activated.connect(self.close)
         session.gauges_changed.connect(self._gauges)
         session.rows_added.connect(self._rows_added)
         session.bots_changed.connect(self._bots)
@@ -159,7 +253,46 @@ class MemoryPanel(QWidget):
 
     # ----- bots
 
+    choose_home = Signal()
+    """The welcome page's "Choose the bot home…" (the app opens Settings)."""
+
+    def _no_bot(self, reason: str) -> None:
+        """Nothing to act on: every control that needs a bot is disabled and says why."""
+        for w in (self.bot_box, self.obsidian_button, self.reveal_button, self.new_topic_button, self.room_button):
+            w.setEnabled(False)
+            w.setToolTip(reason)
+
+    def _has_bot(self) -> None:
+        for w in (self.bot_box, self.obsidian_button, self.reveal_button, self.new_topic_button, self.room_button):
+            w.setEnabled(True)
+        self.bot_box.setToolTip("Which bot's memory this window shows")
+        self.obsidian_button.setToolTip("Open this bot's folder in Obsidian")
+        self.reveal_button.setToolTip("Show the open file in the file manager")
+        self.new_topic_button.setToolTip("A new topic file under memory/")
+        self.room_button.setToolTip("Move the oldest dated entries to memory/archive.md until MEMORY.md loads whole")
+
+    def showing_welcome(self) -> bool:
+        return self.pages.currentWidget() is self.welcome
+
+    def _bot_created(self, bot: str) -> None:
+        self.say(f"Created {bot}: its MEMORY.md is empty and ready.")
+        self._pending_bot = bot
+
     def _bots(self, bots: list[str]) -> None:
+        if not bots:
+            if self.bot is None:
+                self.pages.setCurrentWidget(self.welcome)
+                self.setWindowTitle("Welcome")
+                self._no_bot("This home has no bots yet: create one, or choose the bot home.")
+                self.welcome.look_for_agents()
+            return
+        if self.showing_welcome():
+            self.pages.setCurrentIndex(0)
+        self._has_bot()
+        pending = self._pending_bot
+        if pending is not None and pending in bots and self.bot is None:
+            self._pending_bot = None
+            self.set_bot(pending)
         self.bot_box.blockSignals(True)
         self.bot_box.clear()
         self.bot_box.addItems(bots)
@@ -182,11 +315,17 @@ class MemoryPanel(QWidget):
         self.bot_box.setCurrentText(bot)
         self.bot_box.blockSignals(False)
         self.setWindowTitle(f"{bot} — Memory")
+        if self.showing_welcome():
+            self.pages.setCurrentIndex(0)
+        self._has_bot()
+        self._room_done = None
+        self.room_banner.hide()
         try:
             self.path_label.setText(pretty_path(self.session.mem.home.workspace(bot)))
         except BotMemoryError:
             self.path_label.setText("")
         self.gauge.set_gauge(self.session.gauges.get(bot))
+        self._room_visible()
         self.editor.clear()
         self.loads.set_bot(bot)
         self.journal.set_bot(bot)
@@ -202,6 +341,113 @@ class MemoryPanel(QWidget):
     def _gauges(self, gauges: dict[str, Any]) -> None:
         if self.bot is not None:
             self.gauge.set_gauge(gauges.get(self.bot))
+            self._room_visible()
+
+    def _room_visible(self) -> None:
+        g = self.gauge.gauge
+        over = g is not None and g.unloaded_lines > 0
+        self.room_button.setVisible(over)
+        if not over and self._room_done is None:   # after Make room the banner stays for its Undo
+            self.room_banner.hide()
+
+    # ----- make room: the overflow preview's entries to the archive now
+
+    def preview_room(self) -> None:
+        """Read MEMORY.md (on the worker) and show which entries Make room would move."""
+        bot = self.bot
+        if bot is None:
+            return
+        mem = self.session.mem
+
+        def read() -> tuple[str | None, BudgetPreview]:
+            ft = mem.store.read(bot, MEMORY_FILE)
+            return (ft.hash if ft else None), budget_preview(ft.text if ft else "", mem.today)
+
+        self.session.submit_read(read, lambda r: self._show_room(bot, *r),
+                                 lambda e: self.say(f"Could not read MEMORY.md: {e}"))
+
+    def _show_room(self, bot: str, file_hash: str | None, p: BudgetPreview) -> None:
+        if bot != self.bot:
+            return
+        self._room_hash = file_hash
+        g = p.gauge
+        n = len(p.moved)
+        head = (f"<b>{g.unloaded_lines} line{'s' if g.unloaded_lines != 1 else ''} of MEMORY.md "
+                f"{'do' if g.unloaded_lines != 1 else 'does'} not load</b> ({ONLY_FIRST_LINES}).")
+        if n:
+            text = (f"{head} Make room moves {'this entry' if n == 1 else f'these {n} entries'} — the oldest dated "
+                    "ones, struck and expired first — to memory/archive.md, in one change you can undo in the "
+                    "journal:")
+            if not p.fits_after:
+                text += " (it still would not all fit: hand-written lines and health facts never move)"
+        else:
+            text = (f"{head} Nothing here can move to the archive: hand-written lines and health facts never "
+                    "move. Trim MEMORY.md in Files to make it fit.")
+        self.room_banner.label.setText(text)
+        self.room_model.setStringList(p.moved)
+        self.room_view.setVisible(bool(n))
+        self.room_move_button.setVisible(bool(n))
+        self.room_move_button.setText(f"Move {'it' if n == 1 else f'these {n}'} to the archive")
+        self.room_move_button.setEnabled(True)
+        self.room_undo_button.hide()
+        self.room_cancel_button.setText("Cancel" if n else "Close")
+        self.room_banner.show()
+
+    def make_room(self) -> None:
+        bot = self.bot
+        if bot is None:
+            return
+        self.room_move_button.setEnabled(False)
+        self.session.make_room(bot, self._room_hash, lambda r: self._room_made(bot, r),
+                               lambda e: self._room_failed(bot, e))
+
+    def _room_made(self, bot: str, result: Any) -> None:
+        n = len(result.moved)
+        text = (f"Moved {n} entr{'y' if n == 1 else 'ies'} of {bot} to memory/archive.md"
+                + ("" if result.fits else "; MEMORY.md is still over the budget") + ".")
+        self.say(text)
+        if bot != self.bot or not n:
+            self.room_banner.hide()
+            return
+        # the banner stays with Undo: both files back in one change, while neither changed since
+        self._room_done = result
+        self.room_banner.label.setText(f"<b>{text}</b> Undo puts both files back as they were.")
+        self.room_model.setStringList([])
+        self.room_view.hide()
+        self.room_move_button.hide()
+        self.room_undo_button.show()
+        self.room_undo_button.setEnabled(True)
+        self.room_cancel_button.setText("Close")
+        self.room_banner.show()
+
+    def undo_room(self) -> None:
+        bot, room = self.bot, self._room_done
+        if bot is None or room is None:
+            return
+        self.room_undo_button.setEnabled(False)
+        self.session.undo_room(bot, room, lambda _c: self._room_undone(bot), lambda e: self._room_undo_failed(e))
+
+    def _room_undone(self, bot: str) -> None:
+        self._room_done = None
+        self.room_banner.hide()
+        self.say(f"Make room undone: the entries are back in {bot}'s MEMORY.md and out of the archive.")
+
+    def _room_undo_failed(self, e: BaseException) -> None:
+        self._room_done = None
+        self.room_banner.hide()
+        if isinstance(e, Conflict):
+            self.say("Not undone: MEMORY.md or the archive changed since. Each file's row in the journal "
+                     "can still be undone.")
+        else:
+            self.say(f"Could not undo: {e}")
+
+    def _room_failed(self, bot: str, e: BaseException) -> None:
+        if isinstance(e, Conflict):
+            self.say("MEMORY.md changed meanwhile; here is what would move now.")
+            self.preview_room()
+            return
+        self.room_move_button.setEnabled(True)
+        self.say(f"Could not make room: {e}")
 
     def _rows_added(self, rows: list[Any]) -> None:
         mine = [r for r in rows if r.bot == self.bot]
@@ -239,7 +485,7 @@ class MemoryPanel(QWidget):
             self.files_view.selectionModel().setCurrentIndex(
                 idx, QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows)
             self.files_view.selectionModel().blockSignals(False)
-            if keep != self.editor.rel:
+            if keep is not None and keep != self.editor.rel:
                 self.editor.open_file(bot, keep)
 
     def _file_selected(self, row: int) -> None:
@@ -261,47 +507,60 @@ class MemoryPanel(QWidget):
 
     # ----- actions
 
+    def topic_dialog(self) -> TopicDialog:
+        """The New topic dialog (its own method so tests can drive it)."""
+        return TopicDialog(self)
+
     def new_topic(self) -> None:
         if self.bot is None:
             return
-        name, ok = QInputDialog.getText(self, "New topic", "Topic file name (letters, numbers, spaces, dots, dashes):")
-        if ok and name.strip():
-            self.create_topic(name.strip())
+        dialog = self.topic_dialog()
+        try:
+            if dialog.exec() and not topic_name_problem(dialog.textValue()):
+                self.create_topic(dialog.textValue().strip())
+        finally:
+            dialog.deleteLater()
 
     def create_topic(self, name: str) -> None:
         bot = self.bot
         if bot is None:
             return
-        if "/" in name or "\\" in name:
-            self.say("A topic name is one file name under memory/: letters, numbers, spaces, dots and dashes, "
-                     "nothing nested.")
+        problem = topic_name_problem(name)
+        if problem:
+            self.say(problem)
             return
         if not name.endswith(".md"):
             name += ".md"
         rel = f"memory/{name}"
-        try:
-            classify(rel)
-        except BotMemoryError as e:
-            self.say(str(e))
-            return
         title = name[:-3].replace("-", " ").strip().capitalize()
-        self.session.save(bot, rel, NEW_TOPIC.format(title=title), None,
-                          lambda _c: (self.refresh_files(select=rel), self.say(f"Created {rel}.")),
+
+        def created(_change: Any) -> None:
+            self.refresh_files(select=rel)
+            self.say(f"Created {rel}.")
+
+        self.session.save(bot, rel, NEW_TOPIC.format(title=title), None, created,
                           lambda e: self.say(f"{rel} already exists." if isinstance(e, Conflict)
                                              else f"Could not create {rel}: {e}"))
 
     def open_in_obsidian(self) -> None:
         if self.bot is None:
             return
-        obsidian.open_in_obsidian(self.session.worker, self.session.mem.home.workspace(self.bot), self.say)
+        obsidian.open_in_obsidian(self.session.worker, self.session.mem.home.workspace(self.bot), self.say,
+                                  self.cannot_open)
 
     def show_in_file_manager(self) -> None:
         if self.bot is None:
             return
         rel = self.editor.rel or MEMORY_FILE
-        obsidian.show_in_file_manager(self.session.mem.home.workspace(self.bot) / rel)
+        obsidian.show_in_file_manager(self.session.mem.home.workspace(self.bot) / rel, failed=self.cannot_open)
+
+    def cannot_open(self, text: str, path: Path) -> None:
+        """Nothing opened the folder: say what failed, show the path, offer Copy."""
+        self.say(f"Nothing on this computer opened {path.name}; its path is in the window that opened.")
+        pathnotice.show(text, path, self)
 
     def say(self, text: str) -> None:
+        """A message in the status line under the tabs (cleared after a while)."""
         self.status_label.setText(text)
         self._status_timer.start()
 

@@ -22,8 +22,8 @@ from datetime import datetime
 from typing import Any
 
 from botmemory.core import (
-    ARCHIVE_FILE, MEMORY_FILE, ONLY_FIRST_LINES, Actor, Gauge, Level, Memory, Write, gauge, local_today,
-    set_bot_setting,
+    ARCHIVE_FILE, MEMORY_FILE, ONLY_FIRST_LINES, Actor, Gauge, Level, Memory, Write, check_bot_id, gauge, local_today,
+    move_overflow, set_bot_setting, undo_overflow,
 )
 from PySide6.QtCore import QFileSystemWatcher, QObject, Qt, QTimer, Signal, Slot
 
@@ -34,6 +34,7 @@ from .worker import Worker
 logger = logging.getLogger(__name__)
 
 PANEL = Actor.person("panel")
+UNDO = Actor.person("undo")
 COALESCE_MS = 60
 """Journal events within this many ms are read as one batch (a write touches the archive and MEMORY.md)."""
 UPKEEP_CHECK_MS = 10 * 60 * 1000
@@ -194,7 +195,7 @@ class Session(QObject):
         primed = self._primed
         self._primed = True
         self._newest.update(state["marks"])
-        if state["bots"] != self.bots:
+        if state["bots"] != self.bots or not primed:   # the first read says so even for a home with no bots
             self.bots = state["bots"]
             self.bots_changed.emit(list(self.bots))
         old = self.gauges
@@ -291,6 +292,29 @@ class Session(QObject):
 
         self.worker.write(lambda: corelink.tidy_now(mem, bot), finished, error)
 
+    def make_room(self, bot: str, expected_hash: str | None, done: Callable[[Any], None],
+                  error: Callable[[BaseException], None]) -> None:
+        """Move the overflow preview's entries to the archive now (the core's ``move_overflow``)."""
+        mem = self.mem
+        self.worker.write(lambda: move_overflow(mem.store, bot, PANEL, expected_hash=expected_hash),
+                          done, error)
+
+    def undo_room(self, bot: str, room: Any, done: Callable[[Any], None],
+                  error: Callable[[BaseException], None]) -> None:
+        """Undo a Make room as one change (both files back), while neither file changed since."""
+        mem = self.mem
+        self.worker.write(lambda: undo_overflow(mem.store, bot, room, UNDO), done, error)
+
+    def create_bot(self, bot: str, done: Callable[[Any], None], error: Callable[[BaseException], None]) -> None:
+        """Create a bot's workspace (``botmemory init``), then read the home again."""
+        mem = self.mem
+
+        def finished(created: Any) -> None:
+            self.poll()
+            done(created)
+
+        self.worker.write(lambda: mem.store.init(check_bot_id(bot)), finished, error)
+
     def set_switch(self, bot: str, key: str, value: bool, done: Callable[[Any], None] | None = None,
                    error: Callable[[BaseException], None] | None = None) -> None:
         home = self.mem.home
@@ -300,12 +324,14 @@ class Session(QObject):
 
     @Slot()
     def check_upkeep(self) -> None:
-        if not self.today_fixed:
-            self.mem.store.today = local_today()
         mem = self.mem
         now = datetime.now().astimezone()
+        follow_the_date = not self.today_fixed
 
         def run() -> dict[str, Any]:
+            # the date moves on the writer thread, between writes — never on the UI thread under a running task
+            if follow_the_date:
+                mem.store.today = local_today()
             return corelink.run_due(mem, now)
 
         def ran(reports: dict[str, Any]) -> None:

@@ -57,6 +57,9 @@ logger = logging.getLogger(__name__)
 APP_NAME = "botmemory"
 UI_SETTINGS_FILE = "settings.json"
 MIN_WIDTH = 540
+DEMO_NOTE = ("This is the demo: a temporary home deleted when Bot Memory quits. Settings here change only the "
+             "demo's config.json; the home folder and start at login are chosen when you run Bot Memory "
+             "without --demo.")
 
 # Field names, as Invalid.problems uses them.
 HOME, LOGIN, INSTANCE, MODEL, API_KEY, TIDY_HOUR, RECALL, CONFIG = (
@@ -396,7 +399,7 @@ class Saved:
 
 def save(settings: Settings, autostart: autostart_mod.Autostart, *,
          backend: keyring.backend.KeyringBackend | None = None, ui_path: Path | None = None,
-         command: Sequence[str] | None = None) -> Saved:
+         command: Sequence[str] | None = None, app_settings: bool = True) -> Saved:
     """Write checked settings: key, then ``config.json``, then start at login, then the home choice.
 
     Raises :class:`Invalid` before writing anything when ``config.json`` cannot
@@ -416,6 +419,10 @@ def save(settings: Settings, autostart: autostart_mod.Autostart, *,
     if new != config:
         write_config(home, new)
         changed.append("config.json")
+    if not app_settings:   # the demo: its own config.json only, never the app's settings
+        logger.info("settings saved (%s); the demo keeps the app's settings as they were",
+                    ", ".join(changed) or "nothing changed")
+        return Saved(settings, changed)
     if autostart.is_enabled() != settings.start_at_login:
         autostart_mod.set_enabled(autostart, settings.start_at_login, command)
         changed.append("start at login")
@@ -448,9 +455,11 @@ class SettingsDialog(QDialog):
     def __init__(self, home: Home, parent: QWidget | None = None, *, worker: Worker | None = None,
                  autostart: autostart_mod.Autostart | None = None,
                  keyring_backend: keyring.backend.KeyringBackend | None = None,
-                 ui_path: Path | None = None, command: Sequence[str] | None = None) -> None:
+                 ui_path: Path | None = None, command: Sequence[str] | None = None,
+                 demo: bool = False) -> None:
         super().__init__(parent)
         self.setWindowTitle("Bot Memory Settings")
+        self.demo = demo
         self.setMinimumWidth(MIN_WIDTH)
         self._own_worker = worker is None
         self._worker = worker if worker is not None else Worker(self)
@@ -463,6 +472,14 @@ class SettingsDialog(QDialog):
         self._keyring_ok = False
         self._has_key: bool | None = None
         self._build()
+        if demo:
+            self.demo_note = _note(DEMO_NOTE)
+            self.demo_note.setStyleSheet("color: #b26a00;")
+            box = self.layout()
+            assert isinstance(box, QVBoxLayout)
+            box.insertWidget(0, self.demo_note)
+            for w in (self.home_edit, self.browse_button, self.login_check):
+                w.setToolTip(DEMO_NOTE)
         self._set_busy(True)
         self._load(home.root, first=True)
 
@@ -571,6 +588,9 @@ class SettingsDialog(QDialog):
         for widget in (self.home_edit, self.browse_button, self.login_check, self.instance_edit,
                        self.model_edit, self.tidy_spin, self.recall_check, self.save_button):
             widget.setEnabled(not busy)
+        if self.demo:   # the demo never chooses the home or start at login
+            for widget in (self.home_edit, self.browse_button, self.login_check):
+                widget.setEnabled(False)
         self.key_edit.setEnabled(not busy and self._keyring_ok)
         self.forget_key_button.setEnabled(not busy and self._keyring_ok and bool(self._has_key))
 
@@ -683,10 +703,11 @@ class SettingsDialog(QDialog):
         """Check and write everything on the worker; refused values show a message and nothing is written."""
         form = self.form()
         autostart, backend, ui_path, command = self._autostart, self._backend, self._ui_path, self._command
+        app_settings = not self.demo
         self._show_errors({})
         self._set_busy(True)
         self._worker.write(lambda: save(validate(form), autostart, backend=backend, ui_path=ui_path,
-                                        command=command),
+                                        command=command, app_settings=app_settings),
                            self._on_saved, self._on_error)
 
     def _on_saved(self, result: Saved) -> None:

@@ -28,6 +28,8 @@ from .session import Session
 
 logger = logging.getLogger(__name__)
 
+NO_BOT = "No bot is open yet: create or choose one first."
+
 
 @dataclass(frozen=True)
 class UpkeepInfo:
@@ -67,6 +69,13 @@ def report_text(report: dict[str, Any] | None, error: str | None = None) -> str:
         return ""
     if "error" in report and len(report) == 1:
         return f"It failed: {report['error']}"
+    rows = report.get("rows") or []
+    if not rows:
+        skipped = {s.get("step") for s in report.get("skipped") or [] if isinstance(s, dict)}
+        found = ["no expired entries", "no exact duplicates"]
+        if "contradictions" not in skipped:     # a skipped step found nothing because it did not look
+            found.append("no contradictions")
+        return "Nothing needed tidying: " + ", ".join(found) + "." + _skipped(report)
     parts = [
         f"moved {_n(int(report.get('expired_moved', 0)), 'expired entry', 'expired entries')} to the archive",
         f"removed {_n(int(report.get('duplicates_removed', 0)), 'exact duplicate', 'exact duplicates')}",
@@ -75,12 +84,13 @@ def report_text(report: dict[str, Any] | None, error: str | None = None) -> str:
     kept = int(report.get("kept_parts", 0) or 0)
     if kept:
         parts.append(f"kept {_n(kept, 'still-true part', 'still-true parts')}")
-    text = ", ".join(parts) + "."
-    rows = report.get("rows") or []
-    if not rows:
-        text = "Nothing needed tidying. " + text
-    else:
-        text += f" {_n(len(rows), 'journal row', 'journal rows')}, each can be undone."
+    text = "The tidy-up " + ", ".join(parts) + "."
+    text += f" {_n(len(rows), 'journal row', 'journal rows')}, each can be undone."
+    return text + _skipped(report)
+
+
+def _skipped(report: dict[str, Any]) -> str:
+    text = ""
     for s in report.get("skipped") or []:
         if isinstance(s, dict):
             where = f"{s.get('file')}: " if s.get("file") else ""
@@ -124,12 +134,18 @@ class UpkeepView(QWidget):
             lab.setStyleSheet("color: #666; margin-left: 22px;")
         self.memory_switch.toggled.connect(lambda on: self._switch("memory", on))
         self.upkeep_switch.toggled.connect(lambda on: self._switch("upkeep", on))
+        # nothing to tick until the bot's settings are read
+        for w in (self.memory_switch, self.upkeep_switch):
+            w.setEnabled(False)
+            w.setToolTip(NO_BOT)
 
         self.last_label = QLabel()
         self.report_label = QLabel()
         self.report_label.setWordWrap(True)
         self.tidy_button = QPushButton("Tidy up now")
         self.tidy_button.clicked.connect(self.tidy_now)
+        self.tidy_button.setEnabled(False)
+        self.tidy_button.setToolTip(NO_BOT)
 
         self.heavy_frame = QFrame()
         self.heavy_frame.setObjectName("heavy")
@@ -188,13 +204,25 @@ class UpkeepView(QWidget):
         finally:
             self._setting = False
         on = info.settings.memory and info.settings.upkeep
+        self.memory_switch.setEnabled(True)
+        self.memory_switch.setToolTip("")
         self.upkeep_switch.setEnabled(info.settings.memory)
+        self.upkeep_switch.setToolTip("" if info.settings.memory else "Memory is off for this bot: turn it on first.")
         self.tidy_button.setEnabled(on)
+        self.tidy_button.setToolTip("" if on else "Upkeep is off for this bot." if info.settings.memory
+                                    else "Memory is off for this bot.")
         self.last_label.setText(f"Last tidy-up: {when_text(info.last_run)}")
         text = report_text(info.report, info.error)
         if not on:
             text = ("Upkeep is off for this bot: nothing runs by itself, and Tidy up now is unavailable."
                     if info.settings.memory else "Memory is off for this bot: upkeep does not run.")
+        g = self.session.gauges.get(bot)
+        if on and g is not None and g.unloaded_lines > 0:
+            n = g.unloaded_lines
+            text = (text + "\n" if text else "") + (
+                f"{n} line{'s' if n != 1 else ''} of MEMORY.md still do{'es' if n == 1 else ''} not load: a tidy-up "
+                "only moves expired entries. Make room (under the gauge) moves the oldest dated entries to the "
+                "archive now.")
         self.report_label.setText(text)
         self.heavy_label.setText(f"<b>{info.heavy}</b>" if info.heavy else "")
         self.heavy_frame.setVisible(bool(info.heavy))
@@ -203,9 +231,12 @@ class UpkeepView(QWidget):
         if self._setting or self.bot is None:
             return
         bot = self.bot
-        self.session.set_switch(bot, key, on, lambda _s: (self.refresh(), self.status.emit(
-            f"{'Memory' if key == 'memory' else 'Memory upkeep'} is {'on' if on else 'off'} for {bot}.")),
-            lambda e: self.status.emit(f"Could not change the switch: {e}"))
+
+        def done(_settings: Any) -> None:
+            self.refresh()
+            self.status.emit(f"{'Memory' if key == 'memory' else 'Memory upkeep'} is {'on' if on else 'off'} for {bot}.")
+
+        self.session.set_switch(bot, key, on, done, lambda e: self.status.emit(f"Could not change the switch: {e}"))
 
     def tidy_now(self) -> None:
         if self.bot is None:

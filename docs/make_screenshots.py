@@ -4,7 +4,8 @@ Run under a display, e.g. Xvfb:
 
     xvfb-run -a -s "-screen 0 1280x900x24" .venv/bin/python docs/make_screenshots.py
 
-Writes docs/screenshot-amber.png, -red.png, -journal.png and -conflict.png.
+Writes docs/screenshot-amber.png, -red.png, -make-room.png, -journal.png, -conflict.png and
+-first-run.png (a fresh, empty home).
 Every state is reached through the app and the core, as a person would.
 """
 from __future__ import annotations
@@ -45,8 +46,8 @@ def settle(desk, ms: int = 300) -> None:
         time.sleep(0.01)
 
 
-def start(root: Path):
-    started = appmod.launch(["--root", str(root), "--show", "scout", "--no-tray"])
+def start(root: Path, show: str | None = "scout"):
+    started = appmod.launch(["--root", str(root), *(["--show", show] if show else []), "--no-tray"])
     desk = started.desk
     desk.panel.resize(*SIZE)
     settle(desk, 600)
@@ -126,6 +127,24 @@ def main() -> int:
     block.verticalScrollBar().setValue(block.verticalScrollBar().maximum())
     settle(desk)
     shoot(desk, "red")
+
+    # 5. Make room: the entries that would move, before they move
+    desk.panel.room_button.click()
+    wait_until(lambda: desk.panel.room_banner.isVisible())
+    settle(desk)
+    shoot(desk, "make-room")
+    stop(started)
+
+    # 6. the first run on a fresh, empty home
+    person = person.parent.parent / "sam-fresh" / "sam"
+    person.mkdir(parents=True)
+    os.environ["HOME"] = str(person)
+    root = person / ".openmausbot"
+    root.mkdir()
+    started, desk = start(root, None)
+    wait_until(lambda: desk.panel.showing_welcome())
+    settle(desk)
+    shoot(desk, "first-run")
     stop(started)
     return 0
 

@@ -179,3 +179,55 @@ def test_prefer_adds_once(mem):
 def test_prefer_limits(mem, text):
     with pytest.raises(BadInput):
         update.prefer(mem.home, BOT, text, mem.today)
+
+
+# ----- make room now (the panel's Make room)
+
+
+def test_move_overflow_moves_what_the_preview_lists_in_one_write(mem):
+    from botmemory.core import entries as E
+    from botmemory.core.errors import Conflict
+
+    text = full_memory(230)
+    mem.store.write(BOT, MEMORY_FILE, text, PERSON)
+    preview = E.parse(text)
+    expected, _ = update.make_room(preview, mem.store.today, None)
+    before = mem.store.read(BOT, MEMORY_FILE)
+    with pytest.raises(Conflict):
+        update.move_overflow(mem.store, BOT, PERSON, expected_hash="0" * 64)
+    assert mem.store.text(BOT, MEMORY_FILE) == text and mem.store.read(BOT, ARCHIVE_FILE) is None
+    r = update.move_overflow(mem.store, BOT, PERSON, expected_hash=before.hash)
+    assert r.moved == [b.first_line for b in expected] and r.fits
+    assert [c.file for c in r.changes] == [ARCHIVE_FILE, MEMORY_FILE]   # the archive first, then MEMORY.md
+    after = mem.store.text(BOT, MEMORY_FILE)
+    assert after.startswith("Hand-written: call me Sam\n") and after.endswith("\n")
+    assert len(after.splitlines()) <= 200
+    arch = mem.store.text(BOT, ARCHIVE_FILE)
+    for first in r.moved:
+        assert first not in after and first in arch
+    assert arch.count("· moved 2026-10-15") == len(r.moved)
+
+
+def test_move_overflow_within_budget_changes_nothing(mem):
+    mem.store.write(BOT, MEMORY_FILE, full_memory(10), PERSON)
+    r = update.move_overflow(mem.store, BOT, PERSON)
+    assert r.moved == [] and r.fits and r.changes == []
+    assert mem.store.read(BOT, ARCHIVE_FILE) is None
+
+
+def test_undo_overflow_puts_both_files_back_in_one_write_unless_one_changed(mem):
+    from botmemory.core.errors import Conflict
+
+    text = full_memory(230)
+    mem.store.write(BOT, MEMORY_FILE, text, PERSON)
+    mem.store.write(BOT, ARCHIVE_FILE, "# Archive\n", PERSON)
+    room = update.move_overflow(mem.store, BOT, PERSON)
+    changes = update.undo_overflow(mem.store, BOT, room, Actor("person", "undo"))
+    assert [c.file for c in changes] == [MEMORY_FILE, ARCHIVE_FILE]
+    assert mem.store.text(BOT, MEMORY_FILE) == text and mem.store.text(BOT, ARCHIVE_FILE) == "# Archive\n"
+    room = update.move_overflow(mem.store, BOT, PERSON)
+    mem.store.write(BOT, ARCHIVE_FILE, mem.store.text(BOT, ARCHIVE_FILE) + "a later line\n", PERSON)
+    with pytest.raises(Conflict):
+        update.undo_overflow(mem.store, BOT, room, Actor("person", "undo"))
+    assert "a later line" in mem.store.text(BOT, ARCHIVE_FILE)          # nothing written
+    assert len(mem.store.text(BOT, MEMORY_FILE).splitlines()) <= 200

@@ -41,6 +41,8 @@ def close(started) -> None:
     desk = started.desk
     desk.shutdown()
     started.server.close()
+    if desk._settings is not None:
+        delete(desk._settings)
     delete(desk.panel)
     delete(desk)
     delete(started.server)
@@ -113,7 +115,7 @@ def test_tray_actions_do_what_they_say(qtbot, make_app, mem, monkeypatch):
     calls = []
     monkeypatch.setattr(obsidian, "decide", lambda folder, file=None: obsidian.plan(folder, [folder], True))
     monkeypatch.setattr(obsidian, "open_url", lambda url: calls.append(url) or True)
-    monkeypatch.setattr(obsidian, "show_items", lambda uri, fallback: calls.append(uri) or True)
+    monkeypatch.setattr(obsidian, "show_items", lambda uri, fallback, failed=None: calls.append(uri) or True)
     mem.store.write(BOT, "MEMORY.md", entry("2026-09-01", "Old") + " · until 2026-09-30\n", Actor.person())
     a = make_app(tray=True)
     a.start()
@@ -206,10 +208,12 @@ def test_relaunch_arguments():
 
 def test_settings_open_from_the_tray(qtbot, make_app, monkeypatch, tmp_path):
     opened = []
+    kw_seen = []
 
     class FakeDialog:
-        def __init__(self, home):
+        def __init__(self, home, **kw):
             opened.append(home)
+            kw_seen.append(kw)
 
         def isVisible(self):
             return False
@@ -221,3 +225,72 @@ def test_settings_open_from_the_tray(qtbot, make_app, monkeypatch, tmp_path):
     a = make_app(tray=True)
     a.tray.settings.emit()
     assert opened == [a.mem.home]
+    assert kw_seen == [{"worker": a.session.worker, "demo": False}]   # one writer thread for the app
+
+
+def test_the_demo_never_writes_the_apps_settings_and_is_removed_on_quit(qtbot, tmp_path, monkeypatch):
+    from botmemory.desktop import settings_dialog as sd
+
+    ui_path = tmp_path / "config" / "settings.json"
+    monkeypatch.setattr(sd, "ui_settings_path", lambda: ui_path)
+    monkeypatch.setattr(appmod.demo_mod.tempfile, "tempdir", str(tmp_path))
+    started = appmod.launch(["--demo", "--no-tray"])
+    desk = started.desk
+    where = desk.mem.home.root
+    try:
+        assert where.parent == tmp_path and where.name.startswith("botmemory-demo-")
+        assert desk.demo and desk.temporary == where
+        desk.open_settings()
+        dlg = desk._settings
+        qtbot.waitUntil(lambda: dlg.save_button.isEnabled(), timeout=10_000)
+        assert not dlg.home_edit.isEnabled() and not dlg.login_check.isEnabled()
+        assert "demo" in dlg.home_edit.toolTip()
+        dlg.tidy_spin.setValue(5)
+        with qtbot.waitSignal(dlg.saved, timeout=10_000):
+            dlg.save_button.click()
+        assert not ui_path.exists()                      # the app's own settings are untouched
+        assert sd.app_home(None, ui_path).root != where
+    finally:
+        close(started)
+    assert not where.exists()                            # quitting removed the temporary demo home
+
+
+def test_a_demo_in_a_given_folder_stays(qtbot, tmp_path):
+    started = appmod.launch(["--demo", "--root", str(tmp_path / "demo"), "--no-tray"])
+    close(started)
+    assert (tmp_path / "demo" / "workspaces").is_dir()
+
+
+def test_when_nothing_opens_the_log_or_folder_the_app_says_so_with_copy(qtbot, make_app, mem, monkeypatch):
+    from botmemory.desktop import logs, obsidian, pathnotice
+
+    monkeypatch.setattr(logs, "show_log", lambda: False)
+    monkeypatch.setattr(obsidian, "open_url", lambda url: False)
+    monkeypatch.setattr(obsidian, "show_items", lambda uri, fallback, failed=None: False)
+    a = make_app(tray=True)
+    a.start()
+    idle(qtbot, a.session)
+    a.tray.show_log.emit()
+    notice = pathnotice._open[-1]
+    assert "log file" in notice.label.text() and notice.path_edit.text() == str(logs.log_path())
+    notice.copy_button.click()
+    assert QApplication.clipboard().text() == str(logs.log_path())
+    notice.close()
+    a.tray.reveal.emit(BOT)
+    notice = pathnotice._open[-1]
+    assert notice.path_edit.text().endswith("/workspaces/scout/MEMORY.md")
+    assert obsidian.NOTHING_OPENS_FOLDERS in notice.label.text()
+    notice.close()
+
+
+def test_tray_undo_names_the_file(qtbot, make_app, mem, monkeypatch):
+    mem.store.write(BOT, "memory/plans.md", "# Plans\n", Actor.person())
+    a = make_app(tray=True)
+    said = []
+    monkeypatch.setattr(a, "_say", said.append)
+    a.start()
+    idle(qtbot, a.session)
+    row = mem.journal.list(BOT, limit=1)[0]
+    a.tray.undo.emit(BOT, row.id)
+    idle(qtbot, a.session)
+    assert said == ["Undone: memory/plans.md of scout is back as it was. The undo can itself be undone."]

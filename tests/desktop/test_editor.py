@@ -196,3 +196,66 @@ def test_live_refresh_when_not_editing(qtbot, editor, session, mem):
     editor.file_changed_on_disk()
     idle(qtbot, session)
     assert editor.editor.toPlainText() == "typing…\n"          # a draft is never replaced
+
+
+def test_the_conflict_banner_names_who_the_journal_names(qtbot, editor, session, mem):
+    from botmemory.core.store import Actor as A
+
+    mem.store.write(BOT, "MEMORY.md", "line one\n", Actor.person())
+    _open(qtbot, editor, session, "MEMORY.md")
+    editor.editor.setPlainText("line one\nmy draft line\n")
+    mem.store.write(BOT, "MEMORY.md", "line one\nedited in Obsidian\n", A("person", "outside"))
+    editor.save()
+    idle(qtbot, session)
+    text = editor.conflict_banner.label.text()
+    assert "You changed this file outside the app" in text
+    assert "scout changed" not in text
+
+
+def test_a_change_on_disk_under_a_draft_shows_at_once(qtbot, editor, session, mem):
+    mem.store.write(BOT, "MEMORY.md", "old\n", Actor.person())
+    _open(qtbot, editor, session, "MEMORY.md")
+    editor.editor.setPlainText("my draft\n")
+    mem.store.write(BOT, "MEMORY.md", "the bot's\n", Actor.bot("Plans"))
+    editor.file_changed_on_disk()                   # the panel calls this when a journal row arrives
+    idle(qtbot, session)
+    assert editor.conflict_banner.isVisible() and editor.reload_button.isVisible()
+    assert "scout changed this file while you were editing." in editor.conflict_banner.label.text()
+    assert editor.editor.toPlainText() == "my draft\n"            # the draft stays until the person chooses
+    editor.reload_button.click()
+    assert editor.editor.toPlainText() == "the bot's\n" and editor.draft.toPlainText() == "my draft\n"
+
+
+def test_the_draft_pane_goes_after_a_successful_overwrite(qtbot, editor, session, mem):
+    _conflict(qtbot, editor, session, mem)
+    editor.reload_button.click()
+    assert editor.draft_box.isVisible()
+    editor.editor.setPlainText("mine after all\n")
+    mem.store.write(BOT, "MEMORY.md", "the bot once more\n", Actor.bot("Plans"))
+    editor.save()
+    idle(qtbot, session)
+    assert editor.conflict_banner.isVisible()
+    with qtbot.waitSignal(editor.saved):
+        editor.overwrite_button.click()
+    assert mem.store.text(BOT, "MEMORY.md") == "mine after all\n"
+    assert not editor.draft_box.isVisible()
+
+
+def test_a_save_keeps_the_final_newline_as_it_was(qtbot, editor, session, mem):
+    mem.store.write(BOT, "memory/plans.md", "# Plans\nship it\n", Actor.person())
+    _open(qtbot, editor, session, "memory/plans.md")
+    editor.editor.setPlainText("# Plans\nship it on Friday")          # the edit at the end lost the newline
+    with qtbot.waitSignal(editor.saved):
+        editor.save_button.click()
+    assert mem.store.text(BOT, "memory/plans.md") == "# Plans\nship it on Friday\n"
+    assert not editor.dirty
+    mem.store.write(BOT, "memory/raw.md", "no newline", Actor.person())
+    _open(qtbot, editor, session, "memory/raw.md")
+    editor.editor.setPlainText("still none")
+    with qtbot.waitSignal(editor.saved):
+        editor.save_button.click()
+    assert mem.store.text(BOT, "memory/raw.md") == "still none"
+
+
+def test_the_editor_wraps_long_lines_like_the_draft_pane(editor):
+    assert editor.editor.lineWrapMode() == editor.draft.lineWrapMode()

@@ -77,3 +77,20 @@ def test_texts():
     g = budget.gauge(memory_text(201))
     assert unloaded_text(g) == "1 line is not being loaded"
     assert summary("scout", g).startswith("scout: 201 of 200 lines")
+
+
+def test_each_bar_has_its_own_colour(widget):
+    long_line = "- 2026-10-01 · from cli · " + "x" * 400 + "\n"
+    widget.set_gauge(budget.gauge(long_line * 70))           # 70 lines, ~30 KB: over by size only
+    assert widget.size_bar.colour == COLOURS[Level.RED]
+    assert widget.lines_bar.colour == COLOURS[Level.OK]
+    widget.set_gauge(budget.gauge(memory_text(170)))         # amber by lines, small in bytes
+    assert widget.lines_bar.colour == COLOURS[Level.AMBER]
+    assert widget.size_bar.colour == COLOURS[Level.OK]
+
+
+def test_a_small_file_says_bytes():
+    from botmemory.desktop.gauge import size_text
+
+    assert size_text(budget.gauge("x" * 47 + "\n")) == "48 bytes of 24 KB"
+    assert size_text(budget.gauge("x" * 2047 + "\n")) == "2 of 24 KB"

@@ -155,3 +155,31 @@ def test_scrolling_fetches_older_pages(qtbot, session, mem):
         idle(qtbot, session)
     assert v.model.rowCount() == 450
     assert v.model.row_at(449).before_hash is None              # the oldest: the file was created
+
+
+def test_a_long_reason_wraps_and_never_widens_the_window(qtbot, view, session, mem):
+    from types import SimpleNamespace
+
+    before = view.minimumSizeHint().width()
+    view.model._rows = [SimpleNamespace(id="r1", bot=BOT, who="person", how="panel", chat=None, file="MEMORY.md",
+                                        before_hash="a", after_hash="b", diff="", undoable=False, at="2026-10-15",
+                                        reason="its earlier text held a credential " * 12)]
+    view._show_row(0)
+    assert view.undo_reason.wordWrap()
+    assert view.minimumSizeHint().width() <= before
+    view._show_row(-1)
+    assert view.minimumSizeHint().width() <= before
+
+
+def test_deleted_files_stay_in_the_file_filter(qtbot, view, session, mem):
+    _history(mem)
+    mem.store.delete(BOT, "memory/travel.md", Actor.person("panel"))
+    session.start()
+    view.set_bot(BOT, ["MEMORY.md"])                 # travel.md is no longer on disk
+    idle(qtbot, session)
+    items = [view.file_box.itemData(i) for i in range(view.file_box.count())]
+    assert items == [None, "MEMORY.md", "memory/travel.md"]
+    assert view.file_box.itemText(2) == "memory/travel.md (deleted)"
+    view.file_box.setCurrentIndex(2)
+    idle(qtbot, session)
+    assert {view.model.row_at(i).file for i in range(view.model.rowCount())} == {"memory/travel.md"}

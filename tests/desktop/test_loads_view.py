@@ -55,3 +55,12 @@ def test_recall_preview_says_why_it_is_empty(qtbot, view, session, mem):
     view.refresh()
     idle(qtbot, session)
     assert view.block.toPlainText() == ""
+
+
+def test_the_recall_preview_follows_a_changed_file(qtbot, view, session, mem):
+    view.message.setText("Which seats do I like on flights?")
+    qtbot.waitUntil(lambda: "Aisle seats" in view.recall.toPlainText(), timeout=5000)
+    mem.store.write(BOT, "memory/travel.md", TOPIC.replace("Aisle seats", "Window seats"), Actor.person())
+    view.refresh()                                   # what the panel does when a journal row arrives
+    idle(qtbot, session)
+    assert "Window seats" in view.recall.toPlainText() and "Aisle seats" not in view.recall.toPlainText()

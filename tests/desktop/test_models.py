@@ -174,3 +174,23 @@ def test_texts_of_odd_rows():
     assert undo_text(_Row(**base, who="person", how="panel")).startswith("Can't undo: its earlier text held")
     deleted = _Row(**{**base, "after_hash": None}, who="person", how="panel")
     assert change_text(deleted) == "deleted"
+
+
+def test_the_files_list_counts_lines_as_the_gauge_does(mem):
+    from botmemory.core import budget
+    from botmemory.core.store import Actor
+
+    text = "- 2026-10-01 · from cli · one\n- 2026-10-02 · from cli · two"       # no final newline
+    mem.store.write(BOT, "MEMORY.md", text, Actor.person())
+    mem.store.write(BOT, "memory/plans.md", "a\nb\n", Actor.person())
+    files = {f.rel: f for f in list_files(mem, BOT)}
+    assert files["MEMORY.md"].lines == budget.gauge(text).lines == 2
+    assert files["memory/plans.md"].lines == 2
+
+
+def test_a_created_topic_shows_its_first_real_line_not_the_frontmatter_fence(mem):
+    from botmemory.core.store import Actor
+
+    mem.store.write(BOT, "memory/travel.md", "---\ntitle: Travel\n---\n# Travel\n", Actor.person())
+    row = mem.journal.list(BOT, limit=1)[0]
+    assert change_text(row) == "created  title: Travel"

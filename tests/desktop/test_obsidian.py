@@ -131,12 +131,52 @@ def test_show_in_file_manager_uses_the_system_way(monkeypatch, tmp_path):
     f = tmp_path / "MEMORY.md"
     assert obsidian.show_in_file_manager(f, "darwin")
     assert started == [("open", ["-R", str(f)])]
-    monkeypatch.setattr(obsidian, "show_items", lambda uri, fallback: shown.append((uri, fallback)) or True)
+    monkeypatch.setattr(obsidian, "show_items", lambda uri, fallback, failed: shown.append((uri, fallback)) or True)
     assert obsidian.show_in_file_manager(f, "linux")
     assert shown == [(f.as_uri(), tmp_path.as_uri())] and opened == []
-    monkeypatch.setattr(obsidian, "show_items", lambda uri, fallback: False)   # no session bus
+    monkeypatch.setattr(obsidian, "show_items", lambda uri, fallback, failed: False)   # no session bus
     assert obsidian.show_in_file_manager(f, "linux")
     assert opened == [tmp_path.as_uri()]
+
+
+def test_when_nothing_opens_the_folder_it_says_so_with_the_path(monkeypatch, tmp_path):
+    failed = []
+    f = tmp_path / "MEMORY.md"
+    monkeypatch.setattr(obsidian, "open_url", lambda url: False)
+    monkeypatch.setattr(obsidian, "show_items", lambda uri, fallback, fail: False)      # no session bus
+    assert not obsidian.show_in_file_manager(f, "linux", failed=lambda text, path: failed.append((text, path)))
+    assert failed == [(obsidian.NOTHING_OPENS_FOLDERS, f)]
+    failed.clear()
+    later = []
+    monkeypatch.setattr(obsidian, "show_items", lambda uri, fallback, fail: later.append(fail) or True)
+    assert obsidian.show_in_file_manager(f, "linux", failed=lambda text, path: failed.append((text, path)))
+    later[0]()                                     # the DBus call failed and the folder did not open either
+    assert failed == [(obsidian.NOTHING_OPENS_FOLDERS, f)]
+    monkeypatch.setattr(obsidian, "start_detached", lambda prog, args: False)
+    failed.clear()
+    assert not obsidian.show_in_file_manager(f, "darwin", failed=lambda text, path: failed.append((text, path)))
+    assert failed == [(obsidian.NOTHING_OPENS_FOLDERS, f)]
+
+
+def test_open_in_obsidian_keeps_its_explanation_when_nothing_opens(qtbot, monkeypatch, tmp_path):
+    from botmemory.desktop.worker import Worker
+
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    failed, said = [], []
+    monkeypatch.setattr(obsidian, "read_vaults", list)
+    monkeypatch.setattr(obsidian, "has_handler", lambda: False)
+    monkeypatch.setattr(obsidian, "open_url", lambda url: False)
+    w = Worker()
+    try:
+        obsidian.open_in_obsidian(w, ws, said.append, lambda text, path: failed.append((text, path)))
+        qtbot.waitUntil(lambda: bool(failed))
+    finally:
+        w.shutdown()
+    text, path = failed[0]
+    assert path == ws and obsidian.NOTHING_OPENS_FOLDERS in text
+    assert obsidian.NO_HANDLER_SHORT in text and "Open folder as vault" in text
+    assert "was opened instead" not in text
 
 
 def test_open_in_obsidian_decides_on_the_worker_and_says_why(qtbot, monkeypatch, tmp_path):

@@ -67,11 +67,37 @@ def test_the_heavy_bot_line_shows_with_tidy_memory(qtbot, view, session, mem):
 
 def test_report_texts():
     assert report_text(None) == ""
-    assert report_text({"expired_moved": 0, "duplicates_removed": 0, "superseded": 0, "rows": []}) \
-        .startswith("Nothing needed tidying.")
+    nothing = report_text({"expired_moved": 0, "duplicates_removed": 0, "superseded": 0, "rows": []})
+    assert nothing == "Nothing needed tidying: no expired entries, no exact duplicates, no contradictions."
+    assert "moved 0" not in nothing
+    skipped = report_text({"rows": [], "skipped": [{"file": None, "step": "contradictions",
+                                                    "reason": "no helper model is set"}]})
+    assert skipped == ("Nothing needed tidying: no expired entries, no exact duplicates."
+                       "\nSkipped contradictions: no helper model is set")
     r = report_text({"expired_moved": 2, "duplicates_removed": 1, "superseded": 1, "kept_parts": 1,
                      "rows": ["a", "b"], "skipped": [{"file": None, "step": "contradictions",
                                                       "reason": "no helper model is set"}]})
     assert "moved 2 expired entries" in r and "struck 1 contradicted entry" in r and "kept 1 still-true part" in r
     assert "Skipped contradictions: no helper model is set" in r
     assert report_text(None, "disk full") == "It failed: disk full"
+
+
+def test_switches_wait_for_the_bot_and_a_red_gauge_points_to_make_room(qtbot, session, mem):
+    from .conftest import memory_text
+
+    v = UpkeepView(session)
+    qtbot.addWidget(v)
+    assert not v.memory_switch.isEnabled() and not v.tidy_button.isEnabled()   # nothing read yet
+    assert v.tidy_button.toolTip()
+    mem.store.write(BOT, "MEMORY.md", memory_text(230), Actor.person())
+    session.poll()
+    idle(qtbot, session)
+    v.set_bot(BOT)
+    idle(qtbot, session)
+    assert v.memory_switch.isEnabled() and v.tidy_button.isEnabled()
+    with qtbot.waitSignal(session.upkeep_ran, timeout=10_000):
+        v.tidy_button.click()
+    idle(qtbot, session)
+    text = v.report_label.text()
+    assert text.startswith("Nothing needed tidying")
+    assert "30 lines of MEMORY.md still do not load" in text and "Make room" in text

@@ -91,3 +91,39 @@ def test_after_shutdown_tasks_are_dropped(qtbot):
     w.shutdown()
     assert w.read(lambda: 1) == 0
     assert not w.busy
+
+
+def test_the_date_moves_on_the_writer_thread_not_the_ui_thread(qtbot, mem, monkeypatch):
+    import threading
+    from datetime import date
+
+    from botmemory.desktop import session as sessmod
+
+    from .conftest import delete
+
+    seen = []
+
+    class Spy:
+        def __init__(self, store):
+            object.__setattr__(self, "_store", store)
+
+        def __getattr__(self, name):
+            return getattr(self._store, name)
+
+        def __setattr__(self, name, value):
+            if name == "today":
+                seen.append(threading.current_thread() is threading.main_thread())
+            setattr(self._store, name, value)
+
+    monkeypatch.setattr(sessmod, "local_today", lambda: date(2026, 10, 16))
+    monkeypatch.setattr(sessmod.corelink, "run_due", lambda m, now: {})
+    s = sessmod.Session(mem, live=False, upkeep=False, today_fixed=False)
+    try:
+        mem.store = Spy(mem.store)
+        s.check_upkeep()
+        s.worker.wait()
+        qtbot.waitUntil(lambda: not s.worker.busy, timeout=5000)
+        assert seen == [False]
+    finally:
+        s.stop()
+        delete(s)
