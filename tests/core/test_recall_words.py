@@ -242,3 +242,11 @@ def test_two_processes_recalling_during_a_build_both_answer_correctly(home: Home
     R.refresh_index(home, BOT)           # what the tray app and watch call: waits for the builder
     r = recall(home, BOT, "When does the Zanzibar ferry leave?", TODAY, background=False)
     assert [n.text for n in r.notes] == ["The Zanzibar ferry now leaves at 08:10"]
+
+
+def test_a_file_is_racy_for_one_timestamp_tick() -> None:
+    now = 1_800_000_000_123_456_789
+    fine = (10, now - 10_000_000, now - 10_000_000, 1)          # changed 10 ms ago, nanosecond stamps
+    assert R._is_racy(fine, now) and not R._is_racy(fine, now + R.TICK_NS)
+    coarse = (10, 1_800_000_000 * 10**9, 1_800_000_000 * 10**9, 1)    # whole-second stamps: 2 s
+    assert R._is_racy(coarse, 1_800_000_001 * 10**9) and not R._is_racy(coarse, 1_800_000_002 * 10**9 + 1)
