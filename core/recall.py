@@ -893,8 +893,9 @@ def _scored(conn: sqlite3.Connection, q: list[tuple[int, float]], need: int, avg
 
 
 def _query(conn: sqlite3.Connection, home: Home, bot: str, keys: list[str], need: int,
-           today: date) -> list[_Found] | None:
-    """The notes for *keys*, or None when a file changed since it was indexed (sync and ask again)."""
+           today: date, *, strict: bool = True) -> list[_Found] | None:
+    """The notes for *keys*, or None when a file changed since it was indexed (sync and ask again);
+    not *strict* (an index still being built), such a file's passages are left out instead."""
     stems = Stems(_meta(conn, "language") or "english")
     stemmed: list[str] = []
     for k in keys:
@@ -970,7 +971,9 @@ def _query(conn: sqlite3.Connection, home: Home, bot: str, keys: list[str], need
         topic = topic_of(fid)
         i = pid - files[fid][2]
         if topic is None or i >= len(topic.passages):
-            return None
+            if strict:
+                return None
+            continue
         out.append(_Found("memory/" + files[fid][0], date.fromordinal(day), topic.passages[i].text))
     if len(out) < MAX_NOTES:
         # topics whose file name, title or alias matches: their opening, below every passage
@@ -985,7 +988,9 @@ def _query(conn: sqlite3.Connection, home: Home, bot: str, keys: list[str], need
                 continue
             topic = topic_of(fid)
             if topic is None:
-                return None
+                if strict:
+                    return None
+                continue
             if topic.opening is not None:
                 out.append(_Found(f"memory/{name}", date.fromordinal(files[fid][5]), topic.opening))
     return out
@@ -1025,11 +1030,9 @@ def _answer(conn: sqlite3.Connection, home: Home, bot: str, listing: dict[str, _
         _build_in_background(home, bot)
         logger.info("recall index of %s is being built; answering from what is indexed so far", bot)
     for _attempt in range(3):
-        found = _query(conn, home, bot, keys, need, today)
+        found = _query(conn, home, bot, keys, need, today, strict=ready)
         if found is not None:
             return found
-        if not ready:       # a file indexed earlier changed: leave it to the builder, answer without it
-            return []
         _synced.pop(memo, None)
         _sync(conn, home, bot, _list_topics(home, bot), memo)
     return []

@@ -250,3 +250,17 @@ def test_a_file_is_racy_for_one_timestamp_tick() -> None:
     assert R._is_racy(fine, now) and not R._is_racy(fine, now + R.TICK_NS)
     coarse = (10, 1_800_000_000 * 10**9, 1_800_000_000 * 10**9, 1)    # whole-second stamps: 2 s
     assert R._is_racy(coarse, 1_800_000_001 * 10**9) and not R._is_racy(coarse, 1_800_000_002 * 10**9 + 1)
+
+
+def test_while_the_index_is_built_a_changed_file_is_left_out_not_misquoted(
+        home: Home, ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(R, "TICK_NS", 0)
+    put(ws, "memory/a.md", entry("2026-09-10", "Lisbon flight at 07:40") + "\n")
+    put(ws, "memory/b.md", entry("2026-09-11", "Lisbon hotel is Casa Azul") + "\n")
+    assert len(recall(home, BOT, "Lisbon plans?", TODAY).notes) == 2
+    started: list[str] = []
+    monkeypatch.setattr(R, "INLINE_BYTES", 0)                  # any change now waits for the builder
+    monkeypatch.setattr(R, "_build_in_background", lambda h, b: started.append(b))
+    put(ws, "memory/a.md", entry("2026-09-12", "Lisbon trip cancelled, no flight") + "\n")
+    r = recall(home, BOT, "Lisbon plans?", TODAY)
+    assert [n.text for n in r.notes] == ["Lisbon hotel is Casa Azul"] and started == [BOT]
