@@ -32,7 +32,7 @@ _export("paths", "Home", "FileKind", "MEMORY_FILE", "ARCHIVE_FILE", "LOG_DIR", "
 _export("safeio", "FileText", "MAX_FILE_BYTES", "RACY_NS", "atomic_write", "read_file", "text_hash")
 _export("store", "Actor", "Change", "Store", "Write")
 _export("memory", "Memory", "RowListener")
-_export("entries", "Block", "BlockKind", "Document", "chat_source", "check_entry_text", "format_entry",
+_export("entries", "Block", "BlockKind", "Document", "chat_source", "check_entry_text", "clean_title", "format_entry",
         parse_blocks="parse")
 _export("frontmatter", "Frontmatter", read_frontmatter="read")
 _export("budget", "AMBER_AT", "Gauge", "Level", "MEMORY_MAX_BYTES", "MEMORY_MAX_LINES", "ONLY_FIRST_LINES",
@@ -44,6 +44,7 @@ _export("update", "ForgetResult", "PreferResult", "RememberResult", "RoomResult"
         "move_overflow", "prefer", "remember", "undo_overflow", "unforget")
 _export("recall", "MIN_MESSAGE_CHARS", "Note", "RecallResult", "refresh_index",
         recall_notes="recall")  # not "recall": the module
+_export("diff", "diff_counts", "diff_lines")
 _export("journal", "Journal", "Row", "RowFilter", "UNDO_ACTOR", "make_row")
 _export("shadows", "Shadow", "Shadows")
 _export("reconcile", "OUTSIDE", "reconcile_bot")
@@ -61,8 +62,9 @@ __all__ = [  # the same names as _NAMES (tests/test_layering.py checks)
     "RACY_NS", "RecallResult", "Refused", "RememberResult", "RoomResult", "Row", "RowFilter", "RowListener", "Shadow", "Shadows",
     "Store", "TURN_TIMEOUT_S", "TidyReport", "Topic", "Turn", "UNDO_ACTOR", "UpkeepState", "Watcher", "Write",
     "atomic_write", "auto_recall", "bot_settings", "chat_source", "check_bot_id", "check_entry_text", "classify",
-    "compose_block", "expire_turns", "forget", "format_entry", "gauge", "heavy_line", "list_topics", "load_block",
-    "local_today", "log_line", "log_path", "make_room", "make_row", "move_overflow", "open_turns", "parse_blocks", "parse_day",
+    "clean_title", "compose_block", "diff_counts", "diff_lines", "expire_turns", "forget", "format_entry", "gauge",
+    "heavy_line", "list_topics", "load_block", "local_today", "log_line", "log_path", "make_room", "make_row",
+    "move_overflow", "open_turns", "parse_blocks", "parse_day",
     "prefer", "read_config", "read_file", "read_frontmatter", "read_state", "recall_notes", "reconcile_bot",
     "refresh_index",
     "remember", "run_due", "scan", "set_bot_setting", "text_hash", "tidy_bot", "tidy_hour", "tidy_now",
@@ -90,7 +92,8 @@ if TYPE_CHECKING:  # for type checkers: the same names, eagerly
                          compose_block, gauge)
     from .config import (DEFAULT_TIDY_HOUR, BotSettings, auto_recall, bot_settings, read_config, set_bot_setting,
                          tidy_hour, write_config)
-    from .entries import Block, BlockKind, Document, chat_source, check_entry_text, format_entry
+    from .diff import diff_counts, diff_lines
+    from .entries import Block, BlockKind, Document, chat_source, check_entry_text, clean_title, format_entry
     from .entries import parse as parse_blocks
     from .errors import BadInput, BotMemoryError, Busy, Conflict, Refused
     from .frontmatter import Frontmatter

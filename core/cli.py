@@ -24,9 +24,10 @@ logger = logging.getLogger(__name__)
 Handler = Callable[[Memory, argparse.Namespace], Any]
 
 EPILOG = """\
-exit codes: 0 done, 2 bad usage or input (nothing written), 3 conflict
-(the file changed since it was opened), 4 refused by a rule, 1 busy (another
-botmemory is writing: try again) or unexpected.
+exit codes: 0 done, 2 bad usage or input, such as an argument that is not
+valid UTF-8 (nothing written), 3 conflict (the file changed since it was
+opened), 4 refused by a rule, 1 busy (another botmemory is writing: try
+again) or unexpected.
 
 The home is --root, else $OPENMAUSBOT_HOME, else ~/.openmausbot.
 Paths are relative to the bot's workspace: MEMORY.md, memory/<topic>.md,
@@ -37,6 +38,31 @@ memory/archive.md, memory/log/YYYY-MM-DD.md.
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"botmemory: {message} (see `botmemory --help`)\n")
+
+
+_NOT_DECODED = ("root", "handler", "command", "turn_command")
+_OPTIONS = ("chat", "said", "tools", "grep", "until", "since", "expected_hash", "file", "who", "today")
+"""Arguments not checked for UTF-8: the home is a path (any bytes the system allows), the rest are ours."""
+
+
+def _check_decoded(args: argparse.Namespace) -> None:
+    """Every text argument must be valid UTF-8: Python keeps undecodable argv bytes as lone
+    surrogates, which would fail (or be stored) later; refuse them here, before anything is written."""
+    for dest, value in vars(args).items():
+        if dest in _NOT_DECODED:
+            continue
+        for v in value if isinstance(value, list) else [value]:
+            if not isinstance(v, str):
+                continue
+            try:
+                v.encode("utf-8")
+            except UnicodeEncodeError as e:
+                c = ord(v[e.start])
+                what = f"byte 0x{c - 0xDC00:02x}" if 0xDC80 <= c <= 0xDCFF else f"character U+{c:04X}"
+                shown = v.encode("utf-8", "surrogateescape" if what[0] == "b" else "backslashreplace")
+                name = f"--{dest.replace('_', '-')}" if dest in _OPTIONS else dest.upper().removesuffix("S")
+                raise BadInput(f"{name} is not valid UTF-8 ({what} in \"{shown.decode('utf-8', 'backslashreplace')}\"); "
+                               "nothing was written") from None
 
 
 def _out(args: argparse.Namespace, value: Any, plain: str | None = None) -> None:
@@ -323,7 +349,8 @@ def build_parser() -> _Parser:
     sp = add("remember", cmd_remember, "add a dated entry to MEMORY.md (memory_update add)")
     sp.add_argument("bot")
     sp.add_argument("text", help="the note (at most 1,000 characters and 20 lines; - reads stdin)")
-    sp.add_argument("--chat", metavar="T", help="the bot's work in chat T (without it: the person's)")
+    sp.add_argument("--chat", metavar="T", help="the bot's work in chat T (without it: the person's); "
+                    "the title is kept on one line, redacted")
     sp.add_argument("--until", metavar="DATE", help="the last day the note is true (YYYY-MM-DD)")
     sp = add("forget", cmd_forget, "remove every note that mentions all the words, everywhere")
     sp.add_argument("bot")
@@ -377,8 +404,8 @@ def build_parser() -> _Parser:
     sp = add("end", cmd_turn_end, "the turn ends: record its changes, add the log line", turns)
     sp.add_argument("bot")
     sp.add_argument("turn_id", metavar="ID")
-    sp.add_argument("--said", metavar="TEXT", help="what the bot said last")
-    sp.add_argument("--tools", metavar="A,B", help="the tools the bot used, comma-separated")
+    sp.add_argument("--said", metavar="TEXT", help="what the bot said last (redacted, one line, at most 300 characters)")
+    sp.add_argument("--tools", metavar="A,B", help="the tools the bot used, comma-separated (redacted)")
     sp.add_argument("--failed", action="store_true", help="the turn failed")
     sp = add("watch", cmd_watch,
              "record changes made to memory files outside the app as 'changed outside the app' rows")
@@ -406,6 +433,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.print_help(sys.stderr)
         return 2
     try:
+        _check_decoded(args)
         mem = Memory.open(args.root, args.today)
         args.handler(mem, args)
     except Conflict as c:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
@@ -223,10 +224,29 @@ def format_entry(day: date, source: str, text: str, *, until: date | None = None
     return "\n".join([head, *rest])
 
 
+def clean_title(title: str) -> str:
+    """A chat title as it is stored everywhere (entry source, journal row, daily log, open turn):
+    redacted, on one line, without a ``"``.
+
+    Credentials become redaction markers (before the line is joined, so a key
+    block spread over lines is still found); newlines and other control
+    characters become spaces, so a title can never start a second entry line;
+    a ``"`` becomes ``'``, so ``from chat "T"`` reads back as exactly T; text
+    that is not Unicode (undecodable bytes kept as lone surrogates) becomes
+    U+FFFD. Idempotent.
+    """
+    from .redact import redact
+
+    text = "".join("\ufffd" if unicodedata.category(ch) == "Cs" else ch for ch in title)
+    text = redact(text)
+    return "".join(" " if unicodedata.category(ch) in ("Cc", "Zl", "Zp") else "'" if ch == '"' else ch
+                   for ch in text).strip()
+
+
 def chat_source(chat: str | None, word: str) -> str:
-    """``from chat "T"`` for a chat, else ``from WORD``."""
+    """``from chat "T"`` for a chat (its title cleaned: :func:`clean_title`), else ``from WORD``."""
     if chat is not None:
-        return f'from chat "{chat.replace(chr(34), chr(39))}"'
+        return f'from chat "{clean_title(chat)}"'
     return f"from {word}"
 
 

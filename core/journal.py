@@ -25,7 +25,6 @@ larger than :data:`EARLIER_TEXT_MAX_BYTES` says so and cannot be undone.
 """
 from __future__ import annotations
 
-import difflib
 import functools
 import itertools
 import json
@@ -39,7 +38,12 @@ from datetime import UTC
 from pathlib import Path
 from typing import Any
 
-from .entries import whole_word
+from .diff import DIFF_MAX_CHARS as DIFF_MAX_CHARS  # re-exported: the journal's diff is built there
+from .diff import WORDS_FILTER_MAX_BYTES as WORDS_FILTER_MAX_BYTES
+from .diff import Diff as Diff
+from .diff import WordFilter, build_diff, diff_counts, diff_lines
+from .diff import make_diff as make_diff
+from .entries import clean_title, whole_word
 from .errors import BadInput
 from .paths import Home, check_bot_id
 from .redact import contains_secret, redact
@@ -52,12 +56,9 @@ ACTIVE_MAX_BYTES = 2 * 1024 * 1024
 """The active segment is closed and compressed once it is this large."""
 EARLIER_TEXT_MAX_BYTES = 1024 * 1024
 """Earlier texts up to this size are kept; a larger one makes its row not undoable."""
-DIFF_MAX_CHARS = 4000
 LZMA_PRESET = 3
 """Preset 3 (hc4 match finder, 4 MB dictionary): a whole closed segment fits the dictionary, so
 consecutive versions compress to their differences; ten times faster than preset 6 for the same size."""
-DIFF_CONTEXT = 1
-_BIG_DIFF_LINES = 20_000     # beyond this many changed lines, the diff is a plain - / + block
 _READ_BLOCK = 64 * 1024
 
 UNDO_ACTOR = Actor("person", "undo")
@@ -69,7 +70,6 @@ REASON_NOT_UTF8 = "its earlier text was not valid UTF-8, so the journal could no
 _ROW_ID = re.compile(r"[0-9a-f]{12}-[0-9a-f]{6}")
 _CLOSED = re.compile(r"(\d{8})(?:_([0-9a-f]{12})_([0-9a-f]{12}))?\.ndjson(\.xz)?")
 _ROW_START = re.compile(rb'^\{"id":"([0-9a-f]{12})-[0-9a-f]{6}"', re.MULTILINE)
-_HUNK = re.compile(r"@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@")
 
 
 @dataclass(frozen=True)
@@ -91,6 +91,9 @@ class Row:
     reason: str | None
     renamed_from: str | None = None   # an outside rename: the created file's old name
     renamed_to: str | None = None     # … and the deleted file's new name
+    added: int | None = None          # the true counts of changed lines, also when the diff is cut
+    removed: int | None = None        # (None in rows written before they were kept: counted from the diff)
+    words: str | None = None          # a cut diff's word filter: every changed line's words (WordFilter)
 
     def as_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {
@@ -103,6 +106,10 @@ class Row:
             d["renamed_from"] = self.renamed_from
         if self.renamed_to is not None:
             d["renamed_to"] = self.renamed_to
+        if self.added is not None and self.removed is not None:
+            d["added"], d["removed"] = self.added, self.removed
+        if self.words is not None:
+            d["words"] = self.words
         return d
 
     @classmethod
@@ -114,24 +121,32 @@ class Row:
         opt = ("chat", "before_hash", "after_hash", "earlier_text", "reason", "renamed_from", "renamed_to")
         if not all(isinstance(d.get(k), str) for k in strs) or not isinstance(d.get("undoable"), bool):
             return None
-        if not all(d.get(k) is None or isinstance(d.get(k), str) for k in opt):
+        if not all(d.get(k) is None or isinstance(d.get(k), str) for k in (*opt, "words")):
+            return None
+        counts = (d.get("added"), d.get("removed"))
+        if not all(n is None or (type(n) is int and n >= 0) for n in counts):
             return None
         return cls(d["id"], d["at"], d["bot"], d["who"], d["how"], d.get("chat"), d["file"],
                    d.get("before_hash"), d.get("after_hash"), d["diff"], d.get("earlier_text"),
-                   d["undoable"], d.get("reason"), d.get("renamed_from"), d.get("renamed_to"))
+                   d["undoable"], d.get("reason"), d.get("renamed_from"), d.get("renamed_to"),
+                   counts[0], counts[1], d.get("words"))
 
     def line(self) -> bytes:
         return (json.dumps(self.as_dict(), ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
 
     def changed_lines(self) -> Iterator[str]:
-        """The diff's added and removed lines (what ``--grep`` searches)."""
-        for line in self.diff.split("\n"):
-            if line[:1] in "+-" and not line.startswith(("+++ ", "--- ")):
-                yield line[1:]
+        """The diff's added and removed lines (what ``--grep`` searches, with :attr:`words` past a cut)."""
+        for _, line in diff_lines(self.diff):
+            yield line
+
+    def counts(self) -> tuple[int, int]:
+        """How many lines the change added and removed: the kept counts, else the diff's."""
+        if self.added is not None and self.removed is not None:
+            return self.added, self.removed
+        return diff_counts(self.diff)
 
     def summary(self) -> str:
-        plus = sum(1 for ln in self.diff.split("\n") if ln.startswith("+") and not ln.startswith("+++ "))
-        minus = sum(1 for ln in self.diff.split("\n") if ln.startswith("-") and not ln.startswith("--- "))
+        plus, minus = self.counts()
         what = ("created" if self.before_hash is None else "deleted" if self.after_hash is None
                 else f"+{plus} -{minus}")
         if self.renamed_from:
@@ -144,60 +159,6 @@ class Row:
 
 
 # ----- building rows
-
-
-def _lines(text: str | None) -> list[str]:
-    if text is None:
-        return []
-    lines = text.splitlines(keepends=True)
-    if lines and not lines[-1].endswith(("\n", "\r")):
-        lines[-1] += "\n\\ No newline at end of file\n"
-    return lines
-
-
-def make_diff(file: str, before: str | None, after: str | None, limit: int = DIFF_MAX_CHARS) -> str:
-    """A short unified diff (one line of context), at most *limit* characters.
-
-    Only the part between the common first and last lines is compared, so a
-    one-line change in a large file costs little; a very large rewrite is shown
-    as its removed then added lines.
-    """
-    a, b = _lines(before), _lines(after)
-    p = 0
-    while p < len(a) and p < len(b) and a[p] == b[p]:
-        p += 1
-    s = 0
-    while s < len(a) - p and s < len(b) - p and a[-1 - s] == b[-1 - s]:
-        s += 1
-    lo = max(0, p - DIFF_CONTEXT)
-    a_mid = a[lo:len(a) - max(0, s - DIFF_CONTEXT)]
-    b_mid = b[lo:len(b) - max(0, s - DIFF_CONTEXT)]
-    head = [f"--- {'a/' + file if before is not None else '/dev/null'}\n",
-            f"+++ {'b/' + file if after is not None else '/dev/null'}\n"]
-    if len(a_mid) + len(b_mid) > _BIG_DIFF_LINES:
-        body = [f"@@ -{lo + 1},{len(a_mid)} +{lo + 1},{len(b_mid)} @@\n"]
-        body += ["-" + ln for ln in a_mid[:_BIG_DIFF_LINES // 2]] + ["+" + ln for ln in b_mid[:_BIG_DIFF_LINES // 2]]
-    else:
-        body = []
-        for line in difflib.unified_diff(a_mid, b_mid, n=DIFF_CONTEXT):
-            if line.startswith(("---", "+++")):
-                continue
-            m = _HUNK.match(line)
-            if m:  # the hunk numbers of the trimmed window, moved back to the whole file's
-                line = (f"@@ -{int(m.group(1)) + lo}{m.group(2) or ''} "
-                        f"+{int(m.group(3)) + lo}{m.group(4) or ''} @@\n")
-            body.append(line)
-    out: list[str] = []
-    size = 0
-    for line in head + body:
-        for piece in line.splitlines(keepends=True):  # "\ No newline" rides on its line
-            if size + len(piece) > limit - 40:
-                rest = sum(len(x) for x in head + body) - size
-                out.append(f"… diff cut here ({rest:,} more characters)\n")
-                return "".join(out)[:limit]
-            out.append(piece)
-            size += len(piece)
-    return "".join(out)
 
 
 def _iso(change: Change) -> str:
@@ -233,11 +194,15 @@ def make_row(change: Change, *, earlier_secret: bool = False, diff: str | None =
             elif secret:
                 undoable, reason = False, REASON_SECRET
         before = stored
+    added = removed = None
+    words = None
     if diff is None:
-        diff = make_diff(change.file, before, _clean(change.after))
-    return Row(change.id, _iso(change), change.bot, change.actor.who, change.actor.how, change.actor.chat,
-               change.file, change.before_hash, change.after_hash, diff, earlier, undoable, reason,
-               renamed_from, renamed_to)
+        d = build_diff(change.file, before, _clean(change.after))
+        diff, added, removed, words = d.text, d.added, d.removed, d.words
+    chat = clean_title(change.actor.chat) if change.actor.chat is not None else None
+    return Row(change.id, _iso(change), change.bot, change.actor.who, change.actor.how, chat, change.file,
+               change.before_hash, change.after_hash, diff, earlier, undoable, reason,
+               renamed_from, renamed_to, added, removed, words)
 
 
 # ----- storage
@@ -301,8 +266,8 @@ class RowFilter:
     words: tuple[str, ...] = ()
 
     @functools.cached_property
-    def patterns(self) -> list[re.Pattern[str]]:
-        return [whole_word(w) for w in self.words if w]
+    def patterns(self) -> list[tuple[str, re.Pattern[str]]]:
+        return [(w, whole_word(w)) for w in self.words if w]
 
     def matches(self, row: Row) -> bool:
         if self.file is not None and self.file not in (row.file, row.renamed_from):
@@ -311,7 +276,11 @@ class RowFilter:
             return False
         if self.patterns:
             changed = "\n".join(row.changed_lines())
-            return all(p.search(changed) for p in self.patterns)
+            missing = [w for w, p in self.patterns if not p.search(changed)]
+            if not missing:
+                return True
+            past_cut = WordFilter.load(row.words) if row.words else None   # the lines the cut diff leaves out
+            return past_cut is not None and all(past_cut.may_hold(w) for w in missing)
         return True
 
 class Journal:
@@ -406,6 +375,9 @@ class Journal:
         try:
             f = open(self.active(bot), "rb")  # noqa: SIM115 — closed below; kept open while iterating
         except FileNotFoundError:
+            return
+        except OSError as e:   # unreadable (a folder in its place…): the closed segments still read
+            logger.warning("could not read the journal of %s: %s", bot, e)
             return
         with f:
             end = os.fstat(f.fileno()).st_size

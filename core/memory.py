@@ -3,26 +3,33 @@
 Pass the returned :class:`Memory` in; nothing in core reaches for a global.
 
 Every change the store makes is committed here after the file is replaced:
-its journal row first, then the shadow copy. A row that cannot be written
-fails the listener (the store logs it and the write stands) and leaves the
-shadow as it was, so the next ``watch --once`` records the change the
-journal missed.
+its journal row first, then the shadow copy. When the file had changed outside
+since its last row (its text before the write is not its shadow), that change
+is recorded first, as its own row — so the rows of a file form a chain without
+gaps (each row's before-hash is the previous row's after-hash). Journaling
+never fails a write or a turn: a row that cannot be written is logged as a
+warning and dropped, and the shadow stays as it was, so the next
+``watch --once`` records the change the journal missed.
 """
 from __future__ import annotations
 
+import json
 import logging
+import os
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from datetime import date
+from dataclasses import dataclass, field, replace
+from datetime import date, timedelta
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from .errors import Refused
-from .paths import Home, FileKind, classify
+from .entries import clean_title
+from .errors import BotMemoryError, Refused
+from .paths import FileKind, Home, check_bot_id, classify
 from .paths import today as local_today
-from .store import Change, Store, Write
+from .safeio import read_file
+from .store import Actor, Change, Store, Write, new_change_id
 
 if TYPE_CHECKING:  # the journal and shadows load on first use: a gauge or a load never needs them
     from .journal import Journal, Row
@@ -69,17 +76,89 @@ class Memory:
     def _on_change(self, changes: Sequence[Change]) -> None:
         from .journal import make_row
 
-        self.commit(changes[0].bot, changes, [make_row(c) for c in changes])
+        bot = changes[0].bot
+        with self.store.locked(bot):   # still held by the write: nothing can change the shadows in between
+            outside = self._outside_before(bot, changes)
+            self.commit(bot, [c for c, _ in outside] + list(changes),
+                        [r for _, r in outside] + [make_row(c) for c in changes])
+
+    def _outside_before(self, bot: str, changes: Sequence[Change]) -> list[tuple[Change, Row]]:
+        """What changed outside in the files of *changes* since their last row: one change and row per file
+        whose text before the write is not its shadow (attributed like a scan would: to the open turn's
+        chat while a turn is open, else to "changed outside the app")."""
+        from .journal import make_row
+
+        try:
+            index = self.shadows.load(bot)
+        except (OSError, BotMemoryError) as e:
+            logger.warning("could not read the shadows of %s before a write: %s", bot, e)
+            return []
+        if index is None:   # no baseline yet: the write takes it
+            return []
+        pending = [c for c in changes
+                   if (index.files[c.file].hash if c.file in index.files else None) != c.before_hash]
+        if not pending:
+            return []
+        latest = self.journal.latest_hashes(bot, [c.file for c in pending])   # a row whose shadow update failed
+        pending = [c for c in pending if latest.get(c.file, "") != c.before_hash]
+        chat = self._open_turn_chat(bot)
+        actor = Actor.bot(chat, "task") if chat is not None else Actor("person", "outside")
+        out: list[tuple[Change, Row]] = []
+        for c in pending:
+            sh = index.files.get(c.file)
+            earlier = self.shadows.text(bot, c.file, sh) if sh is not None else None
+            lost = sh is not None and earlier is None
+            at = c.at - timedelta(milliseconds=1)
+            found = Change(bot, c.file, "" if lost else earlier, sh.hash if sh else None, c.before, c.before_hash,
+                           actor, at, before_valid=sh.valid if sh else True, id=new_change_id(at))
+            row = make_row(found, earlier_secret=sh.secret if sh else False)
+            if lost:
+                row = replace(row, earlier_text=None, undoable=False,
+                              reason="the app's copy of its earlier text was lost, so it cannot be put back")
+            out.append((found, row))
+        return out
+
+    def _open_turn_chat(self, bot: str) -> str | None:
+        """The chat of the oldest open turn of *bot* (the records turns.py keeps), or None."""
+        folder = self.home.state_dir / "turns" / check_bot_id(bot)
+        oldest: tuple[float, str] | None = None
+        try:
+            names = sorted(n for n in os.listdir(folder) if n.endswith(".json"))
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        for name in names:
+            try:
+                ft = read_file(folder / name)
+                d = json.loads(ft.text) if ft else None
+                if not isinstance(d, dict):
+                    continue
+                began, chat = float(d["began"]), clean_title(str(d["chat"]))
+            except (OSError, BotMemoryError, ValueError, TypeError, KeyError, RecursionError):
+                continue
+            if oldest is None or began < oldest[0]:
+                oldest = (began, chat)
+        return oldest[1] if oldest else None
 
     def commit(self, bot: str, changes: Sequence[Change], rows: Sequence[Row],
-               touched: Mapping[str, Shadow] | None = None) -> None:
+               touched: Mapping[str, Shadow] | None = None) -> list[Row]:
         """Journal *rows*, then bring the shadows up to date with *changes* (under the workspace lock).
 
-        Raises when the rows cannot be written; the shadows then stay as they were.
+        Returns the rows written. Journaling never fails a write or a turn: when
+        the rows cannot be written, a warning is logged, they are dropped, and
+        the shadows stay as they were (the next scan records the changes).
         """
         with self.store.locked(bot):
             try:
                 self.journal.append(bot, rows)
+            except OSError as e:
+                logger.warning("could not write %d row(s) to the journal of %s (%s): the change stands, and "
+                               "`botmemory watch --once` records it once the journal can be written",
+                               len(rows), bot, e)
+                try:
+                    self.shadows.keep_before(bot, changes)
+                except (OSError, BotMemoryError) as e2:
+                    logger.warning("could not keep the shadows of %s as they were: %s", bot, e2)
+                return []
             except BaseException:
                 self.shadows.keep_before(bot, changes)
                 raise
@@ -93,6 +172,7 @@ class Memory:
                     listener(row)
                 except Exception:
                     logger.exception("a row listener failed for row %s", row.id)
+        return list(rows)
 
     @contextmanager
     def capture_rows(self) -> Iterator[list[Row]]:

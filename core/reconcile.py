@@ -123,8 +123,7 @@ def reconcile_bot(mem: Memory, bot: str, actor: Actor = OUTSIDE, *,
         _pair_renames(found)
         found.sort(key=lambda f: f.renamed_from is not None)   # a rename reads "from" as the newer row
         rows = [_row(f) for f in found]
-        mem.commit(bot, [f.change for f in found] + known, rows, touched=touched)
-        return rows
+        return mem.commit(bot, [f.change for f in found] + known, rows, touched=touched)
 
 
 def _row(f: _Found) -> Row:

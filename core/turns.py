@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import config
-from .entries import DOT, append_text, chat_source
+from .entries import DOT, append_text, chat_source, clean_title
 from .errors import BadInput, BotMemoryError
 from .journal import Row
 from .paths import Home, check_bot_id, log_path
@@ -102,7 +102,7 @@ def open_turns(mem: Memory, bot: str) -> list[Turn]:
             d = json.loads(ft.text) if ft else None
             if not isinstance(d, dict):
                 raise TypeError("not a turn record")
-            out.append(Turn(str(d["id"]), bot, str(d["chat"]), float(d["began"])))
+            out.append(Turn(str(d["id"]), bot, clean_title(str(d["chat"])), float(d["began"])))
         except (ValueError, TypeError, KeyError, RecursionError):
             logger.warning("removing an unreadable turn record %s of %s", name, bot)
             _remove_turn(mem.home, bot, name[:-5])
@@ -123,7 +123,7 @@ def _remove_turn(home: Home, bot: str, turn_id: str) -> None:
 
 def turn_begin(mem: Memory, bot: str, chat: str) -> str:
     """A turn of *bot* in *chat* begins: what changed before it is recorded as outside changes."""
-    chat = chat.strip()
+    chat = clean_title(chat)   # one line, redacted: the open-turn file is kept outside the workspace
     if not chat:
         raise BadInput("a turn needs the chat it belongs to (--chat T)")
     mem.store.ensure(bot)  # the workspace is created the first time the bot runs a turn
@@ -167,11 +167,11 @@ def log_line(chat: str, said: str | None, tools: Sequence[str] = (), failed: boo
              now: datetime | None = None) -> str:
     """``- HH:MM · chat "T" · what the bot said last [· tools: a, b] [· failed]``"""
     when = (now or datetime.now()).strftime("%H:%M")
-    text = " ".join((said or "").split())
+    text = " ".join(redact(said or "").split())   # redacted before it is joined or cut: a key block is found whole
     if len(text) > LOG_SAID_MAX:
         text = text[:LOG_SAID_MAX - 1].rstrip() + "…"
-    parts = [f"- {when}", chat_source(chat, "")[5:], redact(text) if text else "(said nothing)"]
-    names = [t.strip() for t in tools if t.strip()]
+    parts = [f"- {when}", chat_source(chat, "")[5:], text or "(said nothing)"]
+    names = [" ".join(redact(t).split()) for t in tools if t.strip()]   # one line each
     if names:
         parts.append("tools: " + ", ".join(names))
     if failed:

@@ -291,7 +291,7 @@ def _write_learned(home: Home, data: dict[str, Any]) -> None:
 def _keep_forgotten(home: Home, words: Sequence[str], today: date) -> None:
     with _home_lock(home).held():
         data = read_learned(home)
-        entry = {"words": list(words), "at": today.isoformat()}
+        entry = {"words": [redact(w) for w in words], "at": today.isoformat()}   # kept outside the workspace
         if not any(isinstance(f, dict) and f.get("words") == entry["words"] for f in data["forgotten"]):
             data["forgotten"].append(entry)
             _write_learned(home, data)

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any, Protocol
 
-from botmemory.core import MEMORY_FILE, BotMemoryError, FileKind, Memory, classify, read_frontmatter
+from botmemory.core import (MEMORY_FILE, BotMemoryError, FileKind, Memory, classify, diff_counts as core_diff_counts,
+                            diff_lines, read_frontmatter)
 from PySide6.QtCore import (
     QAbstractTableModel,
     QModelIndex,
@@ -257,16 +258,10 @@ def when_text(row: Any, today: date | None = None) -> str:
     return f"{d.day} {t:%b %Y}"
 
 
-def diff_counts(diff: str) -> tuple[int, int]:
-    plus = minus = 0
-    for line in (diff or "").splitlines():
-        if line.startswith(("+++", "---")):
-            continue
-        if line.startswith("+"):
-            plus += 1
-        elif line.startswith("-"):
-            minus += 1
-    return plus, minus
+def diff_counts(row: Any) -> tuple[int, int]:
+    """The lines a row added and removed: core's counts (true also when the diff was cut)."""
+    counts = getattr(row, "counts", None)
+    return counts() if callable(counts) else core_diff_counts(row.diff or "")
 
 
 def change_text(row: Any) -> str:
@@ -276,15 +271,12 @@ def change_text(row: Any) -> str:
     elif row.after_hash is None and row.before_hash is not None:
         head = "deleted"
     else:
-        plus, minus = diff_counts(row.diff)
+        plus, minus = diff_counts(row)
         head = f"+{plus} −{minus}"
     first = ""
-    for line in (row.diff or "").splitlines():
-        if line.startswith(("+++", "---", "@@")):
-            continue
-        if line.startswith(("+", "-")) and line[1:].strip() and line[1:].strip() != "---":   # not a frontmatter fence
-            first = line[1:].strip()
-            first = first.removeprefix("- ")
+    for _, line in diff_lines(row.diff or ""):
+        if line.strip() and line.strip() != "---":   # not a frontmatter fence
+            first = line.strip().removeprefix("- ")
             break
     if len(first) > 90:
         first = first[:89] + "…"
@@ -458,7 +450,7 @@ class JournalModel(_Table):
             t = row_time(row)
             return f"{t:%Y-%m-%d %H:%M:%S}" if t and col == 0 else None
         elif role == Qt.ItemDataRole.ForegroundRole and col == 4:
-            plus, minus = diff_counts(row.diff)
+            plus, minus = diff_counts(row)
             if plus and not minus:
                 return QColor("#2e7d32")
             if minus and not plus:

@@ -24,6 +24,7 @@ LAYERS = [
     "words",        # tokens, CJK bigrams, stems, the text's language (pure text)
     "frontmatter",  # topic frontmatter (pure text)
     "entries",      # MEMORY.md's blocks and entry lines (pure text)
+    "diff",         # journal diffs: counts, the word filter past a cut (pure text)
     "paths",        # the home's layout and path rules
     "safeio",       # safe reads, atomic writes, the workspace lock
     "config",       # config.json

@@ -121,3 +121,100 @@ def test_core_imports_no_qt():
             "print(sorted(m for m in sys.modules if m.startswith(('PySide6', 'shiboken'))))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+# ----- arguments that are not UTF-8, and chat titles
+
+BAD = "Chat\udcff"   # what Python makes of the byte 0xff in argv (surrogateescape)
+
+
+@pytest.mark.parametrize("args", [
+    ("remember", "scout", "note \udcff"),
+    ("remember", "scout", "a note", "--chat", BAD),
+    ("forget", "scout", "word", "b\udcffd"),
+    ("prefer", "scout", "tea \udcff"),
+    ("save", "scout", "memory/a.md", "--chat", BAD),
+    ("turn", "begin", "scout", "--chat", BAD),
+    ("search", "scout", "x\udcff"),
+])
+def test_an_argument_that_is_not_utf8_is_refused_up_front(capsys, root, args):
+    from pathlib import Path
+    before = sorted(str(p) for p in Path(root).rglob("*"))
+    code, out, err = run(capsys, "--root", root, *args)
+    assert code == 2 and one_line(err) and "not valid UTF-8" in err and "\\xff" in err
+    assert "Traceback" not in err and "Error" not in err
+    assert sorted(str(p) for p in Path(root).rglob("*")) == before
+
+
+def test_a_real_process_with_a_bad_byte_in_argv_exits_2(root):
+    r = subprocess.run([sys.executable, "-m", "botmemory.core.cli", "--root", root, "remember", "scout",
+                        b"caf\xe9".decode("utf-8", "surrogateescape")], capture_output=True)
+    assert r.returncode == 2 and b"not valid UTF-8" in r.stderr and r.stderr.count(b"\n") == 1
+
+
+def test_a_turn_whose_stored_title_is_not_utf8_still_ends(capsys, root):
+    from pathlib import Path
+    from botmemory.core.memory import Memory
+    from botmemory.core.turns import turn_begin
+
+    mem = Memory.open(root)
+    turn = turn_begin(mem, "scout", "Plans")
+    f = next(Path(root).rglob(f"{turn}.json"))   # a title stored by an older botmemory
+    d = json.loads(f.read_text())
+    f.write_text(json.dumps({**d, "chat": BAD + "\nline two"}))
+    (Path(root) / "workspaces/scout/MEMORY.md").write_text("- 2026-10-15 · from cli · a fact\n")
+    code, out, err = run(capsys, "--root", root, "turn", "end", "scout", turn, "--said", "done")
+    assert code == 0, err
+    assert not list(Path(root).rglob(f"{turn}.json"))
+    code, out, _ = run(capsys, "--root", root, "journal", "scout", "--json")
+    rows = json.loads(out)
+    assert {r["chat"] for r in rows} == {"Chat\ufffd line two"}
+    log = next(Path(root).rglob("memory/log/*.md")).read_text(encoding="utf-8")
+    assert log.count("\n") == 1 and 'chat "Chat\ufffd line two"' in log
+
+
+def test_a_title_with_a_newline_writes_one_entry(capsys, root):
+    from pathlib import Path
+    forged = "x\n- 2020-01-01 · from cli · injected"
+    code, out, err = run(capsys, "--root", root, "remember", "scout", "the fact", "--chat", forged)
+    assert code == 0, err
+    text = (Path(root) / "workspaces/scout/MEMORY.md").read_text()
+    assert text.count("\n") == 1 and "\n- 2020-01-01" not in text
+    assert text.endswith('from chat "x - 2020-01-01 · from cli · injected" · the fact\n')
+    code, out, _ = run(capsys, "--root", root, "journal", "scout", "--json")
+    assert json.loads(out)[0]["chat"] == "x - 2020-01-01 · from cli · injected"
+
+
+def test_a_key_in_a_title_is_redacted(capsys, root):
+    from pathlib import Path
+    key = "ghp_" + "R4nd0mT0k3nV4lu3F0rT3st1ngAbCdEf1234"
+    code, _, err = run(capsys, "--root", root, "remember", "scout", "the fact", "--chat", f"deploy {key}")
+    assert code == 0, err
+    for p in Path(root).rglob("*"):
+        if p.is_file():
+            assert key.encode() not in p.read_bytes(), p
+
+
+def test_turn_end_said_and_tools_stay_one_redacted_log_line(capsys, root):
+    from pathlib import Path
+    body = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7" * 3
+    pem = f"-----BEGIN PRIVATE KEY-----\n{body}\n{body}\n{body}\n-----END PRIVATE KEY-----"
+    code, turn, err = run(capsys, "--root", root, "turn", "begin", "scout", "--chat", "Ops")
+    assert code == 0, err
+    code, _, err = run(capsys, "--root", root, "turn", "end", "scout", turn.strip(), "--said", f"here you go {pem}",
+                       "--tools", "write\n- 09:00 · chat 'x' · forged,read")
+    assert code == 0, err
+    log = next(Path(root).rglob("memory/log/*.md")).read_text(encoding="utf-8")
+    assert log.count("\n") == 1 and "MIIEvQ" not in log and "«redacted" in log
+    assert "tools: write - 09:00 · chat 'x' · forged, read" in log
+
+
+def test_turn_begin_stores_its_title_on_one_line(capsys, root):
+    from pathlib import Path
+    code, turn, err = run(capsys, "--root", root, "turn", "begin", "scout", "--chat",
+                          'x\n- 2020-01-01 · from cli · injected "q"')
+    assert code == 0, err
+    stored = json.loads(next(Path(root).rglob(f"{turn.strip()}.json")).read_text())["chat"]
+    assert stored == "x - 2020-01-01 · from cli · injected 'q'"
+    code, _, err = run(capsys, "--root", root, "turn", "begin", "scout", "--chat", "\n\x00 ")
+    assert code == 2 and one_line(err)

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from datetime import date
 
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from botmemory.core import entries as E
@@ -130,3 +131,30 @@ def test_written_entries_parse_back(day, text, until):
     line = E.format_entry(day, "from cli", text, until=until)
     b = E.parse(line + "\n").blocks[0]
     assert b.kind is E.BlockKind.ENTRY and b.date == day and b.until == until and b.source == "from cli"
+
+
+FORGED = "x\n- 2020-01-01 · from cli · injected"
+
+
+@pytest.mark.parametrize("title", [FORGED, "a\rb\x00c\x1b[31md\u2028e\x85f", 'say "hi" (noticed) · x', "Chat\udcff",
+                                   "  spaced  ", 'end"', '"'])
+def test_a_title_is_one_line_and_reads_back_exactly(title):
+    t = E.clean_title(title)
+    assert "\n" not in t and '"' not in t and all(ch.isprintable() for ch in t)
+    assert E.clean_title(t) == t
+    t.encode("utf-8")
+    line = E.format_entry(date(2026, 10, 15), E.chat_source(title, "cli"), "the fact")
+    doc = E.parse(line + "\n")
+    assert len(doc.blocks) == 1
+    b = doc.blocks[0]
+    assert b.kind is E.BlockKind.ENTRY and b.text == "the fact" and b.source == f'from chat "{t}"'
+    assert doc.render() == line + "\n"
+
+
+def test_a_title_is_redacted():
+    key = "sk-proj-" + "Ab3dE5gH7jK9mN1pQ3sT5vX7zB9dF1hJ3lN5"
+    t = E.clean_title(f"deploy with {key}")
+    assert key not in t and "«redacted" in t
+    pem = "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\nqwerty1234567890\n-----END PRIVATE KEY-----"
+    t = E.clean_title(f"keys {pem}")
+    assert "MIIEvQ" not in t and "\n" not in t

@@ -392,7 +392,8 @@ def test_a_row_that_cannot_be_written_is_logged_and_dropped(mem, ws, monkeypatch
     monkeypatch.setattr(J.Journal, "append", broken)
     change = mem.store.write(BOT, MEMORY_FILE, "still saved\n", PERSON)
     assert change is not None and (ws / MEMORY_FILE).read_text() == "still saved\n"
-    assert "listener failed" in caplog.text
+    assert "could not write 1 row(s) to the journal of scout (disk full)" in caplog.text
+    assert "Traceback" not in caplog.text
     monkeypatch.undo()
     assert mem.journal.list(BOT) == []
     from botmemory.core.turns import scan
@@ -438,7 +439,8 @@ def apply_diff(before: str, diff: str) -> str:
             i += 1
     return "".join(out + src[pos:])
 
-_lines = st.lists(st.sampled_from(["a\n", "b\n", "c\n", "- fact\n", "\n", "x"]), max_size=30).map("".join)
+_lines = st.lists(st.sampled_from(["a\n", "b\n", "c\n", "- fact\n", "\n", "x", "---\n", "-- x\n", "++ y\n", "+++\n"]),
+                  max_size=30).map("".join)
 
 
 @settings(max_examples=300, deadline=None)
@@ -446,6 +448,85 @@ _lines = st.lists(st.sampled_from(["a\n", "b\n", "c\n", "- fact\n", "\n", "x"]),
 def test_the_diff_turns_the_earlier_text_into_the_new_one(before, after):
     d = J.make_diff(MEMORY_FILE, before, after)
     assert apply_diff(before, d) == after
+
+
+@settings(max_examples=300, deadline=None)
+@given(_lines, _lines)
+def test_the_counts_are_the_diffs_added_and_removed_lines(before, after):
+    d = J.build_diff(MEMORY_FILE, before, after)
+    assert J.diff_counts(d.text) == (d.added, d.removed)
+    assert d.added - d.removed == len(after.splitlines()) - len(before.splitlines())
+    assert d.words is None   # not cut
+
+
+FRONT = "---\ntitle: Trips\naliases: [travel]\n---\n"
+
+
+def test_lines_starting_with_dashes_or_pluses_are_changed_lines_not_headers(mem):
+    save(mem, "memory/trips.md", FRONT + "-- a signature\n++ doubled\n- 2024-05-01 · Lisbon\n")
+    created = newest(mem)
+    assert created.counts() == (7, 0)
+    assert "---" in list(created.changed_lines()) and "-- a signature" in list(created.changed_lines())
+    save(mem, "memory/trips.md", "- 2024-05-01 · Lisbon\n")
+    row = newest(mem)
+    assert row.counts() == (0, 6)
+    assert "----\n" in row.diff  # the removed frontmatter line
+    assert [r.id for r in mem.journal.list(BOT, grep=["signature"])] == [row.id, created.id]
+    assert [r.id for r in mem.journal.list(BOT, grep=["doubled"])] == [row.id, created.id]
+    mem.store.delete(BOT, "memory/trips.md", PERSON)
+    gone = newest(mem)
+    assert gone.counts() == (0, 1)
+    assert "-- 2024-05-01 · Lisbon" not in gone.summary() and "deleted" in gone.summary()
+    assert J.diff_counts(gone.diff) == (0, 1)
+
+
+def test_a_huge_change_keeps_its_true_counts_beside_a_cut_diff(mem):
+    before = "".join(f"- 2024-01-01 · note number {i}\n" for i in range(60_000))
+    after = before.replace("note number 59990\n", "note about Zanzibar\n")
+    row = J.make_row(change(before, "".join(f"line {i}\n" for i in range(60_000))))
+    assert "diff cut here" in row.diff and len(row.diff) <= J.DIFF_MAX_CHARS
+    assert row.counts() == (60_000, 60_000)
+    assert "+60000 -60000" in row.summary()
+    mem.journal.append(BOT, [row])
+    back = newest(mem)
+    assert back.counts() == (60_000, 60_000)
+    tail = J.make_row(change(before, after))
+    assert tail.counts() == (1, 1)
+    big = "".join(f"- 2024-01-01 · filler line {i} for the count\n" for i in range(60_000))
+    grown = J.make_row(change(before, big + "- 2024-02-02 · the Zanzibar trip is booked\n"))
+    assert "Zanzibar" not in grown.diff   # beyond the cut
+    mem.journal.append(BOT, [grown])
+    assert [r.id for r in mem.journal.list(BOT, grep=["zanzibar", "booked"])] == [grown.id]
+    assert [r.id for r in mem.journal.list(BOT, grep=["note", "number"])] == [grown.id, row.id]
+    assert mem.journal.list(BOT, grep=["Zanzibar", "elephant"]) == []
+
+
+def test_the_grep_filter_of_a_cut_diff_is_bounded():
+    before = "".join(f"word{i} other{i} more{i}\n" for i in range(100_000))
+    row = J.make_row(change(before, ""))
+    assert len(row.line()) < len(row.diff) + 4 * J.WORDS_FILTER_MAX_BYTES // 3 + 1000
+    assert J.RowFilter(words=("word99999",)).matches(row)
+
+
+def test_rows_without_counts_still_read():
+    d = {"id": "0192f3a4b5c6-1a2b3c", "at": "2024-01-01T00:00:00.000Z", "bot": BOT, "who": "person", "how": "cli",
+         "chat": None, "file": MEMORY_FILE, "before_hash": "a", "after_hash": "b",
+         "diff": "--- a/MEMORY.md\n+++ b/MEMORY.md\n@@ -1 +1 @@\n-x\n+y\n", "earlier_text": "x\n",
+         "undoable": True, "reason": None}
+    row = J.Row.from_dict(d)
+    assert row is not None and row.counts() == (1, 1) and "added" not in row.as_dict()
+    assert J.Row.from_dict({**d, "added": True}) is None
+
+
+def change(before: str | None, after: str | None, file: str = MEMORY_FILE):
+    from datetime import UTC, datetime
+
+    from botmemory.core.safeio import text_hash
+    from botmemory.core.store import Change, new_change_id
+
+    at = datetime.now(UTC)
+    return Change(BOT, file, before, text_hash(before) if before is not None else None, after,
+                  text_hash(after) if after is not None else None, PERSON, at, id=new_change_id(at))
 
 
 def test_row_filter_by_who_file_and_words(mem):
@@ -459,3 +540,20 @@ def test_row_filter_by_who_file_and_words(mem):
     assert [r.file for r in mem.journal.list(BOT, grep=["acme", "late"])] == ["memory/a.md"]
     assert mem.journal.list(BOT, grep=["pay"]) == []  # whole words only
     assert [r.file for r in mem.journal.matching(BOT, RowFilter(file="memory/a.md", who="person"))] == ["memory/a.md"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab_1 \t\n-.,'é\u00a0\u2028·«»\u0660\u00b2x\u200bß")), max_size=40))
+def test_the_word_filters_words_are_the_regex_words(text):
+    from botmemory.core.diff import _words
+
+    assert _words(text) == set(re.findall(r"\w+", text))
+
+
+def test_deleting_a_topic_with_frontmatter_lists_every_line(mem):
+    text = FRONT + "-- signed\n++ kept\n- 2024-05-01 · Lisbon\n"
+    save(mem, "memory/trips.md", text)
+    mem.store.delete(BOT, "memory/trips.md", PERSON)
+    row = newest(mem)
+    assert row.counts() == (0, 7)
+    assert [ln for ln in row.changed_lines()] == text.splitlines()

@@ -176,6 +176,15 @@ def test_texts_of_odd_rows():
     assert change_text(deleted) == "deleted"
 
 
+def test_a_row_that_removes_frontmatter_counts_every_line(mem):
+    from botmemory.core.store import Actor
+
+    mem.store.write(BOT, "memory/trips.md", "---\ntitle: Trips\n---\n-- signed\n", Actor.person("panel"))
+    mem.store.write(BOT, "memory/trips.md", "", Actor.person("panel"))
+    row = mem.journal.list(BOT, limit=1)[0]
+    assert change_text(row) == "+0 −4  title: Trips"
+
+
 def test_the_files_list_counts_lines_as_the_gauge_does(mem):
     from botmemory.core import budget
     from botmemory.core.store import Actor
