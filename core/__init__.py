@@ -42,8 +42,14 @@ _export("config", "BotSettings", "DEFAULT_TIDY_HOUR", "auto_recall", "bot_settin
 _export("loader", "load_block", list_topics="topics")
 _export("update", "ForgetResult", "PreferResult", "RememberResult", "RoomResult", "forget", "make_room",
         "move_overflow", "prefer", "remember", "undo_overflow", "unforget")
-_export("recall", "MIN_MESSAGE_CHARS", "Note", "RecallResult", "refresh_index",
-        recall_notes="recall")  # not "recall": the module
+_export("recall", "Hit", "MIN_MESSAGE_CHARS", "Note", "RecallResult", "content_words", "fold", "parse_when",
+        "refresh_index", recall_notes="recall", session_search="search", RECALL_HEADER="HEADER")  # not "recall": the module
+_export("kinds", "AgentGauge", "AgentKind", "Limits", "Loaded", KIND_NAMES="NAMES", AGENT_KIND_NAMES="AGENT_NAMES",
+        get_kind="get")
+_export("tracked", "Candidate", "Tracked", "track", "untrack", discover_agents="discover")
+_export("agents", "folder_secrets", "forget_everywhere", "kind_of", "redact_file", "secrets_in",
+        agent_gauge="gauge", agent_limits="limits", agent_load="load", agent_recall="recall",
+        forget_in_folder="forget")
 _export("diff", "diff_counts", "diff_lines")
 _export("journal", "Journal", "Row", "RowFilter", "UNDO_ACTOR", "make_row")
 _export("shadows", "Shadow", "Shadows")
@@ -52,22 +58,28 @@ _export("turns", "TURN_TIMEOUT_S", "Turn", "expire_turns", "log_line", "open_tur
         "turn_end", "turn_open")
 _export("watcher", "Watcher")
 _export("tidy", "TidyReport", tidy_bot="tidy")  # not "tidy": the module
+_export("connect", AGENT_NAMES="AGENTS", connect_agent="connect", connection_status="status")
 _export("upkeep", "UpkeepState", "heavy_line", "read_state", "run_due", "tidy_now")
 
 __all__ = [  # the same names as _NAMES (tests/test_layering.py checks)
-    "AMBER_AT", "ARCHIVE_FILE", "Actor", "BadInput", "Block", "BlockKind", "BotMemoryError", "BotSettings", "Busy",
-    "Change", "Conflict", "DEFAULT_TIDY_HOUR", "Document", "FileKind", "FileText", "ForgetResult", "Frontmatter",
-    "Gauge", "Home", "Journal", "LOG_DIR", "Level", "MAX_FILE_BYTES", "MEMORY_FILE", "MEMORY_MAX_BYTES",
-    "MEMORY_MAX_LINES", "MIN_MESSAGE_CHARS", "Memory", "Note", "ONLY_FIRST_LINES", "OUTSIDE", "PreferResult",
-    "RACY_NS", "RecallResult", "Refused", "RememberResult", "RoomResult", "Row", "RowFilter", "RowListener", "Shadow", "Shadows",
-    "Store", "TURN_TIMEOUT_S", "TidyReport", "Topic", "Turn", "UNDO_ACTOR", "UpkeepState", "Watcher", "Write",
-    "atomic_write", "auto_recall", "bot_settings", "chat_source", "check_bot_id", "check_entry_text", "classify",
-    "clean_title", "compose_block", "diff_counts", "diff_lines", "expire_turns", "forget", "format_entry", "gauge",
-    "heavy_line", "list_topics", "load_block", "local_today", "log_line", "log_path", "make_room", "make_row",
-    "move_overflow", "open_turns", "parse_blocks", "parse_day",
-    "prefer", "read_config", "read_file", "read_frontmatter", "read_state", "recall_notes", "reconcile_bot",
-    "refresh_index",
-    "remember", "run_due", "scan", "set_bot_setting", "text_hash", "tidy_bot", "tidy_hour", "tidy_now",
+    "AGENT_KIND_NAMES", "AgentGauge", "AgentKind", "Candidate", "KIND_NAMES", "Limits", "Loaded", "Tracked",
+    "agent_gauge", "agent_limits", "agent_load", "agent_recall", "discover_agents", "folder_secrets",
+    "forget_everywhere", "forget_in_folder", "get_kind", "kind_of", "redact_file", "secrets_in", "track",
+    "untrack",
+    "AGENT_NAMES", "AMBER_AT", "ARCHIVE_FILE", "Actor", "BadInput", "Block", "BlockKind", "BotMemoryError",
+    "BotSettings", "Busy", "Change", "Conflict", "DEFAULT_TIDY_HOUR", "Document", "FileKind", "FileText",
+    "ForgetResult", "Frontmatter", "Gauge", "Hit", "Home", "Journal", "LOG_DIR", "Level", "MAX_FILE_BYTES",
+    "MEMORY_FILE", "MEMORY_MAX_BYTES", "MEMORY_MAX_LINES", "MIN_MESSAGE_CHARS", "Memory", "Note", "ONLY_FIRST_LINES",
+    "OUTSIDE", "PreferResult", "RACY_NS", "RECALL_HEADER", "RecallResult", "Refused", "RememberResult", "RoomResult",
+    "Row", "RowFilter", "RowListener", "Shadow", "Shadows", "Store", "TURN_TIMEOUT_S", "TidyReport", "Topic", "Turn",
+    "UNDO_ACTOR", "UpkeepState", "Watcher", "Write", "atomic_write", "auto_recall", "bot_settings", "chat_source",
+    "check_bot_id", "check_entry_text", "classify", "clean_title", "compose_block", "connect_agent",
+    "connection_status", "content_words", "diff_counts", "diff_lines", "expire_turns", "fold", "forget",
+    "format_entry", "gauge", "heavy_line", "list_topics", "load_block", "local_today", "log_line", "log_path",
+    "make_room", "make_row", "move_overflow", "open_turns", "parse_blocks", "parse_day", "parse_when", "prefer",
+    "read_config", "read_file", "read_frontmatter", "read_state", "recall_notes", "reconcile_bot",
+    "refresh_index", "remember",
+    "run_due", "scan", "session_search", "set_bot_setting", "text_hash", "tidy_bot", "tidy_hour", "tidy_now",
     "turn_begin", "turn_end", "turn_open", "undo_overflow", "unforget", "write_config",
 ]
 
@@ -90,6 +102,9 @@ if not TYPE_CHECKING:  # hidden from mypy, so a name missing below is an error, 
 if TYPE_CHECKING:  # for type checkers: the same names, eagerly
     from .budget import (AMBER_AT, MEMORY_MAX_BYTES, MEMORY_MAX_LINES, ONLY_FIRST_LINES, Gauge, Level, Topic,
                          compose_block, gauge)
+    from .connect import AGENTS as AGENT_NAMES
+    from .connect import connect as connect_agent
+    from .connect import status as connection_status
     from .config import (DEFAULT_TIDY_HOUR, BotSettings, auto_recall, bot_settings, read_config, set_bot_setting,
                          tidy_hour, write_config)
     from .diff import diff_counts, diff_lines
@@ -98,15 +113,29 @@ if TYPE_CHECKING:  # for type checkers: the same names, eagerly
     from .errors import BadInput, BotMemoryError, Busy, Conflict, Refused
     from .frontmatter import Frontmatter
     from .frontmatter import read as read_frontmatter
+    from .agents import folder_secrets, forget_everywhere, kind_of, redact_file, secrets_in
+    from .agents import forget as forget_in_folder
+    from .agents import gauge as agent_gauge
+    from .agents import limits as agent_limits
+    from .agents import load as agent_load
+    from .agents import recall as agent_recall
     from .journal import UNDO_ACTOR, Journal, Row, RowFilter, make_row
+    from .kinds import AGENT_NAMES as AGENT_KIND_NAMES
+    from .kinds import NAMES as KIND_NAMES
+    from .kinds import AgentGauge, AgentKind, Limits, Loaded
+    from .kinds import get as get_kind
+    from .tracked import Candidate, Tracked, track, untrack
+    from .tracked import discover as discover_agents
     from .loader import load_block
     from .loader import topics as list_topics
     from .memory import Memory, RowListener
     from .paths import ARCHIVE_FILE, LOG_DIR, MEMORY_FILE, FileKind, Home, check_bot_id, classify, log_path, parse_day
     from .paths import today as local_today
     from .reconcile import OUTSIDE, reconcile_bot
-    from .recall import MIN_MESSAGE_CHARS, Note, RecallResult, refresh_index
+    from .recall import HEADER as RECALL_HEADER
+    from .recall import MIN_MESSAGE_CHARS, Hit, Note, RecallResult, content_words, fold, parse_when, refresh_index
     from .recall import recall as recall_notes
+    from .recall import search as session_search
     from .safeio import RACY_NS, MAX_FILE_BYTES, FileText, atomic_write, read_file, text_hash
     from .shadows import Shadow, Shadows
     from .store import Actor, Change, Store, Write

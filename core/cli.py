@@ -29,9 +29,12 @@ valid UTF-8 (nothing written), 3 conflict (the file changed since it was
 opened), 4 refused by a rule, 1 busy (another botmemory is writing: try
 again) or unexpected.
 
-The home is --root, else $OPENMAUSBOT_HOME, else ~/.openmausbot.
+The home is --root, else $OPENMAUSBOT_HOME, else ~/.openmausbot when it exists,
+else the platform's data folder for botmemory.
 Paths are relative to the bot's workspace: MEMORY.md, memory/<topic>.md,
-memory/archive.md, memory/log/YYYY-MM-DD.md.
+memory/archive.md, memory/log/YYYY-MM-DD.md. A tracked agent folder uses its
+agent's layout: Claude Code MEMORY.md and <topic>.md beside it; OpenClaw
+MEMORY.md and memory/<note>.md; Hermes MEMORY.md and USER.md.
 """
 
 
@@ -104,8 +107,20 @@ def cmd_init(mem: Memory, args: argparse.Namespace) -> None:
 
 def cmd_gauge(mem: Memory, args: argparse.Namespace) -> None:
     mem.home.require_bot(args.bot)
+    if mem.home.is_tracked(args.bot):
+        from . import agents
+
+        ag = agents.gauge(mem, args.bot)
+        d = ag.as_dict()
+        found = agents.folder_secrets(mem, args.bot)
+        if found:
+            d["secrets"] = found
+        _out(args, d, ag.plain() + "".join(f"\n{rel} holds a credential ({', '.join(k)}): "
+                                           f"`botmemory redact {args.bot} {rel}` takes it out"
+                                           for rel, k in found.items()))
+        return
     g = budget.gauge(mem.store.text(args.bot, MEMORY_FILE))
-    d = g.as_dict()
+    d = {"agent": "openmausbot", **g.as_dict()}
     heavy = _heavy_line(mem, args.bot)
     if heavy:
         d["heavy"] = heavy
@@ -113,6 +128,12 @@ def cmd_gauge(mem: Memory, args: argparse.Namespace) -> None:
              + (f" · {g.unloaded_lines} lines do not load" if g.unloaded_lines else "")
              + f"\n{budget.ONLY_FIRST_LINES}" + (f"\n{heavy}" if heavy else ""))
     _out(args, d, plain)
+
+
+def _refuse_for_agent(mem: Memory, bot: str, command: str) -> None:
+    from .agents import refuse
+
+    refuse(mem, bot, command)
 
 
 def _heavy_line(mem: Memory, bot: str) -> str | None:
@@ -127,12 +148,19 @@ def cmd_load(mem: Memory, args: argparse.Namespace) -> None:
     from .loader import load_block
 
     mem.home.require_bot(args.bot)
+    if mem.home.is_tracked(args.bot):
+        from . import agents
+
+        text = agents.load(mem, args.bot)
+        _out(args, {"text": text}, text)
+        return
     text = load_block(mem, args.bot)
     _out(args, {"text": text}, text)
 
 
 def cmd_remember(mem: Memory, args: argparse.Namespace) -> None:
     until = parse_day(args.until, "--until") if args.until else None
+    _refuse_for_agent(mem, args.bot, "remember")
     text = _read_stdin() if args.text == "-" else args.text
     from . import update
 
@@ -151,6 +179,19 @@ def cmd_remember(mem: Memory, args: argparse.Namespace) -> None:
 def cmd_forget(mem: Memory, args: argparse.Namespace) -> None:
     from . import update
 
+    if args.all or mem.home.is_tracked(args.bot):
+        from . import agents
+
+        if args.all:
+            results = agents.forget_everywhere(mem, [args.bot, *args.words], _actor(args))
+        else:
+            results = [agents.forget(mem, args.bot, args.words, _actor(args))]
+        n = sum(len(r.removed) for r in results)
+        plain = f"forgot {n} note{'s' if n != 1 else ''}" + "".join(
+            f"\n  {r.bot}: {', '.join(r.files)}" for r in results if r.files)
+        _out(args, [r.as_dict() for r in results] if args.all else results[0].as_dict(), plain)
+        return
+
     r = update.forget(mem.store, args.bot, args.words, _actor(args))
     plain = (f"forgot {len(r.removed)} note{'s' if len(r.removed) != 1 else ''}"
              + (f" in {', '.join(r.files)}" if r.files else ""))
@@ -159,6 +200,7 @@ def cmd_forget(mem: Memory, args: argparse.Namespace) -> None:
 
 def cmd_prefer(mem: Memory, args: argparse.Namespace) -> None:
     mem.home.require_bot(args.bot)
+    _refuse_for_agent(mem, args.bot, "prefer")
     from . import update
 
     r = update.prefer(mem.home, args.bot, args.text, mem.today)
@@ -170,7 +212,16 @@ def cmd_show(mem: Memory, args: argparse.Namespace) -> None:
     ft = mem.store.read(args.bot, args.path)
     if ft is None:
         raise BadInput(f"{args.path} does not exist in {args.bot}'s workspace")
-    _out(args, {"path": args.path, "text": ft.text, "hash": ft.hash, "valid_utf8": ft.valid}, ft.text)
+    d: dict[str, Any] = {"path": args.path, "text": ft.text, "hash": ft.hash, "valid_utf8": ft.valid}
+    if mem.home.is_tracked(args.bot) and ft.valid:
+        from . import agents
+
+        found = agents.secrets_in(ft.text)
+        if found:
+            d["secrets"] = found
+            sys.stderr.write(f"botmemory: warning: {args.path} holds a credential ({', '.join(found)}); "
+                             f"`botmemory redact {args.bot} {args.path}` takes it out (undoable)\n")
+    _out(args, d, ft.text)
 
 
 def cmd_save(mem: Memory, args: argparse.Namespace) -> None:
@@ -190,9 +241,54 @@ def cmd_rm(mem: Memory, args: argparse.Namespace) -> None:
     _out(args, {"path": args.path, "deleted": True}, f"deleted {args.path}")
 
 
+def cmd_redact(mem: Memory, args: argparse.Namespace) -> None:
+    from . import agents
+
+    change = agents.redact_file(mem, args.bot, args.path, _actor(args), args.expected_hash)
+    if change is None:
+        _out(args, {"path": args.path, "changed": False, "row": None}, f"{args.path} holds no credential")
+        return
+    _out(args, {"path": args.path, "changed": True, "row": change.id, "hash": change.after_hash},
+         f"redacted {args.path} (journal row {change.id}; botmemory keeps no copy of a credential, "
+         "so this change cannot be undone)")
+
+
+def cmd_agents(mem: Memory, args: argparse.Namespace) -> None:
+    from . import tracked
+
+    found, unread = tracked.discover(mem.home)
+    for u in unread:
+        sys.stderr.write(f"botmemory: {u} (the defaults were used)\n")
+    lines = [f"{c.id}  {c.agent}  {c.name}  {'tracked' if c.tracked else 'not tracked'}  {c.path}" for c in found]
+    _out(args, [c.as_dict() for c in found],
+         "\n".join(lines) or "no Claude Code, OpenClaw or Hermes memory folders found")
+
+
+def cmd_track(mem: Memory, args: argparse.Namespace) -> None:
+    from . import tracked
+
+    if args.path is None and args.agent is not None:
+        raise BadInput("--agent goes with --path DIR")
+    t = tracked.track(mem.home, args.id, path=args.path, agent=args.agent)
+    _out(args, t.as_dict(), f"tracking {t.id}: {t.name} ({t.agent}) at {t.path}")
+
+
+def cmd_untrack(mem: Memory, args: argparse.Namespace) -> None:
+    from . import tracked
+
+    t = tracked.untrack(mem.home, args.id)
+    _out(args, t.as_dict(), f"no longer tracking {t.id} ({t.path}); its journal stays in the home")
+
+
 def cmd_recall(mem: Memory, args: argparse.Namespace) -> None:
     from . import recall
 
+    if mem.home.is_tracked(args.bot):
+        from . import agents
+
+        r = agents.recall(mem, args.bot, args.message)
+        _out(args, r.as_dict(), r.text)
+        return
     r = recall.recall(mem.home, args.bot, args.message, mem.today)
     _out(args, r.as_dict(), r.text)
 
@@ -224,13 +320,11 @@ def cmd_settings(mem: Memory, args: argparse.Namespace) -> None:
 
 
 def cmd_journal(mem: Memory, args: argparse.Namespace) -> None:
-    from .paths import classify
-
     mem.home.require_bot(args.bot)
     if args.limit is not None and args.limit < 0:
         raise BadInput("--limit must be 0 or more")
     if args.file is not None:
-        classify(args.file)
+        mem.home.classify(args.bot, args.file)
     words = (args.grep or "").split()
     rows = mem.journal.list(args.bot, limit=args.limit, file=args.file, grep=words, who=args.who)
     empty = "no rows match" if args.file or words or args.who else f"no changes recorded for {args.bot} yet"
@@ -251,6 +345,7 @@ def cmd_tidy(mem: Memory, args: argparse.Namespace) -> None:
     from . import upkeep
     from .tidy import summary
 
+    _refuse_for_agent(mem, args.bot, "tidy")
     report = upkeep.tidy_now(mem, args.bot, model=not args.no_model)
     _out(args, report.as_dict(), summary(report))
 
@@ -320,6 +415,50 @@ def cmd_turn_end(mem: Memory, args: argparse.Namespace) -> None:
          "\n".join(r.summary() for r in rows) if rows else "nothing changed in this turn")
 
 
+def cmd_mcp(mem: Memory, args: argparse.Namespace) -> None:
+    from .mcp_server import serve  # the SDK loads only here: no other command pays for it
+
+    serve(mem, args.bot)
+
+
+def cmd_hook(mem: Memory, args: argparse.Namespace) -> None:
+    """Never fails the agent: whatever happens, exit 0 (errors are logged)."""
+    from .hooks import handle, log_error
+
+    try:
+        raw = sys.stdin.buffer.read(MAX_FILE_BYTES).decode("utf-8", errors="replace")
+        answer = handle(mem, raw, args.bot)
+    except Exception as e:  # noqa: BLE001 - a hook answers nothing rather than fail the person
+        log_error(mem.home, f"hook {args.agent}: {type(e).__name__}: {e}")
+        answer = ""
+    if answer:
+        sys.stdout.write(answer + "\n")
+        sys.stdout.flush()
+
+
+def cmd_connect(mem: Memory, args: argparse.Namespace) -> None:
+    from . import connect
+
+    if args.agent is None:
+        if args.remove or args.bot:
+            raise BadInput("connect --remove and --bot need an agent: " + ", ".join(connect.AGENTS))
+        rows = connect.status(args.project)
+        plain = "\n".join(
+            f"{r['agent']}: " + ("connected" if r["connected"] else "not connected")
+            + (" (hooks)" if r["hooks"] else "") + (f" (MCP: {r['mcp_bot']})" if r["mcp_bot"] else "")
+            + ("" if r["found"] else " · not found on this computer")
+            + (f" · {r['error']}" if r.get("error") else "") for r in rows)
+        _out(args, rows, plain)
+        return
+    out = connect.connect(mem.home, args.agent, project=args.project, bot=args.bot, remove=args.remove)
+    verb = "disconnected" if args.remove else "connected"
+    plain = (f"{args.agent} {verb}: " + ", ".join(out.changed)) if out.changed else \
+        f"{args.agent}: nothing to change (already {verb})"
+    if out.changed and args.agent == "claude-desktop":
+        plain += "\nrestart Claude Desktop to load it"
+    _out(args, out.as_dict(), plain)
+
+
 # ----- the parser
 
 COMMANDS: dict[str, Handler] = {}
@@ -331,7 +470,8 @@ def build_parser() -> _Parser:
                         help="print one JSON value on stdout")
     p = _Parser(prog="botmemory", description="botmemory: an AI bot's long-term memory, kept as plain markdown.",
                 epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter, parents=[common])
-    p.add_argument("--root", metavar="DIR", help="the OpenMausBot home (default: $OPENMAUSBOT_HOME or ~/.openmausbot)")
+    p.add_argument("--root", metavar="DIR", help="the home (default: $OPENMAUSBOT_HOME, else ~/.openmausbot when it exists, "
+                   "else botmemory's data folder)")
     p.add_argument("--today", metavar="DATE", help="treat DATE (YYYY-MM-DD) as today (also $BOTMEMORY_TODAY)")
     p.add_argument("--verbose", "-v", action="store_true", help="log what happens on stderr")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
@@ -342,10 +482,19 @@ def build_parser() -> _Parser:
         COMMANDS[name] = handler
         return sp
 
-    add("bots", cmd_bots, "list bot ids")
+    add("bots", cmd_bots, "list bot ids: the home's workspaces and the tracked agent folders")
+    add("agents", cmd_agents, "find the memory folders of Claude Code, OpenClaw and Hermes on this computer")
+    sp = add("track", cmd_track, "serve an agent's memory folder: by its id from `agents`, or --path DIR --agent KIND")
+    sp.add_argument("id", nargs="?", metavar="ID")
+    sp.add_argument("--path", metavar="DIR", help="a memory folder to track")
+    sp.add_argument("--agent", metavar="KIND", help="its kind: claude-code, openclaw or hermes")
+    add("untrack", cmd_untrack, "stop serving a tracked folder (nothing in it is touched)").add_argument(
+        "id", metavar="ID")
     add("init", cmd_init, "create a bot's workspace (idempotent)").add_argument("bot")
-    add("gauge", cmd_gauge, "how much of MEMORY.md loads: lines and bytes against the budget").add_argument("bot")
-    add("load", cmd_load, "print exactly the memory block a new turn loads").add_argument("bot")
+    add("gauge", cmd_gauge, "how much of MEMORY.md loads: lines and bytes against the budget (a tracked "
+        "folder: its agent's budget, characters for Hermes and OpenClaw)").add_argument("bot")
+    add("load", cmd_load, "print exactly the memory block a new turn loads "
+        "(a tracked folder: what its agent loads)").add_argument("bot")
     sp = add("remember", cmd_remember, "add a dated entry to MEMORY.md (memory_update add)")
     sp.add_argument("bot")
     sp.add_argument("text", help="the note (at most 1,000 characters and 20 lines; - reads stdin)")
@@ -353,8 +502,10 @@ def build_parser() -> _Parser:
                     "the title is kept on one line, redacted")
     sp.add_argument("--until", metavar="DATE", help="the last day the note is true (YYYY-MM-DD)")
     sp = add("forget", cmd_forget, "remove every note that mentions all the words, everywhere")
-    sp.add_argument("bot")
-    sp.add_argument("words", nargs="+", metavar="WORD")
+    sp.add_argument("bot", help="the bot (with --all: the first word)")
+    sp.add_argument("words", nargs="*", metavar="WORD")
+    sp.add_argument("--all", action="store_true",
+                    help="forget in every tracked agent folder at once (one undoable row per file)")
     sp.add_argument("--chat", metavar="T", help="the bot's work in chat T")
     sp = add("prefer", cmd_prefer, "add a standing preference to About me (once, at most 300 characters)")
     sp.add_argument("bot")
@@ -367,6 +518,10 @@ def build_parser() -> _Parser:
     sp.add_argument("path")
     sp.add_argument("--expected-hash", metavar="H", help="refuse (exit 3) unless the file still has this hash")
     sp.add_argument("--chat", metavar="T", help="the bot's work in chat T")
+    sp = add("redact", cmd_redact, "replace the credentials in a memory file by markers (a journaled change)")
+    sp.add_argument("bot")
+    sp.add_argument("path")
+    sp.add_argument("--expected-hash", metavar="H", help="refuse (exit 3) unless the file still has this hash")
     sp = add("rm", cmd_rm, "delete a topic or a daily log (never MEMORY.md)")
     sp.add_argument("bot")
     sp.add_argument("path")
@@ -377,7 +532,7 @@ def build_parser() -> _Parser:
     sp.add_argument("--file", metavar="PATH", help="only rows of this file (MEMORY.md, memory/<topic>.md, …)")
     sp.add_argument("--grep", metavar="WORDS",
                     help="only rows whose diff adds or removes a line with every one of these words")
-    sp.add_argument("--who", choices=("bot", "person", "upkeep", "import"), help="only rows by this author")
+    sp.add_argument("--who", choices=("bot", "person", "upkeep", "import", "unknown"), help="only rows by this author")
     sp = add("undo", cmd_undo, "put a file back to a journal row's earlier text (itself a row)")
     sp.add_argument("bot")
     sp.add_argument("row_id", metavar="ROW_ID")
@@ -410,6 +565,20 @@ def build_parser() -> _Parser:
     sp = add("watch", cmd_watch,
              "record changes made to memory files outside the app as 'changed outside the app' rows")
     sp.add_argument("--once", action="store_true", help="scan every workspace once and exit")
+    sp = add("mcp", cmd_mcp, "serve BOT's memory tools over MCP on stdin/stdout (for Claude Code, Claude Desktop, "
+             "Cursor): memory_update, session_search, memory_recall, memory_load, memory_read, memory_write, "
+             "memory_journal")
+    sp.add_argument("bot")
+    sp = add("hook", cmd_hook, "answer one agent hook event read on stdin (what `connect` installs); always exits 0")
+    sp.add_argument("agent", choices=("claude-code",))
+    sp.add_argument("--bot", metavar="BOT", help="also recall from this bot's workspace")
+    sp = add("connect", cmd_connect,
+             "add botmemory to an agent's settings: claude-code (hooks; with --bot also the MCP server), "
+             "claude-desktop and cursor (the MCP server); without an agent, say what is connected")
+    sp.add_argument("agent", nargs="?", choices=("claude-code", "claude-desktop", "cursor"))
+    sp.add_argument("--project", metavar="DIR", help="that project's settings instead of the user's")
+    sp.add_argument("--bot", metavar="BOT", help="the workspace the MCP server serves (and the hook recalls from)")
+    sp.add_argument("--remove", action="store_true", help="take out exactly what connect added")
     sp = add("settings", cmd_settings, "show or set a bot's switches: memory, upkeep, helper (on/off)")
     sp.add_argument("bot")
     sp.add_argument("key", nargs="?", choices=config.SWITCHES)

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 
 from .entries import clean_title
 from .errors import BotMemoryError, Refused
-from .paths import FileKind, Home, check_bot_id, classify
+from .paths import FileKind, Home, check_bot_id
 from .paths import today as local_today
 from .safeio import read_file
 from .store import Actor, Change, Store, Write, new_change_id
@@ -69,7 +69,9 @@ class Memory:
 
     @classmethod
     def open(cls, root: str | None = None, today: str | None = None) -> Memory:
-        home = Home.locate(root)
+        from .tracked import attach
+
+        home = attach(Home.locate(root))   # the tracked agent folders are bots too
         store = Store(home, today=local_today(today))
         return cls(home, store)
 
@@ -201,7 +203,7 @@ class Memory:
         if not row.undoable:
             raise Refused(f"row {row_id} cannot be undone: {row.reason}")
         if row.before_hash is None:
-            text = "" if classify(row.file) is FileKind.MEMORY else None
+            text = "" if self.home.classify(bot, row.file) is FileKind.MEMORY else None
             if text is None and self.store.read(bot, row.file) is None:
                 return None
         else:

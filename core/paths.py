@@ -1,6 +1,8 @@
 """Where things live: the home, a bot's workspace, and the names of memory files.
 
-Home: ``--root DIR``, else ``$OPENMAUSBOT_HOME``, else ``~/.openmausbot``.
+Home: ``--root DIR``, else ``$OPENMAUSBOT_HOME``, else ``~/.openmausbot`` when it
+exists, else the platform's data folder for botmemory (``platformdirs``), so a
+person who only runs Claude Code, OpenClaw or Hermes needs no OpenMausBot.
 Inside it, ``workspaces/<bot>/`` holds the memory files; everything the app keeps
 about them (journal, shadow copies, locks, settings) lives beside the workspaces,
 never inside one, so a bot's file tools cannot reach it.
@@ -9,10 +11,12 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from datetime import date
 from enum import Enum
 from pathlib import Path
+from typing import Protocol
 
 from .errors import BadInput
 
@@ -96,11 +100,58 @@ def log_path(day: date) -> str:
     return f"{LOG_DIR}/{day.isoformat()}.md"
 
 
+def data_home() -> Path:
+    """The home of a person without OpenMausBot: the platform's data folder for botmemory."""
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("botmemory", appauthor=False)).absolute()
+
+
+class Layout(Protocol):
+    """What a tracked folder's kind says about its files (:mod:`botmemory.core.kinds` implements it)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def writes_own_memory(self) -> bool: ...
+    @property
+    def reports_turns(self) -> bool: ...
+    @property
+    def refusal(self) -> str: ...
+    @property
+    def temp_dirs(self) -> tuple[str, ...]: ...
+    def classify(self, rel: str) -> FileKind: ...
+    def memory_files(self, folder: Path) -> list[str]: ...
+    def watched_dirs(self, folder: Path) -> list[Path]: ...
+
+
+@dataclass(frozen=True)
+class Folder:
+    """A tracked agent folder as the home serves it: its id, where it is, its name and its kind's layout."""
+
+    id: str
+    path: Path
+    name: str
+    layout: Layout
+
+
+class FolderSource(Protocol):
+    """Where a home learns its tracked folders (:mod:`botmemory.core.tracked`: ``<home>/botmemory/tracked.json``)."""
+
+    def folders(self) -> Mapping[str, Folder]: ...
+
+
 @dataclass(frozen=True)
 class Home:
-    """An OpenMausBot home folder and the places botmemory uses inside it."""
+    """An OpenMausBot home folder and the places botmemory uses inside it.
+
+    A bot is a workspace of the home, or a tracked agent folder when *source*
+    is set (``Memory.open`` sets it): then its id resolves to that folder and
+    its kind's layout decides which paths are memory files.
+    """
 
     root: Path
+    source: FolderSource | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def locate(cls, root: str | os.PathLike[str] | None = None) -> Home:
@@ -109,7 +160,10 @@ class Home:
         env = os.environ.get("OPENMAUSBOT_HOME")
         if env:
             return cls(Path(env).expanduser().absolute())
-        return cls(Path.home() / ".openmausbot")
+        omb = Path.home() / ".openmausbot"
+        if omb.exists():
+            return cls(omb)
+        return cls(data_home())
 
     @property
     def workspaces(self) -> Path:
@@ -139,19 +193,51 @@ class Home:
     def settings_file(self, bot: str) -> Path:
         return self.root / "settings" / f"{check_bot_id(bot)}.json"
 
+    def folders(self) -> Mapping[str, Folder]:
+        """The agent folders this home tracks, by id."""
+        return self.source.folders() if self.source is not None else {}
+
+    def folder(self, bot: str) -> Folder | None:
+        return self.folders().get(bot) if self.source is not None else None
+
+    def layout(self, bot: str) -> Layout | None:
+        """The layout of a tracked folder's kind; None for a workspace of the home."""
+        f = self.folder(bot)
+        return f.layout if f is not None else None
+
+    def kind_name(self, bot: str) -> str:
+        f = self.folder(bot)
+        return f.layout.name if f is not None else "openmausbot"
+
+    def is_tracked(self, bot: str) -> bool:
+        return self.folder(bot) is not None
+
     def workspace(self, bot: str) -> Path:
+        """The folder of *bot*: a workspace of this home, or a tracked agent folder."""
+        f = self.folder(bot)
+        if f is not None:
+            return f.path
         return self.workspaces / check_bot_id(bot)
+
+    def classify(self, bot: str, rel: str) -> FileKind:
+        """:func:`classify` by the rules of *bot*'s kind."""
+        f = self.folder(bot)
+        return classify(rel) if f is None else f.layout.classify(rel)
 
     def lock_file(self, bot: str) -> Path:
         return self.state_dir / "locks" / f"{check_bot_id(bot)}.lock"
 
     def file(self, bot: str, rel: str) -> Path:
         """The absolute path of a checked workspace-relative memory path."""
-        classify(rel)
+        self.classify(bot, rel)
         return self.workspace(bot) / rel
 
     def bots(self) -> list[str]:
-        """The bot ids that have a workspace, sorted."""
+        """The bot ids that have a workspace, and the tracked folders' ids, sorted."""
+        return sorted(set(self.workspace_names()) | set(self.folders()))
+
+    def workspace_names(self) -> list[str]:
+        """The bot ids that have a workspace in this home, sorted."""
         if not self.workspaces.is_dir():
             return []
         out = []
@@ -163,6 +249,11 @@ class Home:
     def require_bot(self, bot: str) -> Path:
         """The workspace of an existing bot, or BadInput naming the bots there are."""
         ws = self.workspace(bot)
+        if self.is_tracked(bot):
+            if ws.is_symlink() or not ws.is_dir():
+                raise BadInput(f"the folder of {bot} ({ws}) is gone or not readable; "
+                               f"`botmemory untrack {bot}` stops tracking it")
+            return ws
         if not ws.is_dir():
             known = ", ".join(self.bots()) or "none"
             raise BadInput(f"unknown bot {bot!r} in {self.root} (bots: {known}); `botmemory init {bot}` creates it")
@@ -171,6 +262,9 @@ class Home:
     def memory_files(self, bot: str) -> list[str]:
         """Every memory file of a workspace, as relative paths: MEMORY.md, topics, archive, logs."""
         ws = self.workspace(bot)
+        f = self.folder(bot)
+        if f is not None:
+            return f.layout.memory_files(ws)
         out: list[str] = []
         if (ws / MEMORY_FILE).is_file():
             out.append(MEMORY_FILE)
@@ -190,7 +284,7 @@ class Home:
         return out
 
     def topics(self, bot: str) -> list[str]:
-        return [r for r in self.memory_files(bot) if classify(r) is FileKind.TOPIC]
+        return [r for r in self.memory_files(bot) if self.classify(bot, r) is FileKind.TOPIC]
 
 
 def _is_valid(rel: str) -> bool:

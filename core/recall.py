@@ -1207,7 +1207,7 @@ def search(home: Home, bot: str, words: Sequence[str], since: date | None, until
     ws = home.workspace(bot)
     found: list[tuple[int, str, int, Hit]] = []
     for rel in home.memory_files(bot):
-        kind = classify(rel)
+        kind = home.classify(bot, rel)
         log_day = date.fromisoformat(rel[-13:-3]) if kind is FileKind.LOG else None
         if log_day is not None and not in_range(log_day):
             continue

@@ -20,9 +20,8 @@ from typing import TYPE_CHECKING
 
 from .errors import BadInput, BotMemoryError
 from .journal import Row, make_row
-from .paths import classify
 from .safeio import read_file
-from .shadows import Shadow, _stat, memory_files
+from .shadows import Shadow, _stat, folder_files
 from .store import Actor, Change, new_change_id
 
 if TYPE_CHECKING:
@@ -31,6 +30,14 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 OUTSIDE = Actor("person", "outside")
+OUTSIDE_UNKNOWN = Actor("unknown", "outside")
+"""An outside change in a folder whose agent reports no turns: the agent's or a person's, nobody can tell."""
+
+
+def outside_actor(mem: Memory, bot: str) -> Actor:
+    """Who made a change nobody announced: a person, unless the folder's agent reports no turns."""
+    layout = mem.home.layout(bot)
+    return OUTSIDE if layout is None or layout.reports_turns else OUTSIDE_UNKNOWN
 
 
 @dataclass
@@ -71,12 +78,12 @@ def reconcile_bot(mem: Memory, bot: str, actor: Actor = OUTSIDE, *,
                 logger.info("took the baseline of %s: %d file(s)", bot, n)
             return []
         if only is None:
-            candidates = set(memory_files(ws)) | set(index.files)
+            candidates = set(folder_files(mem.home, bot, ws)) | set(index.files)
         else:
             candidates = set()
             for rel in only:
                 try:
-                    classify(rel)
+                    mem.home.classify(bot, rel)
                 except BadInput:
                     continue
                 candidates.add(rel)
@@ -140,4 +147,4 @@ def _row(f: _Found) -> Row:
     return row
 
 
-__all__ = ["OUTSIDE", "reconcile_bot"]
+__all__ = ["OUTSIDE", "OUTSIDE_UNKNOWN", "outside_actor", "reconcile_bot"]

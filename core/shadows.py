@@ -286,7 +286,7 @@ class Shadows:
         with self._lock(bot).held():
             ws = self.home.workspace(bot)
             seen: list[Seen] = []
-            for rel in memory_files(ws):
+            for rel in folder_files(self.home, bot, ws):
                 path = ws / rel
                 try:
                     st = _stat(path)
@@ -300,6 +300,12 @@ class Shadows:
             self.keep(bot, index, seen)
             self.save(bot, index)
             return len(index.files)
+
+
+def folder_files(home: Home, bot: str, ws: Path) -> list[str]:
+    """The memory files of *bot*'s folder by its kind's layout (a workspace's, or a tracked agent's)."""
+    layout = home.layout(bot)
+    return memory_files(ws) if layout is None else layout.memory_files(ws)
 
 
 def memory_files(ws: Path) -> list[str]:
@@ -337,4 +343,4 @@ def _stat(path: Path | str) -> os.stat_result | None:
     return st if stat.S_ISREG(st.st_mode) else None
 
 
-__all__ = ["Index", "Seen", "Shadow", "Shadows", "memory_files"]
+__all__ = ["Index", "Seen", "Shadow", "Shadows", "folder_files", "memory_files"]

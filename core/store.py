@@ -18,7 +18,7 @@ from datetime import date, datetime, timezone
 
 from . import config
 from .errors import BadInput, Conflict, Refused
-from .paths import MEMORY_FILE, Home, FileKind, classify
+from .paths import MEMORY_FILE, Home, FileKind
 from .safeio import (
     FileText,
     WorkspaceLock,
@@ -32,12 +32,12 @@ from .safeio import (
 
 logger = logging.getLogger(__name__)
 
-WHO = ("bot", "person", "upkeep", "import")
+WHO = ("bot", "person", "upkeep", "import", "unknown")
 
 
 @dataclass(frozen=True)
 class Actor:
-    """Who changes a file and how: ``who`` is bot/person/upkeep/import, ``how`` task/panel/cli/…"""
+    """Who changes a file and how: ``who`` is bot/person/upkeep/import/unknown, ``how`` task/panel/cli/…"""
 
     who: str
     how: str
@@ -108,6 +108,7 @@ class Store:
 
     def init(self, bot: str) -> bool:
         """Create the workspace layout (idempotent); True when something was created. No journal row."""
+        refuse_for_agent(self.home, bot, "init")
         ws = self.home.workspace(bot)
         created = not (ws / MEMORY_FILE).exists()
         with self.locked(bot):
@@ -117,7 +118,10 @@ class Store:
         return created
 
     def ensure(self, bot: str) -> None:
-        """The workspace is created on first use."""
+        """The workspace is created on first use (a tracked folder must exist: nothing is created in it)."""
+        if self.home.is_tracked(bot):
+            self.home.require_bot(bot)
+            return
         self.home.workspace(bot)  # validates the id
         if not (self.home.workspace(bot) / MEMORY_FILE).exists():
             self.init(bot)
@@ -127,7 +131,11 @@ class Store:
         lock = WorkspaceLock.for_file(self.home.lock_file(bot))
         with lock.held():
             if bot not in self._cleaned:
-                clean_stale_temps(self.home.workspace(bot))
+                layout = self.home.layout(bot)
+                if layout is None:
+                    clean_stale_temps(self.home.workspace(bot))
+                else:
+                    clean_stale_temps(self.home.workspace(bot), layout.temp_dirs)
                 self._cleaned.add(bot)
             yield
 
@@ -144,10 +152,13 @@ class Store:
         if actor.who == "bot" and not config.bot_settings(self.home, bot).memory:
             raise Refused(f"memory is switched off for {bot}: bot writes are refused "
                           f"(`botmemory settings {bot} memory on` turns it back on)")
+        tracked = self.home.is_tracked(bot)
+        if tracked:
+            self.home.require_bot(bot)   # a tracked folder that is gone is never created again by a write
         with self.locked(bot):
             plans: list[tuple[Write, FileText | None, str | None]] = []
             for w in writes:
-                kind = classify(w.file)
+                kind = self.home.classify(bot, w.file)
                 if kind is FileKind.LOG and not allow_log and w.text is not None:
                     raise Refused(f"{w.file} is a daily log: the bot's own record is read-only (it can be deleted)")
                 if kind is FileKind.MEMORY and w.text is None:
@@ -160,7 +171,9 @@ class Store:
                 if current is not None and not current.valid and w.text is not None:
                     raise BadInput(f"{w.file} is not valid UTF-8; botmemory will not rewrite it "
                                    "(fix its encoding in another editor first)")
-                new = None if w.text is None else redact(w.text)
+                # a tracked agent's folder gets exactly what the person asked for: a credential in it is
+                # shown as a warning and taken out by an explicit, undoable `redact` (never silently)
+                new = None if w.text is None else (w.text if tracked else redact(w.text))
                 plans.append((w, current, new))
             if check is not None:
                 check()
@@ -181,7 +194,7 @@ class Store:
         return changes[0] if changes else None
 
     def delete(self, bot: str, rel: str, actor: Actor, *, expected_hash: str | None = None) -> Change | None:
-        if classify(rel) is FileKind.MEMORY:
+        if self.home.classify(bot, rel) is FileKind.MEMORY:
             raise Refused("MEMORY.md can be emptied but never deleted: the bot expects it to exist")
         if self.read(bot, rel) is None:
             raise BadInput(f"{rel} does not exist")
@@ -219,6 +232,13 @@ class Store:
             except Exception:  # journaling never fails a write
                 logger.exception("a change listener failed for %s (%s); the write stands",
                                  changes[0].bot, ", ".join(c.file for c in changes))
+
+
+def refuse_for_agent(home: Home, bot: str, command: str) -> None:
+    """Refuse *command* (exit 4) for a folder whose agent writes its own memory, with the reason."""
+    layout = home.layout(bot)
+    if layout is not None and layout.writes_own_memory:
+        raise Refused(f"{command} does not apply to {bot}: {layout.refusal}")
 
 
 def redact(text: str) -> str:

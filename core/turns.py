@@ -26,7 +26,7 @@ from .entries import DOT, append_text, chat_source, clean_title
 from .errors import BadInput, BotMemoryError
 from .journal import Row
 from .paths import Home, check_bot_id, log_path
-from .reconcile import OUTSIDE, reconcile_bot
+from .reconcile import outside_actor, reconcile_bot
 from .redact import redact
 from .safeio import atomic_write, read_file
 from .store import Actor, Write, new_change_id
@@ -65,7 +65,7 @@ def reconcile_outside(mem: Memory, bot: str, only: Iterable[str] | None = None) 
         rows = expire_turns(mem, bot)
         if open_turns(mem, bot):
             return None
-        return rows + reconcile_bot(mem, bot, OUTSIDE, only=only)
+        return rows + reconcile_bot(mem, bot, outside_actor(mem, bot), only=only)
 
 
 @dataclass(frozen=True)
@@ -130,7 +130,7 @@ def turn_begin(mem: Memory, bot: str, chat: str) -> str:
     with mem.store.locked(bot):
         expire_turns(mem, bot)
         if not open_turns(mem, bot):  # with another turn open, changes since are that turn's
-            reconcile_bot(mem, bot, OUTSIDE)
+            reconcile_bot(mem, bot, outside_actor(mem, bot))
         now = time.time()
         turn = Turn(new_change_id(datetime.now(UTC)), bot, chat, now)
         atomic_write(_turn_dir(mem.home, bot) / f"{turn.id}.json", json.dumps(turn.as_dict()).encode("utf-8"))
@@ -155,7 +155,7 @@ def _end(mem: Memory, turn: Turn, said: str | None, tools: Sequence[str], failed
     with mem.capture_rows() as rows, mem.store.locked(bot):
         reconcile_bot(mem, bot, Actor.bot(turn.chat, "task"))
         _remove_turn(mem.home, bot, turn.id)
-        if config.bot_settings(mem.home, bot).memory:
+        if config.bot_settings(mem.home, bot).memory and not mem.home.is_tracked(bot):  # never in an agent's folder
             try:
                 _append_log(mem, bot, turn.chat, log_line(turn.chat, said, tools, failed))
             except BotMemoryError as e:  # the log line never fails a turn

@@ -156,7 +156,7 @@ def run_due(mem: Memory, now: datetime, open_turns: Callable[[str], bool]) -> di
     """
     hour = config.tidy_hour(mem.home)
     out: dict[str, dict[str, Any]] = {}
-    for bot in mem.home.bots():
+    for bot in mem.home.workspace_names():   # a tracked agent folder is never tidied: its agent keeps it
         s = config.bot_settings(mem.home, bot)
         if not (s.memory and s.upkeep):
             continue

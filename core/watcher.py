@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Self
 
 from .errors import BadInput, BotMemoryError
 from .journal import Row
-from .paths import LOG_DIR, check_bot_id, classify
+from .paths import LOG_DIR, check_bot_id
 from .safeio import TEMP_SUFFIX, make_dirs
 from .turns import reconcile_outside
 
@@ -172,12 +172,25 @@ class Watcher:
             self._pending.first = now
         self._pending.last = now
 
+    def _tracked_path(self, path: str) -> tuple[str, str] | None:
+        """The tracked folder a path is in, and the path inside it."""
+        for t in self.mem.home.folders().values():
+            top = str(t.path)
+            if path == top:
+                return t.id, ""
+            if path.startswith(top + os.sep):
+                return t.id, path[len(top) + 1:].replace(os.sep, "/")
+        return None
+
     def on_path(self, path: str, is_dir: bool, gone: bool) -> None:
         root = self.mem.home.workspaces
         try:
             parts = Path(path).relative_to(root).parts
         except ValueError:
-            return
+            hit = self._tracked_path(path)
+            if hit is None:
+                return
+            parts = (hit[0], *[p for p in hit[1].split("/") if p])
         if not parts:
             return
         bot = parts[0]
@@ -198,7 +211,7 @@ class Watcher:
             if ignored(parts[-1]):
                 return
             try:
-                classify(rest)
+                self.mem.home.classify(bot, rest)
             except BadInput:
                 return
             self._touch()
@@ -209,7 +222,8 @@ class Watcher:
 
     def _ensure_watches(self, bot: str) -> None:
         ws = self.mem.home.workspace(bot)
-        for folder in (ws, ws / "memory", ws / LOG_DIR):
+        layout = self.mem.home.layout(bot)
+        for folder in (ws, ws / "memory", ws / LOG_DIR) if layout is None else layout.watched_dirs(ws):
             key = str(folder)
             if folder.is_symlink() or not folder.is_dir():
                 self._unwatch(key)

@@ -94,6 +94,7 @@ class App(QObject):
         self.has_tray = QSystemTrayIcon.isSystemTrayAvailable() if tray is None else tray
         self.tray: Tray | None = None
         self._settings: Any = None
+        self._agents: Any = None
         if self.has_tray:
             # bots join the menu as the session first reads the home (no disk work here)
             self.tray = Tray([], self, settings_available=True)
@@ -103,6 +104,7 @@ class App(QObject):
             self.tray.tidy.connect(self.tidy)
             self.tray.undo.connect(self.undo)
             self.tray.settings.connect(self.open_settings)
+            self.tray.agents.connect(self.open_agents)
             self.tray.show_log.connect(self.show_log)
             self.tray.quit.connect(self.quit)
             self.session.gauges_changed.connect(self.tray.update_state)
@@ -114,6 +116,7 @@ class App(QObject):
 
     def start(self, show: str | None = None) -> None:
         self.session.start()
+        self.offer_agents()
         if self.tray is not None:
             self.tray.show()
         if show is not None or self.tray is None:
@@ -180,7 +183,50 @@ class App(QObject):
         dialog = cls(self.mem.home, worker=self.session.worker, demo=self.demo)
         if hasattr(dialog, "home_changed"):
             dialog.home_changed.connect(self.home_changed)
+        if hasattr(dialog, "agents_requested"):
+            dialog.agents_requested.connect(self.open_agents)
         self._settings = dialog
+        dialog.show()
+
+    # ----- agent folders
+
+    def offer_agents(self) -> None:
+        """First run: offer the Claude Code, OpenClaw and Hermes folders found here, once."""
+        from . import agents_view
+
+        mem = self.mem
+
+        def look() -> Any:
+            if agents_view.offered(mem):
+                return None
+            return tracked_discover(mem)
+
+        def found(result: Any) -> None:
+            if result is None:
+                return
+            agents_view.mark_offered(mem)
+            if agents_view.offer_text(result[0]):
+                self._show_agents(result)
+
+        self.session.submit_read(look, found, lambda e: logger.info("finding agent folders failed: %s", e))
+
+    @Slot()
+    def open_agents(self) -> None:
+        """Agent folders… (tray, Settings): tick the folders to track."""
+        mem = self.mem
+        self.session.submit_read(lambda: tracked_discover(mem), self._show_agents,
+                                 lambda e: self._say(f"Could not look for agent folders: {e}"))
+
+    def _show_agents(self, result: Any) -> None:
+        from .agents_view import AgentsDialog
+
+        if self._agents is not None and self._agents.isVisible():
+            self._agents.raise_()
+            return
+        found, unread = result
+        dialog = AgentsDialog(self.mem, found, unread)
+        dialog.changed.connect(self.session.rescan)
+        self._agents = dialog
         dialog.show()
 
     @Slot(object)
@@ -255,6 +301,13 @@ class Started:
     desk: App | None
     server: InstanceServer | None
     code: int = 0
+
+
+def tracked_discover(mem: Memory) -> Any:
+    """Runs on the worker: the agent folders found here, and the settings files that could not be read."""
+    from botmemory.core import discover_agents
+
+    return discover_agents(mem.home)
 
 
 def qt_app() -> QApplication:

@@ -125,14 +125,7 @@ def rows_since(mem: Memory, bot: str, seen: str | None, limit: int = SINCE_LIMIT
     return out
 
 
-# ----- HOOK (Round 2, `agents`): the memory folders of agents found on this computer.
-# Another engineer builds the finder in core (`botmemory agents` / `track`). The welcome page
-# calls these two functions only. They look for `find_agents` and `track_agent` on the core's
-# public surface (`botmemory.core`); until core offers them, find_agents returns None and the
-# page leaves its "found on this computer" section out. Wire the real names here when they land.
-
-FINDER_NAMES = ("find_agents",)
-TRACKER_NAMES = ("track_agent", "track")
+# ----- the memory folders of agents found on this computer (core: `discover_agents`, `track`).
 
 
 @dataclass(frozen=True)
@@ -143,36 +136,22 @@ class FoundFolder:
     agent: str
     path: str
     tracked: bool
-
-
-def _surface(names: tuple[str, ...]) -> Any:
-    import botmemory.core as core
-
-    for name in names:
-        found = getattr(core, name, None)
-        if callable(found):
-            return found
-    return None
+    name: str = ""
 
 
 def find_agents(mem: Memory) -> list[FoundFolder] | None:
-    """Runs on the worker: the folders core's finder found, or None when core offers no finder yet."""
-    finder = _surface(FINDER_NAMES)
-    if finder is None:
-        return None
-    out = []
-    for f in finder(mem.home):
-        d = f if isinstance(f, dict) else (f.as_dict() if hasattr(f, "as_dict") else vars(f))
-        out.append(FoundFolder(str(d["id"]), str(d["agent"]), str(d["path"]), bool(d.get("tracked"))))
-    return out
+    """Runs on the worker: the Claude Code, OpenClaw and Hermes folders found here."""
+    from botmemory.core import discover_agents
+
+    found, _unread = discover_agents(mem.home)
+    return [FoundFolder(c.id, c.agent, str(c.path), c.tracked, c.name) for c in found]
 
 
 def track_agent(mem: Memory, folder_id: str) -> None:
-    """Runs on the worker: start tracking a found folder (core's ``track``)."""
-    tracker = _surface(TRACKER_NAMES)
-    if tracker is None:
-        raise NotImplementedError("this version of botmemory cannot track agent folders yet")
-    tracker(mem.home, folder_id)
+    """Runs on the worker: start tracking a found folder."""
+    from botmemory.core import track
+
+    track(mem.home, folder_id)
 
 
 def undo(mem: Memory, bot: str, row_id: str) -> Any:

@@ -16,7 +16,7 @@ from datetime import date
 from typing import Any
 
 from botmemory.core import (
-    ONLY_FIRST_LINES, BotMemoryError, Conflict, FileKind, Gauge, classify, gauge, make_room, parse_blocks,
+    ONLY_FIRST_LINES, BotMemoryError, Conflict, FileKind, Gauge, gauge, make_room, parse_blocks,
 )
 from PySide6.QtCore import QStringListModel, Qt, Signal
 from PySide6.QtGui import QFont, QFontDatabase, QTextCursor
@@ -266,7 +266,7 @@ class FileEditor(QWidget):
     def open_file(self, bot: str, rel: str) -> None:
         """Read a file on the worker and show it."""
         self.bot, self.rel = bot, rel
-        self.kind = classify(rel)
+        self.kind = self.session.mem.home.classify(bot, rel)
         self.conflict = None
         self.conflict_banner.hide()
         self.budget_banner.hide()
@@ -359,7 +359,8 @@ class FileEditor(QWidget):
         if self.bot is None or self.rel is None or self.kind is FileKind.LOG:
             return
         text = self._with_final_newline()
-        if self.kind is FileKind.MEMORY and not self._confirmed_over_budget:
+        if (self.kind is FileKind.MEMORY and not self._confirmed_over_budget
+                and not self.session.mem.home.is_tracked(self.bot)):   # a tracked agent has its own budget
             preview = budget_preview(text, self.session.mem.today)
             if preview.over:
                 self.show_budget_preview(preview)

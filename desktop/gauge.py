@@ -21,11 +21,22 @@ def kb(n: int) -> str:
     return f"{value:.0f}" if value >= 100 or value == int(value) else f"{value:.1f}"
 
 
+def _chars(g: Gauge) -> tuple[int, int, int] | None:
+    """A character budget (a Hermes or OpenClaw folder): chars, max_chars, unloaded chars."""
+    max_chars = getattr(g, "max_chars", None)
+    return (getattr(g, "chars", 0) or 0, max_chars, getattr(g, "unloaded_chars", 0)) if max_chars else None
+
+
 def lines_text(g: Gauge) -> str:
+    c = _chars(g)
+    if c is not None:
+        return f"{c[0]:,} of {c[1]:,} characters"
     return f"{g.lines} of {g.max_lines} lines"
 
 
 def size_text(g: Gauge) -> str:
+    if _chars(g) is not None:
+        return ""
     if g.bytes < 1024:     # "0.0 of 24 KB" would hide 48 bytes
         return f"{g.bytes} byte{'s' if g.bytes != 1 else ''} of {kb(g.max_bytes)} KB"
     return f"{kb(g.bytes)} of {kb(g.max_bytes)} KB"
@@ -41,6 +52,9 @@ def bar_level(value: int, limit: int) -> Level:
 
 
 def unloaded_text(g: Gauge) -> str:
+    c = _chars(g)
+    if c is not None:
+        return f"{c[2]:,} characters are not being loaded" if c[2] > 0 else ""
     if g.unloaded_lines <= 0:
         return ""
     n = g.unloaded_lines
@@ -49,7 +63,8 @@ def unloaded_text(g: Gauge) -> str:
 
 def summary(bot: str, g: Gauge) -> str:
     """One line for a tooltip: ``scout: 162 of 200 lines, 13 of 24 KB — nearly full``."""
-    text = f"{bot}: {lines_text(g)}, {size_text(g)} — {WORDS[g.level]}"
+    size = size_text(g)
+    text = f"{bot}: {lines_text(g)}{', ' + size if size else ''} — {WORDS[g.level]}"
     if g.unloaded_lines:
         text += f"; {unloaded_text(g)}"
     return text
@@ -118,10 +133,12 @@ class GaugeWidget(QWidget):
         grid = QGridLayout()
         grid.setContentsMargins(0, 0, 0, 0)
         grid.setHorizontalSpacing(10)
-        grid.addWidget(QLabel("Lines"), 0, 0)
+        self.lines_name = QLabel("Lines")
+        self.size_name = QLabel("Size")
+        grid.addWidget(self.lines_name, 0, 0)
         grid.addWidget(self.lines_bar, 0, 1)
         grid.addWidget(self.lines_label, 0, 2)
-        grid.addWidget(QLabel("Size"), 1, 0)
+        grid.addWidget(self.size_name, 1, 0)
         grid.addWidget(self.size_bar, 1, 1)
         grid.addWidget(self.size_label, 1, 2)
         grid.setColumnStretch(1, 1)
@@ -151,15 +168,25 @@ class GaugeWidget(QWidget):
             self.size_bar.set_value(0, COLOURS[Level.OK])
             return
         colour = COLOURS[g.level]
+        from .agents_view import rule_text
+
+        chars = _chars(g) is not None
+        label = str(getattr(g, "label", "") or "")
+        self.title.setText(f"<b>MEMORY.md{' · ' + label if label else ''}</b> — what loads into every turn")
+        self.rule_label.setText(rule_text(g))
+        self.lines_name.setText("Characters" if chars else "Lines")
+        for w in (self.size_name, self.size_bar, self.size_label):
+            w.setVisible(not chars)
         # each bar in its own measure's colour: a red size never paints the lines bar, nor the reverse
-        self.lines_bar.set_value(g.lines / g.max_lines, COLOURS[bar_level(g.lines, g.max_lines)])
+        # (one character budget: its bar has the gauge's colour, red at the limit for Hermes)
+        self.lines_bar.set_value(g.lines / g.max_lines, colour if chars else COLOURS[bar_level(g.lines, g.max_lines)])
         self.size_bar.set_value(g.bytes / g.max_bytes, COLOURS[bar_level(g.bytes, g.max_bytes)])
         self.lines_label.setText(lines_text(g))
         self.size_label.setText(size_text(g))
         self.state_label.setText(f"<span style='color:{colour.name()}; font-weight:bold'>"
                                  f"{WORDS[g.level]}</span>")
         self.unloaded_label.setText(unloaded_text(g))
-        self.unloaded_label.setVisible(g.unloaded_lines > 0)
+        self.unloaded_label.setVisible(bool(unloaded_text(g)))
         self.setToolTip(f"{lines_text(g)}, {size_text(g)}. Amber from 80 %, red once a line stops loading.")
         self.setAccessibleDescription(f"{lines_text(g)}, {size_text(g)}, {WORDS[g.level]}. "
                                       f"{unloaded_text(g)}")

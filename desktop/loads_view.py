@@ -25,6 +25,8 @@ from .session import Session
 logger = logging.getLogger(__name__)
 
 RECALL_DELAY_MS = 300
+WORKSPACE_CAPTION = ("<b>What loads</b> — exactly the block the next turn gets: MEMORY.md as cut "
+                     "to the budget, without expired entries, then the topic index.")
 
 
 def recall_text(mem: Memory, bot: str, message: str) -> str:
@@ -37,8 +39,27 @@ def recall_text(mem: Memory, bot: str, message: str) -> str:
         return "(Recall is switched off in config.json: features.autoRecall is false.)"
     if len(message.strip()) < MIN_MESSAGE_CHARS:
         return f"(Recall starts at {MIN_MESSAGE_CHARS} characters.)"
-    result = recall_notes(mem.home, bot, message, mem.today)
+    if mem.home.is_tracked(bot):
+        from botmemory.core import agent_recall
+
+        from .agents_view import topic_prefix
+
+        if topic_prefix(mem, bot) is None:
+            return "(This agent loads all of its memory every session and keeps no topics: recall adds nothing.)"
+
+        result = agent_recall(mem, bot, message)
+    else:
+        result = recall_notes(mem.home, bot, message, mem.today)
     return result.text or "(No note matches: recall adds nothing to this message.)"
+
+
+def block_text(mem: Memory, bot: str) -> str:
+    """Runs on the worker: the block a workspace's next turn gets, or what a tracked agent loads (lost lines marked)."""
+    if mem.home.is_tracked(bot):
+        from .agents_view import loads_text
+
+        return loads_text(mem, bot)
+    return load_block(mem, bot)
 
 
 class LoadsView(QWidget):
@@ -68,8 +89,9 @@ class LoadsView(QWidget):
         top = QWidget()
         tb = QVBoxLayout(top)
         tb.setContentsMargins(0, 0, 0, 0)
-        tb.addWidget(QLabel("<b>What loads</b> — exactly the block the next turn gets: MEMORY.md as cut "
-                            "to the budget, without expired entries, then the topic index."))
+        self.caption = QLabel(WORKSPACE_CAPTION)
+        self.caption.setWordWrap(True)
+        tb.addWidget(self.caption)
         tb.addWidget(self.block, 1)
         bottom = QWidget()
         bb = QVBoxLayout(bottom)
@@ -88,6 +110,13 @@ class LoadsView(QWidget):
 
     def set_bot(self, bot: str | None) -> None:
         self.bot = bot
+        tracked = bot is not None and self.session.mem.home.is_tracked(bot)
+        if tracked and bot is not None:
+            from .agents_view import loads_caption
+
+            self.caption.setText(loads_caption(self.session.mem, bot))
+        else:
+            self.caption.setText(WORKSPACE_CAPTION)
         self.block.setPlainText("")
         self.recall.setPlainText("")
         self.refresh()
@@ -102,7 +131,7 @@ class LoadsView(QWidget):
         mem = self.session.mem
         self._block_asked += 1
         asked = self._block_asked
-        self.session.submit_read(lambda: load_block(mem, bot),
+        self.session.submit_read(lambda: block_text(mem, bot),
                                  lambda text: self._show_block(asked, bot, text),
                                  lambda e: self.block.setPlainText(f"(Could not compose the block: {e})"))
 

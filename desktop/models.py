@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any, Protocol
 
-from botmemory.core import (MEMORY_FILE, BotMemoryError, FileKind, Memory, classify, diff_counts as core_diff_counts,
+from botmemory.core import (MEMORY_FILE, BotMemoryError, FileKind, Memory, diff_counts as core_diff_counts,
                             diff_lines, read_frontmatter)
 from PySide6.QtCore import (
     QAbstractTableModel,
@@ -91,7 +91,7 @@ def list_files(mem: Memory, bot: str) -> list[FileInfo]:
     """Every memory file of a bot with what the files list shows (runs on the worker)."""
     out: list[FileInfo] = []
     for rel in mem.home.memory_files(bot):
-        kind = classify(rel)
+        kind = mem.home.classify(bot, rel)
         try:
             ft = mem.store.read(bot, rel)
         except BotMemoryError as e:
@@ -201,7 +201,7 @@ OpenCursor = Callable[[JournalQuery], Any]
 Submit = Callable[[Callable[[], Any], Callable[[Any], None], Callable[[BaseException], None]], Any]
 
 
-WHO_WORDS = {"person": "You", "upkeep": "Memory upkeep", "import": "Import"}
+WHO_WORDS = {"person": "You", "upkeep": "Memory upkeep", "import": "Import", "unknown": "Someone"}
 HOW_WORDS = {
     "panel": "in the app",
     "cli": "from the command line",

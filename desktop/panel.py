@@ -37,6 +37,7 @@ from .editor import Banner, BudgetPreview, FileEditor, budget_preview, mono_font
 from .gauge import GaugeWidget
 from .journal_view import JournalView
 from .loads_view import LoadsView
+from .agents_view import SecretsBanner, display_name, topic_prefix
 from .models import FilesModel, list_files
 from .session import Session
 from .upkeep_view import UpkeepView
@@ -130,7 +131,7 @@ class MemoryPanel(QWidget):
 
         self.bot_box = QComboBox()
         self.bot_box.setMinimumContentsLength(12)
-        self.bot_box.currentTextChanged.connect(lambda b: self.set_bot(b) if b and b != self.bot else None)
+        self.bot_box.currentIndexChanged.connect(self._bot_chosen)
         self.obsidian_button = QPushButton("Open in Obsidian")
         self.reveal_button = QPushButton("Show in file manager")
         self.obsidian_button.clicked.connect(self.open_in_obsidian)
@@ -232,6 +233,9 @@ class MemoryPanel(QWidget):
         gauge_row.addWidget(self.room_button, 0, Qt.AlignmentFlag.AlignBottom)
         bp.addLayout(gauge_row)
         bp.addWidget(self.room_banner)
+        self.secrets = SecretsBanner(session)
+        self.secrets.status.connect(lambda t: self.say(t))
+        bp.addWidget(self.secrets)
         bp.addWidget(self.tabs, 1)
         self.pages = QStackedWidget()
         self.pages.addWidget(bot_page)
@@ -278,6 +282,18 @@ class MemoryPanel(QWidget):
         self.say(f"Created {bot}: its MEMORY.md is empty and ready.")
         self._pending_bot = bot
 
+    def _bot_chosen(self, index: int) -> None:
+        bot = self.bot_box.itemData(index)
+        if bot and bot != self.bot:
+            self.set_bot(str(bot))
+
+    def _add_bot_item(self, bot: str) -> None:
+        try:
+            name = display_name(self.session.mem, bot)   # a tracked folder: "/src/blog · Claude Code"
+        except BotMemoryError:
+            name = bot
+        self.bot_box.addItem(name, bot)
+
     def _bots(self, bots: list[str]) -> None:
         if not bots:
             if self.bot is None:
@@ -295,9 +311,10 @@ class MemoryPanel(QWidget):
             self.set_bot(pending)
         self.bot_box.blockSignals(True)
         self.bot_box.clear()
-        self.bot_box.addItems(bots)
+        for b in bots:
+            self._add_bot_item(b)
         if self.bot:
-            self.bot_box.setCurrentText(self.bot)
+            self.bot_box.setCurrentIndex(self.bot_box.findData(self.bot))
         self.bot_box.blockSignals(False)
         if self.bot is None and bots:
             self.set_bot(bots[0])
@@ -310,14 +327,15 @@ class MemoryPanel(QWidget):
                      "they are not saved.")
         self.bot = bot
         self.bot_box.blockSignals(True)
-        if self.bot_box.findText(bot) < 0:
-            self.bot_box.addItem(bot)
-        self.bot_box.setCurrentText(bot)
+        if self.bot_box.findData(bot) < 0:
+            self._add_bot_item(bot)
+        self.bot_box.setCurrentIndex(self.bot_box.findData(bot))
         self.bot_box.blockSignals(False)
-        self.setWindowTitle(f"{bot} — Memory")
+        self.setWindowTitle(f"{self.bot_box.currentText() or bot} — Memory")
         if self.showing_welcome():
             self.pages.setCurrentIndex(0)
         self._has_bot()
+        self.new_topic_button.setVisible(topic_prefix(self.session.mem, bot) is not None)
         self._room_done = None
         self.room_banner.hide()
         try:
@@ -328,6 +346,7 @@ class MemoryPanel(QWidget):
         self._room_visible()
         self.editor.clear()
         self.loads.set_bot(bot)
+        self.secrets.set_bot(bot)
         self.journal.set_bot(bot)
         self.upkeep.set_bot(bot)
         self.refresh_files(select=MEMORY_FILE)
@@ -345,7 +364,9 @@ class MemoryPanel(QWidget):
 
     def _room_visible(self) -> None:
         g = self.gauge.gauge
-        over = g is not None and g.unloaded_lines > 0
+        # Make room moves entries to botmemory's archive: never in an agent's folder, which its agent keeps
+        tracked = self.bot is not None and self.session.mem.home.is_tracked(self.bot)
+        over = g is not None and g.unloaded_lines > 0 and not tracked
         self.room_button.setVisible(over)
         if not over and self._room_done is None:   # after Make room the banner stays for its Undo
             self.room_banner.hide()
@@ -458,6 +479,7 @@ class MemoryPanel(QWidget):
         if self.editor.rel in files:
             self.editor.file_changed_on_disk()
         self.loads.refresh()
+        self.secrets.refresh()
         self.upkeep.refresh()
 
     def refresh_files(self, select: str | None = None) -> None:
@@ -525,13 +547,22 @@ class MemoryPanel(QWidget):
         bot = self.bot
         if bot is None:
             return
-        problem = topic_name_problem(name)
+        prefix = topic_prefix(self.session.mem, bot)
+        if prefix is None:
+            self.say("This agent keeps no topic files.")
+            return
+        problem = topic_name_problem(name) if prefix == "memory/" else None
         if problem:
             self.say(problem)
             return
         if not name.endswith(".md"):
             name += ".md"
-        rel = f"memory/{name}"
+        rel = f"{prefix}{name}"
+        try:
+            self.session.mem.home.classify(bot, rel)   # a tracked folder: its kind's rules
+        except BotMemoryError as e:
+            self.say(str(e))
+            return
         title = name[:-3].replace("-", " ").strip().capitalize()
 
         def created(_change: Any) -> None:

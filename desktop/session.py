@@ -22,7 +22,7 @@ from datetime import datetime
 from typing import Any
 
 from botmemory.core import (
-    ARCHIVE_FILE, MEMORY_FILE, ONLY_FIRST_LINES, Actor, Gauge, Level, Memory, Write, check_bot_id, gauge, local_today,
+    ARCHIVE_FILE, MEMORY_FILE, ONLY_FIRST_LINES, Actor, Gauge, Level, Memory, Write, check_bot_id, local_today,
     move_overflow, set_bot_setting, undo_overflow,
 )
 from PySide6.QtCore import QFileSystemWatcher, QObject, Qt, QTimer, Signal, Slot
@@ -147,6 +147,13 @@ class Session(QObject):
                 return False
             self._watcher = corelink.start_watcher(self.mem, self._from_watcher_thread)
             return self._watcher is not None
+
+    def rescan(self) -> None:
+        """Look at every folder again soon (a folder was tracked or untracked): the watcher watches it too."""
+        watcher = self._watcher
+        if watcher is not None:
+            watcher.rescan()
+        self.poll()
 
     def _watcher_started(self, ok: bool) -> None:
         if ok:
@@ -341,13 +348,19 @@ class Session(QObject):
         self.worker.write(run, ran, lambda e: logger.warning("the nightly tidy-up check failed: %s", e))
 
 
+def gauge_of(mem: Memory, bot: str) -> Gauge:
+    from .agents_view import gauge_of as of
+
+    return of(mem, bot)
+
+
 def read_state(mem: Memory, newest: dict[str, str]) -> dict[str, Any]:
     """Runs on the worker: bots, gauges, rows since the last look, the newest rows, the folders to watch."""
     bots = mem.home.bots()
     gauges = {}
     for bot in bots:
         try:
-            gauges[bot] = gauge(mem.store.text(bot, MEMORY_FILE))
+            gauges[bot] = gauge_of(mem, bot)   # a tracked agent folder: its kind's budget
         except Exception as e:  # noqa: BLE001 - an unreadable MEMORY.md must not stop the rest
             logger.info("gauge of %s unavailable: %s", bot, e)
     fresh: list[Any] = []

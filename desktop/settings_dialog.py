@@ -50,6 +50,7 @@ from PySide6.QtWidgets import (
 
 from . import autostart as autostart_mod
 from . import keystore
+from .agents_page import AgentsPage
 from .worker import Worker
 
 logger = logging.getLogger(__name__)
@@ -451,6 +452,7 @@ class SettingsDialog(QDialog):
     saved = Signal(object)             # Settings
     home_changed = Signal(object)      # Path: the home folder changed on save
     failed = Signal(str)
+    agents_requested = Signal()        # the person asked to choose the agent folders to track
 
     def __init__(self, home: Home, parent: QWidget | None = None, *, worker: Worker | None = None,
                  autostart: autostart_mod.Autostart | None = None,
@@ -541,6 +543,14 @@ class SettingsDialog(QDialog):
         upkeep_form.addRow("Nightly tidy-up after:", self.tidy_spin)
         upkeep_form.addRow(self.recall_check)
 
+        self.agents_button = QPushButton("Claude Code, OpenClaw and Hermes folders…")
+        agents_box = QGroupBox("Agent memory folders")
+        agents_layout = QVBoxLayout(agents_box)
+        agents_layout.addWidget(_note("botmemory also serves the memory folders of the agents you run: "
+                                      "choose which ones it tracks."))
+        agents_layout.addWidget(self.agents_button)
+        self.agents_button.clicked.connect(self.agents_requested)
+
         self.error_label = _note()
         self.error_label.setStyleSheet("color: #c62828;")
         self.error_label.hide()
@@ -554,6 +564,9 @@ class SettingsDialog(QDialog):
         layout.addWidget(login_box)
         layout.addWidget(helper_box)
         layout.addWidget(upkeep_box)
+        layout.addWidget(agents_box)
+        self.agents_page = AgentsPage(Home(self._start_home), self._worker)
+        layout.addWidget(self.agents_page)
         layout.addWidget(self.error_label)
         layout.addWidget(self.buttons)
 

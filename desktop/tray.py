@@ -41,7 +41,8 @@ def tooltip(gauges: dict[str, Gauge]) -> str:
     for b in red:
         lines.append(f"{b} is over the budget: {gauge_text.unloaded_text(gauges[b])}")
     for b in amber:
-        lines.append(f"{b} is nearly full: {gauge_text.lines_text(gauges[b])}, {gauge_text.size_text(gauges[b])}")
+        size = gauge_text.size_text(gauges[b])
+        lines.append(f"{b} is nearly full: {gauge_text.lines_text(gauges[b])}" + (f", {size}" if size else ""))
     if not red and not amber:
         n = len(gauges)
         lines.append(f"{'the bot is' if n == 1 else f'all {n} bots are'} within the budget")
@@ -64,6 +65,7 @@ class Tray(QObject):
     tidy = Signal(str)
     undo = Signal(str, str)           # bot, row id
     settings = Signal()
+    agents = Signal()                 # "Agent folders…": track Claude Code, OpenClaw, Hermes folders
     show_log = Signal()
     quit = Signal()
 
@@ -90,6 +92,8 @@ class Tray(QObject):
             a.triggered.connect(lambda _c=False, act=a: self._undo_action(act))
             self.recent_actions.append(a)
         self.menu.addSeparator()
+        self.agents_action = self.menu.addAction("Agent folders…")
+        self.agents_action.triggered.connect(self.agents)
         self.settings_action = self.menu.addAction("Settings…")
         self.settings_action.setEnabled(settings_available)
         self.settings_action.triggered.connect(self.settings)

@@ -163,7 +163,7 @@ class WelcomePage(QWidget):
             row = QWidget()
             rl = QHBoxLayout(row)
             rl.setContentsMargins(0, 0, 0, 0)
-            rl.addWidget(QLabel(f"<b>{f.agent}</b> — <tt>{f.path}</tt>"), 1)
+            rl.addWidget(QLabel(f"<b>{f.name or f.agent}</b> · {f.agent} — <tt>{f.path}</tt>"), 1)
             button = QPushButton("Tracked" if f.tracked else "Track")
             button.setEnabled(not f.tracked)
             button.clicked.connect(lambda _c=False, fid=f.id: self._track(fid))

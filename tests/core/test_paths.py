@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from botmemory.core.errors import BadInput
@@ -50,7 +52,20 @@ def test_home_precedence(monkeypatch, tmp_path):
     assert Home.locate(None).root == tmp_path / "env"
     monkeypatch.delenv("OPENMAUSBOT_HOME")
     monkeypatch.setenv("HOME", str(tmp_path / "h"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    (tmp_path / "h" / ".openmausbot").mkdir(parents=True)
     assert Home.locate(None).root == tmp_path / "h" / ".openmausbot"
+
+
+def test_without_openmausbot_the_home_is_the_platform_data_folder(monkeypatch, tmp_path):
+    """A person who only runs Claude Code: no --root, no $OPENMAUSBOT_HOME, no ~/.openmausbot."""
+    monkeypatch.delenv("OPENMAUSBOT_HOME", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "h"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    from platformdirs import user_data_dir
+
+    assert Home.locate(None).root == Path(user_data_dir("botmemory", appauthor=False))
+    assert not (tmp_path / "h" / ".openmausbot").exists()
 
 
 def test_unknown_bot_names_the_known_ones(tmp_path):

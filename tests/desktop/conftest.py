@@ -13,6 +13,17 @@ from ..conftest import BOT, OTHER, TODAY, entry, memory_text, open_home
 __all__ = ["BOT", "OTHER", "TODAY", "delete", "entry", "idle", "memory_text", "open_home"]
 
 
+@pytest.fixture(autouse=True)
+def no_real_agent_folders(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The app looks for Claude Code, OpenClaw and Hermes folders under ``~``: never the real one in a test."""
+    user = tmp_path / "user-home"
+    user.mkdir(exist_ok=True)
+    monkeypatch.setenv("HOME", str(user))
+    for k in ("CLAUDE_CONFIG_DIR", "OPENCLAW_STATE_DIR", "HERMES_HOME"):
+        monkeypatch.delenv(k, raising=False)
+    return user
+
+
 @pytest.fixture
 def home_bots() -> Sequence[str]:
     """The desktop tests' home has two bots."""

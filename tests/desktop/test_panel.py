@@ -118,7 +118,10 @@ def test_a_fresh_home_says_what_botmemory_is_for_and_offers_the_next_step(qtbot,
     for w in (p.bot_box, p.obsidian_button, p.reveal_button, p.new_topic_button):
         assert not w.isEnabled() and "no bots yet" in w.toolTip()
     assert p.welcome.home_button.isEnabled()
-    assert not p.welcome.agents_box.isVisible()          # the agents hook: hidden until core offers a finder
+    # the found agent folders: none under this test's HOME, and the page says so
+    qtbot.waitUntil(lambda: p.welcome.agents_box.isVisible(), timeout=5000)
+    found = " ".join(w.text() for w in p.welcome.agents_box.findChildren(type(p.status_label)))
+    assert "No Claude Code, OpenClaw or Hermes memory folders were found." in found
     # create a bot: a bad name says why and keeps Create disabled
     p.welcome.name_edit.setText("../x")
     assert not p.welcome.create_button.isEnabled() and "bad bot id" in p.welcome.create_error.text()

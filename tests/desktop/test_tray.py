@@ -37,7 +37,7 @@ def tray(qtbot):
 
 def test_menu_is_built_once_with_every_action(tray):
     texts = [a.text() for a in tray.menu.actions() if a.text()]
-    assert texts == [OTHER, BOT, "Recent changes", "Settings…", "Show log", "Quit"]
+    assert texts == [OTHER, BOT, "Recent changes", "Agent folders…", "Settings…", "Show log", "Quit"]
     sub = tray.bot_menus[BOT]
     assert [a.text() for a in sub.actions()] == ["Memory panel", "Open in Obsidian", "Show in file manager",
                                                  "Tidy up now"]

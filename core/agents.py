@@ -1,0 +1,242 @@
+"""The operations that depend on a folder's kind: gauge, load, forget, secrets and redact.
+
+Each takes the opened :class:`~botmemory.core.memory.Memory` and a bot id (a
+workspace or a tracked folder) and goes through the same store, so every
+change is hash-checked, journaled and undoable.
+"""
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from . import config
+from .entries import whole_word
+from .errors import BadInput, BotMemoryError
+from .kinds import AgentGauge, AgentKind, Limits
+from .paths import FileKind
+from .memory import Memory
+from .store import Actor, Change, Write
+
+if TYPE_CHECKING:
+    from .recall import RecallResult
+
+
+def kind_of(mem: Memory, bot: str) -> AgentKind:
+    """The kind of *bot*'s folder (``openmausbot`` for a workspace of the home)."""
+    from . import kinds
+
+    return kinds.get(mem.home.kind_name(bot))
+
+
+def settings_for(mem: Memory, kind: AgentKind) -> Mapping[str, object]:
+    """botmemory's settings for a kind: ``agents.<kind>`` in the home's config.json."""
+    agents = config.read_config(mem.home).get("agents")
+    value = agents.get(kind.name) if isinstance(agents, dict) else None
+    return value if isinstance(value, dict) else {}
+
+
+def limits(mem: Memory, bot: str) -> Limits:
+    kind = kind_of(mem, bot)
+    return kind.limits(Path.home(), os.environ, settings_for(mem, kind))
+
+
+def _texts(mem: Memory, bot: str, kind: AgentKind) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for rel in kind.budgeted:
+        ft = mem.store.read(bot, rel)
+        if ft is not None and not ft.valid:
+            raise BadInput(f"{rel} of {bot} is not valid UTF-8: fix its encoding in another editor first")
+        out[rel] = ft.text if ft else ""
+    return out
+
+
+def gauge(mem: Memory, bot: str) -> AgentGauge:
+    """The gauge of a folder by its kind's budget."""
+    mem.home.require_bot(bot)
+    kind = kind_of(mem, bot)
+    return kind.gauge(_texts(mem, bot, kind), limits(mem, bot))
+
+
+def load(mem: Memory, bot: str) -> str:
+    """Exactly what the folder's agent loads of its memory."""
+    mem.home.require_bot(bot)
+    kind = kind_of(mem, bot)
+    return kind.load(_texts(mem, bot, kind), limits(mem, bot))
+
+
+def secrets_in(text: str) -> list[str]:
+    """The kinds of credential *text* holds (empty when none)."""
+    from .redact import find_secrets
+
+    return sorted({s.kind for s in find_secrets(text)})
+
+
+def folder_secrets(mem: Memory, bot: str) -> dict[str, list[str]]:
+    """Every memory file of *bot* that holds a credential, with its kinds."""
+    out: dict[str, list[str]] = {}
+    for rel in mem.home.memory_files(bot):
+        try:
+            ft = mem.store.read(bot, rel)
+        except BotMemoryError:
+            continue
+        if ft is not None and ft.valid:
+            found = secrets_in(ft.text)
+            if found:
+                out[rel] = found
+    return out
+
+
+def redact_file(mem: Memory, bot: str, rel: str, actor: Actor, expected_hash: str | None = None) -> Change | None:
+    """Replace every credential in one file by its marker: a journaled change.
+
+    It cannot be undone: the journal never keeps a credential, so there is nothing to put back.
+    """
+    from .redact import redact_count
+
+    mem.home.require_bot(bot)
+    ft = mem.store.read(bot, rel)
+    if ft is None:
+        raise BadInput(f"{rel} does not exist in {bot}")
+    if not ft.valid:
+        raise BadInput(f"{rel} is not valid UTF-8; botmemory will not rewrite it")
+    new, n = redact_count(ft.text)
+    if n == 0:
+        return None
+    changes = mem.store.apply(bot, [Write(rel, new, expected_hash or ft.hash, checked=True)], actor)
+    return changes[0] if changes else None
+
+
+@dataclass
+class Forgotten:
+    bot: str
+    removed: list[str] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+    changes: list[Change] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, object]:
+        return {"bot": self.bot, "removed": self.removed, "files": self.files,
+                "rows": [c.id for c in self.changes]}
+
+
+def _mentions_all(text: str, patterns: Sequence[re.Pattern[str]]) -> bool:
+    return all(p.search(text) for p in patterns)
+
+
+def forget(mem: Memory, bot: str, words: Sequence[str], actor: Actor) -> Forgotten:
+    """Take out every entry of a tracked folder that mentions all *words*: one change per file.
+
+    The kind splits the entries: lines of MEMORY.md and whole topic files for
+    Claude Code (an index line pointing at a removed topic goes with it),
+    ``§`` entries for Hermes, lines for OpenClaw. Frontmatter is never touched.
+    """
+    from .update import check_words
+
+    clean = check_words(words)
+    patterns = [whole_word(w) for w in clean]
+    mem.home.require_bot(bot)
+    kind = kind_of(mem, bot)
+    out = Forgotten(bot)
+    with mem.store.locked(bot):
+        writes: list[Write] = []
+        gone_topics: list[str] = []
+        texts: dict[str, tuple[str, str]] = {}
+        for rel in mem.home.memory_files(bot):
+            ft = mem.store.read(bot, rel)
+            if ft is None or not ft.valid:
+                continue
+            texts[rel] = (ft.text, ft.hash)
+            if kind.whole_file_entry(rel):
+                if _mentions_all(ft.text, patterns):
+                    gone_topics.append(rel)
+                    out.removed.append(f"{rel} (the whole topic)")
+                    writes.append(Write(rel, None, ft.hash, checked=True))
+        for rel, (text, h) in texts.items():
+            if kind.whole_file_entry(rel):
+                continue
+            gone = [p for p in kind.pieces(rel, text)
+                    if _mentions_all(p.text, patterns) or any(f"({t})" in p.text for t in gone_topics)]
+            if gone:
+                out.removed.extend(p.text.strip() for p in gone)
+                writes.insert(0, Write(rel, kind.without(rel, text, gone), h, checked=True))
+        out.files = [w.file for w in writes]
+        if writes:
+            out.changes = mem.store.apply(bot, writes, actor)
+    return out
+
+
+def forget_everywhere(mem: Memory, words: Sequence[str], actor: Actor) -> list[Forgotten]:
+    """Forget in every tracked folder at once; a folder that cannot be read is skipped with its reason."""
+    from .update import check_words
+
+    check_words(words)
+    out = []
+    for bot in sorted(mem.home.folders()):
+        try:
+            r = forget(mem, bot, words, actor)
+        except BadInput:
+            continue
+        if r.files:
+            out.append(r)
+    return out
+
+
+def refuse(mem: Memory, bot: str, command: str) -> None:
+    """Exit 4 for a command that does not apply to a folder whose agent writes its own memory."""
+    from .store import refuse_for_agent
+
+    refuse_for_agent(mem.home, bot, command)
+
+
+def is_topic(mem: Memory, bot: str, rel: str) -> bool:
+    return mem.home.classify(bot, rel) is FileKind.TOPIC
+
+
+def recall(mem: Memory, bot: str, message: str) -> RecallResult:
+    """Recall over a tracked folder's topics (Claude Code's topic files, OpenClaw's notes), as a turn would get it.
+
+    A topic's body is scored by how many of the message's content words it
+    holds (whole words, folded); the best few, newest first on a tie, at most
+    :data:`~botmemory.core.recall.MAX_NOTES` and ``MAX_CHARS`` characters.
+    """
+    from datetime import date as _date
+
+    from . import recall as R
+    from .kinds.base import frontmatter_end
+
+    mem.home.require_bot(bot)
+    text = message.strip()
+    words = R.content_words(text) if len(text) >= R.MIN_MESSAGE_CHARS else []
+    if not words:
+        return R.RecallResult([], "")
+    keys = {R.fold(w) for w in words[:R.MAX_QUERY_WORDS]}
+    need = 2 if len(words) >= R.MANY_WORDS else 1
+    scored: list[tuple[int, float, str, str]] = []
+    ws = mem.home.workspace(bot)
+    for rel in mem.home.topics(bot):
+        try:
+            ft = mem.store.read(bot, rel)
+            mtime = os.lstat(ws / rel).st_mtime
+        except (BotMemoryError, OSError):
+            continue
+        if ft is None:
+            continue
+        body = ft.text[frontmatter_end(ft.text):].strip()
+        have = {R.fold(w) for w in R.content_words(body)}
+        score = len(keys & have)
+        if score >= need:
+            scored.append((score, mtime, rel, body))
+    scored.sort(key=lambda t: (-t[0], -t[1], t[2]))
+    best = scored[:R.MAX_NOTES]
+    if not best:
+        return R.RecallResult([], "")
+    share = max(200, (R.MAX_CHARS - len(R.HEADER)) // len(best) - 80)
+    notes = []
+    for i, (_, mtime, rel, body) in enumerate(best, 1):
+        cut = body if len(body) <= share else body[:share - 1].rstrip() + "…"
+        notes.append(R.Note(i, rel, _date.fromtimestamp(mtime), cut))
+    out = R.HEADER + "".join(f"\n\n{n.n}. {n.file} · {n.date.isoformat()}\n{n.text}" for n in notes)
+    return R.RecallResult(notes, out)

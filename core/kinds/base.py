@@ -1,0 +1,280 @@
+"""What every kind of memory folder says about itself, and the shared measuring helpers.
+
+A *kind* decides a folder's layout (which files are memory files), its budget
+(what the agent loads of them each session), how an entry is split for forget,
+and which commands apply. Everything else — the store, the journal, shadows,
+the watcher, undo — is the same code for every kind.
+"""
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import BadInput
+from ..paths import FileKind
+
+MEMORY_FILE = "MEMORY.md"
+AMBER_AT = 0.8
+"""Amber from 80 % of a budget: the same mark as ``budget.AMBER_AT`` (a test keeps them equal)."""
+_NAME = re.compile(r"[A-Za-z0-9 ._\-]+\.md")
+
+
+def check_name(name: str, what: str = "file") -> None:
+    """One file name of letters, numbers, spaces, dots, '_' and '-', ending in .md, not hidden."""
+    if name.startswith(".") or not _NAME.fullmatch(name):
+        raise BadInput(f"bad {what} name {name!r}: use letters, numbers, spaces, dots, '_' and '-', "
+                       "ending in .md, not starting with a dot")
+
+
+def list_md(folder: Path, prefix: str = "") -> list[str]:
+    """The regular ``*.md`` files of *folder* (no links, nothing hidden), as ``prefix + name``."""
+    out: list[str] = []
+    try:
+        with os.scandir(folder) as it:
+            for e in it:
+                if (e.name.endswith(".md") and not e.name.startswith(".") and _NAME.fullmatch(e.name)
+                        and e.is_file(follow_symlinks=False)):
+                    out.append(prefix + e.name)
+    except (FileNotFoundError, NotADirectoryError, PermissionError):
+        return []
+    return sorted(out)
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines with their line ends (the last may have none)."""
+    return text.splitlines(keepends=True)
+
+
+def head_cut(lines: Sequence[str], max_lines: int, max_bytes: int) -> int:
+    """How many whole lines from the top fit in *max_lines* lines and *max_bytes* UTF-8 bytes."""
+    used = 0
+    for n, line in enumerate(lines):
+        size = len(line.encode("utf-8"))
+        if n >= max_lines or used + size > max_bytes:
+            return n
+        used += size
+    return len(lines)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The budget of one folder, as read from the agent's own settings (or the defaults)."""
+
+    max_lines: int | None = None
+    max_bytes: int | None = None
+    max_chars: dict[str, int] = field(default_factory=dict)   # per budgeted file
+    unread: tuple[str, ...] = ()      # "could not read <file>: <why>" — the defaults were used
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """What the agent loads of one budgeted file."""
+
+    file: str
+    text: str                   # exactly what loads
+    lines: int                  # lines measured (after what the agent strips)
+    bytes: int
+    chars: int
+    unloaded_lines: int = 0
+    unloaded_chars: int = 0
+    lost: tuple[int, ...] = ()  # 1-based line numbers of the file on disk that do not load (wholly or partly)
+    max_lines: int | None = None
+    max_bytes: int | None = None
+    max_chars: int | None = None
+
+    @property
+    def fill(self) -> float:
+        parts = [0.0]
+        if self.max_lines:
+            parts.append(self.lines / self.max_lines)
+        if self.max_bytes:
+            parts.append(self.bytes / self.max_bytes)
+        if self.max_chars:
+            parts.append(self.chars / self.max_chars)
+        return max(parts)
+
+    def level(self, red_at_limit: bool = False) -> str:
+        if self.unloaded_lines or self.unloaded_chars:
+            return "red"
+        if red_at_limit and self.max_chars and self.chars >= self.max_chars:
+            return "red"
+        return "amber" if self.fill >= AMBER_AT else "ok"
+
+
+@dataclass(frozen=True)
+class AgentGauge:
+    agent: str
+    files: tuple[Loaded, ...]
+    level: str
+    unread: tuple[str, ...] = ()
+
+    def as_dict(self) -> dict[str, object]:
+        main = self.files[0]
+        d: dict[str, object] = {
+            "agent": self.agent,
+            "lines": main.lines, "bytes": main.bytes,
+            "max_lines": main.max_lines, "max_bytes": main.max_bytes,
+            "level": self.level, "unloaded_lines": main.unloaded_lines,
+        }
+        if main.max_chars is not None:
+            d.update({"chars": main.chars, "max_chars": main.max_chars, "unloaded_chars": main.unloaded_chars})
+        if len(self.files) > 1:
+            d["files"] = [{"file": f.file, "lines": f.lines, "chars": f.chars, "max_chars": f.max_chars,
+                           "unloaded_chars": f.unloaded_chars, "level": f.level(True)} for f in self.files]
+        if main.lost:
+            d["lost_lines"] = list(main.lost)
+        if self.unread:
+            d["unread"] = list(self.unread)
+        return d
+
+    def plain(self) -> str:
+        out = []
+        for f in self.files:
+            if f.max_chars is not None:
+                s = f"{f.file}: {f.chars:,}/{f.max_chars:,} characters"
+                if f.unloaded_chars:
+                    s += f" · {f.unloaded_chars:,} characters do not load"
+            else:
+                s = f"{f.file}: {f.lines}/{f.max_lines} lines · {f.bytes:,}/{f.max_bytes:,} bytes"
+                if f.unloaded_lines:
+                    s += f" · {f.unloaded_lines} lines do not load"
+            if f.lost:
+                s += f" · not loaded: {'line' if len(f.lost) == 1 else 'lines'} {line_ranges(f.lost)}"
+            out.append(s)
+        out[0] += f" · {self.level}"
+        out.extend(f"note: {u} (the defaults were used)" for u in self.unread)
+        return "\n".join(out)
+
+
+@dataclass(frozen=True)
+class Found:
+    """A memory folder found on this computer."""
+
+    agent: str
+    path: Path
+    slug: str           # the id's stem (made unique by the registry)
+    name: str           # what the person calls it: a project's real path, else the folder's name
+
+
+@dataclass(frozen=True)
+class Piece:
+    """One entry of a file, as a kind splits it for forget: its text and where it sits."""
+
+    text: str
+    start: int   # character offsets in the file's text
+    end: int
+
+
+class AgentKind:
+    """The base of every kind. A subclass sets the attributes and overrides what differs."""
+
+    name = ""
+    label = ""
+    writes_own_memory = True        # remember/prefer/tidy/init are the agent's business (exit 4)
+    reports_turns = False           # the agent tells botmemory when its turns start and end
+    budgeted: tuple[str, ...] = (MEMORY_FILE,)
+    red_at_limit = False            # the agent refuses a write past the limit: red when full
+    temp_dirs: tuple[str, ...] = ("",)    # where a crashed save may have left a temp file
+    refusal = ""
+
+    # ----- layout
+
+    def classify(self, rel: str) -> FileKind:
+        raise NotImplementedError
+
+    def memory_files(self, folder: Path) -> list[str]:
+        raise NotImplementedError
+
+    def watched_dirs(self, folder: Path) -> list[Path]:
+        return [folder]
+
+    # ----- budget
+
+    def limits(self, user_home: Path, env: Mapping[str, str], settings: Mapping[str, object]) -> Limits:
+        """The budget, from the agent's own settings; *settings* are botmemory's for this kind (defaults)."""
+        return Limits()
+
+    def loaded(self, rel: str, text: str, limits: Limits) -> Loaded:
+        raise NotImplementedError
+
+    def gauge(self, texts: Mapping[str, str], limits: Limits) -> AgentGauge:
+        files = tuple(self.loaded(rel, texts.get(rel, ""), limits) for rel in self.budgeted)
+        order = {"ok": 0, "amber": 1, "red": 2}
+        level = max((f.level(self.red_at_limit) for f in files), key=order.__getitem__)
+        return AgentGauge(self.name, files, level, limits.unread)
+
+    def load(self, texts: Mapping[str, str], limits: Limits) -> str:
+        """Exactly what the agent loads of its memory, file by file."""
+        parts = [self.loaded(rel, texts.get(rel, ""), limits).text for rel in self.budgeted]
+        return "".join(p if p.endswith("\n") or not p else p + "\n" for p in parts)
+
+    # ----- entries
+
+    def pieces(self, rel: str, text: str) -> list[Piece]:
+        """The entries of a file, for forget: by default its non-blank lines outside the frontmatter."""
+        out: list[Piece] = []
+        pos = 0
+        skip = _frontmatter_end(text)
+        for line in split_lines(text):
+            if pos >= skip and line.strip():
+                out.append(Piece(line, pos, pos + len(line)))
+            pos += len(line)
+        return out
+
+    def without(self, rel: str, text: str, gone: Sequence[Piece]) -> str:
+        """*text* with the entries *gone* taken out."""
+        return remove_pieces(text, gone)
+
+    def whole_file_entry(self, rel: str) -> bool:
+        """True when the file is one entry (a Claude Code topic): forget deletes it."""
+        return False
+
+    # ----- finding
+
+    def discover(self, user_home: Path, env: Mapping[str, str]) -> tuple[list[Found], list[str]]:
+        """The folders of this kind on this computer, and the files that could not be read."""
+        return [], []
+
+
+def line_ranges(numbers: Sequence[int]) -> str:
+    """``3, 7-9, 12``: line numbers as short ranges."""
+    parts: list[str] = []
+    start = prev = None
+    for n in sorted(numbers):
+        if prev is not None and n == prev + 1:
+            prev = n
+            continue
+        if start is not None:
+            parts.append(f"{start}" if start == prev else f"{start}-{prev}")
+        start = prev = n
+    if start is not None:
+        parts.append(f"{start}" if start == prev else f"{start}-{prev}")
+    return ", ".join(parts)
+
+
+def _frontmatter_end(text: str) -> int:
+    """The offset just after a leading ``---`` frontmatter block, or 0."""
+    if not text.startswith("---\n") and not text.startswith("---\r\n"):
+        return 0
+    pos = 0
+    for k, line in enumerate(split_lines(text)):
+        pos += len(line)
+        if k > 0 and line.rstrip("\r\n") in ("---", "..."):
+            return pos
+    return 0
+
+
+def remove_pieces(text: str, gone: Sequence[Piece]) -> str:
+    out = []
+    pos = 0
+    for p in sorted(gone, key=lambda p: p.start):
+        out.append(text[pos:p.start])
+        pos = p.end
+    out.append(text[pos:])
+    return "".join(out)
+
+
+frontmatter_end = _frontmatter_end

@@ -1,0 +1,364 @@
+"""Tracked agent folders in the desktop app: their gauge, what loads, their names, and the offer to track.
+
+Claude Code, OpenClaw and Hermes folders are bots like any other in the
+panel and the tray; this module supplies what differs by kind: a gauge with
+the kind's budget (characters for Hermes and OpenClaw), "What loads" with the
+lines that do not load marked (for OpenClaw the lost middle), the display
+name ("/src/blog · Claude Code"), and the dialog that offers the folders
+found on this computer ("Claude Code keeps memory for 3 projects here —
+track them?"), on first run and from the tray and Settings.
+"""
+from __future__ import annotations
+
+import json
+import logging
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from botmemory.core import (
+    MEMORY_FILE,
+    MEMORY_MAX_BYTES,
+    MEMORY_MAX_LINES,
+    ONLY_FIRST_LINES,
+    Candidate,
+    Gauge,
+    Level,
+    Memory,
+    agent_gauge,
+    agent_limits,
+    agent_load,
+    atomic_write,
+    gauge,
+    get_kind,
+    kind_of,
+    track,
+    untrack,
+)
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+logger = logging.getLogger(__name__)
+
+OFFERED_FILE = "agents-offered.json"
+
+
+@dataclass(frozen=True)
+class KindGauge(Gauge):
+    """A tracked folder's gauge in the shape the panel and tray draw (``budget.Gauge``), with its kind's budget.
+
+    For a character budget (Hermes, OpenClaw) ``chars``/``max_chars`` are set
+    and the lines/size fields stand in for them so fractions stay right.
+    """
+
+    agent: str = "openmausbot"
+    label: str = ""
+    chars: int | None = None
+    max_chars: int | None = None
+    unloaded_chars: int = 0
+    kind_level: Level = Level.OK
+    unread: tuple[str, ...] = ()
+    files: tuple[dict[str, Any], ...] = field(default_factory=tuple)
+
+    @property
+    def level(self) -> Level:
+        return self.kind_level
+
+    @property
+    def fill(self) -> float:
+        if self.max_chars:
+            return (self.chars or 0) / self.max_chars
+        return super().fill
+
+
+def gauge_of(mem: Memory, bot: str) -> Gauge:
+    """The gauge of any bot: the spec's budget for a workspace, the kind's for a tracked folder (worker)."""
+    if not mem.home.is_tracked(bot):
+        return gauge(mem.store.text(bot, MEMORY_FILE))
+    ag = agent_gauge(mem, bot)
+    kind = kind_of(mem, bot)
+    main = ag.files[0]
+    level = Level(ag.level)
+    files = tuple({"file": f.file, "chars": f.chars, "max_chars": f.max_chars, "lines": f.lines,
+                   "level": f.level(kind.red_at_limit)} for f in ag.files)
+    if main.max_chars is not None:
+        return KindGauge(lines=main.chars, bytes=main.chars, loaded_lines=main.chars, loaded_bytes=main.chars,
+                         max_lines=main.max_chars, max_bytes=main.max_chars, agent=kind.name, label=kind.label,
+                         chars=main.chars, max_chars=main.max_chars, unloaded_chars=main.unloaded_chars,
+                         kind_level=level, unread=ag.unread, files=files)
+    return KindGauge(lines=main.lines, bytes=main.bytes, loaded_lines=main.lines - main.unloaded_lines,
+                     loaded_bytes=min(main.bytes, main.max_bytes or main.bytes),
+                     max_lines=main.max_lines or MEMORY_MAX_LINES,
+                     max_bytes=main.max_bytes or MEMORY_MAX_BYTES,
+                     agent=kind.name, label=kind.label, kind_level=level, unread=ag.unread, files=files)
+
+
+def rule_text(g: Gauge) -> str:
+    """The load rule under the gauge, by kind."""
+    if not isinstance(g, KindGauge) or g.agent == "openmausbot":
+        return ONLY_FIRST_LINES[0].upper() + ONLY_FIRST_LINES[1:] + "."
+    if g.agent == "claude-code":
+        return (f"Claude Code loads the first {g.max_lines} lines or {g.max_bytes:,} bytes of MEMORY.md "
+                "at the start of every conversation; the rest is cut.")
+    if g.agent == "openclaw":
+        return (f"OpenClaw injects at most {g.max_chars:,} characters of MEMORY.md: "
+                "the head and the tail; the middle is lost.")
+    if g.agent == "hermes":
+        others = "; ".join(f"{f['file']}: {f['chars']:,} of {f['max_chars']:,} characters" for f in g.files[1:])
+        return ("Hermes loads MEMORY.md and USER.md whole at session start and refuses a write past the limit."
+                + (f" {others}." if others else ""))
+    return ""
+
+
+def loads_caption(mem: Memory, bot: str) -> str:
+    """The caption over "What loads" for a tracked folder, by kind."""
+    name = kind_of(mem, bot).name
+    if name == "claude-code":
+        return ("<b>What loads</b> — exactly what Claude Code reads at the start of a conversation: MEMORY.md "
+                "without its frontmatter and comments, cut to 200 lines / 25,000 bytes. Lines marked ✗ do not "
+                "load; topic files are read on demand.")
+    if name == "openclaw":
+        return ("<b>What loads</b> — exactly what OpenClaw injects each turn: MEMORY.md, its head and tail kept "
+                "when it is over the limit. Lines marked ✗ are in the lost middle.")
+    if name == "hermes":
+        return ("<b>What loads</b> — the snapshot Hermes loads at session start: every § entry of MEMORY.md and "
+                "USER.md.")
+    return "<b>What loads</b>"
+
+
+def display_name(mem: Memory, bot: str) -> str:
+    """What the bot list shows: a workspace's id, or a tracked folder's name and kind."""
+    f = mem.home.folder(bot)
+    if f is None:
+        return bot
+    label = get_kind(f.layout.name).label
+    return f"{f.name} · {label}" if f.name != bot else f"{bot} · {label}"
+
+
+def topic_prefix(mem: Memory, bot: str) -> str | None:
+    """Where a new topic goes: ``memory/`` in a workspace or OpenClaw, beside MEMORY.md for Claude Code, nowhere
+    for Hermes (None)."""
+    kind = kind_of(mem, bot)
+    if kind.name == "hermes":
+        return None
+    return "" if kind.name == "claude-code" else "memory/"
+
+
+def loads_text(mem: Memory, bot: str) -> str:
+    """Runs on the worker: exactly what a tracked folder's agent loads, then the lines that do not load, marked."""
+    kind = kind_of(mem, bot)
+    text = agent_load(mem, bot)
+    lim = agent_limits(mem, bot)
+    lost_parts: list[str] = []
+    for rel in kind.budgeted:
+        ft = mem.store.read(bot, rel)
+        if ft is None:
+            continue
+        got = kind.loaded(rel, ft.text, lim)
+        if not got.lost:
+            continue
+        lines = ft.text.splitlines()
+        where = "in the middle" if kind.name == "openclaw" else "at the end"
+        lost_parts.append(f"✗ {len(got.lost)} line{'s' if len(got.lost) != 1 else ''} of {rel} "
+                          f"do not load ({where}):")
+        for no in got.lost:
+            lost_parts.append(f"✗ {no:>5}  {lines[no - 1] if no - 1 < len(lines) else ''}")
+    if lost_parts:
+        text += ("\n" if text and not text.endswith("\n") else "") + "\n" + "\n".join(lost_parts) + "\n"
+    return text
+
+
+# ----- finding and offering
+
+
+def offered(mem: Memory) -> bool:
+    return (mem.home.state_dir / OFFERED_FILE).exists()
+
+
+def mark_offered(mem: Memory) -> None:
+    try:
+        atomic_write(mem.home.state_dir / OFFERED_FILE, json.dumps({"offered": True}).encode("utf-8"))
+    except OSError as e:
+        logger.info("could not note that the agents were offered: %s", e)
+
+
+def offer_text(found: list[Candidate]) -> str:
+    """``Claude Code keeps memory for 3 projects here — track them?`` for what was found and is not tracked."""
+    fresh = [c for c in found if not c.tracked]
+    if not fresh:
+        return ""
+    counts = Counter(c.agent for c in fresh)
+    parts = []
+    for agent, n in counts.items():
+        if agent == "claude-code":
+            parts.append(f"Claude Code keeps memory for {n} project{'s' if n != 1 else ''} here")
+        else:
+            parts.append(f"{get_kind(agent).label} keeps its memory here")
+    return "; ".join(parts) + (" — track them?" if len(fresh) > 1 else " — track it?")
+
+
+class AgentsDialog(QDialog):
+    """The memory folders found on this computer, ticked when tracked; OK tracks and untracks as ticked."""
+
+    changed = Signal()
+
+    def __init__(self, mem: Memory, found: list[Candidate], unread: list[str],
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.mem = mem
+        self.found = found
+        self.setWindowTitle("Agent memory folders — botmemory")
+        box = QVBoxLayout(self)
+        question = offer_text(found)
+        self.question = QLabel(f"<b>{question}</b>" if question else
+                               ("Every agent memory folder found here is tracked." if found
+                                else "No Claude Code, OpenClaw or Hermes memory folders were found."))
+        self.question.setWordWrap(True)
+        box.addWidget(self.question)
+        box.addWidget(QLabel("botmemory shows what each agent loads, journals every change with undo, "
+                             "and never writes into the folder unless you ask."))
+        self.list = QListWidget()
+        for c in found:
+            item = QListWidgetItem(f"{c.name} · {get_kind(c.agent).label}  —  {c.path}")
+            item.setData(Qt.ItemDataRole.UserRole, c.id)
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            # first run: everything found is ticked; later the ticks say what is tracked
+            item.setCheckState(Qt.CheckState.Checked if (c.tracked or question) else Qt.CheckState.Unchecked)
+            self.list.addItem(item)
+        box.addWidget(self.list, 1)
+        for u in unread:
+            note = QLabel(f"Could not read {u.removeprefix('could not read ')} — its defaults are used.")
+            note.setWordWrap(True)
+            note.setStyleSheet("color: #a15c00;")
+            box.addWidget(note)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Track the ticked folders")
+        buttons.button(QDialogButtonBox.StandardButton.Cancel).setText("Not now")
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        box.addWidget(buttons)
+        self.resize(640, 360)
+
+    def ticked(self) -> set[str]:
+        out = set()
+        for i in range(self.list.count()):
+            item = self.list.item(i)
+            if item.checkState() == Qt.CheckState.Checked:
+                out.add(str(item.data(Qt.ItemDataRole.UserRole)))
+        return out
+
+    def apply(self) -> list[str]:
+        """Track what is ticked and untrack what is not; returns what could not be done."""
+        problems = []
+        want = self.ticked()
+        for c in self.found:
+            try:
+                if c.id in want and not c.tracked:
+                    track(self.mem.home, c.id)
+                elif c.id not in want and c.tracked:
+                    untrack(self.mem.home, c.id)
+            except Exception as e:  # noqa: BLE001 - one folder must not stop the others
+                problems.append(f"{c.name}: {e}")
+        self.changed.emit()
+        return problems
+
+    def accept(self) -> None:
+        problems = self.apply()
+        if problems:
+            self.question.setText("<br>".join(problems))
+            return
+        super().accept()
+
+
+class SecretsBanner(QWidget):
+    """"This folder holds a credential" over a tracked folder, with **Redact** (a journaled change per file).
+
+    botmemory never rewrites an agent's file on its own: the banner only says
+    which files hold what, and redacts when asked.
+    """
+
+    status = Signal(str)
+
+    def __init__(self, session: Any, parent: QWidget | None = None) -> None:
+        from PySide6.QtWidgets import QHBoxLayout, QPushButton
+
+        super().__init__(parent)
+        self.session = session
+        self.bot: str | None = None
+        self.found: dict[str, list[str]] = {}
+        self._asked = 0
+        self.label = QLabel()
+        self.label.setWordWrap(True)
+        self.redact_button = QPushButton("Redact")
+        self.redact_button.setToolTip("Replace each credential by «redacted N chars». botmemory keeps no copy "
+                                      "of a credential, so this cannot be undone.")
+        self.redact_button.clicked.connect(self.redact)
+        row = QHBoxLayout(self)
+        row.setContentsMargins(6, 4, 6, 4)
+        row.addWidget(self.label, 1)
+        row.addWidget(self.redact_button)
+        self.setStyleSheet("background: #fdecea; color: #8a1c12;")
+        self.hide()
+
+    def set_bot(self, bot: str | None) -> None:
+        self.bot = bot
+        self.refresh()
+
+    def refresh(self) -> None:
+        bot = self.bot
+        mem = self.session.mem
+        if bot is None or not mem.home.is_tracked(bot):
+            self.found = {}
+            self.hide()
+            return
+        from botmemory.core import folder_secrets
+
+        self._asked += 1
+        asked = self._asked
+        self.session.submit_read(lambda: folder_secrets(mem, bot),
+                                 lambda found: self._show(asked, bot, found),
+                                 lambda e: logger.info("could not look for credentials: %s", e))
+
+    def _show(self, asked: int, bot: str, found: dict[str, list[str]]) -> None:
+        if asked != self._asked or bot != self.bot:
+            return
+        self.found = found
+        if not found:
+            self.hide()
+            return
+        files = ", ".join(f"{rel} ({', '.join(kinds_)})" for rel, kinds_ in found.items())
+        self.label.setText(f"<b>A credential is kept in this memory:</b> {files}. "
+                           "The agent loads it with its memory.")
+        self.show()
+
+    def redact(self) -> None:
+        bot = self.bot
+        if bot is None or not self.found:
+            return
+        from botmemory.core import Actor, redact_file
+
+        mem = self.session.mem
+        files = list(self.found)
+
+        def run() -> list[str]:
+            rows = []
+            for rel in files:
+                change = redact_file(mem, bot, rel, Actor.person("panel"))
+                if change is not None:
+                    rows.append(change.id)
+            return rows
+
+        def done(rows: list[str]) -> None:
+            self.status.emit(f"Redacted {len(rows)} file{'s' if len(rows) != 1 else ''}. The journal shows the "
+                             "change; botmemory keeps no copy of a credential, so it cannot be put back.")
+            self.refresh()
+
+        self.session.worker.write(run, done, lambda e: self.status.emit(f"Could not redact: {e}"))

@@ -1,0 +1,181 @@
+"""Tracked agent folders in the panel: their names, their kind's gauge, what loads, the journal and undo."""
+from __future__ import annotations
+
+import pytest
+from botmemory.core import agents, tracked
+from botmemory.core.budget import Level
+from botmemory.core.turns import scan
+from botmemory.core.store import Actor
+from botmemory.desktop.agents_view import AgentsDialog, KindGauge, offer_text
+from botmemory.desktop.panel import MemoryPanel
+from tests.core.agent_fixtures import claude_code, hermes, openclaw
+
+from .conftest import idle
+
+
+def track(mem, agent):
+    found, _ = tracked.discover(mem.home)
+    return tracked.track(mem.home, next(c.id for c in found if c.agent == agent)).id
+
+
+@pytest.fixture
+def open_panel(qtbot, session):
+    def make(bot):
+        session.start()
+        p = MemoryPanel(session)
+        qtbot.addWidget(p)
+        p.show()
+        idle(qtbot, session)
+        p.set_bot(bot)
+        idle(qtbot, session)
+        return p
+    return make
+
+
+def test_claude_code_over_its_budget(qtbot, mem, session, open_panel, no_real_agent_folders):
+    d = claude_code(no_real_agent_folders, index_lines=215)
+    bot = track(mem, "claude-code")
+    p = open_panel(bot)
+    names = [p.bot_box.itemText(i) for i in range(p.bot_box.count())]
+    assert "/src/blog · Claude Code" in names and p.bot_box.currentText() == "/src/blog · Claude Code"
+    g = p.gauge.gauge
+    assert isinstance(g, KindGauge) and g.level is Level.RED and g.unloaded_lines == 15
+    assert p.gauge.lines_label.text() == "215 of 200 lines"
+    assert "25,000 bytes" in p.gauge.rule_label.text()
+    assert p.gauge.unloaded_label.text() == "15 lines are not being loaded"
+    qtbot.waitUntil(lambda: "do not load" in p.loads.block.toPlainText(), timeout=5000)
+    text = p.loads.block.toPlainText()
+    assert "✗ 15 lines of MEMORY.md do not load (at the end):" in text and "note 212" in text
+    assert "modified:" not in text.split("✗")[0]
+    assert {f.rel for f in p.files_model.files()} == {"MEMORY.md", "user_role.md", "project_blog.md"}
+
+    # an outside change: journaled as changed outside the app, nobody named; undone in the panel's session
+    scan(mem)
+    (d / "user_role.md").write_text((d / "user_role.md").read_text() + "Uses vim.\n")
+    rows = scan(mem)
+    assert [(r.who, r.how) for r in rows] == [("unknown", "outside")]
+    p.show_tab("journal")
+    qtbot.waitUntil(lambda: p.journal.model.rowCount() >= 1, timeout=5000)
+    from botmemory.desktop.models import how_text, who_text
+
+    newest = p.journal.model.row_at(0)
+    assert (who_text(newest), how_text(newest)) == ("Someone", "changed outside the app")   # not "You"
+    done = []
+    session.undo(bot, rows[0].id, done.append)
+    qtbot.waitUntil(lambda: bool(done), timeout=5000)
+    assert "Uses vim" not in (d / "user_role.md").read_text()
+
+
+def test_hermes_near_its_limit_counts_characters(qtbot, mem, session, open_panel, no_real_agent_folders):
+    d = hermes(no_real_agent_folders, entries=["x" * 900, "y" * 900], memory_limit=2200)
+    bot = track(mem, "hermes")
+    p = open_panel(bot)
+    g = p.gauge.gauge
+    assert g.level is Level.AMBER and g.max_chars == 2200
+    assert p.gauge.lines_label.text() == "1,803 of 2,200 characters"
+    assert p.gauge.size_bar.isHidden() and p.gauge.lines_name.text() == "Characters"
+    assert "Hermes" in p.gauge.rule_label.text()
+    assert p.new_topic_button.isHidden()                      # Hermes keeps no topic files
+    qtbot.waitUntil(lambda: "xxx" in p.loads.block.toPlainText(), timeout=5000)
+    r = agents.forget(mem, bot, ["Lisbon"], Actor.person("panel"))
+    assert r.files == ["USER.md"]
+    qtbot.waitUntil(lambda: "Lisbon" not in p.loads.block.toPlainText(), timeout=5000)
+    done = []
+    session.undo(bot, r.changes[0].id, done.append)
+    qtbot.waitUntil(lambda: bool(done), timeout=5000)
+    assert "Lives in Lisbon" in (d / "USER.md").read_text()
+
+
+def test_openclaw_marks_the_lost_middle(qtbot, mem, session, open_panel, no_real_agent_folders):
+    openclaw(no_real_agent_folders, lines=120, max_chars=1500)
+    bot = track(mem, "openclaw")
+    p = open_panel(bot)
+    assert p.gauge.gauge.level is Level.RED and "characters are not being loaded" in p.gauge.unloaded_label.text()
+    qtbot.waitUntil(lambda: "in the middle" in p.loads.block.toPlainText(), timeout=5000)
+    text = p.loads.block.toPlainText()
+    assert "line 060" in text.split("in the middle")[1] and "line 000" in text.split("✗")[0]
+
+
+def test_the_found_folders_are_offered_and_tracked(qtbot, mem, no_real_agent_folders):
+    for i, name in enumerate(("-a", "-b", "-c")):
+        (no_real_agent_folders / ".claude" / "projects" / name / "memory").mkdir(parents=True)
+    found, unread = tracked.discover(mem.home)
+    assert offer_text(found) == "Claude Code keeps memory for 3 projects here — track them?"
+    dialog = AgentsDialog(mem, found, unread)
+    qtbot.addWidget(dialog)
+    assert dialog.ticked() == {c.id for c in found}
+    assert dialog.apply() == []
+    assert set(mem.home.folders()) == {c.id for c in found}
+    again, _ = tracked.discover(mem.home)
+    assert offer_text(again) == ""
+
+
+def test_a_credential_is_shown_and_redacted_only_when_asked(qtbot, mem, session, open_panel, no_real_agent_folders):
+    d = claude_code(no_real_agent_folders)
+    secret = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    (d / "project_blog.md").write_text(f"Deploy with {secret}\n")
+    bot = track(mem, "claude-code")
+    p = open_panel(bot)
+    qtbot.waitUntil(lambda: p.secrets.isVisible(), timeout=5000)
+    assert "project_blog.md" in p.secrets.label.text()
+    assert secret in (d / "project_blog.md").read_text()        # shown, never silently rewritten
+    p.secrets.redact_button.click()
+    qtbot.waitUntil(lambda: secret not in (d / "project_blog.md").read_text(), timeout=5000)
+    qtbot.waitUntil(lambda: not p.secrets.isVisible(), timeout=5000)
+    row = mem.journal.list(bot, limit=1)[0]
+    assert (row.file, row.who, row.how) == ("project_blog.md", "person", "panel")
+
+
+def test_the_app_offers_found_folders_once_on_first_run(qtbot, mem, no_real_agent_folders):
+    from botmemory.desktop.app import App
+
+    from .conftest import delete
+
+    claude_code(no_real_agent_folders)
+    hermes(no_real_agent_folders)
+    a = App(mem, today_fixed=True, live=False, upkeep=False, tray=True)
+    try:
+        a.start()
+        qtbot.waitUntil(lambda: a._agents is not None and a._agents.isVisible(), timeout=5000)
+        assert "Claude Code keeps memory for 1 project here" in a._agents.question.text()
+        a._agents.accept()
+        qtbot.waitUntil(lambda: len(mem.home.folders()) == 2, timeout=5000)
+        qtbot.waitUntil(lambda: len(a.session.bots) == 4, timeout=5000)     # two workspaces, two folders
+    finally:
+        a.shutdown()
+        if a._agents is not None:
+            delete(a._agents)
+        delete(a)
+    b = App(mem, today_fixed=True, live=False, upkeep=False, tray=True)
+    try:
+        b.start()
+        idle(qtbot, b.session)
+        assert b._agents is None                                            # asked once only
+    finally:
+        b.shutdown()
+        delete(b)
+
+
+def test_the_welcome_page_lists_found_folders_and_tracks_one(qtbot, tmp_path, no_real_agent_folders):
+    from botmemory.core.memory import Memory
+    from botmemory.desktop.session import Session
+
+    from .conftest import delete
+
+    claude_code(no_real_agent_folders)
+    mem = Memory.open(str(tmp_path / "fresh"))
+    s = Session(mem, live=False, upkeep=False, today_fixed=True)
+    p = MemoryPanel(s)
+    qtbot.addWidget(p)
+    try:
+        s.start()
+        p.show()
+        qtbot.waitUntil(lambda: p.welcome.agents_box.isVisible(), timeout=5000)
+        texts = " ".join(w.text() for w in p.welcome.agents_box.findChildren(type(p.status_label)))
+        assert "/src/blog" in texts and "claude-code" in texts
+        p.welcome._track(p.welcome.found[0].id)
+        qtbot.waitUntil(lambda: p.bot is not None, timeout=5000)
+        assert mem.home.is_tracked(p.bot) and p.bot_box.currentText() == "/src/blog · Claude Code"
+    finally:
+        s.stop()
+        delete(s)
