@@ -40,8 +40,8 @@ _export("budget", "AMBER_AT", "Gauge", "Level", "MEMORY_MAX_BYTES", "MEMORY_MAX_
 _export("config", "BotSettings", "DEFAULT_TIDY_HOUR", "auto_recall", "bot_settings", "read_config",
         "set_bot_setting", "tidy_hour", "write_config")
 _export("loader", "load_block", list_topics="topics")
-_export("update", "ForgetResult", "PreferResult", "RememberResult", "RoomResult", "forget", "make_room",
-        "move_overflow", "prefer", "remember", "undo_overflow", "unforget")
+_export("update", "ForgetResult", "PreferResult", "RememberResult", "RoomResult", "forget", "learning_check",
+        "make_room", "move_overflow", "prefer", "remember", "undo_overflow", "unforget")
 _export("recall", "Hit", "MIN_MESSAGE_CHARS", "Note", "RecallResult", "content_words", "fold", "parse_when",
         "refresh_index", recall_notes="recall", session_search="search", RECALL_HEADER="HEADER")  # not "recall": the module
 _export("kinds", "AgentGauge", "AgentKind", "Limits", "Loaded", KIND_NAMES="NAMES", AGENT_KIND_NAMES="AGENT_NAMES",
@@ -60,8 +60,11 @@ _export("watcher", "Watcher")
 _export("tidy", "TidyReport", tidy_bot="tidy")  # not "tidy": the module
 _export("connect", AGENT_NAMES="AGENTS", connect_agent="connect", connection_status="status")
 _export("upkeep", "UpkeepState", "heavy_line", "read_state", "run_due", "tidy_now")
+_export("profile", "LearnedLine", "learned_lines", "remove_learned")
+_export("server", "ApiServer", "ensure_token", "token_path", SERVE_PORT="DEFAULT_PORT")
 
 __all__ = [  # the same names as _NAMES (tests/test_layering.py checks)
+    "ApiServer", "LearnedLine", "SERVE_PORT", "ensure_token", "learned_lines", "remove_learned", "token_path",
     "AGENT_KIND_NAMES", "AgentGauge", "AgentKind", "Candidate", "KIND_NAMES", "Limits", "Loaded", "Tracked",
     "agent_gauge", "agent_limits", "agent_load", "agent_recall", "discover_agents", "folder_secrets",
     "forget_everywhere", "forget_in_folder", "get_kind", "kind_of", "redact_file", "secrets_in", "track",
@@ -75,7 +78,8 @@ __all__ = [  # the same names as _NAMES (tests/test_layering.py checks)
     "UNDO_ACTOR", "UpkeepState", "Watcher", "Write", "atomic_write", "auto_recall", "bot_settings", "chat_source",
     "check_bot_id", "check_entry_text", "classify", "clean_title", "compose_block", "connect_agent",
     "connection_status", "content_words", "diff_counts", "diff_lines", "expire_turns", "fold", "forget",
-    "format_entry", "gauge", "heavy_line", "list_topics", "load_block", "local_today", "log_line", "log_path",
+    "format_entry", "gauge", "heavy_line", "learning_check", "list_topics", "load_block", "local_today", "log_line",
+    "log_path",
     "make_room", "make_row", "move_overflow", "open_turns", "parse_blocks", "parse_day", "parse_when", "prefer",
     "read_config", "read_file", "read_frontmatter", "read_state", "recall_notes", "reconcile_bot",
     "refresh_index", "remember",
@@ -143,7 +147,10 @@ if TYPE_CHECKING:  # for type checkers: the same names, eagerly
     from .tidy import tidy as tidy_bot
     from .turns import (TURN_TIMEOUT_S, Turn, expire_turns, log_line, open_turns, scan, turn_begin, turn_end,
                         turn_open)
-    from .update import (ForgetResult, PreferResult, RememberResult, RoomResult, forget, make_room, move_overflow,
-                         prefer, remember, undo_overflow, unforget)
+    from .update import (ForgetResult, PreferResult, RememberResult, RoomResult, forget, learning_check, make_room,
+                         move_overflow, prefer, remember, undo_overflow, unforget)
     from .upkeep import UpkeepState, heavy_line, read_state, run_due, tidy_now
+    from .profile import LearnedLine, learned_lines, remove_learned
+    from .server import DEFAULT_PORT as SERVE_PORT
+    from .server import ApiServer, ensure_token, token_path
     from .watcher import Watcher

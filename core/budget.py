@@ -103,7 +103,7 @@ def loaded_text(text: str) -> tuple[str, int]:
 
 
 def cut_notice(unloaded: int) -> str:
-    return f"[MEMORY.md was cut off here: {unloaded} more lines did not load]"
+    return f"[MEMORY.md was cut off here: {unloaded} more line{'s' if unloaded != 1 else ''} did not load]"
 
 
 @dataclass(frozen=True)
@@ -127,7 +127,13 @@ def topic_line(topic: Topic) -> str:
 
 
 def topic_index(topics: Sequence[Topic]) -> list[str]:
-    """Index lines, alphabetical by file name: at most 40 topics and 2,000 characters."""
+    """Index lines, alphabetical by file name: at most 40 topics and 2,000 characters.
+
+    "Alphabetical" is code-point (byte) order of the file name, the order a
+    bot server's plain string sort gives and the same on every machine and
+    locale: ``Zeta.md`` comes before ``alpha.md``, ``a-b.md`` before ``a.md``.
+    Case is not folded, so the 40 topics that make the index never depend on locale.
+    """
     out: list[str] = []
     used = 0
     for t in sorted(topics, key=lambda t: t.path)[:MAX_INDEX_TOPICS]:

@@ -19,6 +19,8 @@ from .safeio import MAX_FILE_BYTES
 from .memory import Memory
 from .store import Actor
 
+DEFAULT_PORT = 8721  # server.DEFAULT_PORT (tests/core/test_server.py checks); the server loads only for `serve`
+
 logger = logging.getLogger(__name__)
 
 Handler = Callable[[Memory, argparse.Namespace], Any]
@@ -125,7 +127,8 @@ def cmd_gauge(mem: Memory, args: argparse.Namespace) -> None:
     if heavy:
         d["heavy"] = heavy
     plain = (f"{g.lines}/{g.max_lines} lines · {g.bytes:,}/{g.max_bytes:,} bytes · {g.level.value}"
-             + (f" · {g.unloaded_lines} lines do not load" if g.unloaded_lines else "")
+             + (f" · {g.unloaded_lines} line{'s do' if g.unloaded_lines != 1 else ' does'} not load"
+                if g.unloaded_lines else "")
              + f"\n{budget.ONLY_FIRST_LINES}" + (f"\n{heavy}" if heavy else ""))
     _out(args, d, plain)
 
@@ -173,6 +176,8 @@ def cmd_remember(mem: Memory, args: argparse.Namespace) -> None:
             plain += f"\n  … and {r.moved_count - len(r.moved)} more"
     if r.over_budget:
         plain += "\nMEMORY.md is over the budget with lines that never move: please trim it."
+    if r.learnable_again:
+        plain += "\n" + update.learnable_again_line(r.learnable_again)
     _out(args, r.as_dict(), plain)
 
 
@@ -204,7 +209,10 @@ def cmd_prefer(mem: Memory, args: argparse.Namespace) -> None:
     from . import update
 
     r = update.prefer(mem.home, args.bot, args.text, mem.today)
-    _out(args, r.as_dict(), ("added to About me: " if r.added else "already in About me: ") + r.line)
+    plain = ("added to About me: " if r.added else "already in About me: ") + r.line
+    if r.learnable_again:
+        plain += "\n" + update.learnable_again_line(r.learnable_again)
+    _out(args, r.as_dict(), plain)
 
 
 def cmd_show(mem: Memory, args: argparse.Namespace) -> None:
@@ -327,6 +335,9 @@ def cmd_journal(mem: Memory, args: argparse.Namespace) -> None:
         mem.home.classify(args.bot, args.file)
     words = (args.grep or "").split()
     rows = mem.journal.list(args.bot, limit=args.limit, file=args.file, grep=words, who=args.who)
+    if args.limit == 0:  # asked for no rows: an empty list, not "no changes yet"
+        _out(args, [], "")
+        return
     empty = "no rows match" if args.file or words or args.who else f"no changes recorded for {args.bot} yet"
     _out(args, [r.as_dict() for r in rows], "\n".join(r.summary() for r in rows) or empty)
 
@@ -397,6 +408,33 @@ def cmd_watch(mem: Memory, args: argparse.Namespace) -> None:
                 break
     finally:
         watcher.stop()
+
+
+def cmd_serve(mem: Memory, args: argparse.Namespace) -> None:
+    import os
+    import signal
+    import threading
+
+    from .server import ApiServer
+
+    stop = threading.Event()
+
+    def on_signal(signum: int, frame: Any) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGTERM, on_signal)
+    follow = not (args.today or os.environ.get("BOTMEMORY_TODAY"))
+    api = ApiServer(mem, args.port, follow_date=follow).start()
+    try:
+        _out(args, {"url": api.url, "port": api.port, "addresses": api.addresses, "token": api.token,
+                    "token_file": str(api.token_file)},
+             f"botmemory: serving {mem.home.root} on {', '.join(api.addresses)} (loopback only)\n"
+             f"token: {api.token}\n(kept in {api.token_file}; send it as 'Authorization: Bearer <token>')")
+        sys.stderr.write("botmemory: Ctrl-C stops\n")
+        stop.wait()
+    finally:
+        api.stop()
 
 
 def cmd_turn_begin(mem: Memory, args: argparse.Namespace) -> None:
@@ -501,9 +539,11 @@ def build_parser() -> _Parser:
     sp.add_argument("--chat", metavar="T", help="the bot's work in chat T (without it: the person's); "
                     "the title is kept on one line, redacted")
     sp.add_argument("--until", metavar="DATE", help="the last day the note is true (YYYY-MM-DD)")
-    sp = add("forget", cmd_forget, "remove every note that mentions all the words, everywhere")
+    sp = add("forget", cmd_forget, "remove every note whose fact mentions all the words, everywhere")
     sp.add_argument("bot", help="the bot (with --all: the first word)")
-    sp.add_argument("words", nargs="*", metavar="WORD")
+    sp.add_argument("words", nargs="*", metavar="WORD",
+                    help="whole words of the fact (never its date or the chat it came from); "
+                         "stop words and words under 3 letters are refused")
     sp.add_argument("--all", action="store_true",
                     help="forget in every tracked agent folder at once (one undoable row per file)")
     sp.add_argument("--chat", metavar="T", help="the bot's work in chat T")
@@ -528,7 +568,7 @@ def build_parser() -> _Parser:
     sp.add_argument("--expected-hash", metavar="H", help="refuse (exit 3) unless the file still has this hash")
     sp = add("journal", cmd_journal, "changes to a bot's memory files, newest first")
     sp.add_argument("bot")
-    sp.add_argument("--limit", type=int, default=50, metavar="N", help="at most N rows (default 50)")
+    sp.add_argument("--limit", type=int, default=50, metavar="N", help="at most N rows (default 50; 0 prints none)")
     sp.add_argument("--file", metavar="PATH", help="only rows of this file (MEMORY.md, memory/<topic>.md, …)")
     sp.add_argument("--grep", metavar="WORDS",
                     help="only rows whose diff adds or removes a line with every one of these words")
@@ -565,6 +605,11 @@ def build_parser() -> _Parser:
     sp = add("watch", cmd_watch,
              "record changes made to memory files outside the app as 'changed outside the app' rows")
     sp.add_argument("--once", action="store_true", help="scan every workspace once and exit")
+    sp = add("serve", cmd_serve,
+             "serve the memory routes (GET/PUT /api/bots/BOT/memory/…) on 127.0.0.1 for the owner only: "
+             "a bearer token from <home>/botmemory/api-token, loopback Host only, no web pages")
+    sp.add_argument("--port", type=int, default=DEFAULT_PORT, metavar="N",
+                    help=f"the port (default {DEFAULT_PORT}; 0 picks a free one)")
     sp = add("mcp", cmd_mcp, "serve BOT's memory tools over MCP on stdin/stdout (for Claude Code, Claude Desktop, "
              "Cursor): memory_update, session_search, memory_recall, memory_load, memory_read, memory_write, "
              "memory_journal")

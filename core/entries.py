@@ -5,9 +5,11 @@ One entry is a bullet line::
     - YYYY-MM-DD · SOURCE [(noticed)] · TEXT [· until YYYY-MM-DD] [· moved YYYY-MM-DD]
 
 with the lines indented under it, or a fenced code block right below it,
-belonging to it. A struck entry is ``- ~~ORIGINAL~~ · superseded YYYY-MM-DD``.
-Every other line is hand-written. Parsing never fails: any text is a document,
-and ``render(parse(text)) == text`` for every text.
+belonging to it. The bullet may be ``- `` or ``* `` (markdown allows both).
+A struck entry is ``- ~~ORIGINAL~~ · superseded YYYY-MM-DD``. About me's
+learned lines, ``- YYYY-MM-DD · learned by BOT · TEXT``, are entries whose
+source is ``learned by BOT``. Every other line is hand-written. Parsing never
+fails: any text is a document, and ``render(parse(text)) == text`` for every text.
 """
 from __future__ import annotations
 
@@ -24,9 +26,9 @@ MAX_ENTRY_CHARS = 1000
 MAX_ENTRY_LINES = 20
 
 _DATE = r"(\d{4}-\d{2}-\d{2})"
-_ENTRY = re.compile(rf"^- {_DATE} · (.*)$")
-_STRUCK = re.compile(rf"^- ~~(.*)~~ · superseded {_DATE}((?: · moved \d{{4}}-\d{{2}}-\d{{2}})?)\s*$")
-_SOURCE = re.compile(r'^(from (?:chat|room) "[^"\n]*"|from [\w.-]+)( \(noticed\))? · (.*)$')
+_ENTRY = re.compile(rf"^[-*] {_DATE} · (.*)$")
+_STRUCK = re.compile(rf"^[-*] ~~(.*)~~ · superseded {_DATE}((?: · moved \d{{4}}-\d{{2}}-\d{{2}})?)\s*$")
+_SOURCE = re.compile(r'^(from (?:chat|room) "[^"\n]*"|from [\w.-]+|learned by [\w.-]+)( \(noticed\))? · (.*)$')
 _SUFFIX = re.compile(rf"^(.*?) · (until|moved) {_DATE}\s*$", re.DOTALL)
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _WS = re.compile(r"\s+")
@@ -90,7 +92,11 @@ class Block:
         return self.until is not None and self.until < today
 
     def body(self) -> str:
-        """The entry's words: TEXT plus its own lines (for search and matching)."""
+        """The fact: TEXT plus its own lines, never the date, source or suffixes.
+
+        What forget and the forgotten-words check judge (``fact_text``). A
+        hand-written line is judged by its whole text.
+        """
         if self.kind in (BlockKind.ENTRY, BlockKind.STRUCK):
             return "\n".join((self.text, *self.lines[1:]))
         return "\n".join(self.lines)
@@ -252,8 +258,19 @@ def chat_source(chat: str | None, word: str) -> str:
 
 def strike(block: Block, day: date) -> str:
     """The struck form of an entry: ``- ~~ORIGINAL~~ · superseded DATE``."""
-    original = block.first_line[2:] if block.first_line.startswith("- ") else block.first_line
-    return f"- ~~{original}~~{DOT}superseded {day.isoformat()}"
+    first = block.first_line
+    bullet = first[:2] if first[:2] in ("- ", "* ") else "- "
+    original = first[2:] if first[:2] in ("- ", "* ") else first
+    return f"{bullet}~~{original}~~{DOT}superseded {day.isoformat()}"
+
+
+def fact_text(block: Block) -> str:
+    """The words a note is judged by: an entry's TEXT and the lines under it, a hand-written line whole.
+
+    Never the date, the source (``from chat "Berlin trip"``, ``learned by scout``),
+    ``(noticed)``, ``· until``, ``· moved``, ``· superseded`` or the ``~~`` of a struck one.
+    """
+    return block.body()
 
 
 def whole_word(word: str) -> re.Pattern[str]:

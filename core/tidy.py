@@ -18,7 +18,8 @@ Spec "Memory upkeep → Nightly tidy-up", for MEMORY.md and every topic file:
    a topic may reconcile one pair even with two entries. The answer is
    untrusted: it must be one JSON object, a pair must name two listed entries,
    and a kept part may only use words of the line it comes from — anything
-   else is ignored.
+   else is ignored. A kept part that mentions words the person asked to forget
+   is not kept (:func:`update.learning_check`); the strike still happens.
 
 Hand-written lines, headers and a topic's frontmatter are never touched. The model is
 asked without holding the workspace lock; the writes happen under it, and a
@@ -44,6 +45,7 @@ from .paths import ARCHIVE_FILE, MEMORY_FILE
 from .safeio import FileText
 from .memory import Memory
 from .store import Actor, Change, Store, Write
+from .update import learning_check
 
 logger = logging.getLogger(__name__)
 
@@ -341,9 +343,19 @@ def ask_model(store: Store, bot: str, files: Sequence[str], model: TextModel, to
             logger.info("tidy-up: the helper's answer for %s/%s is not the JSON asked for; ignored", bot, rel)
             report.skip(rel, CONTRADICTIONS, "the helper's answer was not the JSON asked for; nothing struck")
             continue
+        pairs = [_unforgotten_part(store, rel, p, report) for p in pairs]
         if pairs:
             out[rel] = Decision(ft.hash, _listed(plan, lst), pairs, cap)
     return out
+
+
+def _unforgotten_part(store: Store, rel: str, pair: Pair, report: TidyReport) -> Pair:
+    """A kept part is learning: one that mentions forgotten words is dropped (the strike stays)."""
+    why = learning_check(store.home, pair.still_true) if pair.still_true.strip() else None
+    if why is None:
+        return pair
+    report.skip(rel, CONTRADICTIONS, f"a still-true part was not kept: {why}")
+    return replace(pair, still_true="")
 
 
 def _listed(plan: Plan, lst: Listing) -> tuple[str, ...]:

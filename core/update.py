@@ -10,20 +10,24 @@ Hand-written lines, health and safety facts and the entry just written never mov
 from __future__ import annotations
 
 import json
+import logging
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import date
+from pathlib import Path
 from typing import Any
 
-from . import entries as E
+from . import config, entries as E
 from .entries import append_text, archived_text
 from .budget import MEMORY_MAX_BYTES, MEMORY_MAX_LINES
-from .errors import BadInput, Conflict
+from .errors import BadInput, Conflict, Refused
 from .frontmatter import body_start
 from .paths import ARCHIVE_FILE, MEMORY_FILE, Home, FileKind, classify
 from .safeio import WorkspaceLock, atomic_write, read_file
 from .store import Actor, Change, Store, Write, redact
+
+logger = logging.getLogger(__name__)
 
 MAX_PREFERENCE_CHARS = 300
 MOVED_REPORT_LIMIT = 5
@@ -36,10 +40,11 @@ class RememberResult:
     moved_count: int
     over_budget: bool
     changes: list[Change] = field(default_factory=list)
+    learnable_again: list[list[str]] = field(default_factory=list)   # forgotten word lists this lifted
 
     def as_dict(self) -> dict[str, object]:
         return {"entry": self.entry, "moved": self.moved, "moved_count": self.moved_count,
-                "over_budget": self.over_budget}
+                "over_budget": self.over_budget, "learnable_again": self.learnable_again}
 
 
 def _size(block: E.Block) -> tuple[int, int]:
@@ -164,8 +169,9 @@ def remember(store: Store, bot: str, text: str, actor: Actor, *, until: date | N
                                 arch.hash if arch else None, checked=True))
         writes.append(Write(MEMORY_FILE, doc.render(), mem.hash if mem else None, checked=True))
         changes = store.apply(bot, writes, actor)
-    unforget(store.home, text)
-    return RememberResult(line, [b.first_line for b in moved[:MOVED_REPORT_LIMIT]], len(moved), not fits, changes)
+    lifted = unforget(store.home, text)
+    return RememberResult(line, [b.first_line for b in moved[:MOVED_REPORT_LIMIT]], len(moved), not fits, changes,
+                          lifted)
 
 
 def _last_entry(doc: E.Document) -> E.Block | None:
@@ -178,10 +184,40 @@ def _last_entry(doc: E.Document) -> E.Block | None:
 # ----- forget
 
 
+MIN_WORD_CHARS = 3
+STOP_WORDS = frozenset("""
+a about above after again against all also am an and any are as at be because been before being below
+between both but by can could did do does doing down during each else even ever every few for from
+further had has have having he her here hers herself him himself his how i if in into is it its itself
+just like many me more most much must my myself no nor not now of off on once one only or other our ours
+ourselves out over own same she should so some such than that the their theirs them themselves then there
+these they this those though through to too under until up upon us very was we were what when where which
+while who whom whose why will with would yet you your yours yourself yourselves
+""".split())
+"""Words too common to name a note: ``forget BOT the`` would remove nearly every note, so it is refused."""
+
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+
+
 def check_words(words: Sequence[str]) -> list[str]:
-    clean = [w.strip() for w in words if w.strip()]
+    """The words that name the notes to forget, or BadInput when one is too vague to name any.
+
+    Refused: no words; a word with no letter or digit; a stop word (or a phrase
+    of stop words only, "of the"); a word of fewer than 3 characters (a CJK
+    word may be shorter: one character is a word there).
+    """
+    clean = [" ".join(w.split()) for w in words if w.strip()]
     if not clean:
         raise BadInput("forget needs at least one word that names the note")
+    for w in clean:
+        if not any(c.isalnum() for c in w):
+            raise BadInput(f"forget: {w!r} has no letters or digits; give words the note contains")
+        if all(part.casefold() in STOP_WORDS for part in w.split()):
+            raise BadInput(f"forget: {w!r} is too common to name a note (it would forget nearly every one); "
+                           "give words that name it")
+        if len(w) < MIN_WORD_CHARS and not _CJK.search(w):
+            raise BadInput(f"forget: {w!r} is shorter than {MIN_WORD_CHARS} letters and would match too much; "
+                           "give words that name the note")
     return clean
 
 
@@ -190,7 +226,11 @@ def mentions_all(text: str, patterns: Sequence[re.Pattern[str]]) -> bool:
 
 
 def forget_in_text(text: str, patterns: Sequence[re.Pattern[str]], keep_header: bool) -> tuple[str, list[str]]:
-    """Remove every note that mentions all words; headers, frontmatter and blank lines stay."""
+    """Remove every note whose fact mentions all words; headers, frontmatter and blank lines stay.
+
+    A note is judged by :func:`entries.fact_text` — an entry's TEXT and the lines
+    under it, never its date, source, ``(noticed)`` or suffixes; a hand-written line whole.
+    """
     skip = body_start(text) if keep_header else 0
     lines = text.split("\n")
     head = "\n".join(lines[:skip]) + ("\n" if skip else "")
@@ -200,7 +240,7 @@ def forget_in_text(text: str, patterns: Sequence[re.Pattern[str]], keep_header: 
     kept: list[E.Block] = []
     for b in doc.blocks:
         is_header = b.kind is E.BlockKind.TEXT and b.first_line.lstrip().startswith("#")
-        if b.kind is not E.BlockKind.BLANK and not is_header and mentions_all("\n".join(b.lines), patterns):
+        if b.kind is not E.BlockKind.BLANK and not is_header and mentions_all(E.fact_text(b), patterns):
             removed.append(b.first_line)
         else:
             kept.append(b)
@@ -220,35 +260,74 @@ class ForgetResult:
         return {"removed": self.removed, "files": self.files}
 
 
+def _unreadable(rel: str, why: str) -> BadInput:
+    return BadInput(f"forget cannot look at {rel}: {why}; nothing was forgotten anywhere")
+
+
 def forget(store: Store, bot: str, words: Sequence[str], actor: Actor, *, about_me: bool = True) -> ForgetResult:
-    """Remove every note that mentions all *words* as whole words, everywhere, and keep the words."""
+    """Remove every note that mentions all *words* as whole words, everywhere, and keep the words.
+
+    Every file is read and judged before any is written: a file forget cannot
+    look at (not UTF-8, a symbolic link) is BadInput naming it, with nothing
+    written anywhere — not even the forgotten words.
+    """
     clean = check_words(words)
     patterns = [E.whole_word(w) for w in clean]
-    store.home.require_bot(bot)
+    home = store.home
+    ws = home.require_bot(bot)
+    if actor.who == "bot" and not config.bot_settings(home, bot).memory:
+        # checked before About me and the forgotten words too, not only when a workspace file changes
+        raise Refused(f"memory is switched off for {bot}: bot writes are refused "
+                      f"(`botmemory settings {bot} memory on` turns it back on)")
     removed: list[str] = []
     files: list[str] = []
-    with store.locked(bot):
+    with store.locked(bot), _home_lock(home).held():
+        _check_no_links(ws)
         writes: list[Write] = []
-        for rel in store.home.memory_files(bot):
+        for rel in home.memory_files(bot):
             kind = classify(rel)
             if kind is FileKind.LOG:
                 continue
             ft = store.read(bot, rel)
-            if ft is None or not ft.valid:
+            if ft is None:
                 continue
+            if not ft.valid:
+                raise _unreadable(rel, "it is not valid UTF-8")
             new, gone = forget_in_text(ft.text, patterns, keep_header=kind is not FileKind.MEMORY)
             if gone:
                 removed.extend(gone)
                 files.append(rel)
                 writes.append(Write(rel, new, ft.hash, checked=True))
+        about: tuple[str, list[str]] | None = None
+        if about_me:
+            ft = read_file(home.about_me)
+            if ft is not None and not ft.valid:
+                raise _unreadable("about-me.md", "it is not valid UTF-8")
+            if ft is not None:
+                new, gone = forget_in_text(ft.text, patterns, keep_header=True)
+                if gone:
+                    about = (new, gone)
+        learned = _read_learned_strict(home)
         changes = store.apply(bot, writes, actor) if writes else []
-    if about_me:
-        gone = _forget_about_me(store.home, patterns)
-        if gone:
-            removed.extend(gone)
+        if about is not None:
+            atomic_write(home.about_me, about[0].encode("utf-8"))
+            removed.extend(about[1])
             files.append("about-me.md")
-    _keep_forgotten(store.home, clean, store.today)
+        _keep_forgotten(home, learned, clean, store.today)
     return ForgetResult(removed, files, changes)
+
+
+def _check_no_links(ws: Path) -> None:
+    """A topic that is a symbolic link is skipped by the listing; forget must say it could not look."""
+    folder = ws / "memory"
+    if folder.is_symlink():
+        raise _unreadable("memory/", "it is a symbolic link")
+    if (ws / MEMORY_FILE).is_symlink():
+        raise _unreadable(MEMORY_FILE, "it is a symbolic link")
+    if folder.is_dir():
+        for p in sorted(folder.iterdir()):
+            if p.suffix == ".md" and p.is_symlink():
+                raise _unreadable(f"memory/{p.name}", "it is a symbolic link")
 
 
 # ----- About me and profile-learned.json
@@ -258,27 +337,37 @@ def _home_lock(home: Home) -> WorkspaceLock:
     return WorkspaceLock.for_file(home.state_dir / "locks" / "_home.lock")
 
 
-def _forget_about_me(home: Home, patterns: Sequence[re.Pattern[str]]) -> list[str]:
-    with _home_lock(home).held():
-        ft = read_file(home.about_me)
-        if ft is None or not ft.valid:
-            return []
-        new, gone = forget_in_text(ft.text, patterns, keep_header=True)
-        if gone:
-            atomic_write(home.about_me, new.encode("utf-8"))
-        return gone
+def _empty_learned() -> dict[str, Any]:
+    return {"forgotten": [], "removed": []}
 
 
 def read_learned(home: Home) -> dict[str, Any]:
-    ft = read_file(home.profile_learned)
-    if ft is None or not ft.valid:
-        return {"forgotten": [], "removed": []}
+    """profile-learned.json, or an empty one when it is missing or unreadable (for reading only)."""
     try:
-        data = json.loads(ft.text)
-    except (ValueError, RecursionError):
-        return {"forgotten": [], "removed": []}
-    if not isinstance(data, dict):
-        return {"forgotten": [], "removed": []}
+        return _read_learned_strict(home)
+    except BadInput:
+        return _empty_learned()
+
+
+def _read_learned_strict(home: Home) -> dict[str, Any]:
+    """profile-learned.json for rewriting: BadInput when it exists but is not what botmemory wrote."""
+    ft = read_file(home.profile_learned)
+    if ft is None:
+        return _empty_learned()
+    if not ft.text.strip():
+        return _empty_learned()
+    why = "it is not valid UTF-8" if not ft.valid else None
+    data: Any = None
+    if why is None:
+        try:
+            data = json.loads(ft.text)
+        except (ValueError, RecursionError):
+            why = "it is not valid JSON"
+    if why is None and not (isinstance(data, dict) and isinstance(data.get("forgotten", []), list)):
+        why = "it is not the JSON object botmemory writes"
+    if why is not None:
+        raise BadInput(f"cannot use profile-learned.json: {why}; fix or remove it (nothing was written)")
+    assert isinstance(data, dict)
     data.setdefault("forgotten", [])
     data.setdefault("removed", [])
     return data
@@ -288,48 +377,105 @@ def _write_learned(home: Home, data: dict[str, Any]) -> None:
     atomic_write(home.profile_learned, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
 
 
-def _keep_forgotten(home: Home, words: Sequence[str], today: date) -> None:
-    with _home_lock(home).held():
-        data = read_learned(home)
-        entry = {"words": [redact(w) for w in words], "at": today.isoformat()}   # kept outside the workspace
-        if not any(isinstance(f, dict) and f.get("words") == entry["words"] for f in data["forgotten"]):
-            data["forgotten"].append(entry)
-            _write_learned(home, data)
+def _keep_forgotten(home: Home, data: dict[str, Any], words: Sequence[str], today: date) -> None:
+    """Add *words* to the forgotten list in *data* (read under the held home lock) and write it."""
+    entry = {"words": [redact(w) for w in words], "at": today.isoformat()}   # kept outside the workspace
+    if not any(isinstance(f, dict) and f.get("words") == entry["words"] for f in data["forgotten"]):
+        data["forgotten"].append(entry)
+        _write_learned(home, data)
+
+
+def _word_lists(data: dict[str, Any]) -> list[list[str]]:
+    return [[str(w) for w in f["words"]] for f in data["forgotten"]
+            if isinstance(f, dict) and isinstance(f.get("words"), list) and f["words"]]
 
 
 def forgotten_words(home: Home) -> list[list[str]]:
-    return [list(f["words"]) for f in read_learned(home)["forgotten"]
-            if isinstance(f, dict) and isinstance(f.get("words"), list)]
+    return _word_lists(read_learned(home))
+
+
+def _mentions(fact: str, words: Sequence[str]) -> bool:
+    return mentions_all(fact, [E.whole_word(w) for w in words])
+
+
+def _fact(text: str) -> str:
+    """The fact of *text*: a formatted entry is judged by its TEXT, anything else whole."""
+    return "\n".join(E.fact_text(b) for b in E.parse(text).blocks if b.kind is not E.BlockKind.BLANK)
+
+
+def learning_check(home: Home, text: str) -> str | None:
+    """THE forgotten-words check: why a bot may not learn *text*, or None when it may.
+
+    Spec: the words a person asked to forget are kept "so no bot learns a fact
+    that mentions them again, until the person asks a bot to remember it once
+    more". Every step that lets a bot learn a fact on its own calls this one
+    function before writing and skips the fact (with the reason in its report)
+    when it returns a reason: capture, organizing into topics, About me
+    learning, and the tidy-up's kept still-true parts. *text* may be a bare fact
+    or a formatted entry line (judged by its TEXT, not its source). An explicit
+    ``remember``/``prefer`` by the person is not learning: it lifts the words
+    instead (:func:`unforget`).
+    """
+    fact = _fact(text)
+    hits = [words for words in forgotten_words(home) if _mentions(fact, words)]
+    if not hits:
+        return None
+    return "it mentions words the person asked to forget: " + "; ".join(" ".join(w) for w in hits)
 
 
 def is_forgotten(home: Home, text: str) -> bool:
-    """True when *text* mentions a set of forgotten words: no bot may learn it again."""
-    return any(mentions_all(text, [E.whole_word(w) for w in words]) for words in forgotten_words(home) if words)
+    """True when *text* mentions a set of forgotten words (see :func:`learning_check`)."""
+    return learning_check(home, text) is not None
 
 
-def unforget(home: Home, text: str) -> None:
-    """The person asked to remember this once more: its forgotten words may be learned again."""
+def unforget(home: Home, text: str) -> list[list[str]]:
+    """The person asked to remember this once more: its forgotten words may be learned again.
+
+    Returns the word lists lifted (empty when none were). A profile-learned.json
+    botmemory cannot read is left as it is.
+    """
+    fact = _fact(text)
     with _home_lock(home).held():
-        data = read_learned(home)
-        keep = [f for f in data["forgotten"]
-                if not (isinstance(f, dict) and isinstance(f.get("words"), list) and f["words"]
-                        and mentions_all(text, [E.whole_word(str(w)) for w in f["words"]]))]
-        if len(keep) != len(data["forgotten"]):
+        try:
+            data = _read_learned_strict(home)
+        except BadInput:
+            logger.warning("profile-learned.json is unreadable; no forgotten words were lifted")
+            return []
+        lifted: list[list[str]] = []
+        keep: list[Any] = []
+        for f in data["forgotten"]:
+            if isinstance(f, dict) and isinstance(f.get("words"), list) and f["words"] \
+                    and _mentions(fact, [str(w) for w in f["words"]]):
+                lifted.append([str(w) for w in f["words"]])
+            else:
+                keep.append(f)
+        if lifted:
             data["forgotten"] = keep
             _write_learned(home, data)
+        return lifted
+
+
+def learnable_again_line(lifted: Sequence[Sequence[str]]) -> str:
+    """The line a remember or prefer prints when it lifted forgotten words: ``IST can be learned again``."""
+    return "; ".join(" ".join(w) for w in lifted) + " can be learned again"
 
 
 @dataclass(frozen=True)
 class PreferResult:
-    line: str
+    line: str                   # the line added, or the line already in About me that says it
     added: bool
+    learnable_again: list[list[str]] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, object]:
-        return {"line": self.line, "added": self.added}
+        return {"line": self.line, "added": self.added, "learnable_again": self.learnable_again}
 
 
 def prefer(home: Home, bot: str, text: str, today: date) -> PreferResult:
-    """Add a standing preference to About me once, as a learned line."""
+    """Add a standing preference to About me once, as a learned line.
+
+    When About me already says it, nothing is written and the result names the
+    line that says it. Either way the person asked for it: its forgotten words are lifted.
+    """
     clean = " ".join(text.split())
     if not clean:
         raise BadInput("the preference is empty")
@@ -338,24 +484,38 @@ def prefer(home: Home, bot: str, text: str, today: date) -> PreferResult:
     if len(clean) > MAX_PREFERENCE_CHARS:
         raise BadInput(f"the preference is {len(clean)} characters; at most {MAX_PREFERENCE_CHARS}")
     clean = redact(clean)
+    if is_removed(home, clean):
+        raise Refused("this fact was removed from About me (Added by your bots → Remove); it is not added again")
     line = f"- {today.isoformat()}{E.DOT}learned by {bot}{E.DOT}{clean}"
     with _home_lock(home).held():
         ft = read_file(home.about_me)
         if ft is not None and not ft.valid:
             raise BadInput("about-me.md is not valid UTF-8; botmemory will not rewrite it")
         current = ft.text if ft else ""
-        if any(_same_preference(existing, clean) for existing in current.split("\n")):
-            return PreferResult(line, False)
-        atomic_write(home.about_me, append_text(current, line).encode("utf-8"))
-    unforget(home, clean)
-    return PreferResult(line, True)
+        same = next((existing for existing in current.split("\n") if _same_preference(existing, clean)), None)
+        if same is None:
+            atomic_write(home.about_me, append_text(current, line).encode("utf-8"))
+    lifted = unforget(home, clean)
+    if same is not None:
+        return PreferResult(same, False, lifted)
+    return PreferResult(line, True, lifted)
+
+
+def same_fact(a: str, b: str) -> bool:
+    """Two learned facts are the same: spacing, case and one final full stop aside."""
+    return " ".join(a.split()).rstrip(".").lower() == " ".join(b.split()).rstrip(".").lower()
+
+
+def is_removed(home: Home, text: str) -> bool:
+    """True when the person removed this fact from About me's learned lines: it is never added again."""
+    removed = read_learned(home)["removed"]
+    return isinstance(removed, list) and any(
+        isinstance(r, dict) and same_fact(str(r.get("text", "")), text) for r in removed)
 
 
 def _same_preference(line: str, text: str) -> bool:
     head = E.parse_block_head(line)
-    body = head.text if head.kind is E.BlockKind.ENTRY else line.lstrip("- ").strip()
-    if head.kind is E.BlockKind.ENTRY and head.source is None and body.startswith("learned by "):
-        body = body.split(E.DOT, 1)[-1]
+    body = head.text if head.kind is E.BlockKind.ENTRY else line.lstrip("-* ").strip()
     return " ".join(body.split()).rstrip(".").lower() == text.rstrip(".").lower()
 
 

@@ -247,7 +247,7 @@ class Session(QObject):
             before = old.get(bot)
             if g.level is Level.RED and (before is None or before.level is not Level.RED):
                 self.notice.emit(Notice("red", bot, f"{bot}: MEMORY.md is over the budget",
-                                        f"{g.unloaded_lines} lines are not being loaded; "
+                                        f"{g.unloaded_lines} line{'s are' if g.unloaded_lines != 1 else ' is'} not being loaded; "
                                         f"{ONLY_FIRST_LINES}.", None, MEMORY_FILE))
 
     # ----- reads

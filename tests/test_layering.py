@@ -45,6 +45,9 @@ LAYERS = [
     "watcher",      # the live watcher
     "tidy",         # the tidy-up
     "upkeep",       # scheduling the tidy-up, the heavy notice
+    "profile",      # About me's learned lines
+    "routes",       # the spec's routes, without HTTP
+    "server",       # botmemory serve: the routes on loopback
     "mcp_tools",    # the agents' memory tools (through the surface)
     "mcp_server",   # botmemory mcp: the tools over MCP (the SDK loads only here)
     "connect",      # botmemory connect: entries in the agents' settings files

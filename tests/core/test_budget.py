@@ -86,3 +86,11 @@ def test_loader_and_gauge_agree(lines, trailing):
     block = budget.compose_block(text, [], TODAY)
     notices = [l for l in block.splitlines() if l.startswith("[MEMORY.md was cut off here")]
     assert len(notices) == (1 if unloaded else 0)
+
+
+def test_topic_index_is_in_byte_order_of_the_file_name():
+    names = ["b.md", "alpha.md", "Zeta.md", "a.md", "a-b.md", "Ärzte.md", "Alpha.md"]
+    lines = budget.topic_index([Topic(f"memory/{n}", None) for n in names])
+    assert lines == [f"- memory/{n}" for n in ["Alpha.md", "Zeta.md", "a-b.md", "a.md", "alpha.md", "b.md", "Ärzte.md"]]
+    many = [Topic(f"memory/{c}{i:02d}.md", None) for c in "aB" for i in range(30)]
+    assert budget.topic_index(many)[0] == "- memory/B00.md" and budget.topic_index(many)[-1] == "- memory/a09.md"

@@ -123,6 +123,84 @@ def test_core_imports_no_qt():
     assert out.strip() == "[]"
 
 
+# ----- forget, prefer, journal (issue 17)
+
+
+def _ws(root):
+    from pathlib import Path
+
+    return Path(root) / "workspaces" / "scout"
+
+
+@pytest.mark.parametrize("word", ["berlin", "chat", "cli", "2026", "Dentist", "room"])
+def test_forget_judges_the_fact_not_the_chat_it_came_from(capsys, root, word):
+    assert run(capsys, "--root", root, "remember", "scout", "Prefers aisle seats", "--chat", "Berlin trip")[0] == 0
+    (_ws(root) / "MEMORY.md").write_text((_ws(root) / "MEMORY.md").read_text()
+                                         + '- 2026-10-01 · from room "Dentist" · Likes tea\n')
+    before = (_ws(root) / "MEMORY.md").read_text()
+    code, out, err = run(capsys, "--root", root, "forget", "scout", word)
+    assert (code, out, err) == (0, "forgot 0 notes\n", "")
+    assert (_ws(root) / "MEMORY.md").read_text() == before
+    code, out, _ = run(capsys, "--root", root, "forget", "scout", "aisle")
+    assert (code, out) == (0, "forgot 1 note in MEMORY.md\n")
+
+
+@pytest.mark.parametrize("word", ["the", "is", "a", "..."])
+def test_forget_refuses_a_word_that_names_nothing(capsys, root, word):
+    run(capsys, "--root", root, "remember", "scout", "The office is in Pune")
+    code, out, err = run(capsys, "--root", root, "forget", "scout", "--", word)
+    assert code == 2 and out == "" and one_line(err) and repr(word) in err
+    assert "Pune" in (_ws(root) / "MEMORY.md").read_text()
+
+
+def test_forget_that_cannot_look_at_a_file_says_so_and_writes_nothing(capsys, root):
+    run(capsys, "--root", root, "remember", "scout", "Lisbon flat")
+    (_ws(root) / "memory" / "trips.md").write_bytes(b"- Lisbon \xff trip\n")
+    code, out, err = run(capsys, "--root", root, "forget", "scout", "Lisbon")
+    assert code == 2 and out == "" and one_line(err) and "memory/trips.md" in err and "UTF-8" in err
+    assert "Lisbon flat" in (_ws(root) / "MEMORY.md").read_text()
+    assert not (_ws(root).parent.parent / "profile-learned.json").exists()
+
+
+def test_remember_says_forgotten_words_can_be_learned_again(capsys, root):
+    assert run(capsys, "--root", root, "forget", "scout", "IST")[0] == 0
+    code, out, _ = run(capsys, "--root", root, "remember", "scout", "Times are in IST")
+    assert code == 0 and out.splitlines()[-1] == "IST can be learned again"
+    run(capsys, "--root", root, "forget", "scout", "IST")
+    code, out, _ = run(capsys, "--root", root, "remember", "scout", "Meeting 9 IST", "--json")
+    assert json.loads(out)["learnable_again"] == [["IST"]]
+    code, out, _ = run(capsys, "--root", root, "remember", "scout", "Unrelated", "--json")
+    assert json.loads(out)["learnable_again"] == []
+
+
+def test_duplicate_prefer_names_the_existing_line(capsys, root, tmp_path):
+    from datetime import date
+
+    run(capsys, "--root", root, "--today", "2026-09-01", "prefer", "scout", "Reminders go to my task app")
+    run(capsys, "--root", root, "init", "other")
+    code, out, _ = run(capsys, "--root", root, "--today", "2026-10-01", "prefer", "other", "reminders go to my task app")
+    assert code == 0
+    assert out == "already in About me: - 2026-09-01 · learned by scout · Reminders go to my task app\n"
+    assert date(2026, 10, 1).isoformat() not in out
+
+
+def test_journal_limit_zero_prints_no_rows(capsys, root):
+    code, out, err = run(capsys, "--root", root, "journal", "scout", "--limit", "0")
+    assert (code, out, err) == (0, "", "")
+    code, out, _ = run(capsys, "--root", root, "journal", "scout", "--limit", "0", "--json")
+    assert (code, json.loads(out)) == (0, [])
+    code, out, _ = run(capsys, "--root", root, "journal", "scout")
+    assert out == "no changes recorded for scout yet\n"
+
+
+def test_gauge_says_one_line_in_the_singular(capsys, root):
+    (_ws(root) / "MEMORY.md").write_text("".join(f"line {i}\n" for i in range(201)))
+    code, out, _ = run(capsys, "--root", root, "gauge", "scout")
+    assert code == 0 and "· 1 line does not load" in out
+    code, out, _ = run(capsys, "--root", root, "load", "scout")
+    assert "[MEMORY.md was cut off here: 1 more line did not load]" in out
+
+
 # ----- arguments that are not UTF-8, and chat titles
 
 BAD = "Chat\udcff"   # what Python makes of the byte 0xff in argv (surrogateescape)

@@ -111,6 +111,8 @@ structured = st.one_of(
     line_text,
     st.builds(lambda d, t: f"- {d.isoformat()} · from cli · {t}", st.dates(), line_text),
     st.builds(lambda d, t: f"- ~~{t}~~ · superseded {d.isoformat()}", st.dates(), line_text),
+    st.builds(lambda d, t: f"* {d.isoformat()} · from cli · {t}", st.dates(), line_text),
+    st.builds(lambda d, t: f"* ~~{t}~~ · superseded {d.isoformat()}", st.dates(), line_text),
     st.builds(lambda t: f"  {t}", line_text),
     st.sampled_from(["```", "~~~", "", "- 2026-01-01 · x · until 2026-02-30"]),
 )
@@ -131,6 +133,36 @@ def test_written_entries_parse_back(day, text, until):
     line = E.format_entry(day, "from cli", text, until=until)
     b = E.parse(line + "\n").blocks[0]
     assert b.kind is E.BlockKind.ENTRY and b.date == day and b.until == until and b.source == "from cli"
+
+
+# ----- `* ` bullets, learned lines and the fact a note is judged by (issue 17)
+
+
+def test_star_bullets_are_entries_too():
+    text = "* 2026-09-01 · from chat \"Trip\" · Aisle seats · until 2026-12-01\n  row 12\n* ~~Old office~~ · superseded 2026-09-02\n"
+    doc = E.parse(text)
+    a, b = doc.blocks
+    assert a.kind is E.BlockKind.ENTRY and a.date == date(2026, 9, 1) and a.text == "Aisle seats"
+    assert a.source == 'from chat "Trip"' and a.until == date(2026, 12, 1) and len(a.lines) == 2
+    assert b.kind is E.BlockKind.STRUCK and b.text == "Old office"
+    assert doc.render() == text
+    assert E.strike(a, date(2026, 9, 3)) == ('* ~~2026-09-01 · from chat "Trip" · Aisle seats · until 2026-12-01~~'
+                                             ' · superseded 2026-09-03')
+    assert E.parse("*2026-09-01 · x\n").blocks[0].kind is E.BlockKind.TEXT
+
+
+def test_a_learned_about_me_line_has_its_bot_as_source():
+    b = E.parse_block_head("- 2026-09-01 · learned by scout · Reminders go to my task app")
+    assert b.kind is E.BlockKind.ENTRY and b.source == "learned by scout" and b.text == "Reminders go to my task app"
+
+
+def test_fact_text_is_the_text_and_the_lines_under_it_only():
+    doc = E.parse('- 2026-09-01 · from room "Dentist" (noticed) · Likes tea · until 2026-12-01 · moved 2026-12-02\n'
+                  "  and biscuits\n"
+                  '- ~~2026-08-01 · from chat "Berlin" · Office in Pune~~ · superseded 2026-09-01 · moved 2026-09-02\n'
+                  "Hand-written from chat Berlin\n")
+    assert [E.fact_text(b) for b in doc.blocks] == ["Likes tea\n  and biscuits", "Office in Pune",
+                                                    "Hand-written from chat Berlin"]
 
 
 FORGED = "x\n- 2020-01-01 · from cli · injected"

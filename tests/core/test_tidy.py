@@ -423,3 +423,21 @@ def test_a_note_cannot_instruct_the_model_to_strike_beyond_the_cap(mem, model):
     model.answer = lambda seen: pairs(*[(i, 6, "") for i in range(1, 6)])
     r = T.tidy(mem, BOT)
     assert r.superseded == 1  # 6 entries: a fifth is one
+
+
+def test_a_kept_part_with_forgotten_words_is_not_learned(mem, model):
+    from botmemory.core import update
+
+    update.forget(mem.store, BOT, ["short", "replies"], PERSON)
+    lines = core_memory(3) + [entry("2026-09-05", "Lives in Pune and prefers short replies"),
+                              entry("2026-10-01", "Lives in Mumbai")]
+    put(mem, MEMORY_FILE, "\n".join(lines) + "\n")
+    model.answer = lambda seen: pairs((4, 5, "prefers short replies"))
+    r = T.tidy(mem, BOT)
+    assert (r.superseded, r.kept_parts) == (1, 0)
+    out = text(mem, MEMORY_FILE).splitlines()
+    assert out[3].startswith("- ~~2026-09-05") and out[4] == entry("2026-10-01", "Lives in Mumbai")
+    assert not any("from tidy-up" in line for line in out)
+    assert {"file": MEMORY_FILE, "step": T.CONTRADICTIONS,
+            "reason": "a still-true part was not kept: it mentions words the person asked to forget: short replies"
+            } in r.skipped

@@ -5,7 +5,7 @@ from datetime import date, timedelta
 
 import pytest
 
-from botmemory.core import update
+from botmemory.core import entries as E, update
 from botmemory.core.errors import BadInput, Refused
 from botmemory.core.paths import ARCHIVE_FILE, MEMORY_FILE
 from botmemory.core.store import Actor
@@ -179,6 +179,201 @@ def test_prefer_adds_once(mem):
 def test_prefer_limits(mem, text):
     with pytest.raises(BadInput):
         update.prefer(mem.home, BOT, text, mem.today)
+
+
+# ----- forget judges the fact, never its source (issue 17.1)
+
+
+SOURCE_WORDS = ["berlin", "trip", "chat", "cli", "2026", "until", "noticed", "moved", "superseded", "room",
+                "dentist", "learned", "scout", "from"]
+
+
+def _notes_with_sources(mem):
+    mem.store.write(BOT, MEMORY_FILE, "\n".join([
+        '- 2026-09-01 · from chat "Berlin trip" · Prefers aisle seats',
+        '- 2026-09-02 · from room "Dentist" (noticed) · Likes window light · until 2026-12-01',
+        "- 2026-09-03 · from cli · Drinks green tea",
+        '* 2026-09-04 · from chat "Berlin trip" · Starred bullet fact',
+    ]) + "\n", PERSON)
+    mem.store.write(BOT, ARCHIVE_FILE, "\n".join([
+        '- 2026-08-01 · from chat "Berlin trip" · Old hotel booking · moved 2026-09-01',
+        '- ~~2026-07-01 · from chat "Berlin trip" · Office in Pune~~ · superseded 2026-08-01',
+        "- ~~Office in Delhi~~ · superseded 2026-08-02 · moved 2026-09-03",
+    ]) + "\n", PERSON)
+    mem.store.write(BOT, "memory/travel.md", "# Travel\n" + '- 2026-09-05 · from chat "Berlin trip" · Seat 12A\n',
+                    PERSON)
+    mem.home.about_me.write_text("- 2026-09-01 · learned by scout · Reminders go to my task app\n")
+
+
+@pytest.mark.parametrize("word", SOURCE_WORDS)
+def test_forget_never_matches_the_date_source_or_suffixes(mem, word):
+    _notes_with_sources(mem)
+    before = {rel: mem.store.text(BOT, rel) for rel in (MEMORY_FILE, ARCHIVE_FILE, "memory/travel.md")}
+    about = mem.home.about_me.read_text()
+    if word in update.STOP_WORDS:   # refused outright; the matcher must still not see the suffix
+        with pytest.raises(BadInput):
+            update.forget(mem.store, BOT, [word], PERSON)
+        for rel, text in before.items():
+            assert update.forget_in_text(text, [E.whole_word(word)], keep_header=True) == (text, []), rel
+        return
+    r = update.forget(mem.store, BOT, [word], PERSON)
+    assert r.removed == [] and r.files == []
+    assert {rel: mem.store.text(BOT, rel) for rel in before} == before
+    assert mem.home.about_me.read_text() == about
+
+
+def test_forget_matches_the_text_of_every_kind_of_note(mem):
+    _notes_with_sources(mem)
+    for word in ["aisle", "window", "starred", "hotel", "pune", "delhi", "12A", "reminders"]:
+        r = update.forget(mem.store, BOT, [word], PERSON)
+        assert len(r.removed) == 1, word
+    assert mem.store.text(BOT, MEMORY_FILE) == "- 2026-09-03 · from cli · Drinks green tea\n"
+    assert mem.store.text(BOT, ARCHIVE_FILE) == ""
+    assert mem.store.text(BOT, "memory/travel.md") == "# Travel\n"
+    assert mem.home.about_me.read_text() == ""
+
+
+def test_forget_counts_the_lines_under_an_entry_as_its_fact(mem):
+    mem.store.write(BOT, MEMORY_FILE, entry("2026-09-01", "Passport details") + "\n  number ends in 4471\n"
+                    + entry("2026-09-02", "Other") + "\n", PERSON)
+    r = update.forget(mem.store, BOT, ["4471"], PERSON)
+    assert r.removed == [entry("2026-09-01", "Passport details")]
+    assert mem.store.text(BOT, MEMORY_FILE) == entry("2026-09-02", "Other") + "\n"
+
+
+def test_forget_judges_a_hand_written_line_whole(mem):
+    mem.store.write(BOT, MEMORY_FILE, "- From the Berlin trip: aisle seats\nkeep\n", PERSON)
+    update.forget(mem.store, BOT, ["berlin"], PERSON)
+    assert mem.store.text(BOT, MEMORY_FILE) == "keep\n"
+
+
+@pytest.mark.parametrize("words", [["the"], ["THE"], ["and"], ["is"], ["x"], ["42"], ["..."], ["tea", "of"],
+                                   ["of the"]])
+def test_forget_refuses_words_that_name_nothing(mem, words):
+    mem.store.write(BOT, MEMORY_FILE, entry("2026-09-01", "The tea is 42 x ... of it") + "\n", PERSON)
+    with pytest.raises(BadInput):
+        update.forget(mem.store, BOT, words, PERSON)
+    assert mem.store.text(BOT, MEMORY_FILE) == entry("2026-09-01", "The tea is 42 x ... of it") + "\n"
+    assert not mem.home.profile_learned.exists()
+
+
+def test_forget_accepts_a_phrase_and_a_short_cjk_word(mem):
+    mem.store.write(BOT, MEMORY_FILE, entry("2026-09-01", "Call the dentist") + "\n"
+                    + entry("2026-09-02", "喜欢 猫") + "\n", PERSON)
+    assert len(update.forget(mem.store, BOT, ["the dentist"], PERSON).removed) == 1
+    assert len(update.forget(mem.store, BOT, ["猫"], PERSON).removed) == 1
+    assert mem.store.text(BOT, MEMORY_FILE) == ""
+
+
+# ----- a forget that cannot look at a file says so (issue 17.5)
+
+
+def _bad_utf8_setup(mem):
+    mem.store.write(BOT, MEMORY_FILE, entry("2026-09-01", "Lisbon flat") + "\n", PERSON)
+    mem.home.about_me.write_text("- Lisbon is home\n")
+
+
+@pytest.mark.parametrize("bad", ["memory/notes.md", ARCHIVE_FILE, "about-me"])
+def test_forget_refuses_when_a_file_is_not_utf8_and_writes_nothing(mem, bad):
+    _bad_utf8_setup(mem)
+    target = mem.home.about_me if bad == "about-me" else mem.home.workspace(BOT) / bad
+    target.write_bytes(b"- Lisbon \xff\xfe notes\n")
+    with pytest.raises(BadInput, match="about-me.md" if bad == "about-me" else bad):
+        update.forget(mem.store, BOT, ["Lisbon"], PERSON)
+    assert mem.store.text(BOT, MEMORY_FILE) == entry("2026-09-01", "Lisbon flat") + "\n"
+    if bad != "about-me":
+        assert mem.home.about_me.read_text() == "- Lisbon is home\n"
+    assert not mem.home.profile_learned.exists()
+    assert mem.journal.list(BOT) == [] or all(r.file != MEMORY_FILE or "Lisbon" not in r.summary()
+                                              for r in mem.journal.list(BOT)[:1])
+
+
+def test_forget_refuses_a_topic_that_is_a_link(mem, tmp_path):
+    _bad_utf8_setup(mem)
+    outside = tmp_path / "outside.md"
+    outside.write_text("- Lisbon secret\n")
+    (mem.home.workspace(BOT) / "memory" / "linked.md").symlink_to(outside)
+    with pytest.raises(BadInput, match="memory/linked.md"):
+        update.forget(mem.store, BOT, ["Lisbon"], PERSON)
+    assert outside.read_text() == "- Lisbon secret\n"
+    assert mem.store.text(BOT, MEMORY_FILE) == entry("2026-09-01", "Lisbon flat") + "\n"
+
+
+def test_forget_refuses_an_unreadable_forgotten_words_file_and_keeps_it(mem):
+    _bad_utf8_setup(mem)
+    mem.home.profile_learned.write_text("{not json")
+    with pytest.raises(BadInput, match="profile-learned.json"):
+        update.forget(mem.store, BOT, ["Lisbon"], PERSON)
+    assert mem.home.profile_learned.read_text() == "{not json"
+    assert mem.store.text(BOT, MEMORY_FILE) == entry("2026-09-01", "Lisbon flat") + "\n"
+
+
+# ----- the forgotten words are read: one check for every learning step (issue 17.14)
+
+
+def test_learning_check_names_the_forgotten_words_and_judges_the_fact(mem):
+    update.forget(mem.store, BOT, ["IST"], PERSON)
+    assert update.learning_check(mem.home, "Times are in IST") == \
+        "it mentions words the person asked to forget: IST"
+    assert update.learning_check(mem.home, "Visits the dentist") is None
+    assert update.learning_check(mem.home, '- 2026-09-01 · from chat "IST" · Likes tea') is None
+    assert update.learning_check(mem.home, '- 2026-09-01 · from chat "x" · Meeting 10 IST') is not None
+
+
+def test_an_unreadable_forgotten_words_file_blocks_nothing(mem):
+    mem.home.profile_learned.write_text("[1, 2")
+    assert update.learning_check(mem.home, "anything") is None
+
+
+def test_remember_lifts_the_words_and_says_so(mem):
+    update.forget(mem.store, BOT, ["IST"], PERSON)
+    update.forget(mem.store, BOT, ["Asha", "tea"], PERSON)
+    r = update.remember(mem.store, BOT, "Times are in IST", PERSON)
+    assert r.learnable_again == [["IST"]] and r.as_dict()["learnable_again"] == [["IST"]]
+    assert update.learning_check(mem.home, "IST") is None
+    assert update.forgotten_words(mem.home) == [["Asha", "tea"]]
+    assert update.remember(mem.store, BOT, "Another note", PERSON).learnable_again == []
+
+
+def test_prefer_lifts_the_words(mem):
+    update.forget(mem.store, BOT, ["task", "app"], PERSON)
+    r = update.prefer(mem.home, BOT, "Reminders go to my task app", mem.today)
+    assert r.learnable_again == [["task", "app"]]
+
+
+# ----- prefer names the line already there (issue 17.16)
+
+
+def test_duplicate_prefer_names_the_line_already_in_about_me(mem):
+    first = update.prefer(mem.home, BOT, "Reminders go to my task app", date(2026, 9, 1))
+    r = update.prefer(mem.home, "other", "reminders go to my task app.", mem.today)
+    assert not r.added and r.line == first.line == "- 2026-09-01 · learned by scout · Reminders go to my task app"
+
+
+def test_duplicate_prefer_of_a_hand_written_line(mem):
+    mem.home.about_me.write_text("# About me\n* Reminders go to my task app\n")
+    r = update.prefer(mem.home, BOT, "Reminders go to my task app", mem.today)
+    assert not r.added and r.line == "* Reminders go to my task app"
+    assert mem.home.about_me.read_text() == "# About me\n* Reminders go to my task app\n"
+
+
+def test_a_bot_forget_with_memory_off_is_refused_even_when_only_about_me_matches(mem):
+    from botmemory.core import config
+
+    mem.home.about_me.write_text("- Lisbon is home\n")
+    config.set_bot_setting(mem.home, BOT, "memory", False)
+    with pytest.raises(Refused):
+        update.forget(mem.store, BOT, ["Lisbon"], Actor.bot("Plans"))
+    assert mem.home.about_me.read_text() == "- Lisbon is home\n" and not mem.home.profile_learned.exists()
+
+
+def test_star_bullet_entries_move_to_the_archive_like_dash_ones(mem):
+    text = full_memory().replace("- 2025-01-02 ·", "* 2025-01-02 ·").replace("- 2025-01-01 ·", "* 2025-01-01 ·")
+    assert text.startswith("Hand-written: call me Sam\n* 2025-01-02 · ")
+    mem.store.write(BOT, MEMORY_FILE, text, PERSON)
+    r = update.remember(mem.store, BOT, "new fact", PERSON)
+    assert r.moved == ['* 2025-01-02 · from chat "Plans" · fact number 1']
+    assert mem.store.text(BOT, ARCHIVE_FILE) == '* 2025-01-02 · from chat "Plans" · fact number 1 · moved 2026-10-15\n'
 
 
 # ----- make room now (the panel's Make room)

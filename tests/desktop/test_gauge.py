@@ -79,6 +79,17 @@ def test_texts():
     assert summary("scout", g).startswith("scout: 201 of 200 lines")
 
 
+def test_the_red_notice_says_one_line_in_the_singular(session):
+    from .conftest import BOT
+
+    shown = []
+    session.notice.connect(shown.append)
+    session.gauges = {BOT: budget.gauge("".join(f"line {i}\n" for i in range(201)))}
+    session._notices([], {})
+    (n,) = shown
+    assert n.kind == "red" and n.text.startswith("1 line is not being loaded; ")
+
+
 def test_each_bar_has_its_own_colour(widget):
     long_line = "- 2026-10-01 · from cli · " + "x" * 400 + "\n"
     widget.set_gauge(budget.gauge(long_line * 70))           # 70 lines, ~30 KB: over by size only
