@@ -184,21 +184,22 @@ def cmd_remember(mem: Memory, args: argparse.Namespace) -> None:
 def cmd_forget(mem: Memory, args: argparse.Namespace) -> None:
     from . import update
 
+    verb = "would forget" if args.dry_run else "forgot"
     if args.all or mem.home.is_tracked(args.bot):
         from . import agents
 
         if args.all:
-            results = agents.forget_everywhere(mem, [args.bot, *args.words], _actor(args))
+            results = agents.forget_everywhere(mem, [args.bot, *args.words], _actor(args), dry_run=args.dry_run)
         else:
-            results = [agents.forget(mem, args.bot, args.words, _actor(args))]
+            results = [agents.forget(mem, args.bot, args.words, _actor(args), dry_run=args.dry_run)]
         n = sum(len(r.removed) for r in results)
-        plain = f"forgot {n} note{'s' if n != 1 else ''}" + "".join(
+        plain = f"{verb} {n} note{'s' if n != 1 else ''}" + "".join(
             f"\n  {r.bot}: {', '.join(r.files)}" for r in results if r.files)
         _out(args, [r.as_dict() for r in results] if args.all else results[0].as_dict(), plain)
         return
 
-    r = update.forget(mem.store, args.bot, args.words, _actor(args))
-    plain = (f"forgot {len(r.removed)} note{'s' if len(r.removed) != 1 else ''}"
+    r = update.forget(mem.store, args.bot, args.words, _actor(args), dry_run=args.dry_run)
+    plain = (f"{verb} {len(r.removed)} note{'s' if len(r.removed) != 1 else ''}"
              + (f" in {', '.join(r.files)}" if r.files else ""))
     _out(args, r.as_dict(), plain)
 
@@ -546,6 +547,7 @@ def build_parser() -> _Parser:
                          "stop words and words under 3 letters are refused")
     sp.add_argument("--all", action="store_true",
                     help="forget in every tracked agent folder at once (one undoable row per file)")
+    sp.add_argument("--dry-run", action="store_true", help="say what would go and from which files; change nothing")
     sp.add_argument("--chat", metavar="T", help="the bot's work in chat T")
     sp = add("prefer", cmd_prefer, "add a standing preference to About me (once, at most 300 characters)")
     sp.add_argument("bot")

@@ -19,184 +19,82 @@ stderr, which Claude Code shows in its debug log, and to
 
 The auto memory folder is ``<claude dir>/projects/<cwd, every non-alphanumeric
 character as '-'>/memory/`` (``$CLAUDE_CONFIG_DIR``, else ``~/.claude``), or
-the ``autoMemoryDirectory`` setting. What loads of its ``MEMORY.md``: the first
-200 lines or 25,000 bytes, after the frontmatter and block-level HTML comments
-are stripped (:func:`claude_code_loaded`; the Claude Code "kind" owns the same
-rule once botmemory tracks those folders).
+the ``autoMemoryDirectory`` setting; what loads of its ``MEMORY.md`` is the
+Claude Code kind's rule (:mod:`botmemory.core.kinds.claude_code`: the first 200
+lines or 25,000 bytes after the frontmatter and block-level HTML comments).
+Recall is botmemory's recall (:func:`botmemory.core.recall.recall`, with its
+index) over the folder's topic files, tracked or not.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
 import re
-import stat
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from . import BotMemoryError, Home, Memory, atomic_write, read_file
-from .connect import claude_dir
+from .kinds import claude_code
+from .paths import MEMORY_FILE, Folder
 
 logger = logging.getLogger(__name__)
 
 MAX_CONTEXT = 10_000
-CC_MAX_LINES = 200
-CC_MAX_BYTES = 25_000
 RECALL_BUDGET_S = 2.0
 """Recall that takes longer than this is left out of the answer (the person is waiting)."""
-MAX_NOTES = 4
-MAX_TOPIC_FILES = 5000
-MAX_TOPIC_BYTES = 256 * 1024
-_BLOCK_COMMENT = re.compile(r"^[ \t]*<!--.*?-->[ \t]*(?:\n|$)", re.S | re.M)
-_WORD = re.compile(r"\w+")
 
 
-# ----- Claude Code's auto memory
-
-
-def project_key(cwd: str) -> str:
-    """The folder name Claude Code gives a project: every non-alphanumeric character as ``-``."""
-    return re.sub(r"[^A-Za-z0-9]", "-", cwd)
-
-
-def _setting(cwd: Path | None, key: str) -> Any:
-    """A Claude Code setting, the most specific level first (local, project, user)."""
-    files = []
-    if cwd is not None:
-        files += [cwd / ".claude" / "settings.local.json", cwd / ".claude" / "settings.json"]
-    files.append(claude_dir() / "settings.json")
-    for f in files:
-        try:
-            ft = read_file(f)
-            data = json.loads(ft.text) if ft else None
-        except (BotMemoryError, ValueError, OSError):
-            continue
-        if isinstance(data, dict) and key in data:
-            return data[key]
-    return None
+# ----- Claude Code's auto memory: the Claude Code kind's rules
 
 
 def auto_memory_dir(cwd: str) -> Path | None:
-    """The project's auto memory folder, or None when auto memory is off."""
-    if os.environ.get("CLAUDE_CODE_DISABLE_AUTO_MEMORY", "") not in ("", "0"):
-        return None
-    here = Path(cwd) if cwd else None
-    if _setting(here, "autoMemoryEnabled") is False:
-        return None
-    custom = _setting(here, "autoMemoryDirectory")
-    if isinstance(custom, str) and custom.strip():
-        return Path(custom).expanduser()
-    return claude_dir() / "projects" / project_key(cwd) / "memory"
-
-
-def _strip_for_loading(text: str) -> str:
-    """MEMORY.md as Claude Code measures it: no frontmatter, no block-level HTML comments."""
-    if text.startswith("---\n") or text.startswith("---\r\n"):
-        end = re.search(r"^---[ \t]*\r?$\n?", text[4:], re.M)
-        if end:
-            text = text[4 + end.end():]
-    return _BLOCK_COMMENT.sub("", text)
-
-
-@dataclass(frozen=True)
-class Loaded:
-    lines: int          # lines counted after stripping
-    loaded: int         # of which load
-
-    @property
-    def unloaded(self) -> int:
-        return self.lines - self.loaded
-
-
-def claude_code_loaded(text: str) -> Loaded:
-    """How many lines of a Claude Code MEMORY.md load: the first 200 lines or 25,000 bytes."""
-    body = _strip_for_loading(text)
-    lines = body.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    size = 0
-    loaded = 0
-    for ln in lines[:CC_MAX_LINES]:
-        size += len(ln.encode("utf-8")) + 1
-        if size > CC_MAX_BYTES:
-            break
-        loaded += 1
-    return Loaded(len(lines), loaded)
+    """The project's auto memory folder, or None when auto memory is off (:func:`claude_code.project_memory_dir`)."""
+    return claude_code.project_memory_dir(cwd, Path.home(), os.environ)
 
 
 # ----- recall over a Claude Code memory folder
 
 
-def _paragraphs(text: str) -> list[str]:
-    if text.startswith("---"):
-        text = _strip_for_loading(text)
-    return [p.strip() for p in re.split(r"\n\s*\n", text) if p.strip()]
+class _OneFolder:
+    """A folder source of one untracked Claude Code folder, so that recall serves it like a tracked one."""
+
+    def __init__(self, bot: str, folder: Path) -> None:
+        self._folders = {bot: Folder(bot, folder, str(folder), claude_code.KIND)}
+
+    def folders(self) -> Mapping[str, Folder]:
+        return self._folders
 
 
-def folder_recall(folder: Path, prompt: str, limit: int = MAX_NOTES) -> list[tuple[str, str]]:
-    """Up to *limit* (file, passage) pairs of the folder's topic files that share words with *prompt*.
+def untracked_id(folder: Path) -> str:
+    """The id recall keeps an untracked folder's index under: ``claude-code-`` and a hash of its path."""
+    return "claude-code-" + hashlib.sha256(str(folder).encode("utf-8", "surrogateescape")).hexdigest()[:16]
 
-    A passage is a paragraph (headings alone are not); the best one of a file, files with more of the
-    prompt's words first. MEMORY.md is never recalled: it is loaded already.
+
+def folder_recall(mem: Memory, folder: Path, bot: str | None, prompt: str) -> list[tuple[str, str]]:
+    """The (file, passage) notes recall finds in the folder's topic files for *prompt*.
+
+    The same recall (and index) as every other folder: *bot* is the folder's tracked id; an untracked
+    folder is served under :func:`untracked_id` for the call. MEMORY.md is never recalled: it loads already.
     """
-    from . import content_words, fold
+    from . import recall_notes
 
-    words = content_words(prompt)
-    if len(prompt.strip()) < 8 or not words:
+    home = mem.home
+    if bot is None:
+        if folder.is_symlink() or not folder.is_dir():
+            return []
+        bot = untracked_id(folder)
+        home = Home(home.root, _OneFolder(bot, folder))
+    try:
+        return [(n.file, n.text) for n in recall_notes(home, bot, prompt, mem.today).notes]
+    except BotMemoryError as e:
+        logger.info("no recall from %s: %s", folder, e)
         return []
-    keys = {fold(w) for w in words[:256]}
-    needles = [k.encode("utf-8") for k in keys]
-    need = 2 if len(words) >= 5 else 1
-    scored: list[tuple[int, str, int, str]] = []
-    try:
-        with os.scandir(folder) as it:
-            entries = sorted((e for e in it if e.name.endswith(".md") and e.name != "MEMORY.md"
-                              and not e.name.startswith(".")), key=lambda e: e.name)[:MAX_TOPIC_FILES]
-    except OSError:
-        return []
-    for e in entries:
-        if e.is_symlink():             # never read through a link
-            continue
-        data = _read_small(e.path)
-        if data is None:
-            continue
-        low = data.lower()
-        if not any(n in low for n in needles):    # most files share no word: skip them cheaply
-            continue
-        text = data.decode("utf-8", errors="replace")
-        best: tuple[int, str, int, str] | None = None
-        for i, para in enumerate(_paragraphs(text)):
-            if all(ln.lstrip().startswith("#") for ln in para.split("\n")):
-                continue
-            have = {fold(w) for w in _WORD.findall(para.lower())} & keys
-            if len(have) >= need and (best is None or -len(have) < best[0]):
-                best = (-len(have), e.name, i, para)
-        if best is not None:
-            scored.append(best)
-    scored.sort()
-    return [(name, para) for _, name, _, para in scored[:limit]]
-
-
-def _read_small(path: str) -> bytes | None:
-    """A regular file's bytes (None for a link, a non-file or one over MAX_TOPIC_BYTES)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-    except OSError:
-        return None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_TOPIC_BYTES:
-            return None
-        return os.read(fd, MAX_TOPIC_BYTES + 1)[:MAX_TOPIC_BYTES]
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
 
 
 def compose(folder_notes: list[tuple[str, str]], bound: str) -> str:
@@ -253,12 +151,13 @@ def _end_turn(mem: Memory, session: str, said: str | None) -> None:
 
 
 def tracked_bot(mem: Memory, folder: Path) -> str | None:
-    """The id under which botmemory tracks *folder*, or None (tracking comes with the agent kinds)."""
+    """The id under which botmemory serves *folder*: a tracked folder (the registry), else a workspace; or None."""
     try:
         target = folder.resolve()
     except OSError:
         return None
-    for bot in mem.home.bots():
+    folders = mem.home.folders()
+    for bot in [*folders, *mem.home.workspace_names()]:
         try:
             if mem.home.workspace(bot).resolve() == target:
                 return bot
@@ -279,16 +178,18 @@ def session_start(event: Mapping[str, Any]) -> str:
     folder = auto_memory_dir(str(event.get("cwd") or ""))
     if folder is None:
         return ""
-    ft = read_file(folder / "MEMORY.md")
+    ft = read_file(folder / MEMORY_FILE)
     if ft is None:
         return ""
-    n = claude_code_loaded(ft.text)
-    if not n.unloaded:
+    kind = claude_code.KIND
+    n = kind.loaded(MEMORY_FILE, ft.text, kind.limits(Path.home(), os.environ, {}))
+    if not n.unloaded_lines:
         return ""
     return _context("SessionStart", (
-        f"{n.unloaded} of the {n.lines} lines of {folder / 'MEMORY.md'} do not load into this session: Claude Code "
-        f"loads its first {CC_MAX_LINES} lines or {CC_MAX_BYTES:,} bytes, and the last line that loads is line "
-        f"{n.loaded} (counted after frontmatter and HTML comments). What is past it is not in your context."))
+        f"{n.unloaded_lines} of the {n.lines} lines of {folder / MEMORY_FILE} do not load into this session: "
+        f"Claude Code loads its first {n.max_lines} lines or {n.max_bytes:,} bytes, and the last line that loads "
+        f"is line {n.lines - n.unloaded_lines} (counted after frontmatter and HTML comments). What is past it is "
+        "not in your context."))
 
 
 def with_deadline(fn: Callable[[], str], seconds: float) -> str:
@@ -324,7 +225,7 @@ def user_prompt(mem: Memory, event: Mapping[str, Any], bot: str | None, budget: 
             logger.warning("could not open a turn for %s: %s", tracked, e)
 
     def recall() -> str:
-        notes = folder_recall(folder, prompt) if folder is not None else []
+        notes = folder_recall(mem, folder, tracked, prompt) if folder is not None else []
         bound = ""
         if bot:
             from . import recall_notes

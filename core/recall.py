@@ -65,7 +65,7 @@ import time
 import zlib
 from array import array
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date, timedelta
@@ -317,13 +317,39 @@ def _is_topic_name(name: str) -> bool:
         return False
 
 
+def _topic_folder(home: Home, bot: str) -> tuple[Path, str]:
+    """Where *bot*'s topic files are, and their paths' prefix: ``memory/`` in a workspace; for a tracked
+    folder, where its kind keeps topics (Claude Code: beside ``MEMORY.md``; OpenClaw: ``memory/``)."""
+    from . import kinds
+
+    prefix = kinds.get(home.kind_name(bot)).topic_dir if home.is_tracked(bot) else "memory/"
+    if prefix is None:      # a kind without topic files (Hermes): nothing there is a topic
+        prefix = "memory/"
+    return home.workspace(bot) / prefix, prefix
+
+
+def _topic_check(home: Home, bot: str, prefix: str) -> Callable[[str], bool]:
+    """Whether a file name in the topic folder is a topic, by the rule of *bot*'s kind."""
+    layout = home.layout(bot)
+    if layout is None:
+        return _is_topic_name
+
+    def check(name: str) -> bool:
+        try:
+            return layout.classify(prefix + name) is FileKind.TOPIC
+        except BadInput:
+            return False
+    return check
+
+
 def _list_topics(home: Home, bot: str) -> dict[str, _Key]:
     """The topic files of a workspace (as ``home.topics`` lists them) by file name, with their change keys.
 
     Run before every recall, so it is kept lean: one ``stat`` a file, relative to
     the folder's descriptor where the platform allows it (no path walk per file).
     """
-    folder = home.workspace(bot) / "memory"
+    folder, prefix = _topic_folder(home, bot)
+    is_topic = _topic_check(home, bot, prefix)
     out: dict[str, _Key] = {}
     if _DIR_FD:
         try:
@@ -332,7 +358,7 @@ def _list_topics(home: Home, bot: str) -> dict[str, _Key]:
             return out
         try:
             for name in os.listdir(fd):
-                if name.endswith(".md") and _is_topic_name(name):
+                if name.endswith(".md") and is_topic(name):
                     try:
                         st = os.stat(name, dir_fd=fd, follow_symlinks=False)
                     except OSError:
@@ -349,7 +375,7 @@ def _list_topics(home: Home, bot: str) -> dict[str, _Key]:
     with it:
         for e in it:
             name = e.name
-            if not name.endswith(".md") or not _is_topic_name(name) or e.is_symlink():
+            if not name.endswith(".md") or not is_topic(name) or e.is_symlink():
                 continue
             try:
                 st = e.stat(follow_symlinks=False)
@@ -508,15 +534,16 @@ def _read_topic(home: Home, bot: str, name: str) -> tuple[_Topic, str, str] | No
 def _load_topic(home: Home, bot: str, name: str, names: bool = True) -> tuple[_Topic, str, str] | None:
     """A topic's passages, the hash of its bytes and its text; an empty topic when it cannot be read;
     None when it is gone."""
+    folder, prefix = _topic_folder(home, bot)
     try:
-        ft = read_file(home.workspace(bot) / "memory" / name)
+        ft = read_file(folder / name)
     except (BotMemoryError, OSError) as e:
-        logger.info("recall skips memory/%s: %s", name, e)
+        logger.info("recall skips %s%s: %s", prefix, name, e)
         return _Topic([], set(), None), "", ""
     if ft is None:
         return None
     if not ft.valid:
-        logger.info("recall reads memory/%s with replacement characters: it is not valid UTF-8", name)
+        logger.info("recall reads %s%s with replacement characters: it is not valid UTF-8", prefix, name)
     return _analyse_topic(name, ft.text, names), ft.hash, ft.text
 
 
@@ -527,7 +554,7 @@ def _reread_topic(home: Home, bot: str, name: str) -> tuple[_Topic, str, str] | 
 
 def _file_hash(home: Home, bot: str, name: str) -> str | None:
     try:
-        ft = read_file(home.workspace(bot) / "memory" / name)
+        ft = read_file(_topic_folder(home, bot)[0] / name)
     except (BotMemoryError, OSError):
         return None
     return ft.hash if ft is not None else None
@@ -742,9 +769,10 @@ def _finish(conn: sqlite3.Connection, listing: str = "") -> str:
 
 def _sample_texts(home: Home, bot: str, listing: dict[str, _Key]) -> Iterator[str]:
     """Texts to tell the notes' language from: the topics, largest first (as much as guess_language reads)."""
+    folder = _topic_folder(home, bot)[0]
     for name in sorted(listing, key=lambda n: -listing[n][0])[:200]:
         try:
-            ft = read_file(home.workspace(bot) / "memory" / name)
+            ft = read_file(folder / name)
         except (BotMemoryError, OSError):
             continue
         if ft is not None:
@@ -896,6 +924,7 @@ def _query(conn: sqlite3.Connection, home: Home, bot: str, keys: list[str], need
            today: date, *, strict: bool = True) -> list[_Found] | None:
     """The notes for *keys*, or None when a file changed since it was indexed (sync and ask again);
     not *strict* (an index still being built), such a file's passages are left out instead."""
+    prefix = _topic_folder(home, bot)[1]
     stems = Stems(_meta(conn, "language") or "english")
     stemmed: list[str] = []
     for k in keys:
@@ -974,7 +1003,7 @@ def _query(conn: sqlite3.Connection, home: Home, bot: str, keys: list[str], need
             if strict:
                 return None
             continue
-        out.append(_Found("memory/" + files[fid][0], date.fromordinal(day), topic.passages[i].text))
+        out.append(_Found(prefix + files[fid][0], date.fromordinal(day), topic.passages[i].text))
     if len(out) < MAX_NOTES:
         # topics whose file name, title or alias matches: their opening, below every passage
         have = {f.file for f in out}
@@ -984,7 +1013,7 @@ def _query(conn: sqlite3.Connection, home: Home, bot: str, keys: list[str], need
             if len(out) >= MAX_NOTES:
                 break
             name = files[fid][0]
-            if f"memory/{name}" in have:
+            if prefix + name in have:
                 continue
             topic = topic_of(fid)
             if topic is None:
@@ -992,7 +1021,7 @@ def _query(conn: sqlite3.Connection, home: Home, bot: str, keys: list[str], need
                     return None
                 continue
             if topic.opening is not None:
-                out.append(_Found(f"memory/{name}", date.fromordinal(files[fid][5]), topic.opening))
+                out.append(_Found(prefix + name, date.fromordinal(files[fid][5]), topic.opening))
     return out
 
 
@@ -1004,7 +1033,7 @@ def _is_busy(e: sqlite3.Error) -> bool:
 
 def _discard(path: Path) -> None:
     """Remove a corrupt index (and its WAL files) so that it is rebuilt."""
-    from filelock import FileLock, Timeout
+    from filelock import FileLock, Timeout  # only here (a corrupt index): a recall before a turn skips its import
 
     lock = FileLock(str(path.with_name(path.name + ".lock")), timeout=30)
     try:

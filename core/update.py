@@ -264,12 +264,14 @@ def _unreadable(rel: str, why: str) -> BadInput:
     return BadInput(f"forget cannot look at {rel}: {why}; nothing was forgotten anywhere")
 
 
-def forget(store: Store, bot: str, words: Sequence[str], actor: Actor, *, about_me: bool = True) -> ForgetResult:
+def forget(store: Store, bot: str, words: Sequence[str], actor: Actor, *, about_me: bool = True,
+           dry_run: bool = False) -> ForgetResult:
     """Remove every note that mentions all *words* as whole words, everywhere, and keep the words.
 
     Every file is read and judged before any is written: a file forget cannot
     look at (not UTF-8, a symbolic link) is BadInput naming it, with nothing
-    written anywhere — not even the forgotten words.
+    written anywhere — not even the forgotten words. *dry_run*: what would go,
+    and from which files; nothing is written.
     """
     clean = check_words(words)
     patterns = [E.whole_word(w) for w in clean]
@@ -308,6 +310,11 @@ def forget(store: Store, bot: str, words: Sequence[str], actor: Actor, *, about_
                 if gone:
                     about = (new, gone)
         learned = _read_learned_strict(home)
+        if dry_run:
+            if about is not None:
+                removed.extend(about[1])
+                files.append("about-me.md")
+            return ForgetResult(removed, files)
         changes = store.apply(bot, writes, actor) if writes else []
         if about is not None:
             atomic_write(home.about_me, about[0].encode("utf-8"))
