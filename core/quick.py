@@ -76,7 +76,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO if opts.verbose else logging.WARNING,
                         format="botmemory: %(levelname)s %(name)s: %(message)s")
     try:
-        home = Home.locate(opts.root)
+        from .tracked import attach
+
+        home = attach(Home.locate(opts.root))     # tracked agent folders answer by their ids too
         day = local_today(opts.today)
         bot, words = opts.rest[0], opts.rest[1:]
         value: object

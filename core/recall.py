@@ -65,7 +65,7 @@ import time
 import zlib
 from array import array
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date, timedelta
@@ -76,7 +76,7 @@ from typing import Any
 from . import config, frontmatter
 from .entries import BlockKind, parse
 from .errors import BadInput, BotMemoryError
-from .paths import FileKind, Home, classify, parse_day
+from .paths import FileKind, Folder, Home, classify, parse_day
 from .safeio import FILE_MODE, RACY_NS, make_dirs, read_file
 from .words import Stems, cjk_runs, guess_language, is_cjk_token, is_particle, normalize, tokens
 
@@ -861,17 +861,34 @@ def _build_in_background(home: Home, bot: str) -> None:
     with _build_lock(home, bot, wait=False) as free:
         if not free:
             return
+    f = home.folder(bot)      # a tracked (or the hook's one untracked) folder: the builder is told where it is
+    where = [str(f.path), f.layout.name] if f is not None else []
     try:
-        subprocess.Popen([sys.executable, "-m", "botmemory.core.recall", "--build", str(home.root), bot],
+        subprocess.Popen([sys.executable, "-m", "botmemory.core.recall", "--build", str(home.root), bot, *where],
                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                          start_new_session=True, close_fds=True)
     except OSError as e:
         logger.warning("could not start the recall index build in the background: %s", e)
 
 
-def _build_main(root: str, bot: str) -> int:
-    """``python -m botmemory.core.recall --build ROOT BOT``: build the index unless another builder is."""
+class _OneFolder:
+    """The folder source of a background build of a folder's index: the one folder it builds."""
+
+    def __init__(self, folder: Folder) -> None:
+        self._folders = {folder.id: folder}
+
+    def folders(self) -> Mapping[str, Folder]:
+        return self._folders
+
+
+def _build_main(root: str, bot: str, path: str | None = None, kind: str | None = None) -> int:
+    """``python -m botmemory.core.recall --build ROOT BOT [PATH KIND]``: build the index unless another
+    builder is. With PATH and KIND, BOT is that folder of that kind (tracked, or the hook's untracked one)."""
     home = Home(Path(root))
+    if path is not None and kind is not None:
+        from . import kinds
+
+        home = Home(home.root, _OneFolder(Folder(bot, Path(path), path, kinds.get(kind))))
     with _build_lock(home, bot, wait=False) as got:
         if got:
             _refresh_now(home, bot)
@@ -1279,7 +1296,7 @@ def search(home: Home, bot: str, words: Sequence[str], since: date | None, until
 if __name__ == "__main__":
     import sys
 
-    if len(sys.argv) == 4 and sys.argv[1] == "--build":
-        sys.exit(_build_main(sys.argv[2], sys.argv[3]))
-    sys.stderr.write("usage: python -m botmemory.core.recall --build HOME BOT\n")
+    if len(sys.argv) in (4, 6) and sys.argv[1] == "--build":
+        sys.exit(_build_main(*sys.argv[2:]))
+    sys.stderr.write("usage: python -m botmemory.core.recall --build HOME BOT [PATH KIND]\n")
     sys.exit(2)

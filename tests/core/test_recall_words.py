@@ -264,3 +264,47 @@ def test_while_the_index_is_built_a_changed_file_is_left_out_not_misquoted(
     put(ws, "memory/a.md", entry("2026-09-12", "Lisbon trip cancelled, no flight") + "\n")
     r = recall(home, BOT, "Lisbon plans?", TODAY)
     assert [n.text for n in r.notes] == ["Lisbon hotel is Casa Azul"] and started == [BOT]
+
+
+def _claude_folder(tmp_path: Path) -> Path:
+    folder = tmp_path / "claude" / "projects" / "-work-app" / "memory"
+    put(folder, "MEMORY.md", "- [Billing](billing.md)\n")
+    put(folder, "billing.md", "# Billing\n\nInvoices are reconciled by Milind every Monday.\n")
+    return folder
+
+
+def test_the_quick_path_recalls_a_tracked_agent_folder_by_its_id(home: Home, tmp_path: Path) -> None:
+    import json
+
+    folder = _claude_folder(tmp_path)
+    code, out, err = _run(home, "track", "--path", str(folder), "--agent", "claude-code", "--json",
+                          entry="botmemory.core.cli")
+    assert code == 0, err
+    bot = json.loads(out)["id"]
+    for args in (["recall", bot, "Who reconciles the invoices?"], ["recall", bot, "Who reconciles invoices?", "--json"],
+                 ["search", bot, "invoices"]):
+        got = _run(home, *args)
+        assert got == _run(home, *args, entry="botmemory.core.cli")
+        assert got[0] == 0 and "billing.md" in got[1] and "Milind" in got[1]
+
+
+def test_a_background_build_of_a_tracked_folder_indexes_that_folder(
+        home: Home, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import subprocess
+
+    from botmemory.core import kinds
+    from botmemory.core.paths import Folder
+
+    folder = _claude_folder(tmp_path)
+    bot = "claude-code-app"
+    served = Home(home.root, R._OneFolder(Folder(bot, folder, str(folder), kinds.get("claude-code"))))
+    started: list[list[str]] = []
+    monkeypatch.setattr(R, "INLINE_BYTES", 0)                  # the index is built in the background
+    monkeypatch.setattr(subprocess, "Popen", lambda argv, **kw: started.append(list(argv)))
+    r = recall(served, bot, "Who reconciles the invoices?", TODAY)
+    assert r.notes == [] and len(started) == 1                 # nothing indexed yet: the builder was started
+    argv = started[0]
+    assert argv[argv.index("--build") + 1:] == [str(home.root), bot, str(folder), "claude-code"]
+    assert R._build_main(*argv[argv.index("--build") + 1:]) == 0      # what the builder process runs
+    r = recall(served, bot, "Who reconciles the invoices?", TODAY)
+    assert [(n.file, n.text) for n in r.notes] == [("billing.md", "Invoices are reconciled by Milind every Monday.")]
