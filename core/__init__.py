@@ -58,12 +58,16 @@ _export("turns", "TURN_TIMEOUT_S", "Turn", "expire_turns", "log_line", "open_tur
         "turn_end", "turn_open")
 _export("watcher", "Watcher")
 _export("tidy", "TidyReport", tidy_bot="tidy")  # not "tidy": the module
+_export("capture", "CaptureReport", "capture_due", "last_capture", "note_turn",
+        capture_now="capture")  # not "capture": the module
+_export("organize", "OrganizeReport", organize_memory="organize")
 _export("connect", AGENT_NAMES="AGENTS", connect_agent="connect", connection_status="status")
 _export("upkeep", "UpkeepState", "heavy_line", "read_state", "run_due", "tidy_now")
 _export("profile", "LearnedLine", "learned_lines", "remove_learned")
 _export("server", "ApiServer", "ensure_token", "token_path", SERVE_PORT="DEFAULT_PORT")
 
 __all__ = [  # the same names as _NAMES (tests/test_layering.py checks)
+    "CaptureReport", "OrganizeReport", "capture_due", "capture_now", "last_capture", "note_turn", "organize_memory",
     "ApiServer", "LearnedLine", "SERVE_PORT", "ensure_token", "learned_lines", "remove_learned", "token_path",
     "AGENT_KIND_NAMES", "AgentGauge", "AgentKind", "Candidate", "KIND_NAMES", "Limits", "Loaded", "Tracked",
     "agent_gauge", "agent_limits", "agent_load", "agent_recall", "discover_agents", "folder_secrets",
@@ -143,6 +147,10 @@ if TYPE_CHECKING:  # for type checkers: the same names, eagerly
     from .safeio import RACY_NS, MAX_FILE_BYTES, FileText, atomic_write, read_file, text_hash
     from .shadows import Shadow, Shadows
     from .store import Actor, Change, Store, Write
+    from .capture import CaptureReport, capture_due, last_capture, note_turn
+    from .capture import capture as capture_now
+    from .organize import OrganizeReport
+    from .organize import organize as organize_memory
     from .tidy import TidyReport
     from .tidy import tidy as tidy_bot
     from .turns import (TURN_TIMEOUT_S, Turn, expire_turns, log_line, open_turns, scan, turn_begin, turn_end,

@@ -15,7 +15,9 @@ stderr, which Claude Code shows in its debug log, and to
   folder's topic files and over the bound workspace (``--bot``).
 - ``Stop``: ends the session's open turn (``last_assistant_message`` as what
   was said): what changed in the folder meanwhile is Claude's work in that
-  session. ``SessionEnd`` closes whatever the session left open.
+  session; the turn waits for capture (core/capture.py) by the bound bot
+  (``--bot``; else the tracked folder's bot, when botmemory may write it) as
+  its part of ``transcript_path``, from where it ended when the prompt came. ``SessionEnd`` closes whatever the session left open.
 
 The auto memory folder is ``<claude dir>/projects/<cwd, every non-alphanumeric
 character as '-'>/memory/`` (``$CLAUDE_CONFIG_DIR``, else ``~/.claude``), or
@@ -32,6 +34,7 @@ import json
 import logging
 import os
 import re
+import stat
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -127,11 +130,28 @@ def _session_file(home: Home, session: str) -> Path:
     return _sessions_dir(home) / (re.sub(r"[^A-Za-z0-9_-]", "_", session)[:120] + ".json")
 
 
-def _save_turn(home: Home, session: str, bot: str, turn: str) -> None:
-    atomic_write(_session_file(home, session), json.dumps({"bot": bot, "turn": turn}).encode("utf-8"))
+def _save_turn(home: Home, session: str, bot: str | None, turn: str | None, chat: str = "",
+               transcript_start: int | None = None, capture_bot: str | None = None) -> None:
+    """The session's open turn (of a tracked folder), and where its transcript stood, for capture by the bound bot."""
+    atomic_write(_session_file(home, session), json.dumps(
+        {"bot": bot, "turn": turn, "chat": chat, "transcript_start": transcript_start,
+         "capture_bot": capture_bot}).encode("utf-8"))
 
 
-def _end_turn(mem: Memory, session: str, said: str | None) -> None:
+def _transcript_size(event: Mapping[str, Any]) -> int | None:
+    path = event.get("transcript_path")
+    if not isinstance(path, str) or not path:
+        return None
+    try:
+        st = os.stat(path, follow_symlinks=False)
+    except OSError:
+        return None
+    return st.st_size if stat.S_ISREG(st.st_mode) else None
+
+
+def _end_turn(mem: Memory, session: str, said: str | None, transcript: str | None = None) -> None:
+    """End the session's open turn; with *transcript* (a Stop's ``transcript_path``), hand the turn to capture:
+    its part of Claude Code's transcript is what was appended since the prompt."""
     path = _session_file(mem.home, session)
     ft = read_file(path)
     if ft is None:
@@ -140,8 +160,21 @@ def _end_turn(mem: Memory, session: str, said: str | None) -> None:
 
     try:
         data = json.loads(ft.text)
-        turn_end(mem, str(data["bot"]), str(data["turn"]), said)
-    except (ValueError, KeyError, BotMemoryError) as e:
+        if not isinstance(data, dict):
+            raise TypeError("not a session record")
+        if isinstance(data.get("bot"), str) and isinstance(data.get("turn"), str):
+            turn_end(mem, data["bot"], data["turn"], said)
+        start, chat = data.get("transcript_start"), data.get("chat")
+        who = data.get("capture_bot") or data.get("bot")
+        if transcript and isinstance(start, int) and isinstance(chat, str) and chat and isinstance(who, str):
+            from . import note_turn
+            from .store import new_change_id
+
+            turn_id = data["turn"] if isinstance(data.get("turn"), str) else new_change_id(datetime.now().astimezone())
+            why = note_turn(mem, who, turn_id, chat, transcript, start=start)
+            if why:
+                logger.info("the turn of session %s is not captured: %s", session, why)
+    except (ValueError, TypeError, KeyError, BotMemoryError) as e:
         logger.info("the turn of session %s was already closed: %s", session, e)
     finally:
         try:
@@ -215,14 +248,16 @@ def user_prompt(mem: Memory, event: Mapping[str, Any], bot: str | None, budget: 
     prompt = str(event.get("prompt") or "")
     folder = auto_memory_dir(str(event.get("cwd") or ""))
     tracked = tracked_bot(mem, folder) if folder is not None else None
-    if tracked and session:
+    if (tracked or bot) and session:
         from . import turn_begin
 
+        chat = f"Claude Code {session[:8]}"
         try:
             _end_turn(mem, session, None)       # a turn the last Stop did not close
-            _save_turn(mem.home, session, tracked, turn_begin(mem, tracked, f"Claude Code {session[:8]}"))
+            turn = turn_begin(mem, tracked, chat) if tracked else None
+            _save_turn(mem.home, session, tracked, turn, chat, _transcript_size(event), bot)
         except BotMemoryError as e:
-            logger.warning("could not open a turn for %s: %s", tracked, e)
+            logger.warning("could not open a turn for %s: %s", tracked or bot, e)
 
     def recall() -> str:
         notes = folder_recall(mem, folder, tracked, prompt) if folder is not None else []
@@ -258,7 +293,9 @@ def handle(mem: Memory | None, raw: str, bot: str | None = None, budget: float |
             return user_prompt(mem, event, bot, left)
         if name in ("Stop", "SubagentStop", "SessionEnd") and event.get("session_id"):
             said = event.get("last_assistant_message") if name != "SessionEnd" else None
-            _end_turn(mem, str(event["session_id"]), said if isinstance(said, str) else None)
+            transcript = event.get("transcript_path") if name == "Stop" else None   # the person's turn, for capture
+            _end_turn(mem, str(event["session_id"]), said if isinstance(said, str) else None,
+                      transcript if isinstance(transcript, str) and transcript else None)
         return ""
     except Exception as e:  # noqa: BLE001 - a hook never fails the person: it logs and answers nothing
         log_error(mem.home if mem else None, f"hook claude-code: {type(e).__name__}: {e}")

@@ -15,7 +15,7 @@ DELETE   /api/bots/:id/memory/file?path=                  a topic or a log; MEMO
 GET      /api/bots/:id/memory/journal?limit=&full=        recent rows, newest first
 POST     /api/bots/:id/memory/journal/:entryId/revert     undo that row
 POST     /api/bots/:id/memory/open                        {target: obsidian | folder}
-GET      /api/bots/:id/memory/upkeep                      switches, model steps, last tidy-up
+GET      /api/bots/:id/memory/upkeep                      switches, model steps, last tidy-up and capture
 POST     /api/bots/:id/memory/tidy                        tidy-up now (409 when upkeep is off)
 GET      /api/profile/learned                             About me's learned lines, newest first
 POST     /api/profile/learned/:id/remove                  take one out; never added again
@@ -266,6 +266,7 @@ def open_folder(mem: Memory, bot: str, body: Any, opener: Opener) -> dict[str, A
 
 
 def upkeep_state(mem: Memory, bot: str) -> dict[str, Any]:
+    from .capture import last_capture
     from .helper import resolve
     from .upkeep import read_state
 
@@ -283,7 +284,7 @@ def upkeep_state(mem: Memory, bot: str) -> dict[str, Any]:
     return {"on": s.memory and s.upkeep, "memory": s.memory, "upkeep": s.upkeep,
             "model_steps": reason is None, "model_reason": reason, "helper": helper_name,
             "last_tidy": state.as_dict() if state.last_run else None,
-            "last_capture": None,  # botmemory does not capture from chats: the harness writes through remember
+            "last_capture": last_capture(mem.home, bot),   # {"at", "report"} of core/capture.py, or None
             }
 
 

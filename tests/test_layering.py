@@ -44,6 +44,9 @@ LAYERS = [
     "turns",        # turns, the day's log line, scan
     "watcher",      # the live watcher
     "tidy",         # the tidy-up
+    "filing",       # topic names, the topic list, headers, model answers (capture and organizing)
+    "organize",     # MEMORY.md detail filed into topics
+    "capture",      # noticing facts from turns, About me lines (then organizing)
     "upkeep",       # scheduling the tidy-up, the heavy notice
     "profile",      # About me's learned lines
     "routes",       # the spec's routes, without HTTP

@@ -150,7 +150,8 @@ def test_claude_code_save_is_hash_checked_and_keeps_the_modified_stamp(cli, env)
     assert code == 4
 
 
-@pytest.mark.parametrize("command", [("remember", "x"), ("prefer", "x"), ("tidy",), ("init",)])
+@pytest.mark.parametrize("command", [("remember", "x"), ("prefer", "x"), ("tidy",), ("init",), ("capture",),
+                                     ("organize",)])
 def test_commands_for_a_memory_the_agent_writes_itself_exit_4_with_the_reason(cli, env, command):
     hermes(env / "user")
     bot = track_all(cli)["hermes"]

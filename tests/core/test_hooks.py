@@ -263,3 +263,47 @@ def test_end_to_end_through_the_cli_a_tracked_project_is_journaled_as_the_sessio
     assert "1. travel.md\nMilind books the flights" in context(answer)
     assert not list((root / "botmemory" / "hooks" / "claude-code").glob("*.json"))
     assert json.loads(run("bots", "--json")) == [bot]
+
+
+def test_stop_hands_the_turn_to_capture_with_only_its_part_of_the_transcript(tmp_path, claude, mem):
+    from botmemory.core import capture as C
+
+    ws = mem.home.workspace(BOT)
+    project = the_project(tmp_path)
+    (project / ".claude").mkdir()
+    (project / ".claude" / "settings.json").write_text(json.dumps({"autoMemoryDirectory": str(ws)}))
+    transcript = tmp_path / "session.jsonl"
+
+    def say(*lines: dict[str, Any]) -> None:
+        with open(transcript, "a", encoding="utf-8") as f:
+            f.writelines(json.dumps(line) + "\n" for line in lines)
+
+    say({"type": "user", "message": {"role": "user", "content": "an earlier turn: I live in Pune"}})
+    handle(mem, ev("user_prompt_submit", project, transcript_path=str(transcript)))
+    say({"type": "user", "message": {"role": "user", "content": "I'm vegetarian"}},
+        {"type": "user", "isMeta": True, "message": {"role": "user", "content": "<local-command>"}},
+        {"type": "user", "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "t1", "content": "I am a tool's output"}]}},
+        {"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text": "Noted."}]}})
+    handle(mem, ev("stop", project, transcript_path=str(transcript)))
+    (chat,) = C.read_pending(mem.home)
+    assert chat["chat"] == "Claude Code abc123"
+    (turn,) = chat["turns"]
+    msgs, _ = C.read_turn(turn["transcript"], turn["start"], turn["end"])
+    assert [(m.role, m.text) for m in msgs if m.text] == [("person", "I'm vegetarian"), ("bot", "Noted.")]
+
+
+def test_an_untracked_project_with_a_bound_bot_is_captured_by_that_bot(tmp_path, claude, mem):
+    from botmemory.core import capture as C
+
+    transcript = tmp_path / "session.jsonl"
+    transcript.write_text(json.dumps({"type": "user", "message": {"role": "user", "content": "before"}}) + "\n")
+    handle(mem, ev("user_prompt_submit", the_project(tmp_path), transcript_path=str(transcript)), bot=BOT)
+    with open(transcript, "a", encoding="utf-8") as f:
+        f.write(json.dumps({"type": "user", "message": {"role": "user", "content": "I'm vegetarian"}}) + "\n")
+    handle(mem, ev("stop", the_project(tmp_path), transcript_path=str(transcript)), bot=BOT)
+    (chat,) = C.read_pending(mem.home)
+    assert (chat["bot"], chat["chat"]) == (BOT, "Claude Code abc123")
+    (turn,) = chat["turns"]
+    assert [m.text for m in C.read_turn(turn["transcript"], turn["start"], turn["end"])[0]] == ["I'm vegetarian"]
+    assert mem.journal.list(BOT) == [] or all(r.who != "bot" for r in mem.journal.list(BOT))   # no turn opened

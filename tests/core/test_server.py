@@ -230,6 +230,18 @@ def test_upkeep_state_then_tidy_then_409_when_upkeep_is_off(api: ApiServer, mem:
     assert status == 200 and body["expired_moved"] == 1
     status, body, _ = call(api, "GET", F("/upkeep"))
     assert body["last_tidy"]["report"]["expired_moved"] == 1 and body["last_tidy"]["last_run"]
+    import json as _json
+
+    from botmemory.core import capture_now, note_turn, turn_begin, turn_end
+
+    transcript = mem.home.root / "t.jsonl"
+    transcript.write_text(_json.dumps({"role": "person", "text": "I'm vegetarian"}) + "\n")
+    turn = turn_begin(mem, BOT, "Plans")
+    turn_end(mem, BOT, turn)
+    note_turn(mem, BOT, turn, "Plans", transcript)
+    capture_now(mem, BOT)                                       # no helper: nothing captured, and why
+    status, body, _ = call(api, "GET", F("/upkeep"))
+    assert "no helper model is set" in body["last_capture"]["report"]["skipped"][0]["reason"]
     from botmemory.core import set_bot_setting
 
     set_bot_setting(mem.home, BOT, "upkeep", False)
