@@ -77,7 +77,7 @@ from . import config, frontmatter
 from .entries import BlockKind, parse
 from .errors import BadInput, BotMemoryError
 from .paths import FileKind, Folder, Home, classify, parse_day
-from .safeio import FILE_MODE, RACY_NS, make_dirs, read_file
+from .safeio import FILE_MODE, RACY_NS, make_dirs, open_dir_nofollow, read_file
 from .words import Stems, cjk_runs, guess_language, is_cjk_token, is_particle, normalize, tokens
 
 logger = logging.getLogger(__name__)
@@ -352,9 +352,14 @@ def _list_topics(home: Home, bot: str) -> dict[str, _Key]:
     is_topic = _topic_check(home, bot, prefix)
     out: dict[str, _Key] = {}
     if _DIR_FD:
-        try:
-            fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-        except OSError:
+        try:  # never through a link: a linked workspace or memory/ has no topics to recall
+            with open_dir_nofollow(home.trust_root(bot), folder) as d:
+                fd = os.dup(d.fd) if d.fd is not None else -1
+        except (OSError, BotMemoryError) as err:
+            if not isinstance(err, FileNotFoundError):
+                logger.warning("recall skips %s: %s", folder, err)
+            return out
+        if fd < 0:  # pragma: no cover - no descriptors for folders here
             return out
         try:
             for name in os.listdir(fd):
@@ -369,8 +374,10 @@ def _list_topics(home: Home, bot: str) -> dict[str, _Key]:
             os.close(fd)
         return out
     try:
+        with open_dir_nofollow(home.trust_root(bot), folder):
+            pass
         it = os.scandir(folder)
-    except OSError:
+    except (OSError, BotMemoryError):
         return out
     with it:
         for e in it:
@@ -435,8 +442,8 @@ class _Unusable(Exception):
     """The index on disk cannot be used for this call (locked, read-only, …): use one in memory."""
 
 
-def _open(path: Path) -> sqlite3.Connection:
-    make_dirs(path.parent)
+def _open(path: Path, root: Path | None = None) -> sqlite3.Connection:
+    make_dirs(path.parent, root)   # never created through a link below the home
     try:
         st = os.lstat(path)
     except FileNotFoundError:
@@ -536,7 +543,7 @@ def _load_topic(home: Home, bot: str, name: str, names: bool = True) -> tuple[_T
     None when it is gone."""
     folder, prefix = _topic_folder(home, bot)
     try:
-        ft = read_file(folder / name)
+        ft = read_file(folder / name, home.trust_root(bot))
     except (BotMemoryError, OSError) as e:
         logger.info("recall skips %s%s: %s", prefix, name, e)
         return _Topic([], set(), None), "", ""
@@ -554,7 +561,7 @@ def _reread_topic(home: Home, bot: str, name: str) -> tuple[_Topic, str, str] | 
 
 def _file_hash(home: Home, bot: str, name: str) -> str | None:
     try:
-        ft = read_file(_topic_folder(home, bot)[0] / name)
+        ft = read_file(_topic_folder(home, bot)[0] / name, home.trust_root(bot))
     except (BotMemoryError, OSError):
         return None
     return ft.hash if ft is not None else None
@@ -772,7 +779,7 @@ def _sample_texts(home: Home, bot: str, listing: dict[str, _Key]) -> Iterator[st
     folder = _topic_folder(home, bot)[0]
     for name in sorted(listing, key=lambda n: -listing[n][0])[:200]:
         try:
-            ft = read_file(folder / name)
+            ft = read_file(folder / name, home.trust_root(bot))
         except (BotMemoryError, OSError):
             continue
         if ft is not None:
@@ -820,7 +827,7 @@ def refresh_index(home: Home, bot: str) -> None:
 def _refresh_now(home: Home, bot: str) -> None:
     listing = _list_topics(home, bot)
     path = index_path(home, bot)
-    conn = _open(path)
+    conn = _open(path, home.root)
     try:
         _ensure_schema(conn)
         if _meta(conn, "generation") is not None and _meta(conn, "listing") == _digest(listing):
@@ -835,7 +842,7 @@ def _build_lock(home: Home, bot: str, *, wait: bool) -> Iterator[bool]:
     """The index builder's lock (an advisory lock on ``<bot>.build.lock`` beside the index): yields
     whether it was got (without *wait*, False when another process holds it)."""
     lock = index_path(home, bot).with_suffix(".build.lock")
-    make_dirs(lock.parent)
+    make_dirs(lock.parent, home.root)   # never created through a link below the home
     fd = os.open(lock, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), FILE_MODE)
     try:
         try:
@@ -1092,7 +1099,7 @@ def _recall_from_index(home: Home, bot: str, keys: list[str], need: int, today: 
     path = index_path(home, bot)
     for attempt in range(2):
         try:
-            conn = _open(path)
+            conn = _open(path, home.root)
             try:
                 return _answer(conn, home, bot, listing, str(path), keys, need, today, background=background)
             finally:
@@ -1259,8 +1266,8 @@ def search(home: Home, bot: str, words: Sequence[str], since: date | None, until
             continue
         path = ws / rel
         try:
+            ft = read_file(path, home.trust_root(bot))   # first: nothing is looked at through a link
             st = os.lstat(path)
-            ft = read_file(path)
         except (BotMemoryError, OSError) as e:
             logger.info("search skips %s: %s", rel, e)
             continue
