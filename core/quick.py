@@ -76,11 +76,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO if opts.verbose else logging.WARNING,
                         format="botmemory: %(levelname)s %(name)s: %(message)s")
     try:
-        from .tracked import attach
-
-        home = attach(Home.locate(opts.root))     # tracked agent folders answer by their ids too
+        home = Home.locate(opts.root)
         day = local_today(opts.today)
         bot, words = opts.rest[0], opts.rest[1:]
+        if not (home.workspaces / bot).is_dir():    # not a workspace: a tracked agent folder's id, or nothing
+            from .tracked import attach
+
+            home = attach(home)
         value: object
         if opts.command == "recall":
             r = recall.recall(home, bot, words[0], day)

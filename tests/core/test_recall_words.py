@@ -308,3 +308,17 @@ def test_a_background_build_of_a_tracked_folder_indexes_that_folder(
     assert R._build_main(*argv[argv.index("--build") + 1:]) == 0      # what the builder process runs
     r = recall(served, bot, "Who reconciles the invoices?", TODAY)
     assert [(n.file, n.text) for n in r.notes] == [("billing.md", "Invoices are reconciled by Milind every Monday.")]
+
+
+def test_the_quick_path_reads_the_tracked_registry_only_for_an_id_that_is_not_a_workspace(
+        home: Home, ws: Path) -> None:
+    import subprocess
+    import sys
+
+    put(ws, "memory/travel.md", entry("2026-10-14", "Flight to Lisbon leaves at 07:40") + "\n")
+    code = ("import sys; from botmemory.core import quick;"
+            "rc = quick.main(['--root', sys.argv[1], 'recall', sys.argv[2], 'When does the Lisbon flight leave?']);"
+            "print(rc, 'botmemory.core.tracked' in sys.modules)")
+    for bot, want in ((BOT, "0 False"), ("nobot", "2 True")):
+        p = subprocess.run([sys.executable, "-c", code, str(home.root), bot], capture_output=True, text=True)
+        assert p.stdout.strip().splitlines()[-1] == want, p.stderr
