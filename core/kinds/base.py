@@ -13,8 +13,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import BadInput
+from ..errors import BadInput, Refused
 from ..paths import FileKind
+from ..safeio import Folders, open_dir_nofollow
 
 MEMORY_FILE = "MEMORY.md"
 AMBER_AT = 0.8
@@ -35,18 +36,37 @@ def agent_dir(user_home: Path, env: Mapping[str, str], variable: str, default: s
     return Path(d).expanduser() if d else user_home / default
 
 
-def list_md(folder: Path, prefix: str = "") -> list[str]:
-    """The regular ``*.md`` files of *folder* (no links, nothing hidden), as ``prefix + name``."""
-    out: list[str] = []
-    try:
-        with os.scandir(folder) as it:
-            for e in it:
-                if (e.name.endswith(".md") and not e.name.startswith(".") and _NAME.fullmatch(e.name)
-                        and e.is_file(follow_symlinks=False)):
-                    out.append(prefix + e.name)
-    except (FileNotFoundError, NotADirectoryError, PermissionError):
+def list_md(folder: Path, prefix: str = "", root: Path | None = None) -> list[str]:
+    """The regular ``*.md`` files of *folder* (no links, nothing hidden), as ``prefix + name``.
+
+    *folder* is reached from *root* (default: *folder* itself, the tracked folder) without passing
+    through a symbolic link (:class:`~botmemory.core.safeio.Folders`); *root* itself must not be a
+    link. A folder reached through a link lists nothing.
+    """
+    root = folder if root is None else root
+    if root.is_symlink():
         return []
-    return sorted(out)
+    try:
+        with Folders(root) as folders:
+            entries = folders.list(folder)
+    except (OSError, Refused):
+        return []
+    return sorted(prefix + name for name, regular in entries
+                  if regular and name.endswith(".md") and not name.startswith(".") and _NAME.fullmatch(name))
+
+
+def unlinked_dirs(root: Path, folders: Sequence[Path]) -> list[Path]:
+    """The *folders* (below or at *root*) that exist and are reached from *root* without a link."""
+    if root.is_symlink():
+        return []
+    out: list[Path] = []
+    for folder in folders:
+        try:
+            with open_dir_nofollow(root, folder):
+                out.append(folder)
+        except (OSError, Refused):
+            continue
+    return out
 
 
 def split_lines(text: str) -> list[str]:
@@ -196,7 +216,7 @@ class AgentKind:
         raise NotImplementedError
 
     def watched_dirs(self, folder: Path) -> list[Path]:
-        return [folder]
+        return unlinked_dirs(folder, [folder])
 
     # ----- budget
 
