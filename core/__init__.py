@@ -26,7 +26,7 @@ def _export(module: str, *names: str, **renamed: str) -> None:
         _NAMES[public] = (module, inner)
 
 
-_export("errors", "BotMemoryError", "BadInput", "Conflict", "Refused", "Busy")
+_export("errors", "BotMemoryError", "BadInput", "Conflict", "Refused", "LinkRefused", "Busy")
 _export("paths", "Home", "FileKind", "MEMORY_FILE", "ARCHIVE_FILE", "LOG_DIR", "check_bot_id", "classify",
         "log_path", "parse_day", local_today="today")
 _export("safeio", "FileText", "MAX_FILE_BYTES", "RACY_NS", "atomic_write", "read_file", "text_hash")
@@ -75,7 +75,8 @@ __all__ = [  # the same names as _NAMES (tests/test_layering.py checks)
     "track", "untrack",
     "AGENT_NAMES", "AMBER_AT", "ARCHIVE_FILE", "Actor", "BadInput", "Block", "BlockKind", "BotMemoryError",
     "BotSettings", "Busy", "Change", "Conflict", "DEFAULT_TIDY_HOUR", "Document", "FileKind", "FileText",
-    "ForgetResult", "Frontmatter", "Gauge", "Hit", "Home", "Journal", "LOG_DIR", "Level", "MAX_FILE_BYTES",
+    "ForgetResult", "Frontmatter", "Gauge", "Hit", "Home", "Journal", "LOG_DIR", "Level", "LinkRefused",
+    "MAX_FILE_BYTES",
     "MEMORY_FILE", "MEMORY_MAX_BYTES", "MEMORY_MAX_LINES", "MIN_MESSAGE_CHARS", "Memory", "Note", "ONLY_FIRST_LINES",
     "OUTSIDE", "PreferResult", "RACY_NS", "RECALL_HEADER", "RecallResult", "Refused", "RememberResult", "RoomResult",
     "Row", "RowFilter", "RowListener", "Shadow", "Shadows", "Store", "TURN_TIMEOUT_S", "TidyReport", "Topic", "Turn",
@@ -117,7 +118,7 @@ if TYPE_CHECKING:  # for type checkers: the same names, eagerly
     from .diff import diff_counts, diff_lines
     from .entries import Block, BlockKind, Document, chat_source, check_entry_text, clean_title, format_entry
     from .entries import parse as parse_blocks
-    from .errors import BadInput, BotMemoryError, Busy, Conflict, Refused
+    from .errors import BadInput, BotMemoryError, Busy, Conflict, LinkRefused, Refused
     from .frontmatter import Frontmatter
     from .frontmatter import read as read_frontmatter
     from .agents import folder_secrets, forget_everywhere, kind_of, redact_file, secrets_in, topic_path
