@@ -30,7 +30,7 @@ _export("errors", "BotMemoryError", "BadInput", "Conflict", "Refused", "LinkRefu
 _export("paths", "Home", "FileKind", "MEMORY_FILE", "ARCHIVE_FILE", "LOG_DIR", "check_bot_id", "classify",
         "log_path", "parse_day", local_today="today")
 _export("safeio", "FileText", "MAX_FILE_BYTES", "RACY_NS", "atomic_write", "read_file", "text_hash")
-_export("store", "Actor", "Change", "Store", "Write")
+_export("store", "Actor", "Change", "Store", "Write", "delete_refusal")
 _export("memory", "Memory", "RowListener")
 _export("entries", "Block", "BlockKind", "Document", "chat_source", "check_entry_text", "clean_title", "format_entry",
         parse_blocks="parse")
@@ -82,7 +82,7 @@ __all__ = [  # the same names as _NAMES (tests/test_layering.py checks)
     "Row", "RowFilter", "RowListener", "Shadow", "Shadows", "Store", "TURN_TIMEOUT_S", "TidyReport", "Topic", "Turn",
     "UNDO_ACTOR", "UpkeepState", "Watcher", "Write", "atomic_write", "auto_recall", "bot_settings", "chat_source",
     "check_bot_id", "check_entry_text", "classify", "clean_title", "compose_block", "connect_agent",
-    "connection_status", "content_words", "diff_counts", "diff_lines", "expire_turns", "fold", "forget",
+    "connection_status", "content_words", "delete_refusal", "diff_counts", "diff_lines", "expire_turns", "fold", "forget",
     "format_entry", "gauge", "heavy_line", "learning_check", "list_topics", "load_block", "local_today", "log_line",
     "log_path",
     "make_room", "make_row", "move_overflow", "open_turns", "parse_blocks", "parse_day", "parse_when", "prefer",
@@ -146,7 +146,7 @@ if TYPE_CHECKING:  # for type checkers: the same names, eagerly
     from .recall import search as session_search
     from .safeio import RACY_NS, MAX_FILE_BYTES, FileText, atomic_write, read_file, text_hash
     from .shadows import Shadow, Shadows
-    from .store import Actor, Change, Store, Write
+    from .store import Actor, Change, Store, Write, delete_refusal
     from .capture import CaptureReport, capture_due, last_capture, note_turn
     from .capture import capture as capture_now
     from .organize import OrganizeReport

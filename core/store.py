@@ -18,7 +18,7 @@ from datetime import date, datetime, timezone
 
 from . import config
 from .errors import BadInput, Conflict, Refused
-from .paths import MEMORY_FILE, Home, FileKind
+from .paths import ARCHIVE_FILE, MEMORY_FILE, Home, FileKind
 from .safeio import (
     FileText,
     TooLarge,
@@ -229,8 +229,10 @@ class Store:
         return changes[0] if changes else None
 
     def delete(self, bot: str, rel: str, actor: Actor, *, expected_hash: str | None = None) -> Change | None:
-        if self.home.classify(bot, rel) is FileKind.MEMORY:
-            raise Refused("MEMORY.md can be emptied but never deleted: the bot expects it to exist")
+        """Delete a topic or a daily log (:func:`delete_refusal`: never MEMORY.md, never the archive)."""
+        why = delete_refusal(self.home.classify(bot, rel))
+        if why is not None:
+            raise Refused(why)
         if self._current(bot, Write(rel, None)) is None:
             raise BadInput(f"{rel} does not exist")
         changes = self.apply(bot, [Write(rel, None, expected_hash)], actor)
@@ -322,6 +324,17 @@ class Store:
             except Exception:  # journaling never fails a write
                 logger.exception("a change listener failed for %s (%s); the write stands",
                                  changes[0].bot, ", ".join(c.file for c in changes))
+
+
+def delete_refusal(kind: FileKind) -> str | None:
+    """Why a file of *kind* cannot be deleted, or None: deleting removes a topic or a daily log (the spec's
+    DELETE). The one rule the CLI's ``rm``, the routes' DELETE and the panel's Delete follow."""
+    if kind is FileKind.MEMORY:
+        return "MEMORY.md can be emptied but never deleted: the bot expects it to exist"
+    if kind is FileKind.ARCHIVE:
+        return (f"{ARCHIVE_FILE} is the archive, where notes MEMORY.md could not keep went: only a topic "
+                "or a daily log is deleted (empty the archive with `save` if you must)")
+    return None
 
 
 def refuse_for_agent(home: Home, bot: str, command: str) -> None:
