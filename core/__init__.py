@@ -27,7 +27,8 @@ def _export(module: str, *names: str, **renamed: str) -> None:
 
 
 _export("errors", "BotMemoryError", "BadInput", "Conflict", "Refused", "LinkRefused", "Busy")
-_export("paths", "Home", "FileKind", "MEMORY_FILE", "ARCHIVE_FILE", "LOG_DIR", "check_bot_id", "classify",
+_export("paths", "Home", "FileKind", "MEMORY_FILE", "ARCHIVE_FILE", "LOG_DIR", "TOPIC_NAME_RULE", "check_bot_id",
+        "classify",
         "log_path", "parse_day", local_today="today")
 _export("safeio", "FileText", "MAX_FILE_BYTES", "RACY_NS", "atomic_write", "read_file", "text_hash")
 _export("store", "Actor", "Change", "Store", "Write", "delete_refusal")
@@ -47,7 +48,8 @@ _export("recall", "Hit", "MIN_MESSAGE_CHARS", "Note", "RecallResult", "content_w
 _export("kinds", "AgentGauge", "AgentKind", "Limits", "Loaded", KIND_NAMES="NAMES", AGENT_KIND_NAMES="AGENT_NAMES",
         get_kind="get")
 _export("tracked", "Candidate", "Tracked", "track", "untrack", discover_agents="discover")
-_export("agents", "folder_secrets", "forget_everywhere", "kind_of", "redact_file", "secrets_in", "topic_path",
+_export("agents", "folder_secrets", "forget_everywhere", "kind_of", "redact_file", "secrets_in", "topic_name_rule",
+        "topic_path",
         agent_gauge="gauge", agent_limits="limits", agent_load="load", agent_recall="recall",
         forget_in_folder="forget")
 _export("diff", "diff_counts", "diff_lines")
@@ -71,7 +73,8 @@ __all__ = [  # the same names as _NAMES (tests/test_layering.py checks)
     "ApiServer", "LearnedLine", "SERVE_PORT", "ensure_token", "learned_lines", "remove_learned", "token_path",
     "AGENT_KIND_NAMES", "AgentGauge", "AgentKind", "Candidate", "KIND_NAMES", "Limits", "Loaded", "Tracked",
     "agent_gauge", "agent_limits", "agent_load", "agent_recall", "discover_agents", "folder_secrets",
-    "forget_everywhere", "forget_in_folder", "get_kind", "kind_of", "redact_file", "secrets_in", "topic_path",
+    "forget_everywhere", "forget_in_folder", "get_kind", "kind_of", "redact_file", "secrets_in", "topic_name_rule",
+    "topic_path",
     "track", "untrack",
     "AGENT_NAMES", "AMBER_AT", "ARCHIVE_FILE", "Actor", "BadInput", "Block", "BlockKind", "BotMemoryError",
     "BotSettings", "Busy", "Change", "Conflict", "DEFAULT_TIDY_HOUR", "Document", "FileKind", "FileText",
@@ -79,7 +82,8 @@ __all__ = [  # the same names as _NAMES (tests/test_layering.py checks)
     "MAX_FILE_BYTES",
     "MEMORY_FILE", "MEMORY_MAX_BYTES", "MEMORY_MAX_LINES", "MIN_MESSAGE_CHARS", "Memory", "Note", "ONLY_FIRST_LINES",
     "OUTSIDE", "PreferResult", "RACY_NS", "RECALL_HEADER", "RecallResult", "Refused", "RememberResult", "RoomResult",
-    "Row", "RowFilter", "RowListener", "Shadow", "Shadows", "Store", "TURN_TIMEOUT_S", "TidyReport", "Topic", "Turn",
+    "Row", "RowFilter", "RowListener", "Shadow", "Shadows", "Store", "TOPIC_NAME_RULE", "TURN_TIMEOUT_S",
+    "TidyReport", "Topic", "Turn",
     "UNDO_ACTOR", "UpkeepState", "Watcher", "Write", "atomic_write", "auto_recall", "bot_settings", "chat_source",
     "check_bot_id", "check_entry_text", "classify", "clean_title", "compose_block", "connect_agent",
     "connection_status", "content_words", "delete_refusal", "diff_counts", "diff_lines", "expire_turns", "fold", "forget",
@@ -121,7 +125,8 @@ if TYPE_CHECKING:  # for type checkers: the same names, eagerly
     from .errors import BadInput, BotMemoryError, Busy, Conflict, LinkRefused, Refused
     from .frontmatter import Frontmatter
     from .frontmatter import read as read_frontmatter
-    from .agents import folder_secrets, forget_everywhere, kind_of, redact_file, secrets_in, topic_path
+    from .agents import (folder_secrets, forget_everywhere, kind_of, redact_file, secrets_in, topic_name_rule,
+                         topic_path)
     from .agents import forget as forget_in_folder
     from .agents import gauge as agent_gauge
     from .agents import limits as agent_limits
@@ -137,7 +142,8 @@ if TYPE_CHECKING:  # for type checkers: the same names, eagerly
     from .loader import load_block
     from .loader import topics as list_topics
     from .memory import Memory, RowListener
-    from .paths import ARCHIVE_FILE, LOG_DIR, MEMORY_FILE, FileKind, Home, check_bot_id, classify, log_path, parse_day
+    from .paths import (ARCHIVE_FILE, LOG_DIR, MEMORY_FILE, TOPIC_NAME_RULE, FileKind, Home, check_bot_id, classify,
+                        log_path, parse_day)
     from .paths import today as local_today
     from .reconcile import OUTSIDE, reconcile_bot
     from .recall import HEADER as RECALL_HEADER

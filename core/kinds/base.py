@@ -21,13 +21,14 @@ MEMORY_FILE = "MEMORY.md"
 AMBER_AT = 0.8
 """Amber from 80 % of a budget: the same mark as ``budget.AMBER_AT`` (a test keeps them equal)."""
 _NAME = re.compile(r"[A-Za-z0-9 ._\-]+\.md")
+NAME_RULE = "letters A-Z, numbers 0-9, spaces, dots, '_' and '-', ending in .md, not starting with a dot"
+"""What an agent folder's file name may be (:func:`check_name`), as every message says it."""
 
 
 def check_name(name: str, what: str = "file") -> None:
-    """One file name of letters, numbers, spaces, dots, '_' and '-', ending in .md, not hidden."""
+    """One file name of :data:`NAME_RULE`, not hidden."""
     if name.startswith(".") or not _NAME.fullmatch(name):
-        raise BadInput(f"bad {what} name {name!r}: use letters, numbers, spaces, dots, '_' and '-', "
-                       "ending in .md, not starting with a dot")
+        raise BadInput(f"bad {what} name {name!r}: use {NAME_RULE}")
 
 
 def agent_dir(user_home: Path, env: Mapping[str, str], variable: str, default: str) -> Path:
@@ -205,6 +206,7 @@ class AgentKind:
     red_at_limit = False            # the agent refuses a write past the limit: red when full
     temp_dirs: tuple[str, ...] = ("",)    # where a crashed save may have left a temp file
     topic_dir: str | None = "memory/"     # where topic files are, as a path prefix; None: the kind has none
+    topic_name_rule = f"a topic is one file name of {NAME_RULE}"   # as a person reads it (the New topic prompt)
     refusal = ""
 
     # ----- layout

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from ..paths import FileKind
-from .base import (MEMORY_FILE, AgentKind, Found, Limits, Loaded, agent_dir, check_name, frontmatter_end, head_cut,
+from .base import (MEMORY_FILE, NAME_RULE, AgentKind, Found, Limits, Loaded, agent_dir, check_name, frontmatter_end, head_cut,
                    list_md, split_lines)
 
 logger = logging.getLogger(__name__)
@@ -66,6 +66,7 @@ class ClaudeCode(AgentKind):
     name = "claude-code"
     label = "Claude Code"
     topic_dir = ""          # beside MEMORY.md
+    topic_name_rule = f"a topic is one file name beside MEMORY.md of {NAME_RULE}"
     refusal = "Claude Code writes its own memory: botmemory shows, edits and undoes it, but does not add to it"
 
     def classify(self, rel: str) -> FileKind:

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from ..errors import BadInput
-from ..paths import FileKind, classify
+from ..paths import TOPIC_NAME_RULE, FileKind, classify
 from .base import MEMORY_FILE, AgentKind, Limits, Loaded, head_cut, list_md, split_lines, unlinked_dirs
 
 MAX_LINES = 200
@@ -25,6 +25,7 @@ class OpenMausBot(AgentKind):
     writes_own_memory = False
     reports_turns = True
     temp_dirs = ("", "memory", "memory/log")
+    topic_name_rule = TOPIC_NAME_RULE
 
     def classify(self, rel: str) -> FileKind:
         return classify(rel)
