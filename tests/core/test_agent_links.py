@@ -169,3 +169,36 @@ def test_a_kinds_file_list_never_looks_through_a_link(kind, make, linked, env):
     lnk = env / "linked-folder"
     lnk.symlink_to(folder, target_is_directory=True)
     assert k.memory_files(lnk) == [] and k.watched_dirs(lnk) == []
+
+
+def test_a_tracked_folder_replaced_by_a_link_is_refused_naming_it(env, capsys, monkeypatch):
+    home = env / "home"
+    folder = hermes(env / "user")
+    code, out, err = run(capsys, home, "track", "--path", str(folder), "--agent", "hermes", "--json")
+    assert code == 0, err
+    bot = json.loads(out)["id"]
+    other = other_project(env)
+    replace_with_link(folder, other)
+    before = snapshot(other)
+    for args in (["gauge", bot], ["load", bot], ["show", bot, "MEMORY.md"], ["save", bot, "MEMORY.md"]):
+        code, out, err = run(capsys, home, *args, stdin="- mine\n" if args[0] == "save" else None,
+                             monkeypatch=monkeypatch)
+        assert code == 4 and f"{folder} is a symbolic link" in err and err.count("\n") == 1, (args, code, err)
+        assert PRIVATE not in out
+    assert snapshot(other) == before
+
+
+def test_a_tracked_folder_replaced_by_a_link_is_skipped_by_the_scan_not_taken_as_deleted(env, capsys):
+    home = env / "home"
+    folder = openclaw(env / "user")
+    code, out, err = run(capsys, home, "track", "--path", str(folder), "--agent", "openclaw", "--json")
+    assert code == 0, err
+    assert run(capsys, home, "watch", "--once")[0] == 0      # the baseline
+    other = other_project(env)
+    replace_with_link(folder / "memory", other / "memory")
+    code, out, _ = run(capsys, home, "watch", "--once", "--json")
+    assert code == 0 and json.loads(out) == [], out
+    replace_with_link(folder, other)
+    code, out, _ = run(capsys, home, "watch", "--once", "--json")
+    assert code == 0 and json.loads(out) == [], out
+    assert not kept_anywhere(home)
