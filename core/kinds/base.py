@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +30,24 @@ def check_name(name: str, what: str = "file") -> None:
     """One file name of :data:`NAME_RULE`, not hidden."""
     if name.startswith(".") or not _NAME.fullmatch(name):
         raise BadInput(f"bad {what} name {name!r}: use {NAME_RULE}")
+
+
+def read_setting(path: Path, limit: int = 1024 * 1024) -> bytes:
+    """The first *limit* bytes of an agent's own settings file, opened without following a link (OSError
+    saying so when it is one, or not a regular file)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError as e:
+        if path.is_symlink():
+            raise OSError("it is a symbolic link") from None
+        raise e
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError("not a regular file")
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            return f.read(limit)
+    finally:
+        os.close(fd)
 
 
 def agent_dir(user_home: Path, env: Mapping[str, str], variable: str, default: str) -> Path:

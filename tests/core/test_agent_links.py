@@ -202,3 +202,23 @@ def test_a_tracked_folder_replaced_by_a_link_is_skipped_by_the_scan_not_taken_as
     code, out, _ = run(capsys, home, "watch", "--once", "--json")
     assert code == 0 and json.loads(out) == [], out
     assert not kept_anywhere(home)
+
+
+def test_an_agents_settings_file_that_is_a_link_is_not_read(env):
+    """openclaw.json, Hermes' config.yaml, Claude Code's settings.json linked elsewhere: the defaults, and
+    the note says it is a link (opened with O_NOFOLLOW, no check-then-open)."""
+    from botmemory.core.kinds import get as get_kind
+
+    user = env / "user"
+    openclaw(user)
+    hermes(user)
+    elsewhere = env / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "o.json").write_text('{"agents": {"defaults": {"bootstrapMaxChars": 7}}}')
+    (elsewhere / "h.yaml").write_text("memory:\n  memory_char_limit: 7\n")
+    (user / ".openclaw" / "openclaw.json").symlink_to(elsewhere / "o.json")
+    (user / ".hermes" / "config.yaml").symlink_to(elsewhere / "h.yaml")
+    for kind in ("openclaw", "hermes"):
+        limits = get_kind(kind).limits(user, {}, {})
+        assert 7 not in limits.max_chars.values(), kind
+        assert limits.unread and "symbolic link" in limits.unread[0], (kind, limits.unread)
