@@ -26,11 +26,12 @@ def _export(module: str, *names: str, **renamed: str) -> None:
         _NAMES[public] = (module, inner)
 
 
-_export("errors", "BotMemoryError", "BadInput", "Conflict", "Refused", "Busy")
-_export("paths", "Home", "FileKind", "MEMORY_FILE", "ARCHIVE_FILE", "LOG_DIR", "check_bot_id", "classify",
+_export("errors", "BotMemoryError", "BadInput", "Conflict", "Refused", "LinkRefused", "Busy")
+_export("paths", "Home", "FileKind", "MEMORY_FILE", "ARCHIVE_FILE", "LOG_DIR", "TOPIC_NAME_RULE", "check_bot_id",
+        "classify",
         "log_path", "parse_day", local_today="today")
 _export("safeio", "FileText", "MAX_FILE_BYTES", "RACY_NS", "atomic_write", "read_file", "text_hash")
-_export("store", "Actor", "Change", "Store", "Write")
+_export("store", "Actor", "Change", "Store", "Write", "delete_refusal")
 _export("memory", "Memory", "RowListener")
 _export("files", "FileResult", "UndoResult", "check_bot_writes", save_file="save", rm_file="rm", undo_row="undo")
 _export("entries", "Block", "BlockKind", "Document", "chat_source", "check_entry_text", "clean_title", "format_entry",
@@ -45,11 +46,11 @@ _export("loader", "load_block", list_topics="topics")
 _export("update", "ForgetResult", "OverflowPreview", "PreferResult", "RememberResult", "RoomResult", "learning_check",
         "make_room", "overflow_preview", "unforget")
 _export("recall", "Hit", "MIN_MESSAGE_CHARS", "Note", "RecallResult", "content_words", "fold", "parse_when",
-        RECALL_HEADER="HEADER")
+        "refresh_index", RECALL_HEADER="HEADER")
 _export("kinds", "AgentGauge", "AgentKind", "Limits", "Loaded", KIND_NAMES="NAMES", AGENT_KIND_NAMES="AGENT_NAMES",
         get_kind="get")
 _export("tracked", "Candidate", "Tracked", "track", "untrack", discover_agents="discover")
-_export("agents", "folder_secrets", "kind_of", "redact_file", "secrets_in", "topic_path",
+_export("agents", "folder_secrets", "kind_of", "redact_file", "secrets_in", "topic_name_rule", "topic_path",
         agent_gauge="gauge", agent_limits="limits", agent_load="load", agent_recall="recall",
         forget_in_folder="forget")
 _export("diff", "diff_counts", "diff_lines")
@@ -76,24 +77,25 @@ __all__ = [  # the same names as _NAMES (tests/test_layering.py checks)
     "BadInput", "Block", "BlockKind", "BotMemoryError", "BotSettings", "Busy", "Candidate", "CaptureReport", "Change",
     "ConfigValues", "Conflict", "DEFAULT_TIDY_HOUR", "Document", "FileKind", "FileResult", "FileText", "ForgetResult",
     "Frontmatter", "Gauge", "Hit", "Home", "Journal", "KIND_NAMES", "LOG_DIR", "LearnedLine", "Level", "Limits",
-    "Loaded", "MAX_FILE_BYTES", "MEMORY_FILE", "MEMORY_MAX_BYTES", "MEMORY_MAX_LINES", "MIN_MESSAGE_CHARS", "Memory",
-    "Note", "ONLY_FIRST_LINES", "OUTSIDE", "OrganizeReport", "OverflowPreview", "PreferResult", "RACY_NS",
-    "RECALL_HEADER", "RecallResult", "Refused", "RememberResult", "RoomResult", "Row", "RowFilter", "RowListener",
-    "SERVE_PORT", "SearchResult", "Shadow", "Shadows", "Store", "TURN_TIMEOUT_S", "TidyReport", "Topic", "Tracked",
-    "Turn", "UNDO_ACTOR", "UndoResult", "UpkeepState", "Watcher", "Write", "agent_gauge", "agent_limits",
-    "agent_load", "agent_recall", "apply_config", "atomic_write", "auto_recall", "bot_settings", "capture_due",
-    "capture_now", "chat_source", "check_bot_id", "check_bot_writes", "check_entry_text", "check_helper_instance",
-    "check_helper_model", "check_tidy_hour", "classify", "clean_title", "compose_block", "config_values",
-    "connect_agent", "connection_status", "content_words", "diff_counts", "diff_lines", "discover_agents",
-    "ensure_token", "expire_turns", "fold", "folder_secrets", "forget", "forget_everywhere", "forget_in_folder",
-    "format_entry", "gauge", "get_kind", "heavy_line", "kind_of", "last_capture", "learned_lines", "learning_check",
-    "list_topics", "load_block", "local_today", "log_line", "log_path", "make_room", "make_row", "move_overflow",
-    "note_turn", "open_turns", "organize_memory", "overflow_preview", "parse_blocks", "parse_day", "parse_when",
-    "prefer", "read_config", "read_config_strict", "read_file", "read_frontmatter", "read_state", "recall_notes",
-    "reconcile_bot", "redact_file", "remember", "remove_learned", "rm_file", "run_due", "save_file", "scan",
-    "secrets_in", "session_search", "set_bot_setting", "text_hash", "tidy_bot", "tidy_hour", "tidy_now", "tidy_up",
-    "token_path", "topic_path", "track", "turn_begin", "turn_end", "turn_open", "undo_overflow", "undo_row",
-    "unforget", "untrack", "write_config",
+    "LinkRefused", "Loaded", "MAX_FILE_BYTES", "MEMORY_FILE", "MEMORY_MAX_BYTES", "MEMORY_MAX_LINES",
+    "MIN_MESSAGE_CHARS", "Memory", "Note", "ONLY_FIRST_LINES", "OUTSIDE", "OrganizeReport", "OverflowPreview",
+    "PreferResult", "RACY_NS", "RECALL_HEADER", "RecallResult", "Refused", "RememberResult", "RoomResult", "Row",
+    "RowFilter", "RowListener", "SERVE_PORT", "SearchResult", "Shadow", "Shadows", "Store", "TOPIC_NAME_RULE",
+    "TURN_TIMEOUT_S", "TidyReport", "Topic", "Tracked", "Turn", "UNDO_ACTOR", "UndoResult", "UpkeepState", "Watcher",
+    "Write", "agent_gauge", "agent_limits", "agent_load", "agent_recall", "apply_config", "atomic_write",
+    "auto_recall", "bot_settings", "capture_due", "capture_now", "chat_source", "check_bot_id", "check_bot_writes",
+    "check_entry_text", "check_helper_instance", "check_helper_model", "check_tidy_hour", "classify", "clean_title",
+    "compose_block", "config_values", "connect_agent", "connection_status", "content_words", "delete_refusal",
+    "diff_counts", "diff_lines", "discover_agents", "ensure_token", "expire_turns", "fold", "folder_secrets",
+    "forget", "forget_everywhere", "forget_in_folder", "format_entry", "gauge", "get_kind", "heavy_line", "kind_of",
+    "last_capture", "learned_lines", "learning_check", "list_topics", "load_block", "local_today", "log_line",
+    "log_path", "make_room", "make_row", "move_overflow", "note_turn", "open_turns", "organize_memory",
+    "overflow_preview", "parse_blocks", "parse_day", "parse_when", "prefer", "read_config", "read_config_strict",
+    "read_file", "read_frontmatter", "read_state", "recall_notes", "reconcile_bot", "redact_file", "refresh_index",
+    "remember", "remove_learned", "rm_file", "run_due", "save_file", "scan", "secrets_in", "session_search",
+    "set_bot_setting", "text_hash", "tidy_bot", "tidy_hour", "tidy_now", "tidy_up", "token_path", "topic_name_rule",
+    "topic_path", "track", "turn_begin", "turn_end", "turn_open", "undo_overflow", "undo_row", "unforget", "untrack",
+    "write_config",
 ]
 
 
@@ -124,14 +126,14 @@ if TYPE_CHECKING:  # for type checkers: the same names, eagerly
     from .diff import diff_counts, diff_lines
     from .entries import Block, BlockKind, Document, chat_source, check_entry_text, clean_title, format_entry
     from .entries import parse as parse_blocks
-    from .errors import BadInput, BotMemoryError, Busy, Conflict, Refused
+    from .errors import BadInput, BotMemoryError, Busy, Conflict, LinkRefused, Refused
     from .files import FileResult, UndoResult, check_bot_writes
     from .files import rm as rm_file
     from .files import save as save_file
     from .files import undo as undo_row
     from .frontmatter import Frontmatter
     from .frontmatter import read as read_frontmatter
-    from .agents import folder_secrets, kind_of, redact_file, secrets_in, topic_path
+    from .agents import folder_secrets, kind_of, redact_file, secrets_in, topic_name_rule, topic_path
     from .agents import forget as forget_in_folder
     from .agents import gauge as agent_gauge
     from .agents import limits as agent_limits
@@ -147,18 +149,19 @@ if TYPE_CHECKING:  # for type checkers: the same names, eagerly
     from .loader import load_block
     from .loader import topics as list_topics
     from .memory import Memory, RowListener
-    from .paths import ARCHIVE_FILE, LOG_DIR, MEMORY_FILE, FileKind, Home, check_bot_id, classify, log_path, parse_day
+    from .paths import (ARCHIVE_FILE, LOG_DIR, MEMORY_FILE, TOPIC_NAME_RULE, FileKind, Home, check_bot_id, classify,
+                        log_path, parse_day)
     from .paths import today as local_today
     from .reconcile import OUTSIDE, reconcile_bot
     from .recall import HEADER as RECALL_HEADER
-    from .recall import MIN_MESSAGE_CHARS, Hit, Note, RecallResult, content_words, fold, parse_when
+    from .recall import MIN_MESSAGE_CHARS, Hit, Note, RecallResult, content_words, fold, parse_when, refresh_index
     from .ops import SearchResult, forget, forget_everywhere, move_overflow, prefer, remember, undo_overflow
     from .ops import recall as recall_notes
     from .ops import search as session_search
     from .ops import tidy as tidy_up
     from .safeio import RACY_NS, MAX_FILE_BYTES, FileText, atomic_write, read_file, text_hash
     from .shadows import Shadow, Shadows
-    from .store import Actor, Change, Store, Write
+    from .store import Actor, Change, Store, Write, delete_refusal
     from .capture import CaptureReport, capture_due, last_capture
     from .capture_queue import note_turn
     from .capture import capture as capture_now

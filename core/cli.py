@@ -196,7 +196,8 @@ def build_parser() -> _Parser:
     sp.add_argument("bot")
     sp.add_argument("--no-model", action="store_true",
                     help="only the expiry and exact-duplicate steps, even with a helper model set")
-    sp = add("recall", cmd_recall, "the notes recall puts in front of a message")
+    sp = add("recall", cmd_recall, "the notes recall puts in front of a message: best first (rarer shared "
+             "words weigh more, a topic named like the message first; word forms and Chinese/Japanese match)")
     sp.add_argument("bot")
     sp.add_argument("message")
     sp = add("search", cmd_search, "session_search over memory, topics, the archive and daily logs")

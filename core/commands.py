@@ -11,8 +11,8 @@ import sys
 from typing import Any
 
 from . import budget, config
-from .errors import BadInput, Refused
-from .paths import ARCHIVE_FILE, MEMORY_FILE, FileKind, normalize_rel, parse_day
+from .errors import BadInput
+from .paths import MEMORY_FILE, normalize_rel, parse_day
 from .safeio import MAX_FILE_BYTES
 from .memory import Memory
 from .store import Actor
@@ -225,10 +225,7 @@ def cmd_rm(mem: Memory, args: argparse.Namespace) -> None:
 
     mem.home.require_bot(args.bot)
     path = normalize_rel(args.path)
-    kind = mem.home.classify(args.bot, path)
-    if kind is FileKind.ARCHIVE:
-        raise Refused(f"{ARCHIVE_FILE} is the archive, where notes MEMORY.md could not keep went: "
-                      "rm deletes a topic or a daily log (empty the archive with `save` if you must)")
+    mem.home.classify(args.bot, path)    # a bad path is exit 2 before anything else
     expected, _ = _expected_hash(args.expected_hash, absent_ok=False)
     r = ops.rm(mem, args.bot, path, _actor(args), expected_hash=expected)
     change = r.changes[0] if r.changes else None
@@ -387,6 +384,13 @@ def cmd_watch(mem: Memory, args: argparse.Namespace) -> None:
                     sys.stderr.write(f"botmemory: nightly tidy-up of {bot}: {json.dumps(report)}\n")
             except Exception:
                 logger.exception("the nightly tidy-up check failed")
+            try:  # each bot's recall index kept current, so that a turn's recall finds it ready
+                from .recall import refresh_index
+
+                for bot in mem.home.bots():
+                    refresh_index(mem.home, bot)
+            except Exception:
+                logger.exception("keeping the recall index current failed")
             try:  # chats quiet for memory.captureQuietMs, or with six turns waiting
                 from .capture import capture_due
 

@@ -21,13 +21,14 @@ DESKTOP = ROOT / "desktop"
 LAYERS = [
     "errors",       # the error classes and their exit codes
     "redact",       # credential detection (pure text)
+    "words",        # tokens, CJK bigrams, stems, the text's language (pure text)
     "frontmatter",  # topic frontmatter (pure text)
     "entries",      # MEMORY.md's blocks and entry lines (pure text)
     "diff",         # journal diffs: counts, the word filter past a cut (pure text)
     "paths",        # the home's layout and path rules
-    "kinds",        # the kinds of memory folder (a package): layout, budget, entries, finding them
     "nofollow",     # reaching a file below the home without passing a symbolic link
     "safeio",       # safe reads, atomic writes, the workspace lock
+    "kinds",        # the kinds of memory folder (a package): layout, budget, entries, finding them (link-free, by safeio)
     "tracked",      # the tracked agent folders (tracked.json) and finding them
     "config",       # config.json
     "store",        # the only writer of memory files
@@ -61,6 +62,7 @@ LAYERS = [
     "hooks",        # botmemory hook claude-code
     "commands",     # the command line's commands: one function each, calling the operations
     "cli",          # the command line: parsing, exit codes
+    "quick",        # the entry point: recall and search without the full parser, else cli
 ]
 
 
