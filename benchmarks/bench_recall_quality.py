@@ -33,7 +33,7 @@ from collections.abc import Iterable
 from datetime import date
 from pathlib import Path
 
-from botmemory.core import recall as R
+from botmemory.core import passages as P, recall as R
 from botmemory.core.paths import Home
 from botmemory.core.store import Store
 
@@ -165,7 +165,7 @@ class OldRecall:
         self.names: list[tuple[str, set[str], bool]] = []
         pid = 0
         for f in sorted(folder.glob("*.md")):
-            topic = R._analyse_topic(f.name, f.read_text(encoding="utf-8"))
+            topic = P._analyse_topic(f.name, f.read_text(encoding="utf-8"))
             for p in topic.passages:
                 pid += 1
                 self.passages.append((f.stem, _old_keys(p.text), pid))

@@ -45,8 +45,9 @@ _export("config", "BotSettings", "ConfigValues", "DEFAULT_TIDY_HOUR", "apply_con
 _export("loader", "load_block", list_topics="topics")
 _export("update", "ForgetResult", "OverflowPreview", "PreferResult", "RememberResult", "RoomResult", "learning_check",
         "make_room", "overflow_preview", "unforget")
-_export("recall", "Hit", "MIN_MESSAGE_CHARS", "Note", "RecallResult", "content_words", "fold", "parse_when",
-        "refresh_index", RECALL_HEADER="HEADER")
+_export("recall", "Hit", "MIN_MESSAGE_CHARS", "Note", "RecallResult", "content_words", "fold", "refresh_index",
+        RECALL_HEADER="HEADER")
+_export("search", "parse_when")
 _export("kinds", "AgentGauge", "AgentKind", "Limits", "Loaded", KIND_NAMES="NAMES", AGENT_KIND_NAMES="AGENT_NAMES",
         get_kind="get")
 _export("tracked", "Candidate", "Tracked", "track", "untrack", discover_agents="discover")
@@ -154,7 +155,8 @@ if TYPE_CHECKING:  # for type checkers: the same names, eagerly
     from .paths import today as local_today
     from .reconcile import OUTSIDE, reconcile_bot
     from .recall import HEADER as RECALL_HEADER
-    from .recall import MIN_MESSAGE_CHARS, Hit, Note, RecallResult, content_words, fold, parse_when, refresh_index
+    from .recall import MIN_MESSAGE_CHARS, Hit, Note, RecallResult, content_words, fold, refresh_index
+    from .search import parse_when
     from .ops import SearchResult, forget, forget_everywhere, move_overflow, prefer, remember, undo_overflow
     from .ops import recall as recall_notes
     from .ops import search as session_search

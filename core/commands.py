@@ -286,11 +286,11 @@ def cmd_recall(mem: Memory, args: argparse.Namespace) -> None:
 
 
 def cmd_search(mem: Memory, args: argparse.Namespace) -> None:
-    from . import recall
+    from .search import parse_when
 
     mem.home.require_bot(args.bot)
-    since = recall.parse_when(args.since, mem.today, "--since") if args.since else None
-    until = recall.parse_when(args.until, mem.today, "--until") if args.until else None
+    since = parse_when(args.since, mem.today, "--since") if args.since else None
+    until = parse_when(args.until, mem.today, "--until") if args.until else None
     if not args.words and since is None and until is None:
         raise BadInput("search needs words, --since or --until")
     from . import ops

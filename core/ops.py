@@ -121,7 +121,7 @@ class SearchResult:
 def search(mem: Memory, bot: str, words: Sequence[str], since: date | None = None,
            until: date | None = None) -> SearchResult:
     """Session search over *bot*'s memory; nothing is found while memory is switched off for it."""
-    from .recall import search as search_files
+    from .search import search as search_files
 
     mem.home.require_bot(bot)
     on = bot_settings(mem.home, bot).memory

@@ -70,6 +70,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     import logging
 
     from . import config, recall
+    from . import search as searching
     from .errors import BadInput, BotMemoryError
     from .paths import Home, today as local_today
 
@@ -89,12 +90,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             value, plain = r.as_dict(), r.text
         else:
             home.require_bot(bot)
-            since = recall.parse_when(opts.since, day, "--since") if opts.since else None
-            until = recall.parse_when(opts.until, day, "--until") if opts.until else None
+            since = searching.parse_when(opts.since, day, "--since") if opts.since else None
+            until = searching.parse_when(opts.until, day, "--until") if opts.until else None
             if not words and since is None and until is None:
                 raise BadInput("search needs words, --since or --until")
             on = config.bot_settings(home, bot).memory
-            hits = recall.search(home, bot, words, since, until, include_memory=on)
+            hits = searching.search(home, bot, words, since, until, include_memory=on)
             value = [h.as_dict() for h in hits]
             plain = "\n".join(f"{h.file} · {h.date.isoformat()} · {h.text}" for h in hits)
         if opts.json:

@@ -40,7 +40,10 @@ LAYERS = [
     "files",        # save / rm / undo, the memory switch for bots' writes
     "loader",       # what a new turn loads
     "update",       # remember / forget / prefer
+    "passages",     # recall's words, results, a topic's passages, the topic folder
+    "recall_index", # recall's SQLite index (stems to passages), its background build
     "recall",       # recall search
+    "search",       # session search over the files
     "agents",       # gauge, load, forget, recall, redact of a tracked folder by its kind
     "reconcile",    # differences -> journal rows
     "turns",        # turns, the day's log line, scan

@@ -14,8 +14,10 @@ import pytest
 from botmemory.core import config, recall as R, safeio
 from botmemory.core.errors import BadInput
 from botmemory.core.paths import Home
-from botmemory.core.recall import content_words, parse_when, recall, search
+from botmemory.core.recall import content_words, recall
+from botmemory.core.search import parse_when, search
 from botmemory.core.store import Store
+from botmemory.core import recall_index as I
 
 TODAY = date(2026, 10, 15)
 BOT = "scout"
@@ -297,7 +299,7 @@ def test_a_change_seen_by_a_fresh_process_state(home: Home, ws: Path) -> None:
     p = put(ws, "memory/travel.md", entry("2026-09-10", "Flight to Lisbon at 07:40") + "\n")
     msg = "When does my Lisbon flight leave?"
     recall(home, BOT, msg, TODAY)
-    R._synced.clear()                      # as a new process would start
+    I._synced.clear()                      # as a new process would start
     p.write_text(entry("2026-09-10", "Flight to Lisbon at 11:00") + "\n", encoding="utf-8")
     os.utime(p, ns=(p.stat().st_atime_ns, p.stat().st_mtime_ns + 1_000_000_000))
     assert recall(home, BOT, msg, TODAY).notes[0].text == "Flight to Lisbon at 11:00"
@@ -317,7 +319,7 @@ def test_a_corrupt_index_is_rebuilt(home: Home, ws: Path) -> None:
     # an index of another schema version is rebuilt too
     with sqlite3.connect(path) as c:
         c.execute("PRAGMA user_version = 999")
-    R._synced.clear()
+    I._synced.clear()
     assert recall(home, BOT, msg, TODAY) == first
 
 
@@ -351,17 +353,17 @@ def test_recall_from_several_threads_at_once(home: Home, ws: Path) -> None:
 
 
 def test_only_new_and_changed_topics_are_read_again(home: Home, ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(R, "RACY_NS", 0)
+    monkeypatch.setattr(I, "RACY_NS", 0)
     for i in range(5):
         put(ws, f"memory/t{i}.md", entry("2026-09-10", f"Lisbon note {i}") + "\n")
     read: list[str] = []
-    real = R._read_topic
-    monkeypatch.setattr(R, "_read_topic", lambda h, b, name: read.append(name) or real(h, b, name))
+    real = I._read_topic
+    monkeypatch.setattr(I, "_read_topic", lambda h, b, name: read.append(name) or real(h, b, name))
     recall(home, BOT, "Lisbon notes?", TODAY)
     assert sorted(read) == [f"t{i}.md" for i in range(5)]
     read.clear()
     recall(home, BOT, "Lisbon notes?", TODAY)
-    R._synced.clear()
+    I._synced.clear()
     recall(home, BOT, "Lisbon notes?", TODAY)
     assert read == []
     put(ws, "memory/t2.md", entry("2026-09-11", "Lisbon note two, changed") + "\n")
@@ -380,20 +382,22 @@ def test_a_file_changed_a_moment_ago_is_checked_again_once(home: Home, ws: Path,
     p = put(ws, "memory/t.md", entry("2026-09-10", "Lisbon note") + "\n")
     read: list[str] = []
     hashed: list[str] = []
-    real, real_hash, real_list = R._read_topic, R._file_hash, R._list_topics
-    monkeypatch.setattr(R, "_read_topic", lambda h, b, name: read.append(name) or real(h, b, name))
-    monkeypatch.setattr(R, "_file_hash", lambda h, b, name: hashed.append(name) or real_hash(h, b, name))
-    monkeypatch.setattr(R, "TICK_NS", 3_600 * 10**9)
+    real, real_hash, real_list = I._read_topic, I._file_hash, I._list_topics
+    monkeypatch.setattr(I, "_read_topic", lambda h, b, name: read.append(name) or real(h, b, name))
+    monkeypatch.setattr(I, "_file_hash", lambda h, b, name: hashed.append(name) or real_hash(h, b, name))
+    monkeypatch.setattr(I, "TICK_NS", 3_600 * 10**9)
     recall(home, BOT, "Lisbon notes?", TODAY)
     recall(home, BOT, "Lisbon notes?", TODAY)
     assert (read, hashed) == (["t.md"], ["t.md"])          # still racy: hashed, not parsed
-    listing = R._list_topics(home, BOT)
+    listing = I._list_topics(home, BOT)
     p.write_text(entry("2026-09-10", "Porto note!") + "\n", encoding="utf-8")   # same size, same tick:
-    monkeypatch.setattr(R, "_list_topics", lambda h, b: listing)             # the same key, other bytes
+    for m in (R, I):                                                        # the same key, other bytes
+        monkeypatch.setattr(m, "_list_topics", lambda h, b: listing)
     assert [n.text for n in recall(home, BOT, "Porto notes?", TODAY).notes] == ["Porto note!"]
     assert (read, hashed) == (["t.md", "t.md"], ["t.md", "t.md"])
-    monkeypatch.setattr(R, "_list_topics", real_list)
-    monkeypatch.setattr(R, "TICK_NS", 0)
+    for m in (R, I):
+        monkeypatch.setattr(m, "_list_topics", real_list)
+    monkeypatch.setattr(I, "TICK_NS", 0)
     recall(home, BOT, "Lisbon notes?", TODAY)      # its real key: parsed once more, now settled
     recall(home, BOT, "Lisbon notes?", TODAY)
     assert (read, hashed) == (["t.md", "t.md", "t.md"], ["t.md", "t.md"])
@@ -482,7 +486,7 @@ def test_search_skips_an_unreadable_file(home: Home, ws: Path, monkeypatch: pyte
 
 
 def test_recall_stays_fast_on_a_warm_index(home: Home, ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(R, "RACY_NS", 0)
+    monkeypatch.setattr(I, "RACY_NS", 0)
     for i in range(300):
         put(ws, f"memory/t{i:03d}.md", "\n".join(entry("2026-09-10", f"Note {i} line {j} about topic{i % 17}")
                                                 for j in range(20)) + "\n")

@@ -11,9 +11,11 @@ import pytest
 from botmemory.core import recall as R
 from botmemory.core.entries import whole_word
 from botmemory.core.paths import Home
-from botmemory.core.recall import content_words, recall, search
+from botmemory.core.recall import content_words, recall
+from botmemory.core.search import search
 from botmemory.core.store import Actor, Store
 from botmemory.core.words import bigrams, guess_language, tokens
+from botmemory.core import recall_index as I
 
 TODAY = date(2026, 10, 15)
 BOT = "scout"
@@ -221,8 +223,8 @@ def test_two_processes_recalling_during_a_build_both_answer_correctly(home: Home
                                                 for j in range(20)) + "\n")
     put(ws, "memory/zanzibar.md", entry("2026-09-12", "The Zanzibar ferry leaves at 07:40 from pier 3") + "\n")
     code = ("import sys; from datetime import date; from pathlib import Path;"
-            "from botmemory.core import recall as R; from botmemory.core.paths import Home;"
-            "R.INLINE_BYTES = int(sys.argv[2]); R.VACUUM_AFTER = 0;"
+            "from botmemory.core import recall as R, recall_index as I; from botmemory.core.paths import Home;"
+            "I.INLINE_BYTES = int(sys.argv[2]); I.VACUUM_AFTER = 0;"
             "r = R.recall(Home(Path(sys.argv[1])), 'scout', 'When does the Zanzibar ferry leave?',"
             " date(2026, 10, 15), background=sys.argv[3] == '1');"
             "print([n.file for n in r.notes])")
@@ -247,19 +249,19 @@ def test_two_processes_recalling_during_a_build_both_answer_correctly(home: Home
 def test_a_file_is_racy_for_one_timestamp_tick() -> None:
     now = 1_800_000_000_123_456_789
     fine = (10, now - 10_000_000, now - 10_000_000, 1)          # changed 10 ms ago, nanosecond stamps
-    assert R._is_racy(fine, now) and not R._is_racy(fine, now + R.TICK_NS)
+    assert I._is_racy(fine, now) and not I._is_racy(fine, now + I.TICK_NS)
     coarse = (10, 1_800_000_000 * 10**9, 1_800_000_000 * 10**9, 1)    # whole-second stamps: 2 s
-    assert R._is_racy(coarse, 1_800_000_001 * 10**9) and not R._is_racy(coarse, 1_800_000_002 * 10**9 + 1)
+    assert I._is_racy(coarse, 1_800_000_001 * 10**9) and not I._is_racy(coarse, 1_800_000_002 * 10**9 + 1)
 
 
 def test_while_the_index_is_built_a_changed_file_is_left_out_not_misquoted(
         home: Home, ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(R, "TICK_NS", 0)
+    monkeypatch.setattr(I, "TICK_NS", 0)
     put(ws, "memory/a.md", entry("2026-09-10", "Lisbon flight at 07:40") + "\n")
     put(ws, "memory/b.md", entry("2026-09-11", "Lisbon hotel is Casa Azul") + "\n")
     assert len(recall(home, BOT, "Lisbon plans?", TODAY).notes) == 2
     started: list[str] = []
-    monkeypatch.setattr(R, "INLINE_BYTES", 0)                  # any change now waits for the builder
+    monkeypatch.setattr(I, "INLINE_BYTES", 0)                  # any change now waits for the builder
     monkeypatch.setattr(R, "_build_in_background", lambda h, b: started.append(b))
     put(ws, "memory/a.md", entry("2026-09-12", "Lisbon trip cancelled, no flight") + "\n")
     r = recall(home, BOT, "Lisbon plans?", TODAY)
@@ -297,15 +299,15 @@ def test_a_background_build_of_a_tracked_folder_indexes_that_folder(
 
     folder = _claude_folder(tmp_path)
     bot = "claude-code-app"
-    served = Home(home.root, R._OneFolder(Folder(bot, folder, str(folder), kinds.get("claude-code"))))
+    served = Home(home.root, I._OneFolder(Folder(bot, folder, str(folder), kinds.get("claude-code"))))
     started: list[list[str]] = []
-    monkeypatch.setattr(R, "INLINE_BYTES", 0)                  # the index is built in the background
+    monkeypatch.setattr(I, "INLINE_BYTES", 0)                  # the index is built in the background
     monkeypatch.setattr(subprocess, "Popen", lambda argv, **kw: started.append(list(argv)))
     r = recall(served, bot, "Who reconciles the invoices?", TODAY)
     assert r.notes == [] and len(started) == 1                 # nothing indexed yet: the builder was started
     argv = started[0]
     assert argv[argv.index("--build") + 1:] == [str(home.root), bot, str(folder), "claude-code"]
-    assert R._build_main(*argv[argv.index("--build") + 1:]) == 0      # what the builder process runs
+    assert I._build_main(*argv[argv.index("--build") + 1:]) == 0      # what the builder process runs
     r = recall(served, bot, "Who reconciles the invoices?", TODAY)
     assert [(n.file, n.text) for n in r.notes] == [("billing.md", "Invoices are reconciled by Milind every Monday.")]
 
