@@ -126,61 +126,91 @@ def _mentions_all(text: str, patterns: Sequence[re.Pattern[str]]) -> bool:
     return all(p.search(text) for p in patterns)
 
 
+def _plan_forget(mem: Memory, bot: str, patterns: Sequence[re.Pattern[str]]) -> tuple[Forgotten, list[Write]]:
+    """Read and judge every memory file of *bot*, writing nothing: what forget would remove, and the writes.
+
+    A file forget cannot look at (not UTF-8, a symbolic link) is BadInput naming
+    it — :mod:`update`'s own checks, the rule the workspaces' forget follows.
+    """
+    from .update import check_no_links, read_to_forget
+
+    mem.home.require_bot(bot)
+    kind = kind_of(mem, bot)
+    out = Forgotten(bot)
+    check_no_links(mem.home, bot)
+    writes: list[Write] = []
+    gone_topics: list[str] = []
+    texts: dict[str, tuple[str, str]] = {}
+    for rel in mem.home.memory_files(bot):
+        ft = read_to_forget(mem.store, bot, rel)
+        if ft is None:
+            continue
+        texts[rel] = (ft.text, ft.hash)
+        if kind.whole_file_entry(rel):
+            if _mentions_all(ft.text, patterns):
+                gone_topics.append(rel)
+                out.removed.append(f"{rel} (the whole topic)")
+                writes.append(Write(rel, None, ft.hash, checked=True))
+    for rel, (text, h) in texts.items():
+        if kind.whole_file_entry(rel):
+            continue
+        gone = [p for p in kind.pieces(rel, text)
+                if _mentions_all(p.text, patterns) or any(f"({t})" in p.text for t in gone_topics)]
+        if gone:
+            out.removed.extend(p.text.strip() for p in gone)
+            writes.insert(0, Write(rel, kind.without(rel, text, gone), h, checked=True))
+    out.files = [w.file for w in writes]
+    return out, writes
+
+
 def forget(mem: Memory, bot: str, words: Sequence[str], actor: Actor) -> Forgotten:
     """Take out every entry of a tracked folder that mentions all *words*: one change per file.
 
     The kind splits the entries: lines of MEMORY.md and whole topic files for
     Claude Code (an index line pointing at a removed topic goes with it),
     ``§`` entries for Hermes, lines for OpenClaw. Frontmatter is never touched.
+    Every file is read and judged before any is written: a file forget cannot
+    look at is BadInput naming it, with nothing written.
     """
     from .update import check_words
 
     clean = check_words(words)
     patterns = [whole_word(w) for w in clean]
     mem.home.require_bot(bot)
-    kind = kind_of(mem, bot)
-    out = Forgotten(bot)
     with mem.store.locked(bot):
-        writes: list[Write] = []
-        gone_topics: list[str] = []
-        texts: dict[str, tuple[str, str]] = {}
-        for rel in mem.home.memory_files(bot):
-            ft = mem.store.read(bot, rel)
-            if ft is None or not ft.valid:
-                continue
-            texts[rel] = (ft.text, ft.hash)
-            if kind.whole_file_entry(rel):
-                if _mentions_all(ft.text, patterns):
-                    gone_topics.append(rel)
-                    out.removed.append(f"{rel} (the whole topic)")
-                    writes.append(Write(rel, None, ft.hash, checked=True))
-        for rel, (text, h) in texts.items():
-            if kind.whole_file_entry(rel):
-                continue
-            gone = [p for p in kind.pieces(rel, text)
-                    if _mentions_all(p.text, patterns) or any(f"({t})" in p.text for t in gone_topics)]
-            if gone:
-                out.removed.extend(p.text.strip() for p in gone)
-                writes.insert(0, Write(rel, kind.without(rel, text, gone), h, checked=True))
-        out.files = [w.file for w in writes]
+        out, writes = _plan_forget(mem, bot, patterns)
         if writes:
             out.changes = mem.store.apply(bot, writes, actor)
     return out
 
 
 def forget_everywhere(mem: Memory, words: Sequence[str], actor: Actor) -> list[Forgotten]:
-    """Forget in every tracked folder at once; a folder that cannot be read is skipped with its reason."""
+    """Forget in every tracked folder at once.
+
+    Every file of every folder is read and judged before any is written: a
+    folder or file forget cannot look at (gone, not UTF-8, a symbolic link) is
+    BadInput naming the folder and the file, with nothing written anywhere.
+    """
+    from contextlib import ExitStack
+
     from .update import check_words
 
-    check_words(words)
-    out = []
-    for bot in sorted(mem.home.folders()):
-        try:
-            r = forget(mem, bot, words, actor)
-        except BadInput:
-            continue
-        if r.files:
-            out.append(r)
+    clean = check_words(words)
+    patterns = [whole_word(w) for w in clean]
+    plans: list[tuple[Forgotten, list[Write]]] = []
+    with ExitStack() as stack:
+        for bot in sorted(mem.home.folders()):
+            try:
+                mem.home.require_bot(bot)
+                stack.enter_context(mem.store.locked(bot))
+                plans.append(_plan_forget(mem, bot, patterns))
+            except BadInput as e:
+                raise BadInput(f"{bot}: {e}") from e
+        out = []
+        for r, writes in plans:
+            if writes:
+                r.changes = mem.store.apply(r.bot, writes, actor)
+                out.append(r)
     return out
 
 

@@ -509,7 +509,8 @@ def build_parser() -> _Parser:
                     help="whole words of the fact (never its date or the chat it came from); "
                          "stop words and words under 3 letters are refused")
     sp.add_argument("--all", action="store_true",
-                    help="forget in every tracked agent folder at once (one undoable row per file)")
+                    help="forget in every tracked agent folder at once (one undoable row per file); "
+                         "a folder or file it cannot read is exit 2 with nothing written")
     sp.add_argument("--chat", metavar="T", help="the bot's work in chat T")
     sp = add("prefer", cmd_prefer, "add a standing preference to About me (once, at most 300 characters)")
     sp.add_argument("bot")
