@@ -551,7 +551,8 @@ def build_parser() -> _Parser:
     sp.add_argument("message")
     sp = add("search", cmd_search, "session_search over memory, topics, the archive and daily logs")
     sp.add_argument("bot")
-    sp.add_argument("words", nargs="*", metavar="WORD")
+    sp.add_argument("words", nargs="*", metavar="WORD",
+                    help="whole words of a note's fact or of the chat it came from (never its date)")
     sp.add_argument("--since", metavar="S", help="24h, 3d, yesterday or YYYY-MM-DD (inclusive)")
     sp.add_argument("--until", metavar="U", help="24h, 3d, yesterday or YYYY-MM-DD (inclusive)")
     turn = sub.add_parser("turn", help="the harness's turn boundary: turn begin / turn end",

@@ -58,7 +58,7 @@ from typing import Any
 from filelock import FileLock, Timeout
 
 from . import config, frontmatter
-from .entries import BlockKind, parse
+from .entries import BlockKind, parse, search_text
 from .errors import BadInput, BotMemoryError
 from .paths import Home, FileKind, classify, parse_day
 from .safeio import FILE_MODE, RACY_NS, make_dirs, read_file
@@ -821,6 +821,7 @@ class _Unit:
     ord: int
     day: date | None
     lines: tuple[str, ...]
+    matched: str          # what the words must be in: the fact and its chat's title (entries.search_text)
 
 
 def _search_units(text: str) -> Iterable[_Unit]:
@@ -829,7 +830,7 @@ def _search_units(text: str) -> Iterable[_Unit]:
         if block.kind is BlockKind.BLANK:
             continue
         day = block.date if block.kind in (BlockKind.ENTRY, BlockKind.STRUCK) else None
-        yield _Unit(i, day, block.lines)
+        yield _Unit(i, day, block.lines, search_text(block))
 
 
 def _search_keys(words: Sequence[str]) -> set[str]:
@@ -888,7 +889,7 @@ def search(home: Home, bot: str, words: Sequence[str], since: date | None, until
             if not in_range(day):
                 continue
             if keys:
-                have = {fold(w) for ln in unit.lines for w in _words(ln)}
+                have = {fold(w) for w in _words(unit.matched)}
                 if not keys <= have:
                     continue
             shown = " ".join(ln.strip() for ln in unit.lines if ln.strip())
