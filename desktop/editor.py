@@ -16,7 +16,7 @@ from datetime import date
 from typing import Any
 
 from botmemory.core import (
-    ONLY_FIRST_LINES, BotMemoryError, Conflict, FileKind, Gauge, gauge, make_room, parse_blocks,
+    ONLY_FIRST_LINES, BotMemoryError, Conflict, FileKind, Gauge, counted, gauge, make_room, parse_blocks,
 )
 from PySide6.QtCore import QStringListModel, Qt, Signal
 from PySide6.QtGui import QFont, QFontDatabase, QTextCursor
@@ -385,7 +385,7 @@ class FileEditor(QWidget):
         g = p.gauge
         head = (f"This text is over the budget: {g.lines} of {g.max_lines} lines, "
                 f"{g.bytes / 1024:.1f} of {g.max_bytes // 1024} KB — {ONLY_FIRST_LINES}, so "
-                f"{g.unloaded_lines} line{'s' if g.unloaded_lines != 1 else ''} would not load.")
+                f"{counted(g.unloaded_lines, 'line')} would not load.")
         if p.moved:
             n = len(p.moved)
             tail = (f" The next write through the harness would move {'this entry' if n == 1 else f'these {n} entries'}"

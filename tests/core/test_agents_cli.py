@@ -383,3 +383,10 @@ def test_forget_in_a_folder_with_a_linked_note_exits_2_naming_it(cli, env, tmp_p
     code, out, err = cli("forget", bot, "tomatoes")
     assert code == 2 and "memory/linked.md" in err and "symbolic link" in err and err.count("\n") == 1
     assert _snapshot(oc, env / "bm") == before and outside.read_text() == "- tomatoes from the linked note\n"
+
+
+def test_gauge_of_a_folder_with_one_line_that_does_not_load_says_so_in_the_singular(cli, env):
+    claude_code(env / "user", index_lines=201)
+    bot = track_all(cli)["claude-code"]
+    code, out, err = cli("gauge", bot)
+    assert code == 0 and "1 line does not load" in out and "1 lines" not in out
