@@ -25,6 +25,7 @@ DOT = " · "
 MAX_ENTRY_CHARS = 1000
 MAX_ENTRY_LINES = 20
 
+BULLETS = ("- ", "* ")   # an entry's bullet, and a hand-written list line's
 _DATE = r"(\d{4}-\d{2}-\d{2})"
 _ENTRY = re.compile(rf"^[-*] {_DATE} · (.*)$")
 _STRUCK = re.compile(rf"^[-*] ~~(.*)~~ · superseded {_DATE}((?: · moved \d{{4}}-\d{{2}}-\d{{2}})?)\s*$")
@@ -260,8 +261,8 @@ def chat_source(chat: str | None, word: str) -> str:
 def strike(block: Block, day: date) -> str:
     """The struck form of an entry: ``- ~~ORIGINAL~~ · superseded DATE``."""
     first = block.first_line
-    bullet = first[:2] if first[:2] in ("- ", "* ") else "- "
-    original = first[2:] if first[:2] in ("- ", "* ") else first
+    bullet = first[:2] if first[:2] in BULLETS else "- "
+    original = first[2:] if first[:2] in BULLETS else first
     return f"{bullet}~~{original}~~{DOT}superseded {day.isoformat()}"
 
 
@@ -272,6 +273,15 @@ def fact_text(block: Block) -> str:
     ``(noticed)``, ``· until``, ``· moved``, ``· superseded`` or the ``~~`` of a struck one.
     """
     return block.body()
+
+
+def without_bullet(line: str) -> str:
+    """*line* trimmed and without its ``- `` or ``* `` bullet: the text a list of lines shows."""
+    t = line.strip()
+    for b in BULLETS:
+        if t.startswith(b):
+            return t[len(b):].lstrip()
+    return t
 
 
 def source_title(block: Block) -> str | None:
