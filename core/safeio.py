@@ -116,15 +116,18 @@ def read_file(path: Path) -> FileText | None:
         return FileText(data.decode("utf-8", errors="replace"), sha256(data), False)
 
 
-def atomic_write(path: Path, data: bytes) -> None:
-    """Replace *path* with *data* so that a crash leaves the old file or the new, never a torn one."""
+def atomic_write(path: Path, data: bytes, mode: int = FILE_MODE) -> None:
+    """Replace *path* with *data* so that a crash leaves the old file or the new, never a torn one.
+
+    The file gets *mode* (0600 unless told: a file of someone else's, such as an
+    agent's settings, passes the mode it had)."""
     if len(data) > MAX_FILE_BYTES:
         raise BadInput(f"refusing to write {len(data) / 1e6:.0f} MB to {path.name}: the limit is "
                        f"{MAX_FILE_BYTES // (1024 * 1024)} MB")
     make_dirs(path.parent)
     _check_target(path)
     tmp = path.with_name(f".{path.name}.{os.urandom(4).hex()}{TEMP_SUFFIX}")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), FILE_MODE)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), FILE_MODE & mode)
     try:
         try:
             view = memoryview(data)
@@ -134,7 +137,7 @@ def atomic_write(path: Path, data: bytes) -> None:
             os.fsync(fd)
         finally:
             os.close(fd)
-        os.chmod(tmp, FILE_MODE)
+        os.chmod(tmp, mode)
         _check_target(path)
         os.replace(tmp, path)
     except BaseException:
