@@ -25,25 +25,11 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve()
+sys.path.insert(0, str(HERE.parent))
+from bench_desktop import child_start  # noqa: E402 - the same start measurement as the desktop benchmark
 PROJECTS = 50
 TOPICS = 30
 TARGETS = {"start": 1.5, "rss": 1.3, "watch": 2.0}
-
-
-def child_start(root: str, t0: float) -> None:
-    from botmemory.desktop import app as appmod
-    from PySide6.QtCore import QTimer
-
-    started = appmod.launch(["--root", root, "--no-tray"])
-    qt = appmod.qt_app()
-
-    def running() -> None:
-        print(json.dumps({"start_s": time.time() - t0}), flush=True)
-        started.desk.shutdown()
-        qt.quit()
-
-    QTimer.singleShot(0, running)
-    qt.exec()
 
 
 def child_idle(root: str) -> None:

@@ -48,7 +48,7 @@ _export("recall", "Hit", "MIN_MESSAGE_CHARS", "Note", "RecallResult", "content_w
 _export("kinds", "AgentGauge", "AgentKind", "Limits", "Loaded", KIND_NAMES="NAMES", AGENT_KIND_NAMES="AGENT_NAMES",
         get_kind="get")
 _export("tracked", "Candidate", "Tracked", "track", "untrack", discover_agents="discover")
-_export("agents", "folder_secrets", "forget_everywhere", "kind_of", "redact_file", "secrets_in",
+_export("agents", "folder_secrets", "forget_everywhere", "kind_of", "redact_file", "secrets_in", "topic_path",
         agent_gauge="gauge", agent_limits="limits", agent_load="load", agent_recall="recall",
         forget_in_folder="forget")
 _export("diff", "diff_counts", "diff_lines")
@@ -60,14 +60,21 @@ _export("turns", "TURN_TIMEOUT_S", "Turn", "expire_turns", "log_line", "open_tur
         "turn_end", "turn_open")
 _export("watcher", "Watcher")
 _export("tidy", "TidyReport", tidy_bot="tidy")  # not "tidy": the module
+_export("capture", "CaptureReport", "capture_due", "last_capture", "note_turn",
+        capture_now="capture")  # not "capture": the module
+_export("organize", "OrganizeReport", organize_memory="organize")
 _export("connect", AGENT_NAMES="AGENTS", connect_agent="connect", connection_status="status")
 _export("upkeep", "UpkeepState", "heavy_line", "read_state", "run_due", "tidy_now")
+_export("profile", "LearnedLine", "learned_lines", "remove_learned")
+_export("server", "ApiServer", "ensure_token", "token_path", SERVE_PORT="DEFAULT_PORT")
 
 __all__ = [  # the same names as _NAMES (tests/test_layering.py checks)
+    "CaptureReport", "OrganizeReport", "capture_due", "capture_now", "last_capture", "note_turn", "organize_memory",
+    "ApiServer", "LearnedLine", "SERVE_PORT", "ensure_token", "learned_lines", "remove_learned", "token_path",
     "AGENT_KIND_NAMES", "AgentGauge", "AgentKind", "Candidate", "KIND_NAMES", "Limits", "Loaded", "Tracked",
     "agent_gauge", "agent_limits", "agent_load", "agent_recall", "discover_agents", "folder_secrets",
-    "forget_everywhere", "forget_in_folder", "get_kind", "kind_of", "redact_file", "secrets_in", "track",
-    "untrack",
+    "forget_everywhere", "forget_in_folder", "get_kind", "kind_of", "redact_file", "secrets_in", "topic_path",
+    "track", "untrack",
     "AGENT_NAMES", "AMBER_AT", "ARCHIVE_FILE", "Actor", "BadInput", "Block", "BlockKind", "BotMemoryError",
     "BotSettings", "Busy", "Change", "Conflict", "DEFAULT_TIDY_HOUR", "Document", "FileKind", "FileText",
     "ForgetResult", "Frontmatter", "Gauge", "Hit", "Home", "Journal", "LOG_DIR", "Level", "MAX_FILE_BYTES",
@@ -116,7 +123,7 @@ if TYPE_CHECKING:  # for type checkers: the same names, eagerly
     from .errors import BadInput, BotMemoryError, Busy, Conflict, Refused
     from .frontmatter import Frontmatter
     from .frontmatter import read as read_frontmatter
-    from .agents import folder_secrets, forget_everywhere, kind_of, redact_file, secrets_in
+    from .agents import folder_secrets, forget_everywhere, kind_of, redact_file, secrets_in, topic_path
     from .agents import forget as forget_in_folder
     from .agents import gauge as agent_gauge
     from .agents import limits as agent_limits
@@ -142,6 +149,10 @@ if TYPE_CHECKING:  # for type checkers: the same names, eagerly
     from .safeio import RACY_NS, MAX_FILE_BYTES, FileText, atomic_write, read_file, text_hash
     from .shadows import Shadow, Shadows
     from .store import Actor, Change, Store, Write
+    from .capture import CaptureReport, capture_due, last_capture, note_turn
+    from .capture import capture as capture_now
+    from .organize import OrganizeReport
+    from .organize import organize as organize_memory
     from .tidy import TidyReport
     from .tidy import tidy as tidy_bot
     from .turns import (TURN_TIMEOUT_S, Turn, expire_turns, log_line, open_turns, scan, turn_begin, turn_end,
@@ -149,5 +160,8 @@ if TYPE_CHECKING:  # for type checkers: the same names, eagerly
     from .update import (ForgetResult, PreferResult, RememberResult, RoomResult, forget, learning_check, make_room,
                          move_overflow, prefer, remember, undo_overflow, unforget)
     from .upkeep import UpkeepState, heavy_line, read_state, run_due, tidy_now
+    from .profile import LearnedLine, learned_lines, remove_learned
+    from .server import DEFAULT_PORT as SERVE_PORT
+    from .server import ApiServer, ensure_token, token_path
     from .watcher import Watcher
     from .wording import counted

@@ -17,7 +17,7 @@ from . import config
 from .entries import whole_word
 from .errors import BadInput, BotMemoryError
 from .kinds import AgentGauge, AgentKind, Limits
-from .paths import FileKind
+from .paths import FileKind, Home
 from .memory import Memory
 from .store import Actor, Change, Write
 
@@ -163,7 +163,7 @@ def _plan_forget(mem: Memory, bot: str, patterns: Sequence[re.Pattern[str]]) -> 
     return out, writes
 
 
-def forget(mem: Memory, bot: str, words: Sequence[str], actor: Actor) -> Forgotten:
+def forget(mem: Memory, bot: str, words: Sequence[str], actor: Actor, *, dry_run: bool = False) -> Forgotten:
     """Take out every entry of a tracked folder that mentions all *words*: one change per file.
 
     The kind splits the entries: lines of MEMORY.md and whole topic files for
@@ -171,6 +171,7 @@ def forget(mem: Memory, bot: str, words: Sequence[str], actor: Actor) -> Forgott
     ``§`` entries for Hermes, lines for OpenClaw. Frontmatter is never touched.
     Every file is read and judged before any is written: a file forget cannot
     look at is BadInput naming it, with nothing written.
+    *dry_run*: what would go, and from which files; nothing is written.
     """
     from .update import check_words
 
@@ -179,25 +180,30 @@ def forget(mem: Memory, bot: str, words: Sequence[str], actor: Actor) -> Forgott
     mem.home.require_bot(bot)
     with mem.store.locked(bot):
         out, writes = _plan_forget(mem, bot, patterns)
-        if writes:
+        if writes and not dry_run:
             out.changes = mem.store.apply(bot, writes, actor)
     return out
 
 
-def forget_everywhere(mem: Memory, words: Sequence[str], actor: Actor) -> list[Forgotten]:
-    """Forget in every tracked folder at once.
+def forget_everywhere(mem: Memory, words: Sequence[str], actor: Actor, *, dry_run: bool = False,
+                      workspaces: bool = False) -> list[Forgotten]:
+    """Forget in every tracked folder at once (and, with *workspaces*, in every bot of the home: its
+    MEMORY.md, topics and archive — About me is left to ``forget BOT``, as its change cannot be undone);
+    one journal row per file changed. *dry_run*: what would go.
 
-    Every file of every folder is read and judged before any is written: a
-    folder or file forget cannot look at (gone, not UTF-8, a symbolic link) is
-    BadInput naming the folder and the file, with nothing written anywhere.
+    Every file of every folder is read and judged before any is written, under
+    every folder's lock: a folder or file forget cannot look at (gone, not UTF-8,
+    a symbolic link) is BadInput naming the folder and the file, with nothing
+    written anywhere.
     """
     from contextlib import ExitStack
 
-    from .update import check_words
+    from . import update
 
-    clean = check_words(words)
+    clean = update.check_words(words)
     patterns = [whole_word(w) for w in clean]
     plans: list[tuple[Forgotten, list[Write]]] = []
+    homes = mem.home.workspace_names() if workspaces else []
     with ExitStack() as stack:
         for bot in sorted(mem.home.folders()):
             try:
@@ -206,11 +212,22 @@ def forget_everywhere(mem: Memory, words: Sequence[str], actor: Actor) -> list[F
                 plans.append(_plan_forget(mem, bot, patterns))
             except BadInput as e:
                 raise BadInput(f"{bot}: {e}") from e
+        for bot in homes:       # checked (a dry run) before anything is written anywhere
+            try:
+                stack.enter_context(mem.store.locked(bot))
+                update.forget(mem.store, bot, words, actor, about_me=False, dry_run=True)
+            except BadInput as e:
+                raise BadInput(f"{bot}: {e}") from e
         out = []
         for r, writes in plans:
             if writes:
-                r.changes = mem.store.apply(r.bot, writes, actor)
+                if not dry_run:
+                    r.changes = mem.store.apply(r.bot, writes, actor)
                 out.append(r)
+        for bot in homes:
+            w = update.forget(mem.store, bot, words, actor, about_me=False, dry_run=dry_run)
+            if w.files:
+                out.append(Forgotten(bot, list(w.removed), list(w.files), list(w.changes)))
     return out
 
 
@@ -221,52 +238,37 @@ def refuse(mem: Memory, bot: str, command: str) -> None:
     refuse_for_agent(mem.home, bot, command)
 
 
+_NOT_A_TOPIC = {FileKind.MEMORY: "the memory file itself", FileKind.ARCHIVE: "the archive"}
+
+
+def topic_path(home: Home, bot: str, name: str) -> str:
+    """The path a new topic called *name* gets in *bot*'s folder, by its kind's rule (``.md`` added when
+    missing), or BadInput saying why there cannot be one: the one check of the CLI, the MCP tools and the app."""
+    from . import kinds
+
+    kind = kinds.get(home.kind_name(bot))
+    name = name.strip()
+    if kind.topic_dir is None:
+        raise BadInput(f"{kind.label} keeps no topic files: its memory is {', '.join(kind.budgeted)}")
+    allowed = "letters, numbers, spaces, dots, '_' and '-'" if kind.name != "openmausbot" else \
+        "letters, numbers, spaces, dots and dashes"
+    if "/" in name or "\\" in name:
+        where = f"under {kind.topic_dir}" if kind.topic_dir else "beside MEMORY.md"
+        raise BadInput(f"A topic name is one file name {where}: {allowed}, nothing nested.")
+    rel = kind.topic_dir + (name if name.endswith(".md") else name + ".md")
+    what = home.classify(bot, rel)
+    if what is not FileKind.TOPIC:
+        raise BadInput(f"{rel} is {_NOT_A_TOPIC.get(what, 'not a topic')}, not a topic.")
+    return rel
+
+
 def is_topic(mem: Memory, bot: str, rel: str) -> bool:
     return mem.home.classify(bot, rel) is FileKind.TOPIC
 
 
 def recall(mem: Memory, bot: str, message: str) -> RecallResult:
-    """Recall over a tracked folder's topics (Claude Code's topic files, OpenClaw's notes), as a turn would get it.
-
-    A topic's body is scored by how many of the message's content words it
-    holds (whole words, folded); the best few, newest first on a tie, at most
-    :data:`~botmemory.core.recall.MAX_NOTES` and ``MAX_CHARS`` characters.
-    """
-    from datetime import date as _date
-
+    """Recall over a tracked folder's topics (Claude Code's topic files, OpenClaw's notes), as a turn would get it:
+    botmemory's own recall (:func:`botmemory.core.recall.recall`, with its index), where the kind keeps topics."""
     from . import recall as R
-    from .kinds.base import frontmatter_end
 
-    mem.home.require_bot(bot)
-    text = message.strip()
-    words = R.content_words(text) if len(text) >= R.MIN_MESSAGE_CHARS else []
-    if not words:
-        return R.RecallResult([], "")
-    keys = {R.fold(w) for w in words[:R.MAX_QUERY_WORDS]}
-    need = 2 if len(words) >= R.MANY_WORDS else 1
-    scored: list[tuple[int, float, str, str]] = []
-    ws = mem.home.workspace(bot)
-    for rel in mem.home.topics(bot):
-        try:
-            ft = mem.store.read(bot, rel)
-            mtime = os.lstat(ws / rel).st_mtime
-        except (BotMemoryError, OSError):
-            continue
-        if ft is None:
-            continue
-        body = ft.text[frontmatter_end(ft.text):].strip()
-        have = {R.fold(w) for w in R.content_words(body)}
-        score = len(keys & have)
-        if score >= need:
-            scored.append((score, mtime, rel, body))
-    scored.sort(key=lambda t: (-t[0], -t[1], t[2]))
-    best = scored[:R.MAX_NOTES]
-    if not best:
-        return R.RecallResult([], "")
-    share = max(200, (R.MAX_CHARS - len(R.HEADER)) // len(best) - 80)
-    notes = []
-    for i, (_, mtime, rel, body) in enumerate(best, 1):
-        cut = body if len(body) <= share else body[:share - 1].rstrip() + "…"
-        notes.append(R.Note(i, rel, _date.fromtimestamp(mtime), cut))
-    out = R.HEADER + "".join(f"\n\n{n.n}. {n.file} · {n.date.isoformat()}\n{n.text}" for n in notes)
-    return R.RecallResult(notes, out)
+    return R.recall(mem.home, bot, message, mem.today)

@@ -20,6 +20,8 @@ from .memory import Memory
 from .store import Actor
 from .wording import counted
 
+DEFAULT_PORT = 8721  # server.DEFAULT_PORT (tests/core/test_server.py checks); the server loads only for `serve`
+
 logger = logging.getLogger(__name__)
 
 Handler = Callable[[Memory, argparse.Namespace], Any]
@@ -45,7 +47,8 @@ class _Parser(argparse.ArgumentParser):
 
 
 _NOT_DECODED = ("root", "handler", "command", "turn_command")
-_OPTIONS = ("chat", "said", "tools", "grep", "until", "since", "expected_hash", "file", "who", "today")
+_OPTIONS = ("chat", "said", "tools", "transcript", "started_by", "remove",
+            "grep", "until", "since", "expected_hash", "file", "who", "today")
 """Arguments not checked for UTF-8: the home is a path (any bytes the system allows), the rest are ours."""
 
 
@@ -183,21 +186,22 @@ def cmd_remember(mem: Memory, args: argparse.Namespace) -> None:
 def cmd_forget(mem: Memory, args: argparse.Namespace) -> None:
     from . import update
 
+    verb = "would forget" if args.dry_run else "forgot"
     if args.all or mem.home.is_tracked(args.bot):
         from . import agents
 
         if args.all:
-            results = agents.forget_everywhere(mem, [args.bot, *args.words], _actor(args))
+            results = agents.forget_everywhere(mem, [args.bot, *args.words], _actor(args), dry_run=args.dry_run)
         else:
-            results = [agents.forget(mem, args.bot, args.words, _actor(args))]
+            results = [agents.forget(mem, args.bot, args.words, _actor(args), dry_run=args.dry_run)]
         n = sum(len(r.removed) for r in results)
-        plain = f"forgot {counted(n, 'note')}" + "".join(
+        plain = f"{verb} {counted(n, 'note')}" + "".join(
             f"\n  {r.bot}: {', '.join(r.files)}" for r in results if r.files)
         _out(args, [r.as_dict() for r in results] if args.all else results[0].as_dict(), plain)
         return
 
-    r = update.forget(mem.store, args.bot, args.words, _actor(args))
-    plain = (f"forgot {counted(len(r.removed), 'note')}"
+    r = update.forget(mem.store, args.bot, args.words, _actor(args), dry_run=args.dry_run)
+    plain = (f"{verb} {counted(len(r.removed), 'note')}"
              + (f" in {', '.join(r.files)}" if r.files else ""))
     _out(args, r.as_dict(), plain)
 
@@ -396,10 +400,44 @@ def cmd_watch(mem: Memory, args: argparse.Namespace) -> None:
                     sys.stderr.write(f"botmemory: nightly tidy-up of {bot}: {json.dumps(report)}\n")
             except Exception:
                 logger.exception("the nightly tidy-up check failed")
+            try:  # chats quiet for memory.captureQuietMs, or with six turns waiting
+                from .capture import capture_due
+
+                for bot, report in capture_due(mem).items():
+                    sys.stderr.write(f"botmemory: capture of {bot}: {json.dumps(report, ensure_ascii=False)}\n")
+            except Exception:
+                logger.exception("the capture check failed")
             if stop.wait(60.0):
                 break
     finally:
         watcher.stop()
+
+
+def cmd_serve(mem: Memory, args: argparse.Namespace) -> None:
+    import os
+    import signal
+    import threading
+
+    from .server import ApiServer
+
+    stop = threading.Event()
+
+    def on_signal(signum: int, frame: Any) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGTERM, on_signal)
+    follow = not (args.today or os.environ.get("BOTMEMORY_TODAY"))
+    api = ApiServer(mem, args.port, follow_date=follow).start()
+    try:
+        _out(args, {"url": api.url, "port": api.port, "addresses": api.addresses, "token": api.token,
+                    "token_file": str(api.token_file)},
+             f"botmemory: serving {mem.home.root} on {', '.join(api.addresses)} (loopback only)\n"
+             f"token: {api.token}\n(kept in {api.token_file}; send it as 'Authorization: Bearer <token>')")
+        sys.stderr.write("botmemory: Ctrl-C stops\n")
+        stop.wait()
+    finally:
+        api.stop()
 
 
 def cmd_turn_begin(mem: Memory, args: argparse.Namespace) -> None:
@@ -410,12 +448,63 @@ def cmd_turn_begin(mem: Memory, args: argparse.Namespace) -> None:
 
 
 def cmd_turn_end(mem: Memory, args: argparse.Namespace) -> None:
-    from .turns import turn_end
+    from .turns import open_turns, turn_end
 
     tools = [t for t in (args.tools or "").split(",") if t.strip()]
+    chat = None
+    if args.transcript is not None:
+        from .capture import STARTERS
+        from pathlib import Path
+
+        if args.started_by not in STARTERS:
+            raise BadInput(f"bad --started-by {args.started_by!r}: one of {', '.join(STARTERS)}")
+        path = Path(args.transcript).expanduser()
+        if not path.is_file() or path.is_symlink():
+            raise BadInput(f"the transcript {args.transcript!r} is not a readable file; nothing was recorded")
+        chat = next((t.chat for t in open_turns(mem, args.bot) if t.id == args.turn_id), None)
     rows = turn_end(mem, args.bot, args.turn_id, args.said, tools=tools, failed=args.failed)
-    _out(args, {"turn": args.turn_id, "rows": [r.id for r in rows]},
-         "\n".join(r.summary() for r in rows) if rows else "nothing changed in this turn")
+    out: dict[str, Any] = {"turn": args.turn_id, "rows": [r.id for r in rows]}
+    plain = "\n".join(r.summary() for r in rows) if rows else "nothing changed in this turn"
+    if args.transcript is not None and chat is not None:
+        from .capture import note_turn
+
+        why = note_turn(mem, args.bot, args.turn_id, chat, args.transcript, failed=args.failed,
+                        started_by=args.started_by, room=args.room)
+        out["capture"] = why or "pending"
+        plain += f"\ncapture: {why}" if why else "\ncapture: the turn waits to be read"
+    _out(args, out, plain)
+
+
+def cmd_capture(mem: Memory, args: argparse.Namespace) -> None:
+    from .capture import capture, summary
+    from .tidy import check_allowed
+
+    _refuse_for_agent(mem, args.bot, "capture")
+    check_allowed(mem, args.bot)     # memory or its upkeep off: refused (exit 4), like tidy
+    report = capture(mem, args.bot, organize=not args.no_organize)
+    _out(args, report.as_dict(), summary(report))
+
+
+def cmd_organize(mem: Memory, args: argparse.Namespace) -> None:
+    from .organize import organize, summary
+    from .tidy import check_allowed
+
+    _refuse_for_agent(mem, args.bot, "organize")
+    check_allowed(mem, args.bot)
+    report = organize(mem, args.bot)
+    _out(args, report.as_dict(), summary(report))
+
+
+def cmd_learned(mem: Memory, args: argparse.Namespace) -> None:
+    from .profile import learned_lines, remove_learned
+
+    if args.remove is not None:
+        gone = remove_learned(mem.home, args.remove, mem.today)
+        _out(args, gone.as_dict(), f"removed: {gone.line}")
+        return
+    lines = learned_lines(mem.home)
+    _out(args, [ll.as_dict() for ll in lines],
+         "\n".join(f"{ll.id}  {ll.line}" for ll in lines) if lines else "no lines added by your bots")
 
 
 def cmd_mcp(mem: Memory, args: argparse.Namespace) -> None:
@@ -512,6 +601,7 @@ def build_parser() -> _Parser:
     sp.add_argument("--all", action="store_true",
                     help="forget in every tracked agent folder at once (one undoable row per file); "
                          "a folder or file it cannot read is exit 2 with nothing written")
+    sp.add_argument("--dry-run", action="store_true", help="say what would go and from which files; change nothing")
     sp.add_argument("--chat", metavar="T", help="the bot's work in chat T")
     sp = add("prefer", cmd_prefer, "add a standing preference to About me (once, at most 300 characters)")
     sp.add_argument("bot")
@@ -568,9 +658,31 @@ def build_parser() -> _Parser:
     sp.add_argument("--said", metavar="TEXT", help="what the bot said last (redacted, one line, at most 300 characters)")
     sp.add_argument("--tools", metavar="A,B", help="the tools the bot used, comma-separated (redacted)")
     sp.add_argument("--failed", action="store_true", help="the turn failed")
+    sp.add_argument("--transcript", metavar="FILE",
+                    help="the turn's messages for capture, JSON lines {\"role\": \"person\"|\"bot\"|"
+                    "\"other-person\"|\"other-bot\", \"text\", \"at\"} (or a Claude Code transcript); "
+                    "kept as its location, never its text, until the chat is captured")
+    sp.add_argument("--started-by", default="person", metavar="WHO",
+                    help="who started the turn: person (default), bot, harness, routine, webhook; "
+                    "only a person's turns are captured")
+    sp.add_argument("--room", action="store_true",
+                    help="a room turn: captured only with features.roomMemoryCapture")
+    sp = add("capture", cmd_capture,
+             "notice facts in the bot's pending turns now (one helper call per chat), then organize")
+    sp.add_argument("bot")
+    sp.add_argument("--no-organize", action="store_true", help="do not organize MEMORY.md afterwards")
+    sp = add("organize", cmd_organize, "file detail in MEMORY.md into topics now (with a helper model)")
+    sp.add_argument("bot")
+    sp = add("learned", cmd_learned, "About me lines your bots added (id, line); --remove ID takes one out for good")
+    sp.add_argument("--remove", metavar="ID", help="the id `learned` shows; the fact is never added again")
     sp = add("watch", cmd_watch,
              "record changes made to memory files outside the app as 'changed outside the app' rows")
     sp.add_argument("--once", action="store_true", help="scan every workspace once and exit")
+    sp = add("serve", cmd_serve,
+             "serve the memory routes (GET/PUT /api/bots/BOT/memory/…) on 127.0.0.1 for the owner only: "
+             "a bearer token from <home>/botmemory/api-token, loopback Host only, no web pages")
+    sp.add_argument("--port", type=int, default=DEFAULT_PORT, metavar="N",
+                    help=f"the port (default {DEFAULT_PORT}; 0 picks a free one)")
     sp = add("mcp", cmd_mcp, "serve BOT's memory tools over MCP on stdin/stdout (for Claude Code, Claude Desktop, "
              "Cursor): memory_update, session_search, memory_recall, memory_load, memory_read, memory_write, "
              "memory_journal")

@@ -39,8 +39,10 @@ Json = dict[str, Any]
 
 
 def claude_dir() -> Path:
-    env = os.environ.get("CLAUDE_CONFIG_DIR")
-    return Path(env).expanduser() if env else Path.home() / ".claude"
+    """Claude Code's folder (``$CLAUDE_CONFIG_DIR``, else ``~/.claude``): the Claude Code kind's rule."""
+    from .kinds.claude_code import claude_dir as kind_claude_dir
+
+    return kind_claude_dir(Path.home(), os.environ)
 
 
 def claude_json() -> Path:
@@ -166,6 +168,16 @@ def _mcp_entry(home: Home, bot: str) -> Json:
     return {"command": cmd[0], "args": [*cmd[1:], "mcp", bot], "env": {}}
 
 
+def _object_at(data: Json, key: str) -> Json:
+    """``data[key]``, made an empty object when it is missing; BadInput when it is not a JSON object."""
+    value = data.get(key)
+    if value is None:
+        value = data[key] = {}
+    if not isinstance(value, dict):
+        raise BadInput(f"its {key} is not a JSON object; botmemory will not change it")
+    return value
+
+
 def _is_ours_mcp(entry: object) -> bool:
     return isinstance(entry, dict) and "mcp" in (entry.get("args") or []) and "botmemory" in json.dumps(entry)
 
@@ -179,10 +191,7 @@ def set_mcp(data: Json, entry: Json | None) -> None:
             if not servers:
                 del data["mcpServers"]
         return
-    if servers is None:
-        servers = data["mcpServers"] = {}
-    if not isinstance(servers, dict):
-        raise BadInput("its mcpServers is not a JSON object; botmemory will not change it")
+    servers = _object_at(data, "mcpServers")
     current = servers.get(SERVER)
     if current is not None and not _is_ours_mcp(current):
         raise BadInput(f"an MCP server named {SERVER!r} that is not botmemory's is already there; "
@@ -243,10 +252,7 @@ def set_hooks(data: Json, command: str | None) -> None:
                         if not hooks:
                             del data["hooks"]
         return
-    if hooks is None:
-        hooks = data["hooks"] = {}
-    if not isinstance(hooks, dict):
-        raise BadInput("its hooks is not a JSON object; botmemory will not change it")
+    hooks = _object_at(data, "hooks")
     for event, timeout in HOOK_EVENTS.items():
         ours = {"type": "command", "command": command, "timeout": timeout}
         groups = hooks.get(event)
@@ -341,27 +347,26 @@ def connect(home: Home, agent: str, *, project: str | None = None, bot: str | No
             read_json(path)
     if hooks_file is not None:
         command = None if remove else hook_command(home, bot)
-        original = _backup_of(hooks_file) if remove else {}
-
-        def hooks_change(d: Json) -> None:
-            set_hooks(d, command)
-            if remove:
-                keep_empty(d, original)
-
-        if update_json(hooks_file, hooks_change):
+        if _set(hooks_file, lambda d: set_hooks(d, command), remove):
             out.changed.append(str(hooks_file))
     if remove or bot is not None:
         entry = None if remove else _mcp_entry(home, bot or "")
-        mcp_original = _backup_of(mcp_file) if remove else {}
-
-        def mcp_change(d: Json) -> None:
-            set_mcp(d, entry)
-            if remove:
-                keep_empty(d, mcp_original)
-
-        if update_json(mcp_file, mcp_change):
+        if _set(mcp_file, lambda d: set_mcp(d, entry), remove):
             out.changed.append(str(mcp_file))
     return out
+
+
+def _set(path: Path, change: Callable[[Json], None], remove: bool) -> bool:
+    """Apply *change* to a JSON settings file; on removal, put back the empty containers it held before we
+    connected (from its backup). True when the file changed."""
+    original = _backup_of(path) if remove else {}
+
+    def apply(d: Json) -> None:
+        change(d)
+        if remove:
+            keep_empty(d, original)
+
+    return update_json(path, apply)
 
 
 def _found(agent: str) -> bool:

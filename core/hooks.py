@@ -15,17 +15,21 @@ stderr, which Claude Code shows in its debug log, and to
   folder's topic files and over the bound workspace (``--bot``).
 - ``Stop``: ends the session's open turn (``last_assistant_message`` as what
   was said): what changed in the folder meanwhile is Claude's work in that
-  session. ``SessionEnd`` closes whatever the session left open.
+  session; the turn waits for capture (core/capture.py) by the bound bot
+  (``--bot``; else the tracked folder's bot, when botmemory may write it) as
+  its part of ``transcript_path``, from where it ended when the prompt came. ``SessionEnd`` closes whatever the session left open.
 
 The auto memory folder is ``<claude dir>/projects/<cwd, every non-alphanumeric
 character as '-'>/memory/`` (``$CLAUDE_CONFIG_DIR``, else ``~/.claude``), or
-the ``autoMemoryDirectory`` setting. What loads of its ``MEMORY.md``: the first
-200 lines or 25,000 bytes, after the frontmatter and block-level HTML comments
-are stripped (:func:`claude_code_loaded`; the Claude Code "kind" owns the same
-rule once botmemory tracks those folders).
+the ``autoMemoryDirectory`` setting; what loads of its ``MEMORY.md`` is the
+Claude Code kind's rule (:mod:`botmemory.core.kinds.claude_code`: the first 200
+lines or 25,000 bytes after the frontmatter and block-level HTML comments).
+Recall is botmemory's recall (:func:`botmemory.core.recall.recall`, with its
+index) over the folder's topic files, tracked or not.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
@@ -34,169 +38,66 @@ import stat
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from . import BotMemoryError, Home, Memory, atomic_write, read_file
-from .connect import claude_dir
+from .kinds import claude_code
+from .paths import MEMORY_FILE, Folder
 
 logger = logging.getLogger(__name__)
 
 MAX_CONTEXT = 10_000
-CC_MAX_LINES = 200
-CC_MAX_BYTES = 25_000
 RECALL_BUDGET_S = 2.0
 """Recall that takes longer than this is left out of the answer (the person is waiting)."""
-MAX_NOTES = 4
-MAX_TOPIC_FILES = 5000
-MAX_TOPIC_BYTES = 256 * 1024
-_BLOCK_COMMENT = re.compile(r"^[ \t]*<!--.*?-->[ \t]*(?:\n|$)", re.S | re.M)
-_WORD = re.compile(r"\w+")
 
 
-# ----- Claude Code's auto memory
-
-
-def project_key(cwd: str) -> str:
-    """The folder name Claude Code gives a project: every non-alphanumeric character as ``-``."""
-    return re.sub(r"[^A-Za-z0-9]", "-", cwd)
-
-
-def _setting(cwd: Path | None, key: str) -> Any:
-    """A Claude Code setting, the most specific level first (local, project, user)."""
-    files = []
-    if cwd is not None:
-        files += [cwd / ".claude" / "settings.local.json", cwd / ".claude" / "settings.json"]
-    files.append(claude_dir() / "settings.json")
-    for f in files:
-        try:
-            ft = read_file(f)
-            data = json.loads(ft.text) if ft else None
-        except (BotMemoryError, ValueError, OSError):
-            continue
-        if isinstance(data, dict) and key in data:
-            return data[key]
-    return None
+# ----- Claude Code's auto memory: the Claude Code kind's rules
 
 
 def auto_memory_dir(cwd: str) -> Path | None:
-    """The project's auto memory folder, or None when auto memory is off."""
-    if os.environ.get("CLAUDE_CODE_DISABLE_AUTO_MEMORY", "") not in ("", "0"):
-        return None
-    here = Path(cwd) if cwd else None
-    if _setting(here, "autoMemoryEnabled") is False:
-        return None
-    custom = _setting(here, "autoMemoryDirectory")
-    if isinstance(custom, str) and custom.strip():
-        return Path(custom).expanduser()
-    return claude_dir() / "projects" / project_key(cwd) / "memory"
-
-
-def _strip_for_loading(text: str) -> str:
-    """MEMORY.md as Claude Code measures it: no frontmatter, no block-level HTML comments."""
-    if text.startswith("---\n") or text.startswith("---\r\n"):
-        end = re.search(r"^---[ \t]*\r?$\n?", text[4:], re.M)
-        if end:
-            text = text[4 + end.end():]
-    return _BLOCK_COMMENT.sub("", text)
-
-
-@dataclass(frozen=True)
-class Loaded:
-    lines: int          # lines counted after stripping
-    loaded: int         # of which load
-
-    @property
-    def unloaded(self) -> int:
-        return self.lines - self.loaded
-
-
-def claude_code_loaded(text: str) -> Loaded:
-    """How many lines of a Claude Code MEMORY.md load: the first 200 lines or 25,000 bytes."""
-    body = _strip_for_loading(text)
-    lines = body.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    size = 0
-    loaded = 0
-    for ln in lines[:CC_MAX_LINES]:
-        size += len(ln.encode("utf-8")) + 1
-        if size > CC_MAX_BYTES:
-            break
-        loaded += 1
-    return Loaded(len(lines), loaded)
+    """The project's auto memory folder, or None when auto memory is off (:func:`claude_code.project_memory_dir`)."""
+    return claude_code.project_memory_dir(cwd, Path.home(), os.environ)
 
 
 # ----- recall over a Claude Code memory folder
 
 
-def _paragraphs(text: str) -> list[str]:
-    if text.startswith("---"):
-        text = _strip_for_loading(text)
-    return [p.strip() for p in re.split(r"\n\s*\n", text) if p.strip()]
+class _OneFolder:
+    """A folder source of one untracked Claude Code folder, so that recall serves it like a tracked one."""
+
+    def __init__(self, bot: str, folder: Path) -> None:
+        self._folders = {bot: Folder(bot, folder, str(folder), claude_code.KIND)}
+
+    def folders(self) -> Mapping[str, Folder]:
+        return self._folders
 
 
-def folder_recall(folder: Path, prompt: str, limit: int = MAX_NOTES) -> list[tuple[str, str]]:
-    """Up to *limit* (file, passage) pairs of the folder's topic files that share words with *prompt*.
+def untracked_id(folder: Path) -> str:
+    """The id recall keeps an untracked folder's index under: ``claude-code-`` and a hash of its path."""
+    return "claude-code-" + hashlib.sha256(str(folder).encode("utf-8", "surrogateescape")).hexdigest()[:16]
 
-    A passage is a paragraph (headings alone are not); the best one of a file, files with more of the
-    prompt's words first. MEMORY.md is never recalled: it is loaded already.
+
+def folder_recall(mem: Memory, folder: Path, bot: str | None, prompt: str) -> list[tuple[str, str]]:
+    """The (file, passage) notes recall finds in the folder's topic files for *prompt*.
+
+    The same recall (and index) as every other folder: *bot* is the folder's tracked id; an untracked
+    folder is served under :func:`untracked_id` for the call. MEMORY.md is never recalled: it loads already.
     """
-    from . import content_words, fold
+    from . import recall_notes
 
-    words = content_words(prompt)
-    if len(prompt.strip()) < 8 or not words:
+    home = mem.home
+    if bot is None:
+        if folder.is_symlink() or not folder.is_dir():
+            return []
+        bot = untracked_id(folder)
+        home = Home(home.root, _OneFolder(bot, folder))
+    try:
+        return [(n.file, n.text) for n in recall_notes(home, bot, prompt, mem.today).notes]
+    except BotMemoryError as e:
+        logger.info("no recall from %s: %s", folder, e)
         return []
-    keys = {fold(w) for w in words[:256]}
-    needles = [k.encode("utf-8") for k in keys]
-    need = 2 if len(words) >= 5 else 1
-    scored: list[tuple[int, str, int, str]] = []
-    try:
-        with os.scandir(folder) as it:
-            entries = sorted((e for e in it if e.name.endswith(".md") and e.name != "MEMORY.md"
-                              and not e.name.startswith(".")), key=lambda e: e.name)[:MAX_TOPIC_FILES]
-    except OSError:
-        return []
-    for e in entries:
-        if e.is_symlink():             # never read through a link
-            continue
-        data = _read_small(e.path)
-        if data is None:
-            continue
-        low = data.lower()
-        if not any(n in low for n in needles):    # most files share no word: skip them cheaply
-            continue
-        text = data.decode("utf-8", errors="replace")
-        best: tuple[int, str, int, str] | None = None
-        for i, para in enumerate(_paragraphs(text)):
-            if all(ln.lstrip().startswith("#") for ln in para.split("\n")):
-                continue
-            have = {fold(w) for w in _WORD.findall(para.lower())} & keys
-            if len(have) >= need and (best is None or -len(have) < best[0]):
-                best = (-len(have), e.name, i, para)
-        if best is not None:
-            scored.append(best)
-    scored.sort()
-    return [(name, para) for _, name, _, para in scored[:limit]]
-
-
-def _read_small(path: str) -> bytes | None:
-    """A regular file's bytes (None for a link, a non-file or one over MAX_TOPIC_BYTES)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-    except OSError:
-        return None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_TOPIC_BYTES:
-            return None
-        return os.read(fd, MAX_TOPIC_BYTES + 1)[:MAX_TOPIC_BYTES]
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
 
 
 def compose(folder_notes: list[tuple[str, str]], bound: str) -> str:
@@ -229,11 +130,28 @@ def _session_file(home: Home, session: str) -> Path:
     return _sessions_dir(home) / (re.sub(r"[^A-Za-z0-9_-]", "_", session)[:120] + ".json")
 
 
-def _save_turn(home: Home, session: str, bot: str, turn: str) -> None:
-    atomic_write(_session_file(home, session), json.dumps({"bot": bot, "turn": turn}).encode("utf-8"))
+def _save_turn(home: Home, session: str, bot: str | None, turn: str | None, chat: str = "",
+               transcript_start: int | None = None, capture_bot: str | None = None) -> None:
+    """The session's open turn (of a tracked folder), and where its transcript stood, for capture by the bound bot."""
+    atomic_write(_session_file(home, session), json.dumps(
+        {"bot": bot, "turn": turn, "chat": chat, "transcript_start": transcript_start,
+         "capture_bot": capture_bot}).encode("utf-8"))
 
 
-def _end_turn(mem: Memory, session: str, said: str | None) -> None:
+def _transcript_size(event: Mapping[str, Any]) -> int | None:
+    path = event.get("transcript_path")
+    if not isinstance(path, str) or not path:
+        return None
+    try:
+        st = os.stat(path, follow_symlinks=False)
+    except OSError:
+        return None
+    return st.st_size if stat.S_ISREG(st.st_mode) else None
+
+
+def _end_turn(mem: Memory, session: str, said: str | None, transcript: str | None = None) -> None:
+    """End the session's open turn; with *transcript* (a Stop's ``transcript_path``), hand the turn to capture:
+    its part of Claude Code's transcript is what was appended since the prompt."""
     path = _session_file(mem.home, session)
     ft = read_file(path)
     if ft is None:
@@ -242,8 +160,21 @@ def _end_turn(mem: Memory, session: str, said: str | None) -> None:
 
     try:
         data = json.loads(ft.text)
-        turn_end(mem, str(data["bot"]), str(data["turn"]), said)
-    except (ValueError, KeyError, BotMemoryError) as e:
+        if not isinstance(data, dict):
+            raise TypeError("not a session record")
+        if isinstance(data.get("bot"), str) and isinstance(data.get("turn"), str):
+            turn_end(mem, data["bot"], data["turn"], said)
+        start, chat = data.get("transcript_start"), data.get("chat")
+        who = data.get("capture_bot") or data.get("bot")
+        if transcript and isinstance(start, int) and isinstance(chat, str) and chat and isinstance(who, str):
+            from . import note_turn
+            from .store import new_change_id
+
+            turn_id = data["turn"] if isinstance(data.get("turn"), str) else new_change_id(datetime.now().astimezone())
+            why = note_turn(mem, who, turn_id, chat, transcript, start=start)
+            if why:
+                logger.info("the turn of session %s is not captured: %s", session, why)
+    except (ValueError, TypeError, KeyError, BotMemoryError) as e:
         logger.info("the turn of session %s was already closed: %s", session, e)
     finally:
         try:
@@ -253,12 +184,13 @@ def _end_turn(mem: Memory, session: str, said: str | None) -> None:
 
 
 def tracked_bot(mem: Memory, folder: Path) -> str | None:
-    """The id under which botmemory tracks *folder*, or None (tracking comes with the agent kinds)."""
+    """The id under which botmemory serves *folder*: a tracked folder (the registry), else a workspace; or None."""
     try:
         target = folder.resolve()
     except OSError:
         return None
-    for bot in mem.home.bots():
+    folders = mem.home.folders()
+    for bot in [*folders, *mem.home.workspace_names()]:
         try:
             if mem.home.workspace(bot).resolve() == target:
                 return bot
@@ -279,16 +211,18 @@ def session_start(event: Mapping[str, Any]) -> str:
     folder = auto_memory_dir(str(event.get("cwd") or ""))
     if folder is None:
         return ""
-    ft = read_file(folder / "MEMORY.md")
+    ft = read_file(folder / MEMORY_FILE)
     if ft is None:
         return ""
-    n = claude_code_loaded(ft.text)
-    if not n.unloaded:
+    kind = claude_code.KIND
+    n = kind.loaded(MEMORY_FILE, ft.text, kind.limits(Path.home(), os.environ, {}))
+    if not n.unloaded_lines:
         return ""
     return _context("SessionStart", (
-        f"{n.unloaded} of the {n.lines} lines of {folder / 'MEMORY.md'} do not load into this session: Claude Code "
-        f"loads its first {CC_MAX_LINES} lines or {CC_MAX_BYTES:,} bytes, and the last line that loads is line "
-        f"{n.loaded} (counted after frontmatter and HTML comments). What is past it is not in your context."))
+        f"{n.unloaded_lines} of the {n.lines} lines of {folder / MEMORY_FILE} do not load into this session: "
+        f"Claude Code loads its first {n.max_lines} lines or {n.max_bytes:,} bytes, and the last line that loads "
+        f"is line {n.lines - n.unloaded_lines} (counted after frontmatter and HTML comments). What is past it is "
+        "not in your context."))
 
 
 def with_deadline(fn: Callable[[], str], seconds: float) -> str:
@@ -314,17 +248,19 @@ def user_prompt(mem: Memory, event: Mapping[str, Any], bot: str | None, budget: 
     prompt = str(event.get("prompt") or "")
     folder = auto_memory_dir(str(event.get("cwd") or ""))
     tracked = tracked_bot(mem, folder) if folder is not None else None
-    if tracked and session:
+    if (tracked or bot) and session:
         from . import turn_begin
 
+        chat = f"Claude Code {session[:8]}"
         try:
             _end_turn(mem, session, None)       # a turn the last Stop did not close
-            _save_turn(mem.home, session, tracked, turn_begin(mem, tracked, f"Claude Code {session[:8]}"))
+            turn = turn_begin(mem, tracked, chat) if tracked else None
+            _save_turn(mem.home, session, tracked, turn, chat, _transcript_size(event), bot)
         except BotMemoryError as e:
-            logger.warning("could not open a turn for %s: %s", tracked, e)
+            logger.warning("could not open a turn for %s: %s", tracked or bot, e)
 
     def recall() -> str:
-        notes = folder_recall(folder, prompt) if folder is not None else []
+        notes = folder_recall(mem, folder, tracked, prompt) if folder is not None else []
         bound = ""
         if bot:
             from . import recall_notes
@@ -357,7 +293,9 @@ def handle(mem: Memory | None, raw: str, bot: str | None = None, budget: float |
             return user_prompt(mem, event, bot, left)
         if name in ("Stop", "SubagentStop", "SessionEnd") and event.get("session_id"):
             said = event.get("last_assistant_message") if name != "SessionEnd" else None
-            _end_turn(mem, str(event["session_id"]), said if isinstance(said, str) else None)
+            transcript = event.get("transcript_path") if name == "Stop" else None   # the person's turn, for capture
+            _end_turn(mem, str(event["session_id"]), said if isinstance(said, str) else None,
+                      transcript if isinstance(transcript, str) and transcript else None)
         return ""
     except Exception as e:  # noqa: BLE001 - a hook never fails the person: it logs and answers nothing
         log_error(mem.home if mem else None, f"hook claude-code: {type(e).__name__}: {e}")

@@ -43,19 +43,16 @@ from __future__ import annotations
 import logging
 import os
 import re
-import secrets
 import sqlite3
 import stat
 import time
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
-
-from filelock import FileLock, Timeout
 
 from . import config, frontmatter
 from .entries import BlockKind, parse, search_text
@@ -276,13 +273,39 @@ def _is_topic_name(name: str) -> bool:
         return False
 
 
+def _topic_folder(home: Home, bot: str) -> tuple[Path, str]:
+    """Where *bot*'s topic files are, and their paths' prefix: ``memory/`` in a workspace; for a tracked
+    folder, where its kind keeps topics (Claude Code: beside ``MEMORY.md``; OpenClaw: ``memory/``)."""
+    from . import kinds
+
+    prefix = kinds.get(home.kind_name(bot)).topic_dir if home.is_tracked(bot) else "memory/"
+    if prefix is None:      # a kind without topic files (Hermes): nothing there is a topic
+        prefix = "memory/"
+    return home.workspace(bot) / prefix, prefix
+
+
+def _topic_check(home: Home, bot: str, prefix: str) -> Callable[[str], bool]:
+    """Whether a file name in the topic folder is a topic, by the rule of *bot*'s kind."""
+    layout = home.layout(bot)
+    if layout is None:
+        return _is_topic_name
+
+    def check(name: str) -> bool:
+        try:
+            return layout.classify(prefix + name) is FileKind.TOPIC
+        except BadInput:
+            return False
+    return check
+
+
 def _list_topics(home: Home, bot: str) -> dict[str, _Key]:
     """The topic files of a workspace (as ``home.topics`` lists them) by file name, with their change keys.
 
     Run before every recall, so it is kept lean: one ``stat`` a file, relative to
     the folder's descriptor where the platform allows it (no path walk per file).
     """
-    folder = home.workspace(bot) / "memory"
+    folder, prefix = _topic_folder(home, bot)
+    is_topic = _topic_check(home, bot, prefix)
     out: dict[str, _Key] = {}
     if _DIR_FD:
         try:
@@ -291,7 +314,7 @@ def _list_topics(home: Home, bot: str) -> dict[str, _Key]:
             return out
         try:
             for name in os.listdir(fd):
-                if name.endswith(".md") and _is_topic_name(name):
+                if name.endswith(".md") and is_topic(name):
                     try:
                         st = os.stat(name, dir_fd=fd, follow_symlinks=False)
                     except OSError:
@@ -308,7 +331,7 @@ def _list_topics(home: Home, bot: str) -> dict[str, _Key]:
     with it:
         for e in it:
             name = e.name
-            if not name.endswith(".md") or not _is_topic_name(name) or e.is_symlink():
+            if not name.endswith(".md") or not is_topic(name) or e.is_symlink():
                 continue
             try:
                 st = e.stat(follow_symlinks=False)
@@ -434,15 +457,16 @@ def _drop_file(conn: sqlite3.Connection, file_id: int) -> None:
 
 def _read_topic(home: Home, bot: str, name: str) -> _Topic | None:
     """A topic's passages; an empty topic when it cannot be read; None when it is gone."""
+    folder, prefix = _topic_folder(home, bot)
     try:
-        ft = read_file(home.workspace(bot) / "memory" / name)
+        ft = read_file(folder / name)
     except (BotMemoryError, OSError) as e:
-        logger.info("recall skips memory/%s: %s", name, e)
+        logger.info("recall skips %s%s: %s", prefix, name, e)
         return _Topic([], set(), None)
     if ft is None:
         return None
     if not ft.valid:
-        logger.info("recall reads memory/%s with replacement characters: it is not valid UTF-8", name)
+        logger.info("recall reads %s%s with replacement characters: it is not valid UTF-8", prefix, name)
     return _analyse_topic(name, ft.text)
 
 
@@ -501,7 +525,7 @@ def _refresh(conn: sqlite3.Connection, home: Home, bot: str, listing: dict[str, 
             if len(postings) >= _BATCH:
                 flush()
         flush()
-        generation = secrets.token_hex(8)
+        generation = os.urandom(8).hex()
         conn.execute("INSERT OR REPLACE INTO meta(k, v) VALUES ('generation', ?)", (generation,))
         conn.execute("INSERT OR REPLACE INTO meta(k, v) SELECT 'passages', COUNT(*) FROM passages")
         conn.execute("COMMIT")
@@ -657,7 +681,7 @@ def _count_all(conn: sqlite3.Connection, words: list[str], need: int, t: int) ->
         (*words, t, need, MAX_NOTES))]
 
 
-def _query(conn: sqlite3.Connection, keys: list[str], need: int, today: date) -> list[_Found]:
+def _query(conn: sqlite3.Connection, keys: list[str], need: int, today: date, prefix: str = "memory/") -> list[_Found]:
     best = _best_passages(conn, keys, need, today)
     out: list[_Found] = []
     if best:
@@ -665,7 +689,7 @@ def _query(conn: sqlite3.Connection, keys: list[str], need: int, today: date) ->
         rows = {r[0]: (str(r[1]), str(r[2])) for r in conn.execute(
             f"SELECT p.pid, f.name, p.text FROM passages p JOIN files f ON f.id = p.file_id"
             f" WHERE p.pid IN ({marks})", tuple(b[0] for b in best))}
-        out = [_Found("memory/" + rows[pid][0], date.fromordinal(day), rows[pid][1])
+        out = [_Found(prefix + rows[pid][0], date.fromordinal(day), rows[pid][1])
                for pid, _s, day in best if pid in rows]
     if len(out) < MAX_NOTES:
         # topics whose file name, title or alias matches: their opening, below every passage
@@ -675,8 +699,8 @@ def _query(conn: sqlite3.Connection, keys: list[str], need: int, today: date) ->
                 f"SELECT name, day, opening FROM (SELECT name, day, opening, {score} AS score FROM files"
                 f" WHERE opening IS NOT NULL) WHERE score >= ? ORDER BY score DESC, day DESC, name LIMIT ?",
                 (*(f" {k} " for k in keys), need, MAX_NOTES + len(have))):
-            if len(out) < MAX_NOTES and f"memory/{name}" not in have:
-                out.append(_Found(f"memory/{name}", date.fromordinal(day), str(opening)))
+            if len(out) < MAX_NOTES and prefix + name not in have:
+                out.append(_Found(prefix + name, date.fromordinal(day), str(opening)))
     return out
 
 
@@ -688,6 +712,8 @@ def _is_busy(e: sqlite3.Error) -> bool:
 
 def _discard(path: Path) -> None:
     """Remove a corrupt index (and its WAL files) so that it is rebuilt."""
+    from filelock import FileLock, Timeout  # only here (a corrupt index): a recall before a turn skips its import
+
     lock = FileLock(str(path.with_name(path.name + ".lock")), timeout=30)
     try:
         with lock:
@@ -705,13 +731,14 @@ def _recall_from_index(home: Home, bot: str, keys: list[str], need: int, today: 
     listing = _list_topics(home, bot)
     if not listing:
         return []
+    prefix = _topic_folder(home, bot)[1]
     path = index_path(home, bot)
     for attempt in range(2):
         try:
             conn = _open(path)
             try:
                 _sync(conn, home, bot, listing, str(path))
-                return _query(conn, keys, need, today)
+                return _query(conn, keys, need, today, prefix)
             finally:
                 conn.close()
         except (_Unusable, OSError) as e:
@@ -731,7 +758,7 @@ def _recall_from_index(home: Home, bot: str, keys: list[str], need: int, today: 
     conn = _configure(sqlite3.connect(":memory:", isolation_level=None))
     try:
         _sync(conn, home, bot, listing, "")
-        return _query(conn, keys, need, today)
+        return _query(conn, keys, need, today, prefix)
     finally:
         conn.close()
 

@@ -71,6 +71,7 @@ class TidyReport:
     changes: list[Change] = field(default_factory=list)
     skipped: list[dict[str, str | None]] = field(default_factory=list)
     helper: str | None = None       # the helper model used, when one was
+    organized: dict[str, object] | None = None   # the organizing pass after it (core/organize.py)
 
     @property
     def rows(self) -> list[str]:
@@ -88,6 +89,7 @@ class TidyReport:
             "rows": self.rows,
             "skipped": list(self.skipped),
             "helper": self.helper,
+            **({"organized": self.organized} if self.organized is not None else {}),
         }
 
 
@@ -480,4 +482,12 @@ def summary(report: TidyReport) -> str:
     for s in report.skipped:
         where = f"{s['file']}: " if s["file"] else ""
         lines.append(f"skipped {s['step']}: {where}{s['reason']}")
+    org = report.organized
+    if org is not None:
+        moved = org.get("moved")
+        for m in moved if isinstance(moved, list) else []:
+            lines.append(f"organized: filed into {m['file']}: {m['line']}")
+        skipped = org.get("skipped")
+        for s2 in skipped if isinstance(skipped, list) else []:
+            lines.append(f"skipped organizing: {s2['what']}: {s2['reason']}")
     return "\n".join(lines)

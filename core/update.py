@@ -263,12 +263,14 @@ def _unreadable(rel: str, why: str) -> BadInput:
     return BadInput(f"forget cannot look at {rel}: {why}; nothing was forgotten anywhere")
 
 
-def forget(store: Store, bot: str, words: Sequence[str], actor: Actor, *, about_me: bool = True) -> ForgetResult:
+def forget(store: Store, bot: str, words: Sequence[str], actor: Actor, *, about_me: bool = True,
+           dry_run: bool = False) -> ForgetResult:
     """Remove every note that mentions all *words* as whole words, everywhere, and keep the words.
 
     Every file is read and judged before any is written: a file forget cannot
     look at (not UTF-8, a symbolic link) is BadInput naming it, with nothing
-    written anywhere — not even the forgotten words.
+    written anywhere — not even the forgotten words. *dry_run*: what would go,
+    and from which files; nothing is written.
     """
     clean = check_words(words)
     patterns = [E.whole_word(w) for w in clean]
@@ -305,6 +307,11 @@ def forget(store: Store, bot: str, words: Sequence[str], actor: Actor, *, about_
                 if gone:
                     about = (new, gone)
         learned = _read_learned_strict(home)
+        if dry_run:
+            if about is not None:
+                removed.extend(about[1])
+                files.append("about-me.md")
+            return ForgetResult(removed, files)
         changes = store.apply(bot, writes, actor) if writes else []
         if about is not None:
             atomic_write(home.about_me, about[0].encode("utf-8"))
@@ -504,6 +511,8 @@ def prefer(home: Home, bot: str, text: str, today: date) -> PreferResult:
     if len(clean) > MAX_PREFERENCE_CHARS:
         raise BadInput(f"the preference is {len(clean)} characters; at most {MAX_PREFERENCE_CHARS}")
     clean = redact(clean)
+    if is_removed(home, clean):
+        raise Refused("this fact was removed from About me (Added by your bots → Remove); it is not added again")
     line = f"- {today.isoformat()}{E.DOT}learned by {bot}{E.DOT}{clean}"
     with _home_lock(home).held():
         ft = read_file(home.about_me)
@@ -517,6 +526,18 @@ def prefer(home: Home, bot: str, text: str, today: date) -> PreferResult:
     if same is not None:
         return PreferResult(same, False, lifted)
     return PreferResult(line, True, lifted)
+
+
+def same_fact(a: str, b: str) -> bool:
+    """Two learned facts are the same: spacing, case and one final full stop aside."""
+    return " ".join(a.split()).rstrip(".").lower() == " ".join(b.split()).rstrip(".").lower()
+
+
+def is_removed(home: Home, text: str) -> bool:
+    """True when the person removed this fact from About me's learned lines: it is never added again."""
+    removed = read_learned(home)["removed"]
+    return isinstance(removed, list) and any(
+        isinstance(r, dict) and same_fact(str(r.get("text", "")), text) for r in removed)
 
 
 def _same_preference(line: str, text: str) -> bool:

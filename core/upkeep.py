@@ -143,6 +143,8 @@ def tidy_now(mem: Memory, bot: str, *, model: bool = True, now: datetime | None 
     from .tidy import tidy
 
     report = tidy(mem, bot, model=model)
+    if model:
+        report.organized = _organize(mem, bot)
     write_state(mem.home, bot, UpkeepState(now or _now(), report.as_dict()))
     return report
 
@@ -166,7 +168,9 @@ def run_due(mem: Memory, now: datetime, open_turns: Callable[[str], bool]) -> di
         from .tidy import tidy
 
         try:
-            report = tidy(mem, bot).as_dict()
+            tidied = tidy(mem, bot)
+            tidied.organized = _organize(mem, bot)
+            report = tidied.as_dict()
         except BotMemoryError as e:
             logger.warning("nightly tidy-up of %s failed: %s", bot, e)
             write_state(mem.home, bot, UpkeepState(now, None, str(e)))
@@ -176,6 +180,17 @@ def run_due(mem: Memory, now: datetime, open_turns: Callable[[str], bool]) -> di
         logger.info("nightly tidy-up of %s: %s", bot, report)
         out[bot] = report
     return out
+
+
+def _organize(mem: Memory, bot: str) -> dict[str, Any]:
+    """The organizing pass that follows a tidy-up (core/organize.py); its failure never fails the tidy-up."""
+    from .organize import organize
+
+    try:
+        return organize(mem, bot).as_dict()
+    except BotMemoryError as e:
+        logger.warning("organizing %s failed: %s", bot, e)
+        return {"error": str(e)}
 
 
 # ----- a heavy bot

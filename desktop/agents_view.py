@@ -147,10 +147,7 @@ def display_name(mem: Memory, bot: str) -> str:
 def topic_prefix(mem: Memory, bot: str) -> str | None:
     """Where a new topic goes: ``memory/`` in a workspace or OpenClaw, beside MEMORY.md for Claude Code, nowhere
     for Hermes (None)."""
-    kind = kind_of(mem, bot)
-    if kind.name == "hermes":
-        return None
-    return "" if kind.name == "claude-code" else "memory/"
+    return kind_of(mem, bot).topic_dir
 
 
 def loads_text(mem: Memory, bot: str) -> str:

@@ -21,7 +21,7 @@ from PySide6.QtCore import QObject, Slot
 from PySide6.QtWidgets import QApplication, QSystemTrayIcon
 
 from . import demo as demo_mod
-from . import icons, logs, obsidian, pathnotice
+from . import icons, logs, obsidian, pathnotice, serve
 from .instance import InstanceServer, ask_running
 from .notify import Notifier
 from .panel import MemoryPanel
@@ -110,12 +110,16 @@ class App(QObject):
             self.session.gauges_changed.connect(self.tray.update_state)
             self.session.bots_changed.connect(self.tray.set_bots)
             self.session.recent_changed.connect(self.tray.set_recent)
+        self.routes = serve.RoutesService(self.session, persist=not demo, parent=self)
+        self.routes.failed.connect(self._say)
         self.notifier = Notifier(self.tray.icon if self.tray else None, self, submit=self.session.worker.read)
         self.notifier.activated.connect(self._notice_chosen)
         self.session.notice.connect(self.notifier.notify)
 
     def start(self, show: str | None = None) -> None:
         self.session.start()
+        if not self.demo:
+            self.routes.start_if_enabled()
         self.offer_agents()
         if self.tray is not None:
             self.tray.show()
@@ -183,6 +187,7 @@ class App(QObject):
         dialog = cls(self.mem.home, worker=self.session.worker, demo=self.demo)
         if hasattr(dialog, "home_changed"):
             dialog.home_changed.connect(self.home_changed)
+            serve.add_checkbox(dialog, self.routes, demo=self.demo)
         if hasattr(dialog, "agents_requested"):
             dialog.agents_requested.connect(self.open_agents)
         self._settings = dialog
@@ -277,6 +282,7 @@ class App(QObject):
         """Stop the watcher and the worker, hide the tray, close the panel, remove a temporary demo home
         (safe to call twice)."""
         self.session.stop()
+        self.routes.stop()      # after the worker: a start still queued has run or was dropped
         if self.tray is not None:
             self.tray.hide()
         if self.panel is not None:

@@ -185,6 +185,33 @@ def run_due(mem: Memory, now: datetime) -> dict[str, Any]:
     return result
 
 
+def capture_due(mem: Memory) -> dict[str, Any]:
+    """Capture the chats that are due (quiet for memory.captureQuietMs, or six turns waiting)."""
+    from botmemory.core import capture_due as core_capture_due
+
+    result: dict[str, Any] = core_capture_due(mem)
+    return result
+
+
+def last_capture(mem: Memory, bot: str) -> dict[str, Any] | None:
+    from botmemory.core import last_capture as core_last_capture
+
+    return core_last_capture(mem.home, bot)
+
+
+def learned_lines(mem: Memory) -> list[Any]:
+    """About me's learned lines (core ``LearnedLine``: id, line, …), newest first."""
+    from botmemory.core import learned_lines as core_learned_lines
+
+    return list(core_learned_lines(mem.home))
+
+
+def remove_learned(mem: Memory, line_id: str) -> Any:
+    from botmemory.core import remove_learned as core_remove_learned
+
+    return core_remove_learned(mem.home, line_id, mem.today)
+
+
 def start_watcher(mem: Memory, on_rows: Callable[..., None]) -> Any:
     """Start the core's live watcher; it rescans every workspace first (this call waits for that)."""
     from botmemory.core import Watcher

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
-from botmemory.core import MEMORY_FILE, ONLY_FIRST_LINES, BotMemoryError, Conflict, classify, counted
+from botmemory.core import MEMORY_FILE, ONLY_FIRST_LINES, BotMemoryError, Conflict, Home, counted, topic_path
 from PySide6.QtCore import QItemSelectionModel, QStringListModel, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
@@ -33,6 +34,7 @@ from PySide6.QtWidgets import (
 )
 
 from . import icons, obsidian, pathnotice
+from .forget_view import ForgetDialog
 from .editor import Banner, BudgetPreview, FileEditor, budget_preview, mono_font
 from .gauge import GaugeWidget
 from .journal_view import JournalView
@@ -60,21 +62,15 @@ aliases: []
 NO_BOT = "No bot is open: create one or choose the bot home first."
 
 
-def topic_name_problem(name: str) -> str | None:
-    """Why *name* cannot be a new topic's file name, or None."""
-    name = name.strip()
-    if not name:
+def topic_name_problem(name: str, home: Home | None = None, bot: str | None = None) -> str | None:
+    """Why *name* cannot be a new topic's file name in *bot*'s folder, by its kind's rule (core's
+    ``topic_path``); without a bot, a workspace's rule. None when it can."""
+    if not name.strip():
         return "Type a name."
-    if "/" in name or "\\" in name:
-        return ("A topic name is one file name under memory/: letters, numbers, spaces, dots and dashes, "
-                "nothing nested.")
-    rel = f"memory/{name if name.endswith('.md') else name + '.md'}"
     try:
-        classify(rel)
+        topic_path(home or Home(Path(".")), bot or "bot", name)
     except BotMemoryError as e:
         return str(e)
-    if rel == "memory/archive.md":
-        return "memory/archive.md is the archive, not a topic."
     return None
 
 
@@ -82,11 +78,15 @@ class TopicDialog(QInputDialog):
     """New topic: the name is checked as it is typed; OK stays disabled, with the reason, until it is valid."""
 
     PROMPT = "Topic file name (letters, numbers, spaces, dots, dashes):"
+    AGENT_PROMPT = "Topic file name (letters, numbers, spaces, dots, '_', dashes):"
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, problem: Callable[[str], str | None] = topic_name_problem,
+                 prompt: str = PROMPT) -> None:
         super().__init__(parent)
+        self.prompt = prompt
+        self.problem = problem
         self.setWindowTitle("New topic")
-        self.setLabelText(self.PROMPT)
+        self.setLabelText(self.prompt)
         self.setInputMode(QInputDialog.InputMode.TextInput)
         self.textValueChanged.connect(self._check)
         self._check("")
@@ -96,9 +96,9 @@ class TopicDialog(QInputDialog):
         return box.button(QDialogButtonBox.StandardButton.Ok) if box is not None else None
 
     def _check(self, text: str) -> None:
-        problem = topic_name_problem(text)
+        problem = self.problem(text)
         shown = problem if text.strip() else None
-        self.setLabelText(self.PROMPT + (f"\n\n{shown}" if shown else ""))
+        self.setLabelText(self.prompt + (f"\n\n{shown}" if shown else ""))
         ok = self.ok_button()
         if ok is not None:
             ok.setEnabled(problem is None)
@@ -187,6 +187,11 @@ class MemoryPanel(QWidget):
         self.files_view.selectionModel().currentRowChanged.connect(lambda cur, _p: self._file_selected(cur.row()))
         self.new_topic_button = QPushButton("New topic…")
         self.new_topic_button.clicked.connect(self.new_topic)
+        self.forget_button = QPushButton("Forget everywhere…")
+        self.forget_button.setToolTip("Take a fact out of every bot and tracked folder at once; each file's change "
+                                      "can be undone")
+        self.forget_button.clicked.connect(self.open_forget)
+        self._forget: ForgetDialog | None = None
         self.editor = FileEditor(session)
         self.editor.status.connect(self.say)
         self.editor.deleted.connect(lambda _r: self.refresh_files())
@@ -195,6 +200,7 @@ class MemoryPanel(QWidget):
         lb.setContentsMargins(0, 0, 0, 0)
         lb.addWidget(self.files_view, 1)
         lb.addWidget(self.new_topic_button)
+        lb.addWidget(self.forget_button)
         files = QSplitter(Qt.Orientation.Horizontal)
         files.addWidget(left)
         files.addWidget(self.editor)
@@ -531,14 +537,26 @@ class MemoryPanel(QWidget):
 
     def topic_dialog(self) -> TopicDialog:
         """The New topic dialog (its own method so tests can drive it)."""
-        return TopicDialog(self)
+        bot, home = self.bot, self.session.mem.home
+        if bot is None:
+            return TopicDialog(self)
+        prompt = TopicDialog.PROMPT if not home.is_tracked(bot) else TopicDialog.AGENT_PROMPT
+        return TopicDialog(self, lambda name: topic_name_problem(name, home, bot), prompt)
+
+    def open_forget(self) -> ForgetDialog:
+        """Forget everywhere… (one dialog at a time; returned so tests can drive it)."""
+        if self._forget is None or not self._forget.isVisible():
+            self._forget = ForgetDialog(self.session, self)
+        self._forget.show()
+        self._forget.raise_()
+        return self._forget
 
     def new_topic(self) -> None:
         if self.bot is None:
             return
         dialog = self.topic_dialog()
         try:
-            if dialog.exec() and not topic_name_problem(dialog.textValue()):
+            if dialog.exec() and not dialog.problem(dialog.textValue()):
                 self.create_topic(dialog.textValue().strip())
         finally:
             dialog.deleteLater()
@@ -547,23 +565,15 @@ class MemoryPanel(QWidget):
         bot = self.bot
         if bot is None:
             return
-        prefix = topic_prefix(self.session.mem, bot)
-        if prefix is None:
+        if topic_prefix(self.session.mem, bot) is None:
             self.say("This agent keeps no topic files.")
             return
-        problem = topic_name_problem(name) if prefix == "memory/" else None
-        if problem:
-            self.say(problem)
-            return
-        if not name.endswith(".md"):
-            name += ".md"
-        rel = f"{prefix}{name}"
         try:
-            self.session.mem.home.classify(bot, rel)   # a tracked folder: its kind's rules
+            rel = topic_path(self.session.mem.home, bot, name)     # the folder's kind's rule
         except BotMemoryError as e:
             self.say(str(e))
             return
-        title = name[:-3].replace("-", " ").strip().capitalize()
+        title = rel.rsplit("/", 1)[-1][:-3].replace("-", " ").strip().capitalize()
 
         def created(_change: Any) -> None:
             self.refresh_files(select=rel)

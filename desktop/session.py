@@ -39,6 +39,8 @@ COALESCE_MS = 60
 """Journal events within this many ms are read as one batch (a write touches the archive and MEMORY.md)."""
 UPKEEP_CHECK_MS = 10 * 60 * 1000
 """How often the nightly tidy-up's schedule function is asked whether a run is due."""
+CAPTURE_CHECK_MS = 30 * 1000
+"""How often the pending turns are asked whether a chat is due for capture (quiet two minutes, or six turns)."""
 RECENT_ROWS = 10
 
 
@@ -101,6 +103,9 @@ class Session(QObject):
         self._upkeep_timer.setInterval(UPKEEP_CHECK_MS)
         self._upkeep_timer.setTimerType(Qt.TimerType.VeryCoarseTimer)
         self._upkeep_timer.timeout.connect(self.check_upkeep)
+        self._capture_timer = QTimer(self)
+        self._capture_timer.setInterval(CAPTURE_CHECK_MS)
+        self._capture_timer.timeout.connect(self.check_capture)
         self._watcher_event.connect(self._journal_touched, Qt.ConnectionType.QueuedConnection)
         self.row_listener = self._on_row
         mem.row_listeners.append(self.row_listener)
@@ -119,6 +124,7 @@ class Session(QObject):
                               lambda e: logger.warning("the live watcher did not start: %s", e))
         if self._upkeep:
             self._upkeep_timer.start()
+            self._capture_timer.start()
             QTimer.singleShot(0, self.check_upkeep)
 
     def stop(self) -> None:
@@ -126,6 +132,7 @@ class Session(QObject):
         with self._watch_lock:
             self._started = False
         self._upkeep_timer.stop()
+        self._capture_timer.stop()
         self._coalesce.stop()
         self.worker.shutdown()
         with self._watch_lock:
@@ -346,6 +353,18 @@ class Session(QObject):
                 self.upkeep_ran.emit(bot, report)
 
         self.worker.write(run, ran, lambda e: logger.warning("the nightly tidy-up check failed: %s", e))
+
+    @Slot()
+    def check_capture(self) -> None:
+        """Noticing facts: capture the chats quiet for memory.captureQuietMs, or with six turns waiting."""
+        mem = self.mem
+
+        def ran(reports: dict[str, Any]) -> None:
+            for bot, report in reports.items():
+                self.upkeep_ran.emit(bot, {"capture": report})
+
+        self.worker.write(lambda: corelink.capture_due(mem), ran,
+                          lambda e: logger.warning("the capture check failed: %s", e))
 
 
 def gauge_of(mem: Memory, bot: str) -> Gauge:

@@ -38,6 +38,8 @@ class UpkeepInfo:
     report: dict[str, Any] | None
     error: str | None
     heavy: str | None
+    capture: dict[str, Any] | None = None     # the last capture: {"at": ISO time, "report": {...}}
+    learned: tuple[tuple[str, str], ...] = ()  # About me lines added by the bots (id, line), newest first
 
 
 def read_info(mem: Memory, bot: str) -> UpkeepInfo:
@@ -54,7 +56,35 @@ def read_info(mem: Memory, bot: str) -> UpkeepInfo:
     except Exception as e:  # noqa: BLE001 - the line is optional; the panel works without it
         logger.info("heavy-bot check failed for %s: %s", bot, e)
         heavy = None
-    return UpkeepInfo(s, last, report, error, heavy)
+    try:
+        captured = corelink.last_capture(mem, bot)
+        learned = tuple((ll.id, ll.line) for ll in corelink.learned_lines(mem))
+    except Exception as e:  # noqa: BLE001 - optional, like the upkeep state
+        logger.info("no capture state for %s: %s", bot, e)
+        captured, learned = None, ()
+    return UpkeepInfo(s, last, report, error, heavy, captured, learned)
+
+
+def capture_text(last: dict[str, Any] | None) -> str:
+    """The last capture (the core's ``last_capture``) in plain words: when, what it filed, what it skipped."""
+    if not last:
+        return "Last capture: never"
+    try:
+        when = when_text(datetime.fromisoformat(str(last.get("at"))))
+    except ValueError:
+        when = "unknown"
+    report = last.get("report") or {}
+    filed = [f for f in report.get("filed") or [] if isinstance(f, dict)]
+    text = f"Last capture: {when}. " + (f"Filed {_n(len(filed), 'fact', 'facts')}:" if filed else "Nothing new filed.")
+    for f in filed:
+        text += f"\n• {f.get('fact')} → {f.get('file')}"
+    for s in report.get("skipped") or []:
+        if isinstance(s, dict):
+            text += f"\nSkipped: {s.get('what')}: {s.get('reason')}"
+    moved = (report.get("organized") or {}).get("moved") or []
+    if moved:
+        text += f"\nOrganizing filed {_n(len(moved), 'line', 'lines')} of MEMORY.md into topics."
+    return text
 
 
 _n = counted
@@ -127,7 +157,9 @@ class UpkeepView(QWidget):
         self.upkeep_switch = QCheckBox("Memory upkeep")
         self.upkeep_help = QLabel(
             "Every night after the tidy hour: expired entries move to the archive, exact duplicates go, "
-            "and — with a helper model — contradictions are struck through. Every change can be undone.")
+            "and — with a helper model — contradictions are struck through. With a helper model it also notices "
+            "facts in your chats (after two quiet minutes or six turns) and files detail from MEMORY.md into "
+            "topics. Every change can be undone.")
         for lab in (self.memory_help, self.upkeep_help):
             lab.setWordWrap(True)
             lab.setStyleSheet("color: #666; margin-left: 22px;")
@@ -159,6 +191,12 @@ class UpkeepView(QWidget):
         hb.addWidget(self.heavy_button)
         self.heavy_frame.hide()
 
+        self.capture_label = QLabel("Last capture: never")
+        self.capture_label.setWordWrap(True)
+        self.learned_title = QLabel("<b>Added by your bots</b> (About me)")
+        self.learned_box = QVBoxLayout()
+        self.learned_rows: list[tuple[str, QPushButton]] = []
+
         tidy_row = QHBoxLayout()
         tidy_row.addWidget(self.last_label, 1)
         tidy_row.addWidget(self.tidy_button)
@@ -174,6 +212,11 @@ class UpkeepView(QWidget):
         box.addWidget(self.report_label)
         box.addSpacing(8)
         box.addWidget(self.heavy_frame)
+        box.addSpacing(8)
+        box.addWidget(self.capture_label)
+        box.addSpacing(8)
+        box.addWidget(self.learned_title)
+        box.addLayout(self.learned_box)
         box.addStretch(1)
         session.upkeep_ran.connect(self._ran)
 
@@ -225,6 +268,44 @@ class UpkeepView(QWidget):
         self.report_label.setText(text)
         self.heavy_label.setText(f"<b>{info.heavy}</b>" if info.heavy else "")
         self.heavy_frame.setVisible(bool(info.heavy))
+        self.capture_label.setText(capture_text(info.capture))
+        self._show_learned(info.learned)
+
+    def _show_learned(self, lines: tuple[tuple[str, str], ...]) -> None:
+        while self.learned_box.count():
+            item = self.learned_box.takeAt(0)
+            w = item.widget() if item is not None else None
+            if w is not None:
+                w.deleteLater()
+        self.learned_rows = []
+        if not lines:
+            self.learned_box.addWidget(QLabel("None yet: facts your bots learn about you show here."))
+        for line_id, line in lines:
+            row = QWidget()
+            hb = QHBoxLayout(row)
+            hb.setContentsMargins(0, 0, 0, 0)
+            label = QLabel(line)
+            label.setWordWrap(True)
+            button = QPushButton("Remove")
+            button.setToolTip("Take this line out of About me; no bot adds it again.")
+            button.clicked.connect(lambda _=False, i=line_id: self.remove_learned(i))
+            hb.addWidget(label, 1)
+            hb.addWidget(button)
+            self.learned_box.addWidget(row)
+            self.learned_rows.append((line, button))
+
+    def remove_learned(self, line_id: str) -> None:
+        mem = self.session.mem
+
+        def done(_removed: Any) -> None:
+            self.status.emit("Removed from About me; no bot adds it again.")
+            self.refresh()
+
+        def failed(e: BaseException) -> None:
+            self.status.emit(f"Could not remove the line: {e}")
+            self.refresh()
+
+        self.session.worker.write(lambda: corelink.remove_learned(mem, line_id), done, failed)
 
     def _switch(self, key: str, on: bool) -> None:
         if self._setting or self.bot is None:

@@ -44,7 +44,13 @@ LAYERS = [
     "turns",        # turns, the day's log line, scan
     "watcher",      # the live watcher
     "tidy",         # the tidy-up
+    "filing",       # topic names, the topic list, headers, model answers (capture and organizing)
+    "organize",     # MEMORY.md detail filed into topics
+    "capture",      # noticing facts from turns, About me lines (then organizing)
     "upkeep",       # scheduling the tidy-up, the heavy notice
+    "profile",      # About me's learned lines
+    "routes",       # the spec's routes, without HTTP
+    "server",       # botmemory serve: the routes on loopback
     "mcp_tools",    # the agents' memory tools (through the surface)
     "mcp_server",   # botmemory mcp: the tools over MCP (the SDK loads only here)
     "connect",      # botmemory connect: entries in the agents' settings files

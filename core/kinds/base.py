@@ -30,6 +30,12 @@ def check_name(name: str, what: str = "file") -> None:
                        "ending in .md, not starting with a dot")
 
 
+def agent_dir(user_home: Path, env: Mapping[str, str], variable: str, default: str) -> Path:
+    """An agent's own folder: ``$variable`` when set (``~`` expanded), else ``user_home/default``."""
+    d = env.get(variable)
+    return Path(d).expanduser() if d else user_home / default
+
+
 def list_md(folder: Path, prefix: str = "") -> list[str]:
     """The regular ``*.md`` files of *folder* (no links, nothing hidden), as ``prefix + name``."""
     out: list[str] = []
@@ -179,6 +185,7 @@ class AgentKind:
     budgeted: tuple[str, ...] = (MEMORY_FILE,)
     red_at_limit = False            # the agent refuses a write past the limit: red when full
     temp_dirs: tuple[str, ...] = ("",)    # where a crashed save may have left a temp file
+    topic_dir: str | None = "memory/"     # where topic files are, as a path prefix; None: the kind has none
     refusal = ""
 
     # ----- layout
@@ -238,6 +245,13 @@ class AgentKind:
     def discover(self, user_home: Path, env: Mapping[str, str]) -> tuple[list[Found], list[str]]:
         """The folders of this kind on this computer, and the files that could not be read."""
         return [], []
+
+
+def one_folder(kind: str, folder: Path, slug: str, name: str) -> tuple[list[Found], list[str]]:
+    """What a kind that keeps a single memory folder finds: that folder, when it is a real one (not a link)."""
+    if folder.is_dir() and not folder.is_symlink():
+        return [Found(kind, folder, slug, name)], []
+    return [], []
 
 
 def line_ranges(numbers: Sequence[int]) -> str:

@@ -1,5 +1,8 @@
 """Claude Code's auto memory: ``<claude dir>/projects/<project>/memory/`` and ``agent-memory/<agent>/``.
 
+Subagents' memory is ``<claude dir>/agent-memory/<agent>/`` (user scope) or ``<project>/.claude/agent-memory/<agent>/``
+(project scope), found for the projects Claude Code knows: their ``cwd`` from the newest transcripts.
+
 ``MEMORY.md`` is an index, one line per memory; each memory is a topic file
 beside it. What loads at the start of every conversation: the first 200 lines
 or 25,000 bytes of ``MEMORY.md``, whichever comes first, after its frontmatter
@@ -16,8 +19,8 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from ..paths import FileKind
-from .base import (MEMORY_FILE, AgentKind, Found, Limits, Loaded, check_name, frontmatter_end, head_cut, list_md,
-                   split_lines)
+from .base import (MEMORY_FILE, AgentKind, Found, Limits, Loaded, agent_dir, check_name, frontmatter_end, head_cut,
+                   list_md, split_lines)
 
 logger = logging.getLogger(__name__)
 
@@ -28,8 +31,7 @@ _COMMENT_OPEN = re.compile(r"^\s*<!--")
 
 
 def claude_dir(user_home: Path, env: Mapping[str, str]) -> Path:
-    d = env.get("CLAUDE_CONFIG_DIR")
-    return Path(d).expanduser() if d else user_home / ".claude"
+    return agent_dir(user_home, env, "CLAUDE_CONFIG_DIR", ".claude")
 
 
 def measured_lines(text: str) -> list[tuple[int, str]]:
@@ -63,6 +65,7 @@ def measured_lines(text: str) -> list[tuple[int, str]]:
 class ClaudeCode(AgentKind):
     name = "claude-code"
     label = "Claude Code"
+    topic_dir = ""          # beside MEMORY.md
     refusal = "Claude Code writes its own memory: botmemory shows, edits and undoes it, but does not add to it"
 
     def classify(self, rel: str) -> FileKind:
@@ -99,10 +102,19 @@ class ClaudeCode(AgentKind):
         found: list[Found] = []
         unread: list[str] = []
         projects = base / "projects"
+        seen: set[Path] = set()
         for p in _subdirs(projects):
             mem = p / "memory"
+            name = project_name(p)
             if mem.is_dir() and not mem.is_symlink():
-                found.append(Found(self.name, mem, "claude-" + p.name, project_name(p)))
+                found.append(Found(self.name, mem, "claude-" + p.name, name))
+            cwd = Path(name)
+            if cwd.is_absolute() and cwd not in seen:     # the project's own subagents' memory
+                seen.add(cwd)
+                for a in _subdirs(cwd / ".claude" / "agent-memory"):
+                    if not (cwd / ".claude").is_symlink() and not (cwd / ".claude" / "agent-memory").is_symlink():
+                        found.append(Found(self.name, a, f"claude-agent-{cwd.name}-{a.name}",
+                                           f"{name} · agent {a.name}"))
         for p in _subdirs(base / "agent-memory"):
             found.append(Found(self.name, p, "claude-agent-" + p.name, f"agent {p.name}"))
         settings = base / "settings.json"
@@ -121,8 +133,8 @@ def _subdirs(folder: Path) -> list[Path]:
         return []
 
 
-def _auto_memory_dir(settings: Path, user_home: Path) -> tuple[Path | None, str | None]:
-    """``autoMemoryDirectory`` from Claude Code's settings.json, and a note when the file could not be read."""
+def _read_settings(settings: Path) -> tuple[dict[str, object] | None, str | None]:
+    """A Claude Code settings file as a JSON object (None when absent), and a note when it could not be read."""
     if not settings.exists():
         return None, None
     try:
@@ -134,13 +146,58 @@ def _auto_memory_dir(settings: Path, user_home: Path) -> tuple[Path | None, str 
         return None, f"could not read {settings}: {e}"
     if not isinstance(data, dict):
         return None, f"could not read {settings}: not a JSON object"
-    value = data.get("autoMemoryDirectory")
+    return data, None
+
+
+def _user_path(value: object, user_home: Path) -> Path | None:
+    """A folder named in a setting (``~`` is *user_home*), or None for an empty or non-string value."""
     if not isinstance(value, str) or not value.strip():
-        return None, None
-    p = Path(value.strip())
-    if value.strip().startswith("~"):
-        p = user_home / value.strip()[1:].lstrip("/\\")
-    return p, None
+        return None
+    v = value.strip()
+    return user_home / v[1:].lstrip("/\\") if v.startswith("~") else Path(v)
+
+
+def _auto_memory_dir(settings: Path, user_home: Path) -> tuple[Path | None, str | None]:
+    """``autoMemoryDirectory`` from Claude Code's settings.json, and a note when the file could not be read."""
+    data, problem = _read_settings(settings)
+    if data is None:
+        return None, problem
+    return _user_path(data.get("autoMemoryDirectory"), user_home), None
+
+
+def project_key(cwd: str) -> str:
+    """The folder name Claude Code gives a project: every non-alphanumeric character as ``-``."""
+    return re.sub(r"[^A-Za-z0-9]", "-", cwd)
+
+
+def _setting(cwd: Path | None, key: str, user_home: Path, env: Mapping[str, str]) -> object:
+    """A Claude Code setting, the most specific level first (local, project, user); None when unset."""
+    files = []
+    if cwd is not None:
+        files += [cwd / ".claude" / "settings.local.json", cwd / ".claude" / "settings.json"]
+    files.append(claude_dir(user_home, env) / "settings.json")
+    for f in files:
+        data, _ = _read_settings(f)
+        if data is not None and key in data:
+            return data[key]
+    return None
+
+
+def project_memory_dir(cwd: str, user_home: Path, env: Mapping[str, str]) -> Path | None:
+    """The auto memory folder of the project at *cwd*, or None when auto memory is off there.
+
+    ``<claude dir>/projects/<project_key(cwd)>/memory/``, or the ``autoMemoryDirectory`` setting;
+    off with ``CLAUDE_CODE_DISABLE_AUTO_MEMORY`` or ``autoMemoryEnabled: false``.
+    """
+    if env.get("CLAUDE_CODE_DISABLE_AUTO_MEMORY", "") not in ("", "0"):
+        return None
+    here = Path(cwd) if cwd else None
+    if _setting(here, "autoMemoryEnabled", user_home, env) is False:
+        return None
+    custom = _user_path(_setting(here, "autoMemoryDirectory", user_home, env), user_home)
+    if custom is not None:
+        return custom
+    return claude_dir(user_home, env) / "projects" / project_key(cwd) / "memory"
 
 
 def project_name(project: Path) -> str:
@@ -167,4 +224,5 @@ def project_name(project: Path) -> str:
 
 
 KIND = ClaudeCode()
-__all__ = ["KIND", "MAX_BYTES", "MAX_LINES", "claude_dir", "measured_lines", "project_name"]
+__all__ = ["KIND", "MAX_BYTES", "MAX_LINES", "claude_dir", "measured_lines", "project_key", "project_memory_dir",
+           "project_name"]

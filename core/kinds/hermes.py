@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..errors import BadInput
 from ..paths import FileKind
-from .base import MEMORY_FILE, AgentKind, Found, Limits, Loaded, Piece, list_md, split_lines
+from .base import MEMORY_FILE, AgentKind, Found, Limits, Loaded, Piece, agent_dir, list_md, one_folder, split_lines
 
 USER_FILE = "USER.md"
 DELIMITER = "\n§\n"
@@ -22,8 +22,7 @@ _KEYS = {MEMORY_FILE: "memory_char_limit", USER_FILE: "user_char_limit"}
 
 
 def hermes_dir(user_home: Path, env: Mapping[str, str]) -> Path:
-    d = env.get("HERMES_HOME")
-    return Path(d).expanduser() if d else user_home / ".hermes"
+    return agent_dir(user_home, env, "HERMES_HOME", ".hermes")
 
 
 def entries(text: str) -> list[Piece]:
@@ -59,6 +58,7 @@ def _limit(v: object) -> int | None:
 class Hermes(AgentKind):
     name = "hermes"
     label = "Hermes"
+    topic_dir = None        # MEMORY.md and USER.md only
     budgeted = (MEMORY_FILE, USER_FILE)
     red_at_limit = True
     refusal = "Hermes writes its own memory: botmemory shows, edits and undoes it, but does not add to it"
@@ -115,10 +115,7 @@ class Hermes(AgentKind):
         return DELIMITER.join(kept) + ("\n" if kept and text.endswith("\n") else "")
 
     def discover(self, user_home: Path, env: Mapping[str, str]) -> tuple[list[Found], list[str]]:
-        d = hermes_dir(user_home, env) / "memories"
-        if d.is_dir() and not d.is_symlink():
-            return [Found(self.name, d, "hermes", "Hermes memories")], []
-        return [], []
+        return one_folder(self.name, hermes_dir(user_home, env) / "memories", "hermes", "Hermes memories")
 
 
 KIND = Hermes()

@@ -17,7 +17,8 @@ from pathlib import Path
 
 from ..errors import BadInput
 from ..paths import FileKind
-from .base import MEMORY_FILE, AgentKind, Found, Limits, Loaded, check_name, list_md, split_lines
+from .base import (MEMORY_FILE, AgentKind, Found, Limits, Loaded, agent_dir, check_name, list_md, one_folder,
+                   split_lines)
 
 DEFAULT_MAX_CHARS = 20_000
 HEAD_SHARE = 0.75
@@ -27,8 +28,7 @@ _TRAILING_COMMA = re.compile(r",(\s*[}\]])")
 
 
 def openclaw_dir(user_home: Path, env: Mapping[str, str]) -> Path:
-    d = env.get("OPENCLAW_STATE_DIR")
-    return Path(d).expanduser() if d else user_home / ".openclaw"
+    return agent_dir(user_home, env, "OPENCLAW_STATE_DIR", ".openclaw")
 
 
 def _number(v: object) -> int | None:
@@ -112,10 +112,7 @@ class OpenClaw(AgentKind):
                       lost=tuple(lost), max_chars=max_chars)
 
     def discover(self, user_home: Path, env: Mapping[str, str]) -> tuple[list[Found], list[str]]:
-        ws = openclaw_dir(user_home, env) / "workspace"
-        if ws.is_dir() and not ws.is_symlink():
-            return [Found(self.name, ws, "openclaw", "OpenClaw workspace")], []
-        return [], []
+        return one_folder(self.name, openclaw_dir(user_home, env) / "workspace", "openclaw", "OpenClaw workspace")
 
 
 KIND = OpenClaw()

@@ -150,7 +150,8 @@ def test_claude_code_save_is_hash_checked_and_keeps_the_modified_stamp(cli, env)
     assert code == 4
 
 
-@pytest.mark.parametrize("command", [("remember", "x"), ("prefer", "x"), ("tidy",), ("init",)])
+@pytest.mark.parametrize("command", [("remember", "x"), ("prefer", "x"), ("tidy",), ("init",), ("capture",),
+                                     ("organize",)])
 def test_commands_for_a_memory_the_agent_writes_itself_exit_4_with_the_reason(cli, env, command):
     hermes(env / "user")
     bot = track_all(cli)["hermes"]
@@ -390,3 +391,33 @@ def test_gauge_of_a_folder_with_one_line_that_does_not_load_says_so_in_the_singu
     bot = track_all(cli)["claude-code"]
     code, out, err = cli("gauge", bot)
     assert code == 0 and "1 line does not load" in out and "1 lines" not in out
+
+
+def test_forget_everywhere_dry_run_says_what_would_go_and_writes_nothing(cli, env):
+    from botmemory.core import Actor, Memory, forget_everywhere
+
+    d = hermes(env / "user", entries=["User lives at 12 Elm Street", "Project uses postgres 16"])
+    bot = track_all(cli)["hermes"]
+    assert cli("init", "scout")[0] == 0
+    assert cli("remember", "scout", "Lives at 12 Elm Street")[0] == 0
+    mem = Memory.open(str(env / "bm"))
+    before = (d / "MEMORY.md").read_text(), mem.store.text("scout", "MEMORY.md")
+    rows = len(mem.journal.list(bot)) + len(mem.journal.list("scout"))
+    dry = forget_everywhere(mem, ["elm"], Actor.person(), dry_run=True, workspaces=True)
+    assert [(r.bot, r.files, r.changes) for r in dry] == [(bot, ["MEMORY.md"], []), ("scout", ["MEMORY.md"], [])]
+    assert ((d / "MEMORY.md").read_text(), mem.store.text("scout", "MEMORY.md")) == before
+    assert len(mem.journal.list(bot)) + len(mem.journal.list("scout")) == rows
+    assert [r.bot for r in forget_everywhere(mem, ["elm"], Actor.person(), dry_run=True)] == [bot]   # folders only
+    done = forget_everywhere(mem, ["elm"], Actor.person(), workspaces=True)
+    assert [(r.bot, r.files, r.removed) for r in done] == [(r.bot, r.files, r.removed) for r in dry]
+    assert all(len(r.changes) == 1 for r in done) and "Elm" not in mem.store.text("scout", "MEMORY.md")
+
+
+def test_forget_dry_run_on_the_cli_changes_nothing(cli, env):
+    d = hermes(env / "user", entries=["User lives at 12 Elm Street", "Project uses postgres 16"])
+    bot = track_all(cli)["hermes"]
+    before = (d / "MEMORY.md").read_text()
+    code, out, _ = cli("forget", "--all", "elm", "--dry-run")
+    assert code == 0 and out.startswith("would forget 1 note") and bot in out
+    assert cli.json("forget", bot, "elm", "--dry-run")["files"] == ["MEMORY.md"]
+    assert (d / "MEMORY.md").read_text() == before and cli.json("journal", bot) == []

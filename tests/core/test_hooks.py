@@ -10,8 +10,11 @@ from typing import Any
 
 import pytest
 
-from botmemory.core.hooks import (CC_MAX_BYTES, MAX_CONTEXT, auto_memory_dir, claude_code_loaded, handle,
-                                  project_key)
+from botmemory.core.hooks import MAX_CONTEXT, auto_memory_dir, handle
+from botmemory.core.kinds.base import Limits
+from botmemory.core.kinds.claude_code import KIND as CLAUDE_CODE
+from botmemory.core.kinds.claude_code import MAX_BYTES as CC_MAX_BYTES
+from botmemory.core.kinds.claude_code import project_key
 
 from tests.conftest import BOT, entry
 
@@ -59,12 +62,17 @@ def test_project_key_turns_every_non_alphanumeric_into_a_dash():
     assert project_key("/home/user/my.project_x") == "-home-user-my-project-x"
 
 
+def claude_code_loaded(text: str) -> tuple[int, int, int]:
+    """(lines measured, lines that load, lines that do not) of a MEMORY.md, by the Claude Code kind's rule."""
+    n = CLAUDE_CODE.loaded("MEMORY.md", text, Limits())
+    return n.lines, n.lines - n.unloaded_lines, n.unloaded_lines
+
+
 def test_loaded_counts_after_frontmatter_and_html_comments():
     text = "---\ntype: index\n---\n<!-- a note\nover lines -->\n" + "".join(f"- line {i}\n" for i in range(250))
-    n = claude_code_loaded(text)
-    assert (n.lines, n.loaded, n.unloaded) == (250, 200, 50)
+    assert claude_code_loaded(text) == (250, 200, 50)
     big = "".join("x" * 199 + "\n" for _ in range(150))       # 200 bytes a line: 125 lines fit 25,000 bytes
-    assert claude_code_loaded(big).loaded == CC_MAX_BYTES // 200
+    assert claude_code_loaded(big)[1] == CC_MAX_BYTES // 200
 
 
 def test_session_start_says_how_many_lines_do_not_load(tmp_path, claude, mem):
@@ -122,9 +130,9 @@ def test_a_cold_index_past_the_budget_answers_without_recall(tmp_path, claude, m
     release = threading.Event()
     real = hooks.folder_recall
 
-    def cold(folder: Path, prompt: str) -> list[tuple[str, str]]:
+    def cold(*args: Any) -> list[tuple[str, str]]:
         release.wait(30)
-        return real(folder, prompt)
+        return real(*args)
 
     monkeypatch.setattr(hooks, "folder_recall", cold)
     try:
@@ -211,3 +219,91 @@ def test_the_cli_answers_session_start(tmp_path, claude):
                        input=ev("session_start", the_project(tmp_path)), capture_output=True, text=True, timeout=60)
     assert p.returncode == 0
     assert context(p.stdout).startswith("1 of the 201 lines")
+
+
+def test_end_to_end_through_the_cli_a_tracked_project_is_journaled_as_the_sessions_work(tmp_path, claude):
+    """A tracked Claude Code project (by the registry), through real `botmemory` processes: the prompt opens a
+    turn, Claude edits its memory folder, Stop journals it as the bot's work in that session; SessionEnd closes
+    what a Stop left open; an untracked project gets recall and no turn."""
+    root = tmp_path / "home"
+
+    def run(*args: str, stdin: str = "") -> str:
+        p = subprocess.run([*CLI, "--root", str(root), *args], input=stdin, capture_output=True, text=True,
+                           timeout=60)
+        assert p.returncode == 0, p.stderr
+        return p.stdout
+
+    (claude / "MEMORY.md").write_text("- [Billing](billing.md)\n")
+    (claude / "billing.md").write_text("# Billing\n\nInvoices are reconciled by Milind every Monday.\n")
+    bot = json.loads(run("track", "--path", str(claude), "--agent", "claude-code", "--json"))["id"]
+    project = the_project(tmp_path)
+
+    answer = run("hook", "claude-code", stdin=ev("user_prompt_submit", project))
+    assert "1. billing.md\nInvoices are reconciled by Milind" in context(answer)
+    assert (root / "botmemory" / "index" / f"{bot}.sqlite3").is_file()     # botmemory's recall, with its index
+    (claude / "deploys.md").write_text("# Deploys\n\nShips on Fridays.\n")          # Claude writes a memory
+    assert run("hook", "claude-code", stdin=ev("stop", project)) == ""
+    rows = json.loads(run("journal", bot, "--json"))
+    mine = [r for r in rows if r["file"] == "deploys.md"]
+    assert [(r["who"], r["chat"]) for r in mine] == [("bot", "Claude Code abc123")]
+
+    run("hook", "claude-code", stdin=ev("user_prompt_submit", project, session_id="def456"))
+    (claude / "billing.md").write_text("# Billing\n\nInvoices are reconciled by Asha every Monday.\n")
+    assert run("hook", "claude-code", stdin=ev("session_end", project, session_id="def456")) == ""
+    rows = json.loads(run("journal", bot, "--json", "--file", "billing.md"))
+    assert [(r["who"], r["chat"]) for r in rows] == [("bot", "Claude Code def456")]
+    assert not list((root / "botmemory" / "hooks" / "claude-code").glob("*.json"))
+
+    other = tmp_path / "work" / "other"
+    other.mkdir()
+    folder = claude.parent.parent / project_key(str(other)) / "memory"
+    folder.mkdir(parents=True)
+    (folder / "travel.md").write_text("# Travel\n\nMilind books the flights for Monday invoices.\n")
+    answer = run("hook", "claude-code", stdin=ev("user_prompt_submit", other, session_id="ghi789"))
+    assert "1. travel.md\nMilind books the flights" in context(answer)
+    assert not list((root / "botmemory" / "hooks" / "claude-code").glob("*.json"))
+    assert json.loads(run("bots", "--json")) == [bot]
+
+
+def test_stop_hands_the_turn_to_capture_with_only_its_part_of_the_transcript(tmp_path, claude, mem):
+    from botmemory.core import capture as C
+
+    ws = mem.home.workspace(BOT)
+    project = the_project(tmp_path)
+    (project / ".claude").mkdir()
+    (project / ".claude" / "settings.json").write_text(json.dumps({"autoMemoryDirectory": str(ws)}))
+    transcript = tmp_path / "session.jsonl"
+
+    def say(*lines: dict[str, Any]) -> None:
+        with open(transcript, "a", encoding="utf-8") as f:
+            f.writelines(json.dumps(line) + "\n" for line in lines)
+
+    say({"type": "user", "message": {"role": "user", "content": "an earlier turn: I live in Pune"}})
+    handle(mem, ev("user_prompt_submit", project, transcript_path=str(transcript)))
+    say({"type": "user", "message": {"role": "user", "content": "I'm vegetarian"}},
+        {"type": "user", "isMeta": True, "message": {"role": "user", "content": "<local-command>"}},
+        {"type": "user", "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "t1", "content": "I am a tool's output"}]}},
+        {"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text": "Noted."}]}})
+    handle(mem, ev("stop", project, transcript_path=str(transcript)))
+    (chat,) = C.read_pending(mem.home)
+    assert chat["chat"] == "Claude Code abc123"
+    (turn,) = chat["turns"]
+    msgs, _ = C.read_turn(turn["transcript"], turn["start"], turn["end"])
+    assert [(m.role, m.text) for m in msgs if m.text] == [("person", "I'm vegetarian"), ("bot", "Noted.")]
+
+
+def test_an_untracked_project_with_a_bound_bot_is_captured_by_that_bot(tmp_path, claude, mem):
+    from botmemory.core import capture as C
+
+    transcript = tmp_path / "session.jsonl"
+    transcript.write_text(json.dumps({"type": "user", "message": {"role": "user", "content": "before"}}) + "\n")
+    handle(mem, ev("user_prompt_submit", the_project(tmp_path), transcript_path=str(transcript)), bot=BOT)
+    with open(transcript, "a", encoding="utf-8") as f:
+        f.write(json.dumps({"type": "user", "message": {"role": "user", "content": "I'm vegetarian"}}) + "\n")
+    handle(mem, ev("stop", the_project(tmp_path), transcript_path=str(transcript)), bot=BOT)
+    (chat,) = C.read_pending(mem.home)
+    assert (chat["bot"], chat["chat"]) == (BOT, "Claude Code abc123")
+    (turn,) = chat["turns"]
+    assert [m.text for m in C.read_turn(turn["transcript"], turn["start"], turn["end"])[0]] == ["I'm vegetarian"]
+    assert mem.journal.list(BOT) == [] or all(r.who != "bot" for r in mem.journal.list(BOT))   # no turn opened

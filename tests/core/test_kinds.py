@@ -203,3 +203,52 @@ def test_a_write_to_a_tracked_folder_that_is_gone_never_creates_it(tmp_path):
     with pytest.raises(BadInput, match="untrack"):
         mem.store.apply(t.id, [Write("user_role.md", "x\n")], Actor.person("panel"))
     assert not d.exists()
+
+
+class _Only:
+    def __init__(self, folders):
+        self._f = folders
+
+    def folders(self):
+        return self._f
+
+
+@pytest.mark.parametrize("kind, name, expected", [
+    ("openmausbot", "kestrel foods", "memory/kestrel foods.md"),
+    ("openmausbot", "feedback_testing", None),          # a workspace's topic names have no '_'
+    ("openmausbot", "archive", None),
+    ("claude-code", "feedback_testing", "feedback_testing.md"),   # what Claude Code writes
+    ("claude-code", "MEMORY", None),
+    ("claude-code", "sub/x", None),
+    ("openclaw", "feedback_testing.md", "memory/feedback_testing.md"),
+    ("hermes", "notes", None),
+])
+def test_a_new_topics_path_follows_the_folders_kind(tmp_path, kind, name, expected):
+    from botmemory.core.agents import topic_path
+    from botmemory.core.errors import BadInput
+    from botmemory.core.paths import Folder, Home
+
+    folders = {} if kind == "openmausbot" else {"f": Folder("f", tmp_path, "f", kinds.get(kind))}
+    home = Home(tmp_path, _Only(folders))
+    bot = "scout" if kind == "openmausbot" else "f"
+    if expected is None:
+        with pytest.raises(BadInput):
+            topic_path(home, bot, name)
+    else:
+        assert topic_path(home, bot, name) == expected
+
+
+def test_project_level_agent_memory_is_found_for_the_projects_claude_code_knows(tmp_path):
+    """``<project>/.claude/agent-memory/<agent>/`` for each project whose cwd a transcript names (AGENTS-FACTS)."""
+    from tests.core.agent_fixtures import claude_code
+
+    user = tmp_path / "user"
+    project = tmp_path / "src" / "blog"
+    claude_code(user, cwd=str(project))
+    (project / ".claude" / "agent-memory" / "tester").mkdir(parents=True)
+    (project / ".claude" / "agent-memory" / "tester" / "feedback_testing.md").write_text("Run pytest -x.\n")
+    (tmp_path / "elsewhere" / ".claude" / "agent-memory" / "ghost").mkdir(parents=True)   # no transcript names it
+    found = {f.path: f.name for f in CC.discover(user, {})[0]}
+    assert found == {user / ".claude" / "projects" / "-src-blog" / "memory": str(project),
+                     project / ".claude" / "agent-memory" / "tester": f"{project} · agent tester"}
+    assert CC.memory_files(project / ".claude" / "agent-memory" / "tester") == ["feedback_testing.md"]

@@ -10,7 +10,7 @@ from botmemory.desktop.agents_view import AgentsDialog, KindGauge, offer_text
 from botmemory.desktop.panel import MemoryPanel
 from tests.core.agent_fixtures import claude_code, hermes, openclaw
 
-from .conftest import idle
+from .conftest import BOT, idle
 
 
 def track(mem, agent):
@@ -179,3 +179,61 @@ def test_the_welcome_page_lists_found_folders_and_tracks_one(qtbot, tmp_path, no
     finally:
         s.stop()
         delete(s)
+
+
+def test_the_new_topic_dialog_checks_names_by_the_folders_kind(qtbot, mem, session, open_panel,
+                                                               no_real_agent_folders):
+    """Claude Code writes `feedback_testing.md`: its folder's dialog takes '_', a workspace's does not."""
+    d = claude_code(no_real_agent_folders)
+    bot = track(mem, "claude-code")
+    p = open_panel(bot)
+    dialog = p.topic_dialog()
+    qtbot.addWidget(dialog)
+    dialog.show()
+    dialog.setTextValue("feedback_testing")
+    assert dialog.ok_button().isEnabled(), dialog.labelText()
+    dialog.setTextValue("MEMORY")
+    assert not dialog.ok_button().isEnabled() and "not a topic" in dialog.labelText()
+    dialog.reject()
+    p.create_topic("feedback_testing")
+    idle(qtbot, session)
+    qtbot.waitUntil(lambda: (d / "feedback_testing.md").is_file(), timeout=5000)
+
+    p.set_bot("scout")
+    idle(qtbot, session)
+    dialog = p.topic_dialog()
+    qtbot.addWidget(dialog)
+    dialog.show()
+    dialog.setTextValue("feedback_testing")
+    assert not dialog.ok_button().isEnabled() and "bad topic name" in dialog.labelText()
+    dialog.reject()
+
+
+def test_forget_everywhere_previews_then_forgets_in_every_folder_and_bot_each_undoable(
+        qtbot, mem, session, open_panel, no_real_agent_folders):
+    """"Forget my old address everywhere": what would go first (nothing written), then one row per file, each
+    with Undo, across the tracked folders and the home's bots."""
+    d = hermes(no_real_agent_folders, entries=["User lives at 12 Elm Street", "Project uses postgres 16"])
+    bot = track(mem, "hermes")
+    mem.store.write(BOT, "memory/home.md", "# Home\n\n- 2026-10-01 · Lives at 12 Elm Street\n",
+                    Actor.person("cli"))
+    before = {p: p.read_text() for p in (d / "MEMORY.md", mem.home.workspace(BOT) / "memory" / "home.md")}
+    p = open_panel(BOT)
+    dialog = p.open_forget()
+    dialog.words.setText("Elm Street")
+    dialog.preview_button.click()
+    qtbot.waitUntil(lambda: dialog.forget_button.isEnabled(), timeout=5000)
+    assert "2 notes in 2 files would go" in dialog.message.text()
+    assert {p.read_text() for p in before} == set(before.values())        # a preview writes nothing
+    with qtbot.waitSignal(dialog.finished_forgetting, timeout=5000) as blocker:
+        dialog.forget_button.click()
+    results = blocker.args[0]
+    assert {(r.bot, tuple(r.files)) for r in results} == {(bot, ("MEMORY.md",)), (BOT, ("memory/home.md",))}
+    assert "Elm" not in (d / "MEMORY.md").read_text() and "postgres" in (d / "MEMORY.md").read_text()
+    assert "Elm" not in mem.store.text(BOT, "memory/home.md")
+    assert len(dialog.undo_buttons) == 2
+    for button in dialog.undo_buttons.values():
+        button.click()
+    qtbot.waitUntil(lambda: all(b.text() == "Undone" for b in dialog.undo_buttons.values()), timeout=5000)
+    assert {p: p.read_text() for p in before} == before
+    dialog.close()

@@ -294,3 +294,31 @@ def test_tray_undo_names_the_file(qtbot, make_app, mem, monkeypatch):
     a.tray.undo.emit(BOT, row.id)
     idle(qtbot, a.session)
     assert said == ["Undone: memory/plans.md of scout is back as it was. The undo can itself be undone."]
+
+
+def test_settings_switch_the_routes_on_and_quit_stops_them(qtbot, make_app, monkeypatch, tmp_path):
+    from PySide6.QtWidgets import QCheckBox
+
+    from botmemory.desktop import serve
+    from botmemory.desktop import settings_dialog as sd
+
+    ui_path = tmp_path / "config" / "settings.json"
+    monkeypatch.setattr(sd, "ui_settings_path", lambda: ui_path)
+    from botmemory.desktop import autostart
+
+    monkeypatch.setattr(autostart, "for_platform", lambda: autostart.XdgAutostart(tmp_path / "autostart"))
+    a = make_app(tray=False)
+    a.routes.port = 0
+    a.open_settings()
+    dlg = a._settings
+    qtbot.waitUntil(lambda: dlg.save_button.isEnabled(), timeout=10_000)
+    box = dlg.findChild(QCheckBox, "serve_check")
+    qtbot.waitUntil(box.isEnabled, timeout=10_000)
+    assert not box.isChecked()
+    box.setChecked(True)
+    with qtbot.waitSignal(a.routes.started, timeout=10_000):
+        dlg.save_button.click()
+    assert serve.enabled(ui_path) and a.routes.running
+    server = a.routes.server
+    a.shutdown()
+    assert not a.routes.running and not any(t.is_alive() for t in server._threads)

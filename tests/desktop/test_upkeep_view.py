@@ -101,3 +101,39 @@ def test_switches_wait_for_the_bot_and_a_red_gauge_points_to_make_room(qtbot, se
     text = v.report_label.text()
     assert text.startswith("Nothing needed tidying")
     assert "30 lines of MEMORY.md still do not load" in text and "Make room" in text
+
+
+def test_the_last_capture_and_the_lines_added_by_bots_with_remove(qtbot, view, session, mem, tmp_path):
+    import json as _json
+
+    from botmemory.core import capture as C
+    from botmemory.core.turns import turn_begin, turn_end
+    from botmemory.desktop.upkeep_view import capture_text
+
+    assert view.capture_label.text() == "Last capture: never"
+    line = f"- 2026-10-15 · learned by {BOT} · Is a night owl"
+    mem.home.about_me.write_text("I live in Pune\n" + line + "\n", encoding="utf-8")
+    path = tmp_path / "t.jsonl"
+    path.write_text(_json.dumps({"role": "person", "text": "hello there"}) + "\n", encoding="utf-8")
+    turn_id = turn_begin(mem, BOT, "Plans")
+    turn_end(mem, BOT, turn_id)
+    C.note_turn(mem, BOT, turn_id, "Plans", path, now=0.0)      # long quiet: due at the next check
+    with qtbot.waitSignal(session.upkeep_ran, timeout=10_000):
+        session.check_capture()
+    idle(qtbot, session)
+    assert "Last capture: today at" in view.capture_label.text()
+    assert "no helper model is set" in view.capture_label.text()       # what it skipped, and why
+    assert [ln for ln, _ in view.learned_rows] == [line]
+    view.learned_rows[0][1].click()
+    idle(qtbot, session)
+    view.refresh()
+    idle(qtbot, session)
+    assert view.learned_rows == [] and mem.home.about_me.read_text() == "I live in Pune\n"
+    from botmemory.core.update import is_removed
+
+    assert is_removed(mem.home, "Is a night owl")                           # never added again
+    text = capture_text({"at": "2026-10-15T10:00:00+00:00", "report": {
+        "filed": [{"fact": "The person is vegetarian", "file": "MEMORY.md"}],
+        "skipped": [{"what": "Lives in Mumbai", "reason": "the quote is not in the person's words"}]}})
+    assert "Filed 1 fact:\n• The person is vegetarian → MEMORY.md" in text
+    assert "Skipped: Lives in Mumbai: the quote is not in the person's words" in text

@@ -1,0 +1,163 @@
+"""Forget everywhere…: take a fact out of every tracked folder and every bot at once, each file's change undoable.
+
+The dialog asks for words, shows what would go (core's ``forget_everywhere``
+with ``dry_run``: nothing is written), then forgets — the same call for real,
+on the writer thread — and lists one row per file changed, each with **Undo**
+(core's undo of that journal row). About me is not touched here: its change
+could not be undone (``botmemory forget BOT WORD…`` forgets there too).
+"""
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from botmemory.core import BotMemoryError, counted, forget_everywhere
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout,
+                               QWidget)
+
+from .session import PANEL, Session
+
+logger = logging.getLogger(__name__)
+
+
+def preview_lines(results: list[Any]) -> list[str]:
+    """What would go, one line a note: ``bot: the note``."""
+    out = []
+    for r in results:
+        for text in r.removed:
+            out.append(f"{r.bot}: {text}")
+    return out
+
+
+class ForgetDialog(QDialog):
+    """Words → what would go → Forget everywhere → one row per file, each with Undo."""
+
+    finished_forgetting = Signal(object)     # the results once forgotten (tests wait on it)
+
+    def __init__(self, session: Session, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.setWindowTitle("Forget everywhere")
+        self.words = QLineEdit()
+        self.words.setPlaceholderText("words every note to forget mentions, e.g. old address")
+        self.preview_button = QPushButton("Show what would go")
+        self.forget_button = QPushButton("Forget everywhere")
+        self.forget_button.setEnabled(False)
+        self.message = QLabel("Every note that mentions all the words goes, in every bot and tracked folder.")
+        self.message.setWordWrap(True)
+        self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.rows_box = QVBoxLayout()
+        self.undo_buttons: dict[str, QPushButton] = {}     # journal row id -> its Undo
+        self._previewed: list[str] = []
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.reject)
+        top = QHBoxLayout()
+        top.addWidget(self.words, 1)
+        top.addWidget(self.preview_button)
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addWidget(self.message)
+        layout.addLayout(self.rows_box)
+        layout.addWidget(self.forget_button)
+        layout.addWidget(buttons)
+        self.preview_button.clicked.connect(self.preview)
+        self.words.returnPressed.connect(self.preview)
+        self.words.textChanged.connect(self._words_changed)
+        self.forget_button.clicked.connect(self.forget)
+
+    def _words(self) -> list[str]:
+        return self.words.text().split()
+
+    def _words_changed(self, _text: str) -> None:
+        self.forget_button.setEnabled(False)     # forget only what was previewed
+
+    def _clear_rows(self) -> None:
+        while self.rows_box.count():
+            item = self.rows_box.takeAt(0)
+            w = item.widget() if item is not None else None
+            if w is not None:
+                w.deleteLater()
+        self.undo_buttons.clear()
+
+    def preview(self) -> None:
+        words = self._words()
+        if not words:
+            self.message.setText("Type the words a note must mention to go.")
+            return
+        mem = self.session.mem
+        self.preview_button.setEnabled(False)
+
+        def shown(results: list[Any]) -> None:
+            self.preview_button.setEnabled(True)
+            self._clear_rows()
+            lines = preview_lines(results)
+            self._previewed = words
+            if not lines:
+                self.message.setText(f"No note mentions {' and '.join(words)}: nothing would go.")
+                return
+            files = sum(len(r.files) for r in results)
+            self.message.setText(f"{counted(len(lines), 'note')} in {counted(files, 'file')} would go:")
+            for line in lines:
+                label = QLabel(line)
+                label.setWordWrap(True)
+                label.setTextFormat(Qt.TextFormat.PlainText)
+                self.rows_box.addWidget(label)
+            self.forget_button.setEnabled(True)
+
+        self.session.submit_read(lambda: forget_everywhere(mem, words, PANEL, dry_run=True, workspaces=True),
+                                 shown, self._failed)
+
+    def forget(self) -> None:
+        words = self._previewed
+        if not words:
+            return
+        mem = self.session.mem
+        self.forget_button.setEnabled(False)
+        self.preview_button.setEnabled(False)
+
+        def forgotten(results: list[Any]) -> None:
+            self.preview_button.setEnabled(True)
+            self._clear_rows()
+            changes = [(r.bot, c) for r in results for c in r.changes]
+            self.message.setText(f"Forgot {sum(len(r.removed) for r in results)} notes: one change per file, "
+                                 "each undoable." if changes else "Nothing was left to forget.")
+            for bot, change in changes:
+                self._add_row(bot, change)
+            self.finished_forgetting.emit(results)
+
+        self.session.worker.write(lambda: forget_everywhere(mem, words, PANEL, workspaces=True), forgotten,
+                                  self._failed)
+
+    def _add_row(self, bot: str, change: Any) -> None:
+        row = QWidget()
+        h = QHBoxLayout(row)
+        h.setContentsMargins(0, 0, 0, 0)
+        label = QLabel(f"{bot}: {change.file}")
+        label.setTextFormat(Qt.TextFormat.PlainText)
+        undo = QPushButton("Undo")
+        h.addWidget(label, 1)
+        h.addWidget(undo)
+        self.rows_box.addWidget(row)
+        self.undo_buttons[change.id] = undo
+
+        def undone(_c: Any) -> None:
+            undo.setEnabled(False)
+            undo.setText("Undone")
+
+        def failed(e: BaseException) -> None:
+            undo.setEnabled(True)
+            undo.setToolTip(str(e))
+            self.message.setText(f"Could not undo {change.file}: {e}")
+
+        def clicked() -> None:
+            undo.setEnabled(False)
+            self.session.undo(bot, change.id, undone, failed)
+
+        undo.clicked.connect(clicked)
+
+    def _failed(self, e: BaseException) -> None:
+        self.preview_button.setEnabled(True)
+        self.forget_button.setEnabled(bool(self._previewed))
+        self.message.setText(str(e) if isinstance(e, BotMemoryError) else f"Could not forget: {e}")
+        logger.info("forget everywhere failed: %s", e)
