@@ -1,61 +1,140 @@
-"""Redaction speed, as ratios measured in the same run.
+"""Redaction: what it catches, what it leaves alone, and how its time grows.
 
-    python benchmarks/bench_redact.py
+    python benchmarks/bench_redact.py [--quick]
 
-1. 1 MB of ordinary notes against one `re.findall(r"\\S+")` pass over the same
-   text (target ≤ 3×: redaction runs on every write).
-2. Linearity: dense technical notes and pathological inputs (long runs of what
-   the patterns look for). Each is timed at 1 MB and at 100 KB; the ratio
-   t(1 MB) / (10 × t(100 KB)) is 1.0 for linear work (target ≤ 2×).
+1. Caught share on the provider corpus (tests/core/data/redaction/providers.py:
+   one fake sample per format, 280+ formats; target ≥ 90 %, aim 100 %).  A
+   sample counts as caught when no 12-character piece of it survives.
+2. False redactions on real prose: the whole Debian Reference in 8 languages
+   when the debian-reference-* packages are installed, the Russian and Polish
+   man pages when manpages-ru / manpages-pl are (roff markup stripped), else
+   the committed excerpts in tests/core/data/redaction/prose-multilingual/
+   (target 0).
+3. 1 MB of ordinary notes against one `re.findall(r"\\S+")` pass.
+4. Linear time: each adversarial input (tests/core/data/redaction/adversarial.py)
+   and the dense technical notes at 1 MB and at 10 MB; the ratio
+   t(10 MB) / (10 × t(1 MB)) is 1.0 for linear work (target ≤ 1.2).  Times are
+   the least CPU time of a few runs, measured in this run (the machine may be
+   shared; its other processes slow the wall clock, not our CPU time).
+   --quick uses 100 KB and 1 MB instead.
 """
 from __future__ import annotations
 
+import gzip
+import importlib.util
 import re
-import statistics
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 
-from botmemory.core.redact import redact
+from botmemory.core.redact import find_secrets, redact
 
-PROSE = Path(__file__).resolve().parent.parent / "tests" / "core" / "data" / "redaction" / "prose"
+DATA = Path(__file__).resolve().parent.parent / "tests" / "core" / "data" / "redaction"
 
 
-def median_time(fn: Callable[[], object], n: int = 5) -> float:
+def load(name: str, path: Path) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def best_time(fn: Callable[[], object], n: int) -> float:
+    """The least CPU time of *n* runs: other processes on a shared machine
+    slow the wall clock, not this process's CPU time."""
     times = []
     for _ in range(n):
-        t = time.perf_counter()
+        t = time.process_time()
         fn()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times)
+        times.append(time.process_time() - t)
+    return min(times)
 
 
-def sized(corpus: str) -> Callable[[int], str]:
-    return lambda size: (corpus * (size // len(corpus) + 1))[:size]
+def caught(secret: str, redacted: str) -> bool:
+    w = 12
+    pieces = [secret[i : i + w] for i in range(max(1, len(secret) - w + 1))]
+    return secret not in redacted and not any(
+        len(p) == w and p in redacted for p in pieces
+    )
+
+
+_ROFF_DROP = re.compile(r"(?m)^\.(?:IX|\\\").*\n?")  # index entries, comments
+_ROFF_LINE = re.compile(r"(?m)^\.[A-Za-z]{1,3}\b ?")
+_ROFF_ESC = re.compile(r"\\f(?:\[[^\]]*\]|\(..|.)|\\s[-+]?\d|\\\(..|\\\*\(..|\\[&|^%]")
+
+
+def unroff(text: str) -> str:
+    """A man page's text: roff requests and font escapes stripped."""
+    text = _ROFF_ESC.sub("", _ROFF_DROP.sub("", text))
+    text = text.replace("\\-", "-").replace("\\e", "\\").replace("\\ ", " ")
+    return _ROFF_LINE.sub("", text)
+
+
+def real_prose() -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    for p in sorted(Path("/usr/share/debian-reference").glob("debian-reference.*.txt.gz")):
+        with gzip.open(p, "rt", encoding="utf-8") as f:
+            out.append((p.name.split(".")[1], f.read()))
+    for lang in ("ru", "pl"):
+        pages = sorted(Path(f"/usr/share/man/{lang}").glob("man[1-8]/*.gz"))
+        if pages:
+            texts = []
+            for p in pages:
+                with gzip.open(p, "rt", encoding="utf-8", errors="replace") as f:
+                    texts.append(unroff(f.read()))
+            out.append((f"man-{lang}", "\n".join(texts)))
+    if not out:
+        for p in sorted((DATA / "prose-multilingual").glob("*.txt")):
+            out.append((p.stem.split(".")[-1] + " (excerpt)", p.read_text(encoding="utf-8")))
+    return out
 
 
 def main() -> None:
-    hand = "\n\n".join(p.read_text(encoding="utf-8") for p in sorted(PROSE.glob("*.md"))
+    quick = "--quick" in sys.argv
+    providers = load("bench_providers", DATA / "providers.py").PROVIDERS
+    adversarial = load("bench_adversarial", DATA / "adversarial.py").MAKERS
+
+    hits = sum(caught(s.secret, redact(s.context.format(s.secret))) for s in providers)
+    share = hits / len(providers)
+    print(f"provider corpus: {hits}/{len(providers)} formats caught = {share:.1%}  (target ≥ 90 %)")
+
+    total = 0
+    false = 0
+    print(f"{'real prose':18} {'bytes':>11} {'false redactions':>17}")
+    for name, text in real_prose():
+        n = len(find_secrets(text))
+        size = len(text.encode())
+        total += size
+        false += n
+        print(f"{name:18} {size:11,} {n:17}")
+    print(f"{'total':18} {total:11,} {false:17}  (target 0 on ≥ 2 MB in ≥ 8 languages)")
+
+    hand = "\n\n".join(p.read_text(encoding="utf-8") for p in sorted((DATA / "prose").glob("*.md"))
                        if not p.name.startswith("generated-"))
-    dense = "\n\n".join(p.read_text(encoding="utf-8") for p in sorted(PROSE.glob("*.md")))
-    text = sized(hand)(1_000_000)
-    ours = median_time(lambda: redact(text))
-    base = median_time(lambda: re.findall(r"\S+", text))
-    print(f"{'measure':52} {'ours':>9} {'baseline':>10} {'ratio':>7}  target")
-    print(f"{'1 MB ordinary notes vs one regex pass':52} {ours * 1000:7.1f}ms {base * 1000:8.1f}ms {ours / base:6.2f}×  ≤ 3×")
-    cases: dict[str, Callable[[int], str]] = {
-        "dense technical notes": sized(dense),
-        "'password: ' repeated": sized("password: "),
-        "'-----BEGIN RSA PRIVATE KEY-----' lines": sized("-----BEGIN RSA PRIVATE KEY-----\n"),
-        "'eyJ' repeated": sized("eyJ"),
-        "one URL with a huge password": lambda n: "https://u:" + "p" * (n - 12) + " x",
-        "random 32-char tokens, one after another": sized("Xk9mP2qL7vRt3NwZ8yB4cD6fH1jK5sA0 "),
-    }
+    text = (hand * (1_000_000 // len(hand) + 1))[:1_000_000]
+    ours = best_time(lambda: redact(text), 3)
+    base = best_time(lambda: re.findall(r"\S+", text), 3)
+    print(f"1 MB ordinary notes: {ours * 1000:.1f} ms, one regex pass {base * 1000:.1f} ms, ratio {ours / base:.2f}×")
+
+    dense = "\n\n".join(p.read_text(encoding="utf-8") for p in sorted((DATA / "prose").glob("*.md")))
+    cases = dict(adversarial)
+    cases["dense technical notes"] = lambda n: (dense * (n // len(dense) + 1))[:n]
+    small, big = (100_000, 1_000_000) if quick else (1_000_000, 10_000_000)
+    label = "t(1 MB)/10·t(100 KB)" if quick else "t(10 MB)/10·t(1 MB)"
+    print(f"{'linear time':42} {'small':>10} {'big':>10} {label:>22}")
+    worst = 0.0
     for name, make in cases.items():
-        big, small = make(1_000_000), make(100_000)
-        t_big = median_time(lambda: redact(big), 3)
-        t_small = median_time(lambda: redact(small), 5)
-        print(f"{'linearity: ' + name:52} {t_big * 1000:7.1f}ms {t_small * 10000:8.1f}ms {t_big / (10 * t_small):6.2f}×  ≤ 2×")
+        s_text, b_text = make(small), make(big)
+        t_small = best_time(lambda: redact(s_text), 3)
+        t_big = best_time(lambda: redact(b_text), 2)
+        ratio = t_big / (10 * t_small)
+        worst = max(worst, ratio)
+        print(f"{name:42} {t_small * 1000:8.1f}ms {t_big * 1000:8.1f}ms {ratio:21.2f}×")
+    print(f"{'worst ratio':42} {'':10} {'':10} {worst:21.2f}×  (target ≤ 1.2)")
 
 
 if __name__ == "__main__":

@@ -8,13 +8,14 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import re
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
 from . import budget, config
-from .errors import BadInput, Conflict, BotMemoryError
-from .paths import MEMORY_FILE, parse_day
+from .errors import BadInput, BotMemoryError, Conflict, Refused
+from .paths import ARCHIVE_FILE, MEMORY_FILE, FileKind, normalize_rel, parse_day
 from .safeio import MAX_FILE_BYTES
 from .memory import Memory
 from .store import Actor
@@ -23,6 +24,8 @@ from .wording import counted
 DEFAULT_PORT = 8721  # server.DEFAULT_PORT (tests/core/test_server.py checks); the server loads only for `serve`
 
 logger = logging.getLogger(__name__)
+
+_HASH = re.compile(r"[0-9a-f]{64}")
 
 Handler = Callable[[Memory, argparse.Namespace], Any]
 
@@ -38,6 +41,9 @@ Paths are relative to the bot's workspace: MEMORY.md, memory/<topic>.md,
 memory/archive.md, memory/log/YYYY-MM-DD.md. A tracked agent folder uses its
 agent's layout: Claude Code MEMORY.md and <topic>.md beside it; OpenClaw
 MEMORY.md and memory/<note>.md; Hermes MEMORY.md and USER.md.
+A topic name is letters and digits of any script, spaces, dots and dashes
+(not starting with a dot). Nothing is read or written through a symbolic link
+below the home: such a command exits 4 naming the link.
 """
 
 
@@ -218,38 +224,76 @@ def cmd_prefer(mem: Memory, args: argparse.Namespace) -> None:
     _out(args, r.as_dict(), plain)
 
 
+def _expected_hash(value: str | None, *, absent_ok: bool) -> tuple[str | None, bool]:
+    """``--expected-hash``: 64 hex digits (any case) or, where creating is allowed, ``absent``.
+
+    Returns (hash, checked): ``(None, True)`` means "the file must not exist yet".
+    """
+    if value is None:
+        return None, False
+    v = value.strip().lower()
+    if v == "absent":
+        if not absent_ok:
+            raise BadInput("--expected-hash absent makes no sense here: the file must exist to be deleted")
+        return None, True
+    if not _HASH.fullmatch(v):
+        raise BadInput(f"bad --expected-hash {value!r}: give the 64 hex digits `show --json` prints, "
+                       "or `absent` for a file that must not exist yet")
+    return v, True
+
+
 def cmd_show(mem: Memory, args: argparse.Namespace) -> None:
     mem.home.require_bot(args.bot)
-    ft = mem.store.read(args.bot, args.path)
-    if ft is None:
-        raise BadInput(f"{args.path} does not exist in {args.bot}'s workspace")
-    d: dict[str, Any] = {"path": args.path, "text": ft.text, "hash": ft.hash, "valid_utf8": ft.valid}
+    path = normalize_rel(args.path)
+    ft = mem.store.read(args.bot, path)
+    if ft is None:  # a missing file reads as empty, with no hash: `save --expected-hash absent` creates it
+        if not args.json:
+            sys.stderr.write(f"botmemory: {path} does not exist yet (it reads as empty)\n")
+        _out(args, {"path": path, "text": "", "hash": None, "exists": False, "valid_utf8": True}, "")
+        return
+    if not ft.valid and not args.json:
+        sys.stderr.write(f"botmemory: {path} is not valid UTF-8; shown with replacement characters\n")
+    d: dict[str, Any] = {"path": path, "text": ft.text, "hash": ft.hash, "exists": True, "valid_utf8": ft.valid}
     if mem.home.is_tracked(args.bot) and ft.valid:
         from . import agents
 
         found = agents.secrets_in(ft.text)
         if found:
             d["secrets"] = found
-            sys.stderr.write(f"botmemory: warning: {args.path} holds a credential ({', '.join(found)}); "
-                             f"`botmemory redact {args.bot} {args.path}` takes it out (undoable)\n")
+            sys.stderr.write(f"botmemory: warning: {path} holds a credential ({', '.join(found)}); "
+                             f"`botmemory redact {args.bot} {path}` takes it out (undoable)\n")
     _out(args, d, ft.text)
 
 
 def cmd_save(mem: Memory, args: argparse.Namespace) -> None:
-    mem.home.file(args.bot, args.path)  # checks the path before reading stdin
+    path = normalize_rel(args.path)
+    mem.home.file(args.bot, path)  # checks the path before reading stdin
+    expected, checked = _expected_hash(args.expected_hash, absent_ok=True)
     text = _read_stdin()
     mem.store.ensure(args.bot)
-    change = mem.store.write(args.bot, args.path, text, _actor(args), expected_hash=args.expected_hash)
-    ft = mem.store.read(args.bot, args.path)
+    change = mem.store.write(args.bot, path, text, _actor(args), expected_hash=expected, checked=checked)
+    ft = mem.store.read(args.bot, path)
     h = ft.hash if ft else None
-    _out(args, {"path": args.path, "hash": h, "changed": change is not None},
-         f"saved {args.path}" if change else f"{args.path} unchanged")
+    _out(args, {"path": path, "hash": h, "changed": change is not None},
+         f"saved {path}" if change else f"{path} unchanged")
 
 
 def cmd_rm(mem: Memory, args: argparse.Namespace) -> None:
     mem.home.require_bot(args.bot)
-    mem.store.delete(args.bot, args.path, _actor(args), expected_hash=args.expected_hash)
-    _out(args, {"path": args.path, "deleted": True}, f"deleted {args.path}")
+    path = normalize_rel(args.path)
+    kind = mem.home.classify(args.bot, path)
+    if kind is FileKind.ARCHIVE:
+        raise Refused(f"{ARCHIVE_FILE} is the archive, where notes MEMORY.md could not keep went: "
+                      "rm deletes a topic or a daily log (empty the archive with `save` if you must)")
+    expected, _ = _expected_hash(args.expected_hash, absent_ok=False)
+    change = mem.store.delete(args.bot, path, _actor(args), expected_hash=expected)
+    why = change.unkept if change is not None else None
+    if why is None and change is not None and not change.before_valid:
+        why = "it was not valid UTF-8"
+    if why:
+        sys.stderr.write(f"botmemory: deleted {path}, but this cannot be undone: {why}\n")
+    _out(args, {"path": path, "deleted": True, "undoable": why is None, "reason": why},
+         f"deleted {path}")
 
 
 def cmd_redact(mem: Memory, args: argparse.Namespace) -> None:
@@ -606,22 +650,27 @@ def build_parser() -> _Parser:
     sp = add("prefer", cmd_prefer, "add a standing preference to About me (once, at most 300 characters)")
     sp.add_argument("bot")
     sp.add_argument("text")
-    sp = add("show", cmd_show, "print a memory file (--json adds its hash)")
+    sp = add("show", cmd_show, "print a memory file (--json adds its hash); a missing file prints nothing "
+             "and exits 0 (--json: \"hash\": null, \"exists\": false)")
     sp.add_argument("bot")
     sp.add_argument("path")
     sp = add("save", cmd_save, "replace a memory file with stdin")
     sp.add_argument("bot")
     sp.add_argument("path")
-    sp.add_argument("--expected-hash", metavar="H", help="refuse (exit 3) unless the file still has this hash")
+    sp.add_argument("--expected-hash", metavar="H",
+                    help="refuse (exit 3) unless the file still has this hash (64 hex digits, any case); "
+                         "`absent`: create it only if it still does not exist")
     sp.add_argument("--chat", metavar="T", help="the bot's work in chat T")
     sp = add("redact", cmd_redact, "replace the credentials in a memory file by markers (a journaled change)")
     sp.add_argument("bot")
     sp.add_argument("path")
     sp.add_argument("--expected-hash", metavar="H", help="refuse (exit 3) unless the file still has this hash")
-    sp = add("rm", cmd_rm, "delete a topic or a daily log (never MEMORY.md)")
+    sp = add("rm", cmd_rm, "delete a topic or a daily log (never MEMORY.md, never the archive: exit 4); "
+             "a file too large or not UTF-8 is deleted with a row that says it cannot be undone")
     sp.add_argument("bot")
     sp.add_argument("path")
-    sp.add_argument("--expected-hash", metavar="H", help="refuse (exit 3) unless the file still has this hash")
+    sp.add_argument("--expected-hash", metavar="H",
+                    help="refuse (exit 3) unless the file still has this hash (64 hex digits, any case)")
     sp = add("journal", cmd_journal, "changes to a bot's memory files, newest first")
     sp.add_argument("bot")
     sp.add_argument("--limit", type=int, default=50, metavar="N", help="at most N rows (default 50; 0 prints none)")

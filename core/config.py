@@ -81,7 +81,7 @@ class BotSettings:
 
 
 def bot_settings(home: Home, bot: str) -> BotSettings:
-    ft = read_file(home.settings_file(bot))
+    ft = read_file(home.settings_file(bot), home.root)
     data = _read_json(home, f"settings/{bot}.json", ft.text.encode("utf-8") if ft and ft.valid else None)
     values = {k: data[k] for k in SWITCHES if isinstance(data.get(k), bool)}
     return BotSettings(**values)
@@ -92,5 +92,5 @@ def set_bot_setting(home: Home, bot: str, key: str, value: bool) -> BotSettings:
         raise BadInput(f"unknown setting {key!r}: use one of {', '.join(SWITCHES)}")
     current = bot_settings(home, bot).as_dict()
     current[key] = value
-    atomic_write(home.settings_file(bot), (json.dumps(current, indent=2) + "\n").encode("utf-8"))
+    atomic_write(home.settings_file(bot), (json.dumps(current, indent=2) + "\n").encode("utf-8"), home.root)
     return BotSettings(**current)

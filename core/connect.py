@@ -137,7 +137,7 @@ def update_json(path: Path, change: Callable[[Json], None]) -> bool:
         if before is not None and read_file(backup) is None:
             atomic_write(backup, before.text.encode("utf-8"))
         atomic_write(path, (json.dumps(new, indent=2, ensure_ascii=False) + "\n").encode("utf-8"),
-                     _mode_of(path))
+                     mode=_mode_of(path))
         return True
     raise BadInput(f"{path} kept changing while botmemory was writing it; try again")
 

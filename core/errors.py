@@ -32,6 +32,14 @@ class Refused(BotMemoryError):
     exit_code = 4
 
 
+class LinkRefused(Refused):
+    """A symbolic link on the way to a file (exit 4): botmemory neither reads nor writes through one."""
+
+    def __init__(self, shown: str) -> None:
+        super().__init__(f"{shown} is a symbolic link; botmemory does not read or write through links")
+        self.link = shown
+
+
 class Busy(BotMemoryError, TimeoutError):
     """Another botmemory process holds the lock too long (exit 1): nothing was written; try again."""
 

@@ -47,7 +47,7 @@ from .entries import clean_title, whole_word
 from .errors import BadInput
 from .paths import Home, check_bot_id
 from .redact import contains_secret, redact
-from .safeio import FILE_MODE, WorkspaceLock, atomic_write, fsync_dir, make_dirs
+from .safeio import FILE_MODE, WorkspaceLock, atomic_write, fsync_dir, make_dirs, open_dir_nofollow
 from .store import Actor, Change
 
 logger = logging.getLogger(__name__)
@@ -196,6 +196,12 @@ def make_row(change: Change, *, earlier_secret: bool = False, diff: str | None =
         before = stored
     added = removed = None
     words = None
+    if change.unkept is not None:  # the earlier text was never read (too large, or an append)
+        undoable, reason, earlier = False, change.unkept, None
+    if diff is None and change.appended:  # only the appended lines: the earlier text was never read
+        d = build_diff(change.file, "", _clean(change.after))
+        diff = f"appended to {change.file}:\n{d.text}"[:DIFF_MAX_CHARS]
+        added, removed, words = d.added, d.removed, d.words
     if diff is None:
         d = build_diff(change.file, before, _clean(change.after))
         diff, added, removed, words = d.text, d.added, d.removed, d.words
@@ -298,7 +304,7 @@ class Journal:
         return self.dir / check_bot_id(bot)
 
     def _lock(self, bot: str) -> WorkspaceLock:
-        return WorkspaceLock.for_file(self.home.lock_file(bot))
+        return WorkspaceLock.for_file(self.home.lock_file(bot), self.home.root)
 
     # ----- writing
 
@@ -308,7 +314,7 @@ class Journal:
             return
         data = b"".join(r.line() for r in rows)
         with self._lock(bot).held():
-            make_dirs(self.dir)
+            make_dirs(self.dir, self.home.root)   # never through a link
             path = self.active(bot)
             fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), FILE_MODE)
             try:
@@ -332,7 +338,7 @@ class Journal:
     def _rotate(self, bot: str) -> None:
         """Close the active segment: rename it into the segment folder, then compress it."""
         folder = self.segment_dir(bot)
-        make_dirs(folder)
+        make_dirs(folder, self.home.root)
         seq = max((s.seq for s in self.segments(bot)), default=0) + 1
         plain = folder / f"{seq:08d}.ndjson"
         os.replace(self.active(bot), plain)
@@ -411,6 +417,12 @@ class Journal:
         The active segment is opened before the closed ones are listed, so a
         rotation meanwhile can only repeat rows (dropped by id), never hide them.
         """
+        for folder in (self.dir, self.segment_dir(bot)):   # never read through a link (Refused, naming it)
+            try:
+                with open_dir_nofollow(self.home.root, folder):
+                    pass
+            except (FileNotFoundError, NotADirectoryError):
+                pass
         seen: set[str] = set()
         active = self._active_rows(bot)
         for row in active:

@@ -130,7 +130,7 @@ class Memory:
             return None
         for name in names:
             try:
-                ft = read_file(folder / name)
+                ft = read_file(folder / name, self.home.root)
                 d = json.loads(ft.text) if ft else None
                 if not isinstance(d, dict):
                     continue

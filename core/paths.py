@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date
@@ -18,14 +19,18 @@ from enum import Enum
 from pathlib import Path
 from typing import Protocol
 
-from .errors import BadInput
+from .errors import BadInput, LinkRefused
 
 MEMORY_FILE = "MEMORY.md"
 ARCHIVE_FILE = "memory/archive.md"
 LOG_DIR = "memory/log"
 
 _BOT_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,63}")
-_TOPIC = re.compile(r"[A-Za-z0-9 .\-]+\.md")
+TOPIC_NAME_RULE = (
+    "a topic is memory/<name>.md where <name> is letters and digits of any script "
+    "(e.g. формулы, 東京), spaces, dots and dashes, at most 250 bytes, not starting with a dot "
+    "or a space and not only dots"
+)
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
@@ -67,9 +72,9 @@ def classify(rel: str) -> FileKind:
     """Check a workspace-relative memory path and say what kind of file it is.
 
     Accepted: ``MEMORY.md``, ``memory/<topic>.md``, ``memory/archive.md``,
-    ``memory/log/YYYY-MM-DD.md``. A topic name is one file name of letters,
-    numbers, spaces, dots and dashes ending in ``.md``; nothing nested, nothing
-    starting with a dot.
+    ``memory/log/YYYY-MM-DD.md``. A topic name is one file name of letters and
+    digits of any script, spaces, dots and dashes ending in ``.md``
+    (:data:`TOPIC_NAME_RULE`); nothing nested, nothing starting with a dot.
     """
     if rel == MEMORY_FILE:
         return FileKind.MEMORY
@@ -84,16 +89,35 @@ def classify(rel: str) -> FileKind:
         raise BadInput(f"bad log path {rel!r}: daily logs are memory/log/YYYY-MM-DD.md")
     if len(parts) == 2 and parts[0] == "memory":
         name = parts[1]
-        if name.startswith(".") or name in {".md", "..md"} or not _TOPIC.fullmatch(name):
-            raise BadInput(
-                f"bad topic name {name!r}: use letters, numbers, spaces, dots and dashes, "
-                "ending in .md, not starting with a dot"
-            )
+        if not topic_name_ok(name):
+            raise BadInput(f"bad topic name {name!r}: {TOPIC_NAME_RULE}")
         return FileKind.TOPIC
     raise BadInput(
         f"bad path {rel!r}: expected MEMORY.md, memory/<topic>.md, memory/archive.md "
         "or memory/log/YYYY-MM-DD.md"
     )
+
+
+def topic_name_ok(name: str) -> bool:
+    """True for a topic file name: ``<stem>.md``, the stem Unicode letters, digits (with their
+    combining marks), spaces, dots and dashes; not starting with a dot or a space, not only dots."""
+    if not name.endswith(".md") or len(name.encode("utf-8")) > 250:
+        return False
+    stem = unicodedata.normalize("NFC", name[:-3])
+    if not stem or stem[0] in ". " or not stem.strip(" ."):
+        return False
+    for ch in stem:
+        if ch in " .-":
+            continue
+        cat = unicodedata.category(ch)
+        if cat[0] not in "LNM":
+            return False
+    return unicodedata.category(stem[0])[0] != "M"
+
+
+def normalize_rel(rel: str) -> str:
+    """A workspace-relative path as botmemory names it: NFC-normalised (what a person typed may be NFD)."""
+    return unicodedata.normalize("NFC", rel)
 
 
 def log_path(day: date) -> str:
@@ -238,13 +262,18 @@ class Home:
 
     def workspace_names(self) -> list[str]:
         """The bot ids that have a workspace in this home, sorted."""
-        if not self.workspaces.is_dir():
+        if not self.workspaces.is_dir() or self.workspaces.is_symlink():  # never listed through a link
             return []
         out = []
         for p in self.workspaces.iterdir():
             if p.is_dir() and not p.is_symlink() and _BOT_ID.fullmatch(p.name) and not p.name.startswith("."):
                 out.append(p.name)
         return sorted(out)
+
+    def trust_root(self, bot: str) -> Path:
+        """Where the link-free walk to *bot*'s files starts: the home, or a tracked folder itself
+        (it lives outside the home; nothing below it may be a link)."""
+        return self.workspace(bot) if self.is_tracked(bot) else self.root
 
     def require_bot(self, bot: str) -> Path:
         """The workspace of an existing bot, or BadInput naming the bots there are."""
@@ -254,6 +283,8 @@ class Home:
                 raise BadInput(f"the folder of {bot} ({ws}) is gone or not readable; "
                                f"`botmemory untrack {bot}` stops tracking it")
             return ws
+        if self.workspaces.is_symlink():
+            raise LinkRefused("workspaces")
         if not ws.is_dir():
             known = ", ".join(self.bots()) or "none"
             raise BadInput(f"unknown bot {bot!r} in {self.root} (bots: {known}); `botmemory init {bot}` creates it")
@@ -266,10 +297,12 @@ class Home:
         if f is not None:
             return f.layout.memory_files(ws)
         out: list[str] = []
-        if (ws / MEMORY_FILE).is_file():
+        if ws.is_symlink() or self.workspaces.is_symlink():  # never listed through a link
+            return out
+        if (ws / MEMORY_FILE).is_file() and not (ws / MEMORY_FILE).is_symlink():
             out.append(MEMORY_FILE)
         mem = ws / "memory"
-        if mem.is_dir():
+        if mem.is_dir() and not mem.is_symlink():
             for p in sorted(mem.iterdir()):
                 if p.is_file() and not p.is_symlink() and p.suffix == ".md":
                     rel = f"memory/{p.name}"

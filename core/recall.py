@@ -58,7 +58,7 @@ from . import config, frontmatter
 from .entries import BlockKind, parse, search_text
 from .errors import BadInput, BotMemoryError
 from .paths import Home, FileKind, classify, parse_day
-from .safeio import FILE_MODE, RACY_NS, make_dirs, read_file
+from .safeio import FILE_MODE, RACY_NS, make_dirs, open_dir_nofollow, read_file
 
 logger = logging.getLogger(__name__)
 
@@ -308,9 +308,14 @@ def _list_topics(home: Home, bot: str) -> dict[str, _Key]:
     is_topic = _topic_check(home, bot, prefix)
     out: dict[str, _Key] = {}
     if _DIR_FD:
-        try:
-            fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-        except OSError:
+        try:  # never through a link: a linked workspace or memory/ has no topics to recall
+            with open_dir_nofollow(home.trust_root(bot), folder) as d:
+                fd = os.dup(d.fd) if d.fd is not None else -1
+        except (OSError, BotMemoryError) as err:
+            if not isinstance(err, FileNotFoundError):
+                logger.warning("recall skips %s: %s", folder, err)
+            return out
+        if fd < 0:  # pragma: no cover - no descriptors for folders here
             return out
         try:
             for name in os.listdir(fd):
@@ -325,8 +330,10 @@ def _list_topics(home: Home, bot: str) -> dict[str, _Key]:
             os.close(fd)
         return out
     try:
+        with open_dir_nofollow(home.trust_root(bot), folder):
+            pass
         it = os.scandir(folder)
-    except OSError:
+    except (OSError, BotMemoryError):
         return out
     with it:
         for e in it:
@@ -388,8 +395,8 @@ class _Unusable(Exception):
     """The index on disk cannot be used for this call (locked, read-only, …): use one in memory."""
 
 
-def _open(path: Path) -> sqlite3.Connection:
-    make_dirs(path.parent)
+def _open(path: Path, root: Path | None = None) -> sqlite3.Connection:
+    make_dirs(path.parent, root)   # never created through a link below the home
     try:
         st = os.lstat(path)
     except FileNotFoundError:
@@ -459,7 +466,7 @@ def _read_topic(home: Home, bot: str, name: str) -> _Topic | None:
     """A topic's passages; an empty topic when it cannot be read; None when it is gone."""
     folder, prefix = _topic_folder(home, bot)
     try:
-        ft = read_file(folder / name)
+        ft = read_file(folder / name, home.trust_root(bot))
     except (BotMemoryError, OSError) as e:
         logger.info("recall skips %s%s: %s", prefix, name, e)
         return _Topic([], set(), None)
@@ -735,7 +742,7 @@ def _recall_from_index(home: Home, bot: str, keys: list[str], need: int, today: 
     path = index_path(home, bot)
     for attempt in range(2):
         try:
-            conn = _open(path)
+            conn = _open(path, home.root)
             try:
                 _sync(conn, home, bot, listing, str(path))
                 return _query(conn, keys, need, today, prefix)
@@ -900,8 +907,8 @@ def search(home: Home, bot: str, words: Sequence[str], since: date | None, until
             continue
         path = ws / rel
         try:
+            ft = read_file(path, home.trust_root(bot))   # first: nothing is looked at through a link
             st = os.lstat(path)
-            ft = read_file(path)
         except (BotMemoryError, OSError) as e:
             logger.info("search skips %s: %s", rel, e)
             continue

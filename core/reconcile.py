@@ -11,17 +11,16 @@ the baseline. A scan never writes a memory file.
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .errors import BadInput, BotMemoryError
+from .errors import BadInput, BotMemoryError, Refused
 from .journal import Row, make_row
-from .safeio import read_file
-from .shadows import Shadow, _stat, folder_files
+from .safeio import Folders
+from .shadows import Index, Shadow, folder_files
 from .store import Actor, Change, new_change_id
 
 if TYPE_CHECKING:
@@ -77,60 +76,73 @@ def reconcile_bot(mem: Memory, bot: str, actor: Actor = OUTSIDE, *,
                 n = mem.shadows.baseline(bot)
                 logger.info("took the baseline of %s: %d file(s)", bot, n)
             return []
-        if only is None:
-            candidates = set(folder_files(mem.home, bot, ws)) | set(index.files)
-        else:
-            candidates = set()
-            for rel in only:
-                try:
-                    mem.home.classify(bot, rel)
-                except BadInput:
-                    continue
-                candidates.add(rel)
-        found: list[_Found] = []
-        touched: dict[str, Shadow] = {}
-        root = str(ws) + os.sep
-        for rel in sorted(candidates):
-            path = root + rel
-            st = _stat(path)
-            sh = index.files.get(rel)
-            if st is None:
-                if sh is not None:
-                    before = mem.shadows.text(bot, rel, sh)
-                    at = datetime.now(UTC)
-                    found.append(_Found(Change(bot, rel, before or "", sh.hash, None, None, actor, at,
-                                               before_valid=sh.valid, id=new_change_id(at)),
-                                        sh.secret, before is None))
-                continue
-            if sh is not None and sh.same_stat(st):
-                continue
+        with Folders(mem.home.trust_root(bot)) as folders:
+            return _compare(mem, bot, actor, ws, index, only, folders)
+
+
+def _compare(mem: Memory, bot: str, actor: Actor, ws: Path, index: Index, only: Iterable[str] | None,
+             folders: Folders) -> list[Row]:
+    """reconcile_bot's comparison, reading every file through *folders* (never through a link)."""
+    if only is None:
+        candidates = set(folder_files(mem.home, bot, ws, folders)) | set(index.files)
+    else:
+        candidates = set()
+        for rel in only:
             try:
-                ft = read_file(Path(path))
-            except (OSError, BotMemoryError) as e:
-                logger.warning("could not read %s/%s: %s", bot, rel, e)
+                mem.home.classify(bot, rel)
+            except BadInput:
                 continue
-            if ft is None:
-                continue
-            if sh is not None and ft.hash == sh.hash:
-                touched[rel] = sh.seen_again(st)
-                continue
-            # when it happened: the file's time stamp (a change made while nothing watched keeps its time)
-            at = min(datetime.now(UTC), datetime.fromtimestamp(st.st_mtime_ns / 1e9, UTC))
-            before = mem.shadows.text(bot, rel, sh) if sh is not None else None
-            lost = sh is not None and before is None
-            found.append(_Found(Change(bot, rel, "" if lost else before, sh.hash if sh else None, ft.text, ft.hash,
-                                       actor, at, before_valid=sh.valid if sh else True, id=new_change_id(at)),
-                                sh.secret if sh else False, lost))
-        known: list[Change] = []
-        if found:
-            # a row was written but its shadow update failed: the journal has this change already
-            latest = mem.journal.latest_hashes(bot, [f.change.file for f in found])
-            known = [f.change for f in found if latest.get(f.change.file, "") == f.change.after_hash]
-            found = [f for f in found if f.change not in known]
-        _pair_renames(found)
-        found.sort(key=lambda f: f.renamed_from is not None)   # a rename reads "from" as the newer row
-        rows = [_row(f) for f in found]
-        return mem.commit(bot, [f.change for f in found] + known, rows, touched=touched)
+            candidates.add(rel)
+    found: list[_Found] = []
+    touched: dict[str, Shadow] = {}
+    for rel in sorted(candidates):
+        path = ws / rel
+        try:
+            st = folders.lstat(path)
+        except Refused as e:  # a linked folder: neither read nor taken as deleted
+            logger.warning("not comparing %s/%s: %s", bot, rel, e)
+            continue
+        except OSError as e:
+            logger.warning("could not look at %s/%s: %s", bot, rel, e)
+            continue
+        sh = index.files.get(rel)
+        if st is None:
+            if sh is not None:
+                before = mem.shadows.text(bot, rel, sh)
+                at = datetime.now(UTC)
+                found.append(_Found(Change(bot, rel, before or "", sh.hash, None, None, actor, at,
+                                           before_valid=sh.valid, id=new_change_id(at)),
+                                    sh.secret, before is None))
+            continue
+        if sh is not None and sh.same_stat(st):
+            continue
+        try:
+            ft = folders.read(path)
+        except (OSError, BotMemoryError) as e:
+            logger.warning("could not read %s/%s: %s", bot, rel, e)
+            continue
+        if ft is None:
+            continue
+        if sh is not None and ft.hash == sh.hash:
+            touched[rel] = sh.seen_again(st)
+            continue
+        # when it happened: the file's time stamp (a change made while nothing watched keeps its time)
+        at = min(datetime.now(UTC), datetime.fromtimestamp(st.st_mtime_ns / 1e9, UTC))
+        before = mem.shadows.text(bot, rel, sh) if sh is not None else None
+        lost = sh is not None and before is None
+        found.append(_Found(Change(bot, rel, "" if lost else before, sh.hash if sh else None, ft.text, ft.hash,
+                                   actor, at, before_valid=sh.valid if sh else True, id=new_change_id(at)),
+                            sh.secret if sh else False, lost))
+    known: list[Change] = []
+    if found:
+        # a row was written but its shadow update failed: the journal has this change already
+        latest = mem.journal.latest_hashes(bot, [f.change.file for f in found])
+        known = [f.change for f in found if latest.get(f.change.file, "") == f.change.after_hash]
+        found = [f for f in found if f.change not in known]
+    _pair_renames(found)
+    found.sort(key=lambda f: f.renamed_from is not None)   # a rename reads "from" as the newer row
+    rows = [_row(f) for f in found]
+    return mem.commit(bot, [f.change for f in found] + known, rows, touched=touched)
 
 
 def _row(f: _Found) -> Row:

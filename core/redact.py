@@ -18,6 +18,19 @@ What counts as a secret:
   Face, npm, PyPI, SendGrid, Telegram bots, DigitalOcean, Shopify, Discord
   webhooks, age secret keys and JWTs.  ``ghp_xxxx…``-style placeholders are
   not secrets.
+* About 150 more prefixed formats, each a rule of its own (written here
+  from providers' documents and the public rule lists of gitleaks,
+  trufflehog and GitHub secret scanning): Groq ``gsk_``, xAI, Perplexity,
+  Replicate, LangSmith, Linear, Notion, Postman, Doppler, Databricks,
+  Pulumi, Sentry, RubyGems, Grafana, Atlassian, Shopify, Fly.io, Supabase,
+  PlanetScale, Cloudflare origin CA, New Relic, Vault, Terraform, Dynatrace,
+  Azure client secrets (``…8Q~…``), Discord bot tokens, Facebook, Square,
+  Airtable, Figma, Mapbox, Sendinblue, Mailgun, Mailchimp, Twilio and more;
+  ``tests/core/data/redaction/providers.py`` has one fake sample of each.
+* A value right after the name of a provider whose keys have no prefix
+  (``TWITCH_CLIENT_SECRET=…``, ``cloudflare global key: …``, ``heroku:
+  <uuid>``): 12 to 200 token characters with a digit, not a date, a
+  version, a domain or a path, and with the entropy of random text.
 * URL credentials: in ``scheme://user:password@host`` only the *password* is
   redacted; the user name stays, so the note still says which account it was.
 * ``Bearer <token>``, ``Authorization: <scheme> <token>``, ``curl -u
@@ -44,6 +57,13 @@ What counts as a secret:
     pointers such as ``Password: see 1Password``.
   - The word "password" in a sentence without ``:`` or ``=`` ("the password
     is in the vault") is prose, not an assignment.
+  - Mid-line, ``… and password: hunter2`` gives the word after the colon;
+    ``Password - hunter2`` at the start of a line gives a one-word value that
+    holds a digit or a symbol.
+  - Also placeholders: "password" in other languages (``hasło``,
+    ``Passwort``, ``пароль``, …), nsswitch sources (``passwd: files
+    systemd``) and letters-only values ending in "password" or "secret"
+    (``fredpassword``).
 
 * A high-entropy fallback for tokens nothing above names: at least 32
   characters of ``[A-Za-z0-9+/_=-]`` mixing upper case, lower case and
@@ -133,6 +153,15 @@ class _Rule:
     check: Callable[[str], bool] | None = None
     # Run the regex over the lower-cased text (case-insensitive rules).
     on_lower: bool = False
+    # Run the regex over the whole text, not the token windows (the secret
+    # holds characters the windows do not: '~', '|', '@', '%').
+    on_scan: bool = False
+    # A literal every match holds, when the regex does not start with one:
+    # the rule runs only when the text holds it.
+    needle: str | None = None
+    # The match starts this many characters before the regex's own match
+    # (the regex starts at a literal and checks what precedes it).
+    back: int = 0
 
 
 def _has_digit_and_letter(value: str) -> bool:
@@ -154,6 +183,8 @@ def _tok(
     behind = f"(?<![{left}]{e})" if left else ""
     return re.compile(f"{e}{behind}{rest}(?![{right}])")
 
+
+_UUID = "[a-f0-9]{8}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{12}"
 
 _PROVIDER_RULES: tuple[_Rule, ...] = (
     _Rule(
@@ -212,6 +243,192 @@ _PROVIDER_RULES: tuple[_Rule, ...] = (
     _Rule("digitalocean_token", _tok("do", "[por]_v1_[a-f0-9]{64}")),
     _Rule("shopify_token", _tok("shp", "(?:at|ca|pa|ss)_[a-fA-F0-9]{32}")),
     _Rule("age_secret_key", _tok("AGE-SECRET-KEY-1", "[0-9A-Z]{58}")),
+    # --- Formats learned from providers' documents and public scanners'
+    # rule lists (gitleaks, trufflehog, GitHub secret scanning); the
+    # patterns are our own.  Each starts with a literal prefix.
+    _Rule("aws_access_key_id", _tok("A3T", "[A-Z0-9]{17}", _ALNUM, _ALNUM)),
+    _Rule("groq_key", _tok("gsk_", "[A-Za-z0-9]{48,56}")),
+    _Rule("xai_key", _tok("xai-", "[A-Za-z0-9]{60,100}")),
+    _Rule("perplexity_key", _tok("pplx-", "[A-Za-z0-9]{40,56}")),
+    _Rule("replicate_token", _tok("r8_", "[A-Za-z0-9]{37}")),
+    _Rule("huggingface_token", _tok("api_org_", "[A-Za-z]{34}")),
+    _Rule("langsmith_key", _tok("lsv2_", "(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10}")),
+    _Rule("pinecone_key", _tok("pcsk_", "[A-Za-z0-9_]{40,90}+")),
+    _Rule("elevenlabs_key", _tok("sk_", "[a-f0-9]{48}")),
+    _Rule("fireworks_key", _tok("fw_", "[A-Za-z0-9]{24}")),
+    _Rule("gitlab_token", _tok("glffct-", "[A-Za-z0-9_-]{20,}+")),
+    _Rule("gitlab_token", _tok("GR1348941", "[A-Za-z0-9_-]{20}")),
+    _Rule(
+        "gitlab_session",
+        re.compile(r"_gitlab_session(?<![A-Za-z0-9]_gitlab_session)=([a-z0-9]{32})(?![A-Za-z0-9])"),
+        group=1,
+    ),
+    _Rule("atlassian_token", _tok("ATATT3", "[A-Za-z0-9_=-]{150,300}+")),
+    _Rule("atlassian_token", _tok("ATCTT3", "[A-Za-z0-9_=-]{150,300}+")),
+    _Rule("bitbucket_token", _tok("ATBB", "[A-Za-z0-9]{32}")),
+    _Rule("alibaba_access_key_id", _tok("LTAI", "[A-Za-z0-9]{20}")),
+    _Rule("google_refresh_token", _tok("1//0", "[A-Za-z0-9_-]{40,}+", left="/" + _ALNUM)),
+    _Rule("supabase_key", _tok("sbp_", "[a-f0-9]{40}")),
+    _Rule("supabase_key", _tok("sb_secret_", "[A-Za-z0-9_-]{20,}+")),
+    _Rule("vercel_token", _tok("vc", "[pikar]_[A-Za-z0-9]{24,60}")),
+    _Rule("netlify_token", _tok("nf", "[pcaoub]_[A-Za-z0-9]{36,40}")),
+    _Rule("flyio_token", _tok("fo1_", "[A-Za-z0-9_-]{43}")),
+    _Rule("flyio_token", _tok("fm", "(?:1[ar]|2)_[A-Za-z0-9+/]{64,}+={0,3}")),
+    _Rule("planetscale_token", _tok("pscale_", "(?:tkn|oauth|pw)_[A-Za-z0-9_=.-]{32,64}")),
+    _Rule("cloudflare_origin_ca_key", _tok("v1.0-", "[a-f0-9]{24}-[a-f0-9]{146}")),
+    _Rule("scalingo_token", _tok("tk-us-", "[A-Za-z0-9_-]{48}")),
+    _Rule("render_key", _tok("rnd_", "[A-Za-z0-9]{32}")),
+    _Rule("neon_key", _tok("napi_", "[a-z0-9]{64}")),
+    _Rule("doppler_token", _tok("dp.", "(?:pt|st|sa|ct|scim|audit)\\.[A-Za-z0-9]{40,44}")),
+    _Rule("pulumi_token", _tok("pul-", "[a-f0-9]{40}")),
+    _Rule(
+        "terraform_token",
+        re.compile(r"(?<![A-Za-z0-9])[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,70}(?![A-Za-z0-9_=-])"),
+        needle=".atlasv1.",
+    ),
+    _Rule("vault_token", _tok("hv", "[sb]\\.[A-Za-z0-9_-]{90,300}")),
+    _Rule(
+        "vault_token",
+        _tok("s.", "[A-Za-z0-9]{24}", left="." + _TOKEN_CHARS),
+        check=_has_digit_and_letter,
+    ),
+    _Rule("tailscale_key", _tok("tskey-", "[a-z]{3,8}-[A-Za-z0-9]{8,20}-[A-Za-z0-9]{20,40}")),
+    _Rule("docker_hub_token", _tok("dckr_", "(?:pat|oat)_[A-Za-z0-9_-]{27,}+")),
+    _Rule("infracost_token", _tok("ico-", "[A-Za-z0-9]{32}")),
+    _Rule("databricks_token", _tok("dapi", "[a-f0-9]{32}(?:-[0-9])?", _ALNUM, _ALNUM)),
+    _Rule("dynatrace_token", _tok("dt0c01.", "[A-Za-z0-9]{24}\\.[A-Za-z0-9]{64}")),
+    _Rule("harness_token", _tok("pat.", "[A-Za-z0-9_-]{22}\\.[A-Za-z0-9]{24}\\.[A-Za-z0-9]{20}")),
+    _Rule("harness_token", _tok("sat.", "[A-Za-z0-9_-]{22}\\.[A-Za-z0-9]{24}\\.[A-Za-z0-9]{20}")),
+    _Rule("artifactory_key", _tok("AKCp", "[A-Za-z0-9]{60,80}")),
+    _Rule("artifactory_key", _tok("cmVmd", "[A-Za-z0-9]{59}")),
+    _Rule("clickhouse_key", _tok("4b1d", "[A-Za-z0-9]{38}")),
+    _Rule("octopus_key", _tok("API-", "[A-Z0-9]{26}")),
+    _Rule("buildkite_token", _tok("bkua_", "[a-f0-9]{40}")),
+    _Rule("circleci_token", _tok("CCIPAT_", "[A-Za-z0-9]{22}_[a-f0-9]{40}")),
+    _Rule("sonar_token", _tok("sq", "[pau]_[a-f0-9]{40}")),
+    _Rule("sourcegraph_token", _tok("sgp_", "(?:[a-fA-F0-9]{16}_|local_)?[a-fA-F0-9]{40}")),
+    _Rule("prefect_token", _tok("pnu_", "[A-Za-z0-9]{36}")),
+    _Rule("readme_token", _tok("rdme_", "[a-z0-9]{70}")),
+    _Rule("rubygems_token", _tok("rubygems_", "[a-f0-9]{48}")),
+    _Rule("clojars_token", _tok("clojars_", "[a-z0-9]{60}"), on_lower=True),
+    _Rule("postman_token", _tok("PMAK-", "[a-fA-F0-9]{24}-[a-fA-F0-9]{34}")),
+    _Rule("linear_key", _tok("lin_api_", "[A-Za-z0-9]{40}")),
+    _Rule("notion_token", _tok("ntn_", "[0-9]{11}[A-Za-z0-9]{35}")),
+    _Rule("notion_token", _tok("secret_", "[A-Za-z0-9]{43}"), check=_has_digit_and_letter),
+    _Rule("figma_token", _tok("figd_", "[A-Za-z0-9_-]{40,}+")),
+    _Rule(
+        "asana_token",
+        re.compile(r"/(?<=(?<![0-9/])[0-9]/)[0-9]{16}/[0-9]{16}:[a-f0-9]{32}(?![A-Za-z0-9])"),
+        back=1,
+    ),
+    _Rule("airtable_token", _tok("pat", "[A-Za-z0-9]{14}\\.[a-f0-9]{64}")),
+    _Rule("typeform_token", _tok("tfp_", "[A-Za-z0-9_.=-]{59}")),
+    _Rule("intercom_token", _tok("dG9rO", "[A-Za-z0-9_=+/-]{40,}+")),
+    _Rule("hubspot_token", _tok("pat-", "(?:na|eu|ap)[0-9]-" + _UUID)),
+    _Rule("contentful_token", _tok("CFPAT-", "[A-Za-z0-9_-]{43}")),
+    _Rule("launchdarkly_key", _tok("api-", _UUID)),
+    _Rule("launchdarkly_key", _tok("sdk-", _UUID)),
+    _Rule("defined_networking_token", _tok("dnkey-", "[A-Za-z0-9_=-]{26}-[A-Za-z0-9_=-]{52}")),
+    _Rule(
+        "maxmind_key",
+        re.compile(r"(?<![A-Za-z0-9_-])[A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk(?![A-Za-z0-9_-])"),
+        needle="_mmk",
+    ),
+    _Rule("settlemint_token", _tok("sm_", "(?:aat|pat|sat)_[A-Za-z0-9]{16}")),
+    _Rule(
+        "authress_key",
+        _tok(
+            "",
+            r"(?<![A-Za-z0-9_])(?:sc|ext|scauth|authress)_[A-Za-z0-9]{5,30}\.[A-Za-z0-9]{4,6}"
+            r"\.acc[_-][A-Za-z0-9-]{10,32}\.[A-Za-z0-9+/_=-]{30,120}",
+            left="",
+        ),
+        needle=".acc",
+    ),
+    _Rule(
+        "onepassword_secret_key",
+        _tok("A3-", "[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}", _ALNUM, _ALNUM),
+    ),
+    _Rule("onepassword_token", _tok("ops_eyJ", "[A-Za-z0-9+/]{100,}+={0,3}")),
+    _Rule("slack_token", _tok("xoxe", "(?:\\.xox[bp])?-[0-9]-[A-Za-z0-9]{140,170}")),
+    _Rule(
+        "discord_bot_token",
+        re.compile(r"(?<![A-Za-z0-9_.-])[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38}(?![A-Za-z0-9_-])"),
+    ),
+    _Rule("twilio_key", _tok("SK", "[0-9a-fA-F]{32}", _ALNUM, _ALNUM), check=_has_digit_and_letter),
+    _Rule("sendgrid_key", _tok("SG.", "[A-Za-z0-9_-]{16,32}\\.[A-Za-z0-9_-]{30,50}")),
+    _Rule("sendinblue_key", _tok("xkeysib-", "[a-f0-9]{64}-[A-Za-z0-9]{16}")),
+    _Rule("sendinblue_key", _tok("xsmtpsib-", "[a-f0-9]{64}-[A-Za-z0-9]{16}")),
+    _Rule("mailgun_key", _tok("key-", "[a-f0-9]{32}", _ALNUM, _ALNUM)),
+    _Rule("mailgun_key", _tok("pubkey-", "[a-f0-9]{32}", _ALNUM, _ALNUM)),
+    _Rule(
+        "mailchimp_key",
+        re.compile(r"(?<![A-Za-z0-9])[a-f0-9]{32}-us[0-9]{1,2}(?![A-Za-z0-9])"),
+        needle="-us",
+    ),
+    _Rule("resend_key", _tok("re_", "[A-Za-z0-9]{8}_[A-Za-z0-9]{24}")),
+    _Rule("firebase_fcm_key", _tok(":APA91b", "[A-Za-z0-9_-]{100,}+", left="")),
+    _Rule("square_token", _tok("EAAA", "[A-Za-z0-9_-]{22,60}", _ALNUM, _ALNUM)),
+    _Rule("square_token", _tok("sq0", "(?:atp|csp)-[A-Za-z0-9_-]{22,43}")),
+    _Rule(
+        "paypal_braintree_token",
+        _tok("access_token$production$", "[a-z0-9]{16}\\$[a-f0-9]{32}", left=""),
+        on_scan=True,
+    ),
+    _Rule("flutterwave_key", _tok("FLW", "(?:SECK|PUBK)(?:_TEST)?-?[a-zA-Z0-9]{12,32}(?:-X)?")),
+    _Rule("duffel_token", _tok("duffel_", "(?:test|live)_[A-Za-z0-9_=-]{43}")),
+    _Rule("easypost_token", _tok("EZ", "[AT]K[A-Za-z0-9]{54}")),
+    _Rule("shippo_token", _tok("shippo_", "(?:live|test)_[a-fA-F0-9]{40}")),
+    _Rule("lob_key", _tok("live_", "(?:pub_)?[a-f0-9]{31,35}")),
+    _Rule("lob_key", _tok("test_", "(?:pub_)?[a-f0-9]{31,35}")),
+    _Rule("plaid_token", _tok("access-", "(?:sandbox|development|production)-" + _UUID)),
+    _Rule("woocommerce_key", _tok("c", "[sk]_[a-f0-9]{40}")),
+    _Rule("newrelic_key", _tok("NR", "(?:AK|II|JS|AA|RA|AL|SP)-[A-Za-z0-9-]{19,40}")),
+    _Rule("sentry_token", _tok("sntryu_", "[a-f0-9]{64}")),
+    _Rule("sentry_token", _tok("sntrys_", "eyJ[A-Za-z0-9+/=_]{50,}+")),
+    _Rule("grafana_token", _tok("glc_", "[A-Za-z0-9+/]{32,400}={0,3}")),
+    _Rule("grafana_token", _tok("glsa_", "[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}")),
+    _Rule("grafana_token", _tok("eyJrIjoi", "[A-Za-z0-9]{40,400}={0,3}")),
+    _Rule("adafruit_key", _tok("aio_", "[A-Za-z0-9]{28}")),
+    _Rule("adobe_client_secret", _tok("p8e-", "[A-Za-z0-9]{32}")),
+    _Rule("dropbox_token", _tok("sl.", "[A-Za-z0-9_=.-]{100,}+")),
+    _Rule("facebook_token", _tok("EAA", "[MC][A-Za-z0-9]{60,}+", _ALNUM, _ALNUM)),
+    # app id|secret: the regex starts at the literal; the app id's 15 or 16
+    # digits are added in _token_rules (a leading [0-9]{15,16} would be tried
+    # at every position of the text).
+    _Rule(
+        "facebook_token",
+        re.compile(r"\|(?<=[0-9]{15}\|)[A-Za-z0-9_-]{27,40}(?![A-Za-z0-9_-])"),
+        on_scan=True,
+    ),
+    _Rule(
+        "facebook_token",
+        re.compile(r"%7C(?<=[0-9]{15}%7C)[A-Za-z0-9_-]{27,40}(?![A-Za-z0-9_-])"),
+    ),
+    _Rule("frameio_token", _tok("fio-u-", "[A-Za-z0-9_=-]{64}")),
+    _Rule("intra42_secret", _tok("s-s4t2", "(?:ud|af)-[a-f0-9]{64}")),
+    _Rule("mapbox_token", _tok("pk.", "[A-Za-z0-9_-]{40,}+\\.[A-Za-z0-9_-]{20,}+", left="." + _TOKEN_CHARS)),
+    _Rule("mapbox_token", _tok("sk.", "[A-Za-z0-9_-]{40,}+\\.[A-Za-z0-9_-]{20,}+", left="." + _TOKEN_CHARS)),
+    _Rule("mapbox_token", _tok("tk.", "[A-Za-z0-9_-]{40,}+\\.[A-Za-z0-9_-]{20,}+", left="." + _TOKEN_CHARS)),
+    _Rule("yandex_key", _tok("AQVN", "[A-Za-z0-9_-]{35,38}")),
+    _Rule("yandex_token", _tok("t1.", "[A-Za-z0-9_-]{10,}+=*\\.[A-Za-z0-9_-]{86}={0,2}")),
+    _Rule("yandex_key", _tok("YC", "[A-Za-z0-9_-]{38}", _ALNUM, _TOKEN_CHARS), check=_has_digit_and_letter),
+    _Rule("posthog_key", _tok("phx_", "[A-Za-z0-9]{40,}+")),
+    _Rule("nuget_key", _tok("oy2", "[a-z0-9]{43}")),
+    _Rule("jwt", _tok("ZXlK", "[A-Za-z0-9+/_-]{60,}+={0,2}")),
+    _Rule("openshift_token", _tok("sha256~", "[A-Za-z0-9_-]{43}"), on_scan=True),
+    _Rule(
+        "teams_webhook",
+        re.compile(r"webhookb2/([A-Za-z0-9@/_-]{60,400}+)"),
+        group=1,
+        on_scan=True,
+    ),
+    _Rule(
+        "azure_client_secret",
+        re.compile(r"(?<![A-Za-z0-9_~.])[A-Za-z0-9_~.]{3}[0-9]Q~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])"),
+        on_scan=True,
+        needle="Q~",
+    ),
     _Rule(
         "jwt",
         _tok(
@@ -289,9 +506,14 @@ _NETRC_RE = re.compile(r"(?m)^[ \t]*machine[ \t]+\S+[^\n]*?\bpassword[ \t]+(\S+)
 # Cheap pre-filters (over the lower-cased text): the lines worth looking at
 # for assignments.
 _KEYWORDS = tuple(re.compile(w) for w in ("pass", "pw", "secret", "token", "key"))
-_AFTER_KEYWORD_RE = re.compile(r"[a-z0-9_.\-]*+[\"'`*_ \t]*+[=:]")
-_FLAG_KEYWORD_RE = re.compile(r"--[a-z0-9-]*(?:pass|pwd|pw|secret|token|key)")
+_AFTER_KEYWORD_RE = re.compile(r"[a-z0-9_.\-]{0,64}+[\"'`*_ \t]{0,8}+[=:]")
+# Bounded: "--" then an unbounded [a-z0-9-]* rescanned a run of dashes from
+# every position (quadratic on "-----…").
+_FLAG_KEYWORD_RE = re.compile(
+    r"--(?<![a-z0-9-]--)(?:[a-z0-9][a-z0-9-]{0,40}?)?(?:pass|pwd|pw|secret|token|key)"
+)
 _NETRC_KEYWORD_RE = re.compile(r"machine[ \t]")
+_DASH_KEYWORD_RE = re.compile(r"(?:password|passwd|passphrase|pwd)[ \t]+-[ \t]")
 
 # A key names a credential when its last word is one of these ...
 _KEY_TAIL_WORDS = frozenset(
@@ -510,6 +732,24 @@ _PLACEHOLDER_WORDS = frozenset(
         "random",
     }
 )
+# "password" and "secret" in other languages, as documentation writes
+# "--password=hasło".
+_LOCAL_PLACEHOLDERS = frozenset(
+    {
+        "hasło", "haslo", "passwort", "kennwort", "geheimnis", "motdepasse",
+        "mot_de_passe", "mot-de-passe", "contraseña", "contrasena", "clave",
+        "senha", "palavra-passe", "parola", "password_segreta", "wachtwoord",
+        "salasana", "lösenord", "losenord", "adgangskode", "passord", "heslo",
+        "jelszó", "şifre", "sifre", "пароль", "секрет", "ключ", "パスワード",
+        "暗号", "密码", "口令", "密碼", "비밀번호", "κωδικός", "סיסמה", "كلمة_المرور",
+    }
+)
+# nsswitch.conf: "passwd: files systemd" names sources, not a password.
+_NSSWITCH_RE = re.compile(
+    r"(?:(?:files|compat|systemd|ldap|nis|nisplus|sss|db|winbind|dns|mdns4?_minimal|"
+    r"myhostname|resolve|mymachines|hesiod|cache|\[[!A-Za-z =]{1,40}\])[ \t]*)+"
+)
+_PLACEHOLDER_TAILS = ("password", "passwd", "pass", "secret", "pwd")
 _PLACEHOLDER_RE = re.compile(
     r"""
     ^(?:
@@ -587,6 +827,10 @@ def _is_placeholder(value: str) -> bool:
         return True
     if norm.endswith("here") and len(norm) < 40:  # "your-password-here"
         return True
+    if v.lower() in _LOCAL_PLACEHOLDERS or _NSSWITCH_RE.fullmatch(v):
+        return True
+    if norm.isalpha() and norm.endswith(_PLACEHOLDER_TAILS) and len(norm) < 24:
+        return True  # "fredpassword", "mysecret", "dbpass": a documentation example
     if "example" in norm or "placeholder" in norm or "changeme" in norm:
         return True
     return bool(_CODE_REF_RE.search(v) or _PATH_RE.fullmatch(v))
@@ -679,6 +923,7 @@ def _assignments(text: str, low: str) -> Iterator[_Span]:
             )
         yield (m.start() for m in _FLAG_KEYWORD_RE.finditer(low))
         yield (m.start() for m in _NETRC_KEYWORD_RE.finditer(low))
+        yield (m.start() for m in _DASH_KEYWORD_RE.finditer(low))
 
     for positions in hits():
         line_end = -1
@@ -694,6 +939,59 @@ def _assignments(text: str, low: str) -> Iterator[_Span]:
         if le < 0:
             le = len(text)
         yield from _assignments_in_line(text, ls, le)
+
+
+# "… and password: hunter2" after other text on the line, and the note
+# shape "Password - hunter2" at the start of a line.
+_INLINE_CRED_RE = re.compile(
+    r"(?<![^ \t*`\"'(>])(?P<key>password|passwd|passphrase|pwd|api[_ -]?key|"
+    r"secret[_ -]?key|access[_ -]?token|auth[_ -]?token|token|secret)"
+    r"(?P<sep>[ \t]{0,2}:[ \t]{0,4}+|[ \t]{1,4}-[ \t]{1,4}+)(?P<value>\S[^\n]*)",
+    re.IGNORECASE,
+)
+# After "Password - " only one word that does not read as prose: it holds
+# a digit or a symbol ("Password - hunter2"; not "password - the group …").
+_DASH_VALUE_RE = re.compile(r"\S*[0-9!#$%&*+/=?@^~|\\][^\s]*")
+_LINE_HEAD_RE = re.compile(r"[ \t]*(?:(?:[-*+]|\d{1,3}[.)])[ \t]+)?[*_`>]*[ \t]*")
+
+
+def _inline_credentials(line: str, ls: int) -> Iterator[_Span]:
+    for m in _INLINE_CRED_RE.finditer(line):
+        key = m.group("key")
+        kind = _secret_key_kind(key)
+        if kind is None:
+            continue
+        dash = "-" in m.group("sep")
+        if dash and (
+            key.lower() == "pwd"  # "pwd - print name of working directory"
+            or kind != "password"
+            or not _LINE_HEAD_RE.fullmatch(line, 0, m.start())
+            or not _DASH_VALUE_RE.fullmatch(m.group("value").rstrip())
+        ):
+            continue
+        rest = m.group("value").rstrip()
+        word_m = _SHELL_WORD_RE.match(rest)
+        if word_m is None:
+            continue
+        word = word_m.group().rstrip(".,;)]}")
+        colon = dash or ":" in m.group("sep")
+        if not _accept_value(rest, kind, inline=False, colon=colon, code=False):
+            continue
+        start = ls + m.start("value")
+        if rest[0] in "\"'`":
+            got = _value_span(line, m.start("value"), rest, to_eol=False)
+            if got is None or "://" in got[2] or not _accept_value(
+                got[2], kind, inline=True, colon=colon, code=False
+            ):
+                continue
+            yield (ls + got[0], ls + got[1], kind)
+            continue
+        if "://" in word:
+            continue  # a URL: its password is found by the URL rule
+        if dash:  # the whole value, as for "key: value"
+            yield (start, start + len(rest), kind)
+        elif _accept_value(word, kind, inline=True, colon=colon, code=True):
+            yield (start, start + len(word), kind)
 
 
 def _quotes_pair(open_: str, close: str) -> bool:
@@ -777,6 +1075,8 @@ def _assignments_in_line(text: str, ls: int, le: int) -> Iterator[_Span]:
             colon = rx is _QUOTED_HEADER_RE or rx is _FLOW_KEY_RE
             if _accept_value(val, kind, inline=inline, colon=colon, code=not quoted):
                 yield (ls + s, ls + e, kind)
+
+    yield from _inline_credentials(line, ls)
 
     nm = _NETRC_RE.match(line) if "machine" in line else None
     if nm is not None and not _is_placeholder(nm.group(1)):
@@ -1008,6 +1308,81 @@ def _high_entropy(
 
 
 # ---------------------------------------------------------------------------
+# Provider names next to a random-looking value
+# ---------------------------------------------------------------------------
+
+# Providers whose keys have no prefix of their own: a value is a secret when
+# one of these names (lower case) stands right before it in an assignment,
+# "TWITCH_CLIENT_SECRET=…", "cloudflare global key: …", "plaid secret …".
+_PROVIDER_WORDS = (
+    "adafruit", "adobe", "airtable", "algolia", "alibaba", "asana", "assemblyai",
+    "atlassian", "auth0", "beamer", "bitbucket", "bittrex", "cloudflare", "codecov",
+    "cohere", "coinbase", "confluence", "confluent", "contentful", "contribsys",
+    "datadog", "deepgram", "discord", "droneci", "dropbox", "etsy", "facebook",
+    "fastly", "finicity", "finnhub", "flickr", "freshbooks", "gitter", "gocardless",
+    "heroku", "hubspot", "intercom", "jfrog", "artifactory", "jira", "kraken",
+    "kucoin", "launchdarkly", "linear", "linkedin", "mailchimp", "mailgun", "mapbox",
+    "mattermost", "meraki", "messagebird", "message_bird", "mistral", "mixpanel",
+    "netlify", "newrelic", "new_relic", "new-relic", "nytimes", "okta", "pagerduty",
+    "plaid", "postmark", "privateai", "private_ai", "pusher", "rapidapi", "segment",
+    "sendbird", "sentry", "snyk", "sonar", "sourcegraph", "squarespace", "sumo",
+    "telegram", "together", "travis", "twilio", "twitch", "twitter", "typeform",
+    "vercel", "yandex", "zendesk", "secret",
+)
+_PROVIDER_TAIL_RE = re.compile(
+    r"""
+    [A-Za-z0-9_.-]{0,30}+                         # _API_KEY, .client-secret
+    (?:[ \t]{1,2}[A-Za-z][A-Za-z_-]{0,15}+){0,3}+ # " global key", " api token"
+    [ \t'"`\]]{0,3}+(?:=>|:=|[=:,>]|\|\|)?+[ \t'"`=]{0,5}+
+    (?P<v>[A-Za-z0-9_=.+/~:|%-]{12,200}+)
+    """,
+    re.VERBOSE,
+)
+_PROVIDER_VALUE_END = frozenset("@")
+_DATEISH_RE = re.compile(r"[0-9]+(?:[.:/_-][0-9]+)*")
+_DOMAINISH_RE = re.compile(r"(?:[a-z0-9-]+\.)+[a-z]{2,}(?:/.*)?|.*\.[a-z]{2,4}")
+_PLAIN_PART_RE = re.compile(r"[A-Za-z][a-z]*|[A-Z]+|[a-z]+|[0-9]{1,4}")
+_VALUE_SPLIT_RE = re.compile(r"[_\-./:]+")
+
+
+def _provider_value_ok(v: str) -> bool:
+    if len(v) < 12 or _is_placeholder(v):
+        return False
+    has_digit = any(c.isdigit() for c in v)
+    has_alpha = any(c.isalpha() for c in v)
+    if not has_digit:
+        return False  # words, identifiers, names
+    if not has_alpha:
+        return len(v) >= 15 and v.isdigit()  # client ids
+    if _DATEISH_RE.fullmatch(v) or "://" in v or v.startswith(("/", "~", ".")):
+        return False
+    if _DOMAINISH_RE.fullmatch(v):
+        return False  # example.com, notes.md, api.v2.service.io
+    if all(_PLAIN_PART_RE.fullmatch(p) for p in _VALUE_SPLIT_RE.split(v) if p):
+        return False  # version-2024, Release_12, foo.bar.v2
+    return _shannon(v) >= (2.8 if len(v) < 20 else 3.3)
+
+
+def _provider_keyword(text: str, scan: str, low: str) -> Iterator[_Span]:
+    for word in _PROVIDER_WORDS:
+        p = low.find(word)
+        while p >= 0:
+            nxt = p + len(word)
+            if p == 0 or not low[p - 1].isalpha() or scan[p].isupper():
+                m = _PROVIDER_TAIL_RE.match(scan, nxt)
+                if m is not None:
+                    s, e = m.span("v")
+                    while e > s and scan[e - 1] in ".,:;|%-":
+                        e -= 1
+                    v = text[s:e]
+                    after = text[e : e + 1]
+                    if after not in _PROVIDER_VALUE_END and _provider_value_ok(v):
+                        yield (s, e, "provider_keyed_secret")
+                    nxt = max(nxt, m.end())
+            p = low.find(word, nxt)
+
+
+# ---------------------------------------------------------------------------
 # Putting it together
 # ---------------------------------------------------------------------------
 
@@ -1018,6 +1393,35 @@ _WINDOW_TABLE = bytes(
     ord("a") if i in _RUN_CHARS + b".:" else ord(" ") for i in range(256)
 )
 _WINDOW_MIN_LEN = 15
+
+
+_REGEX_META = frozenset("\\.^$*+?{}[]()|")
+
+
+def _needle(pattern: str) -> str:
+    """The literal text every match of *pattern* starts with ('' if none)."""
+    out: list[str] = []
+    i = 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\" and i + 1 < len(pattern) and not pattern[i + 1].isalnum():
+            out.append(pattern[i + 1])
+            i += 2
+            continue
+        if c in _REGEX_META:
+            break
+        out.append(c)
+        i += 1
+    # A quantifier right after the literal applies to its last character.
+    if i < len(pattern) and pattern[i] in "*?{" and out:
+        out.pop()
+    return "".join(out)
+
+
+_NEEDLES = {
+    r.regex.pattern: _needle(r.regex.pattern) if r.needle is None else r.needle
+    for r in _PROVIDER_RULES
+}
 
 
 def _token_rules(text: str, scan: str, low: str) -> Iterator[_Span]:
@@ -1033,17 +1437,33 @@ def _token_rules(text: str, scan: str, low: str) -> Iterator[_Span]:
     windows = "\n".join(parts)
 
     def where(rule: _Rule) -> Iterator[tuple[int, int]]:
-        if rule.on_lower:
-            for m in rule.regex.finditer(low):
+        if rule.on_lower or rule.on_scan:
+            for m in rule.regex.finditer(low if rule.on_lower else scan):
                 yield m.start(rule.group), m.end(rule.group)
             return
         for m in rule.regex.finditer(windows):
             i = bisect_right(win_starts, m.start()) - 1
             shift = orig_starts[i] - win_starts[i]
-            yield m.start(rule.group) + shift, m.end(rule.group) + shift
+            yield m.start(rule.group) + shift - rule.back, m.end(rule.group) + shift
 
+    present: dict[str, bool] = {}
     for rule in _PROVIDER_RULES:
+        needle = _NEEDLES[rule.regex.pattern]
+        if needle:
+            hay = low if rule.on_lower else scan if rule.on_scan else windows
+            key = ("l" if rule.on_lower else "s" if rule.on_scan else "w") + needle
+            if key not in present:
+                present[key] = needle in hay
+            if not present[key]:
+                continue  # a literal search is far cheaper than a regex pass
         for s, e in where(rule):
+            if rule.kind == "facebook_token":
+                d = s
+                while d > 0 and s - d < 17 and text[d - 1] in _DIGITS:
+                    d -= 1
+                if s - d not in (15, 16):
+                    continue
+                s = d
             if rule.kind == "telegram_bot_token":
                 d = s
                 while d > 0 and s - d < 10 and text[d - 1] in _DIGITS:
@@ -1173,6 +1593,7 @@ def _scan(text: str) -> list[_Span]:
     found.extend(_token_rules(text, scan, low))
     found.extend(_credentials(text, scan, low))
     found.extend(_assignments(text, low))
+    found.extend(_provider_keyword(text, scan, low))
     specific = _merge(found)
     # Markers already in the text are never (part of) a secret.
     if "«redacted " in text:

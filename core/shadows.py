@@ -22,10 +22,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from .errors import BadInput, BotMemoryError
+from .errors import BadInput, BotMemoryError, Refused
 from .paths import LOG_DIR, MEMORY_FILE, Home, check_bot_id, classify
 from .redact import contains_secret, redact
-from .safeio import RACY_NS, WorkspaceLock, atomic_write, read_file, sha256
+from .safeio import RACY_NS, Folders, WorkspaceLock, atomic_write, open_dir_nofollow, pread, read_file, sha256
 from .store import Change
 
 logger = logging.getLogger(__name__)
@@ -121,7 +121,7 @@ class Shadows:
         return self.folder(bot) / "packs" / f"{pack}.pack"
 
     def _lock(self, bot: str) -> WorkspaceLock:
-        return WorkspaceLock.for_file(self.home.lock_file(bot))
+        return WorkspaceLock.for_file(self.home.lock_file(bot), self.home.root)
 
     def load(self, bot: str) -> Index | None:
         """The bot's shadow index (a copy to change freely), or None when no baseline was taken."""
@@ -135,7 +135,11 @@ class Shadows:
             cached = self._cache.get(bot)
             if cached is not None and cached[0] == sig:
                 return cached[1].copy()
-        ft = read_file(path)
+        try:
+            ft = read_file(path, self.home.root)
+        except BotMemoryError as e:
+            logger.warning("cannot read the shadow index of %s: %s", bot, e)
+            return None
         try:
             data = json.loads(ft.text) if ft else None
         except (ValueError, RecursionError):
@@ -166,27 +170,31 @@ class Shadows:
         path = self._index_path(bot)
         data = {"version": 2, "files": {rel: sh.dump() for rel, sh in sorted(index.files.items())},
                 "packs": index.packs}
-        atomic_write(path, json.dumps(data, separators=(",", ":")).encode("utf-8"))
+        atomic_write(path, json.dumps(data, separators=(",", ":")).encode("utf-8"), self.home.root)
         st = os.stat(path)
         with self._guard:
             self._cache[bot] = ((st.st_ino, st.st_mtime_ns, st.st_size), index.copy())
         try:
-            names = os.listdir(self.folder(bot) / "packs")
-        except FileNotFoundError:
+            with open_dir_nofollow(self.home.root, self.folder(bot) / "packs") as d:
+                for name in d.listdir():
+                    if _PACK.fullmatch(name) and name[:-5] not in index.packs:
+                        try:
+                            d.unlink(name)
+                        except FileNotFoundError:
+                            pass
+        except (FileNotFoundError, NotADirectoryError):
             return
-        for name in names:
-            if _PACK.fullmatch(name) and name[:-5] not in index.packs:
-                try:
-                    os.unlink(self.folder(bot) / "packs" / name)
-                except FileNotFoundError:
-                    pass
 
     def _read_copy(self, bot: str, sh: Shadow) -> bytes | None:
+        path = self._pack_path(bot, sh.pack)
         try:
-            with open(self._pack_path(bot, sh.pack), "rb") as f:
-                f.seek(sh.offset)
-                data = f.read(sh.length)
-        except OSError:
+            with open_dir_nofollow(self.home.root, path.parent) as d:
+                fd = d.open(path.name, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+            try:
+                data = pread(fd, sh.length, sh.offset)
+            finally:
+                os.close(fd)
+        except (OSError, Refused):
             return None
         return data if len(data) == sh.length and sha256(data) == sh.copy else None
 
@@ -206,7 +214,7 @@ class Shadows:
         for rel, data in copies:
             where[rel] = (pack, offset)
             offset += len(data)
-        atomic_write(self._pack_path(bot, pack), b"".join(data for _, data in copies))
+        atomic_write(self._pack_path(bot, pack), b"".join(data for _, data in copies), self.home.root)
         index.packs[pack] = offset
         return where
 
@@ -256,13 +264,33 @@ class Shadows:
                 return
             seen: list[Seen] = []
             for c in changes:
-                if c.after is None or c.after_hash is None:
+                if c.appended:   # only the appended part is known: the shadow is the file as it is now
+                    got = self._reread(bot, c.file)
+                    if got is None:
+                        index.files.pop(c.file, None)
+                    else:
+                        seen.append(got)
+                elif c.after is None or c.after_hash is None:
                     index.files.pop(c.file, None)
                 else:
                     seen.append(Seen(c.file, c.after, c.after_hash))
             self.keep(bot, index, seen)
             index.files.update(touched or {})
             self.save(bot, index)
+
+    def _reread(self, bot: str, rel: str) -> Seen | None:
+        """A file as it is now, to shadow; None when it cannot be read (too large: a scan skips it too)."""
+        path = self.home.workspace(bot) / rel
+        try:
+            with Folders(self.home.trust_root(bot)) as folders:
+                st = folders.lstat(path)
+                ft = folders.read(path)
+        except (OSError, BotMemoryError) as e:
+            logger.info("no shadow for %s/%s: %s", bot, rel, e)
+            return None
+        if ft is None or st is None:
+            return None
+        return Seen(rel, ft.text, ft.hash, ft.valid, st)
 
     def keep_before(self, bot: str, changes: Sequence[Change]) -> None:
         """The rows of *changes* could not be written: make sure the shadows still show the files as
@@ -286,51 +314,57 @@ class Shadows:
         with self._lock(bot).held():
             ws = self.home.workspace(bot)
             seen: list[Seen] = []
-            for rel in folder_files(self.home, bot, ws):
-                path = ws / rel
-                try:
-                    st = _stat(path)
-                    ft = read_file(path)
-                except (OSError, BotMemoryError) as e:
-                    logger.warning("baseline of %s skipped %s: %s", bot, rel, e)
-                    continue
-                if ft is not None and st is not None:
-                    seen.append(Seen(rel, ft.text, ft.hash, ft.valid, st))
+            with Folders(self.home.trust_root(bot)) as folders:
+                for rel in folder_files(self.home, bot, ws, folders):
+                    path = ws / rel
+                    try:
+                        st = folders.lstat(path)
+                        ft = folders.read(path)
+                    except (OSError, BotMemoryError) as e:
+                        logger.warning("baseline of %s skipped %s: %s", bot, rel, e)
+                        continue
+                    if ft is not None and st is not None:
+                        seen.append(Seen(rel, ft.text, ft.hash, ft.valid, st))
             index = Index()
             self.keep(bot, index, seen)
             self.save(bot, index)
             return len(index.files)
 
 
-def folder_files(home: Home, bot: str, ws: Path) -> list[str]:
+def folder_files(home: Home, bot: str, ws: Path, folders: Folders) -> list[str]:
     """The memory files of *bot*'s folder by its kind's layout (a workspace's, or a tracked agent's)."""
     layout = home.layout(bot)
-    return memory_files(ws) if layout is None else layout.memory_files(ws)
+    return memory_files(ws, folders) if layout is None else layout.memory_files(ws)
 
 
-def memory_files(ws: Path) -> list[str]:
+def memory_files(ws: Path, folders: Folders) -> list[str]:
     """The memory files of a workspace (``MEMORY.md``, ``memory/*.md``, ``memory/log/*.md``), no links.
 
     The same set as :meth:`Home.memory_files`, listed with ``os.scandir`` to keep a
-    scan of thousands of files fast.
+    scan of thousands of files fast. A folder that is (or is reached through) a
+    symbolic link is skipped and logged, never looked into.
     """
     out: list[str] = []
     for folder, prefix in ((ws, ""), (ws / "memory", "memory/"), (ws / LOG_DIR, f"{LOG_DIR}/")):
         try:
-            with os.scandir(folder) as it:
-                for e in it:
-                    if not e.name.endswith(".md") or not e.is_file(follow_symlinks=False):
-                        continue
-                    rel = prefix + e.name
-                    if prefix == "" and rel != MEMORY_FILE:
-                        continue
-                    try:
-                        classify(rel)
-                    except BadInput:
-                        continue
-                    out.append(rel)
-        except (FileNotFoundError, NotADirectoryError):
+            entries = folders.list(folder)
+        except Refused as e:
+            logger.warning("skipping %s: %s", folder, e)
             continue
+        except OSError as e:
+            logger.warning("cannot list %s: %s", folder, e)
+            continue
+        for name, is_file in entries:
+            if not name.endswith(".md") or not is_file:
+                continue
+            rel = prefix + name
+            if prefix == "" and rel != MEMORY_FILE:
+                continue
+            try:
+                classify(rel)
+            except BadInput:
+                continue
+            out.append(rel)
     return sorted(out)
 
 

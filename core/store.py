@@ -21,10 +21,14 @@ from .errors import BadInput, Conflict, Refused
 from .paths import MEMORY_FILE, Home, FileKind
 from .safeio import (
     FileText,
+    TooLarge,
     WorkspaceLock,
+    append_file,
     atomic_write,
     clean_stale_temps,
+    hash_file,
     make_dirs,
+    open_dir_nofollow,
     read_file,
     remove_file,
     text_hash,
@@ -66,6 +70,8 @@ class Change:
     at: datetime
     before_valid: bool = True   # False when the earlier bytes were not UTF-8
     id: str = ""                # the journal row id this change is recorded under
+    unkept: str | None = None   # why the earlier text was not kept (the row cannot be undone)
+    appended: bool = False      # ``after`` is only what was appended (the file was never read whole)
 
 
 def new_change_id(at: datetime) -> str:
@@ -81,6 +87,7 @@ class Write:
     text: str | None
     expected_hash: str | None = None
     checked: bool = False       # True: ``expected_hash`` None means "must not exist"
+    append: bool = False        # ``text`` is appended to the file, which is never read whole
 
 
 Listener = Callable[[Sequence[Change]], None]
@@ -97,8 +104,10 @@ class Store:
     # ----- reading
 
     def read(self, bot: str, rel: str) -> FileText | None:
-        """A memory file's text and hash, or None when it does not exist."""
-        return read_file(self.home.file(bot, rel))
+        """A memory file's text and hash, or None when it does not exist.
+
+        Nothing between the home and the file may be a symbolic link (Refused, naming it)."""
+        return read_file(self.home.file(bot, rel), self.home.trust_root(bot))
 
     def text(self, bot: str, rel: str) -> str:
         ft = self.read(bot, rel)
@@ -110,11 +119,11 @@ class Store:
         """Create the workspace layout (idempotent); True when something was created. No journal row."""
         refuse_for_agent(self.home, bot, "init")
         ws = self.home.workspace(bot)
-        created = not (ws / MEMORY_FILE).exists()
         with self.locked(bot):
-            make_dirs(ws / "memory")
-            if not (ws / MEMORY_FILE).exists():
-                atomic_write(ws / MEMORY_FILE, b"")
+            make_dirs(ws / "memory", self.home.root)
+            created = read_file(ws / MEMORY_FILE, self.home.root) is None
+            if created:
+                atomic_write(ws / MEMORY_FILE, b"", self.home.root)
         return created
 
     def ensure(self, bot: str) -> None:
@@ -122,20 +131,21 @@ class Store:
         if self.home.is_tracked(bot):
             self.home.require_bot(bot)
             return
-        self.home.workspace(bot)  # validates the id
-        if not (self.home.workspace(bot) / MEMORY_FILE).exists():
+        ws = self.home.workspace(bot)  # validates the id
+        if not (ws / MEMORY_FILE).is_file() or ws.is_symlink():
             self.init(bot)
 
     @contextmanager
     def locked(self, bot: str) -> Iterator[None]:
-        lock = WorkspaceLock.for_file(self.home.lock_file(bot))
+        lock = WorkspaceLock.for_file(self.home.lock_file(bot), self.home.root)
         with lock.held():
             if bot not in self._cleaned:
                 layout = self.home.layout(bot)
+                root = self.home.trust_root(bot)
                 if layout is None:
-                    clean_stale_temps(self.home.workspace(bot))
+                    clean_stale_temps(self.home.workspace(bot), root=root)
                 else:
-                    clean_stale_temps(self.home.workspace(bot), layout.temp_dirs)
+                    clean_stale_temps(self.home.workspace(bot), layout.temp_dirs, root=root)
                 self._cleaned.add(bot)
             yield
 
@@ -156,6 +166,7 @@ class Store:
         if tracked:
             self.home.require_bot(bot)   # a tracked folder that is gone is never created again by a write
         with self.locked(bot):
+            self._check_bookkeeping()
             plans: list[tuple[Write, FileText | None, str | None]] = []
             for w in writes:
                 kind = self.home.classify(bot, w.file)
@@ -163,7 +174,12 @@ class Store:
                     raise Refused(f"{w.file} is a daily log: the bot's own record is read-only (it can be deleted)")
                 if kind is FileKind.MEMORY and w.text is None:
                     raise Refused("MEMORY.md can be emptied but never deleted: the bot expects it to exist")
-                current = self.read(bot, w.file)
+                if w.append:
+                    if w.text is None:
+                        raise ValueError("an append needs text")
+                    plans.append((w, None, redact(w.text)))
+                    continue
+                current = self._current(bot, w)
                 if w.expected_hash is not None or w.checked:
                     now_hash = current.hash if current else None
                     if now_hash != w.expected_hash:
@@ -180,7 +196,7 @@ class Store:
             changes: list[Change] = []
             try:
                 for w, current, new in plans:
-                    change = self._write_one(bot, w.file, current, new, actor)
+                    change = self._write_one(bot, w.file, current, new, actor, append=w.append)
                     if change is not None:
                         changes.append(change)
             finally:  # what was written is recorded, even when a later file of the batch failed
@@ -188,32 +204,67 @@ class Store:
                     self.notify(changes)
             return changes
 
-    def write(self, bot: str, rel: str, text: str, actor: Actor, *,
-              expected_hash: str | None = None, allow_log: bool = False) -> Change | None:
-        changes = self.apply(bot, [Write(rel, text, expected_hash)], actor, allow_log=allow_log)
+    def write(self, bot: str, rel: str, text: str, actor: Actor, *, expected_hash: str | None = None,
+              allow_log: bool = False, checked: bool = False) -> Change | None:
+        """Replace one file. *checked* with no *expected_hash*: create it only if it is still absent."""
+        changes = self.apply(bot, [Write(rel, text, expected_hash, checked or expected_hash is not None)], actor,
+                             allow_log=allow_log)
         return changes[0] if changes else None
 
     def delete(self, bot: str, rel: str, actor: Actor, *, expected_hash: str | None = None) -> Change | None:
         if self.home.classify(bot, rel) is FileKind.MEMORY:
             raise Refused("MEMORY.md can be emptied but never deleted: the bot expects it to exist")
-        if self.read(bot, rel) is None:
+        if self._current(bot, Write(rel, None)) is None:
             raise BadInput(f"{rel} does not exist")
         changes = self.apply(bot, [Write(rel, None, expected_hash)], actor)
         return changes[0] if changes else None
 
+    def _check_bookkeeping(self) -> None:
+        """The journal and botmemory's own folder must not be links either: a change whose row
+        cannot be kept is not made (Refused, naming the link)."""
+        for folder in (self.home.journal_dir, self.home.state_dir):
+            try:
+                with open_dir_nofollow(self.home.root, folder):
+                    pass
+            except (FileNotFoundError, NotADirectoryError):
+                pass
+
+    def _current(self, bot: str, w: Write) -> FileText | None:
+        """The file as it is now. A file too large to read can still be deleted: its text is then not
+        kept (``valid=False``, hash of the streamed bytes) and the row says so."""
+        try:
+            return self.read(bot, w.file)
+        except TooLarge as e:
+            if w.text is not None:
+                raise
+            got = hash_file(self.home.file(bot, w.file), self.home.trust_root(bot))
+            if got is None:
+                return None
+            return FileText("", got[0], False, unkept=f"it was {e.size / 1e6:.0f} MB, larger than botmemory reads")
+
     def _write_one(self, bot: str, rel: str, current: FileText | None, new: str | None,
-                   actor: Actor) -> Change | None:
+                   actor: Actor, *, append: bool = False) -> Change | None:
         path = self.home.file(bot, rel)
+        root = self.home.trust_root(bot)
+        if append and new is not None:
+            if not new:
+                return None
+            size, _ = append_file(path, new.encode("utf-8"), root)
+            at = datetime.now(timezone.utc)
+            return Change(id=new_change_id(at), bot=bot, file=rel, before=None, before_hash=None,
+                          after=new, after_hash=None, actor=actor, at=at, appended=True,
+                          unkept=f"the archive is appended to, not rewritten: its earlier text "
+                                 f"({size / 1e6:.1f} MB) was not kept")
         if new is None:
             if current is None:
                 return None
-            remove_file(path)
+            remove_file(path, root)
             after_hash = None
         else:
             data = new.encode("utf-8")
             if current is not None and current.text == new and current.valid:
                 return None
-            atomic_write(path, data)
+            atomic_write(path, data, root)
             after_hash = text_hash(new)
         at = datetime.now(timezone.utc)
         change = Change(
@@ -221,6 +272,7 @@ class Store:
             before=current.text if current else None, before_hash=current.hash if current else None,
             after=new, after_hash=after_hash, actor=actor, at=at,
             before_valid=current.valid if current else True,
+            unkept=current.unkept if current else None,
         )
         return change
 

@@ -23,12 +23,12 @@ from typing import TYPE_CHECKING, Any
 
 from . import config
 from .entries import DOT, append_text, chat_source, clean_title
-from .errors import BadInput, BotMemoryError
+from .errors import BadInput, BotMemoryError, LinkRefused, Refused
 from .journal import Row
 from .paths import Home, check_bot_id, log_path
 from .reconcile import outside_actor, reconcile_bot
 from .redact import redact
-from .safeio import atomic_write, read_file
+from .safeio import atomic_write, open_dir_nofollow, read_file
 from .store import Actor, Write, new_change_id
 
 if TYPE_CHECKING:
@@ -97,7 +97,11 @@ def open_turns(mem: Memory, bot: str) -> list[Turn]:
     for name in names:
         if not name.endswith(".json") or not _TURN_ID.fullmatch(name[:-5]):
             continue
-        ft = read_file(folder / name)
+        try:
+            ft = read_file(folder / name, mem.home.root)
+        except BotMemoryError as e:
+            logger.warning("cannot read the turn record %s of %s: %s", name, bot, e)
+            continue
         try:
             d = json.loads(ft.text) if ft else None
             if not isinstance(d, dict):
@@ -116,8 +120,9 @@ def turn_open(mem: Memory, bot: str) -> bool:
 
 def _remove_turn(home: Home, bot: str, turn_id: str) -> None:
     try:
-        os.unlink(_turn_dir(home, bot) / f"{turn_id}.json")
-    except FileNotFoundError:
+        with open_dir_nofollow(home.root, _turn_dir(home, bot)) as d:
+            d.unlink(f"{turn_id}.json")
+    except (FileNotFoundError, NotADirectoryError):
         pass
 
 
@@ -133,7 +138,8 @@ def turn_begin(mem: Memory, bot: str, chat: str) -> str:
             reconcile_bot(mem, bot, outside_actor(mem, bot))
         now = time.time()
         turn = Turn(new_change_id(datetime.now(UTC)), bot, chat, now)
-        atomic_write(_turn_dir(mem.home, bot) / f"{turn.id}.json", json.dumps(turn.as_dict()).encode("utf-8"))
+        atomic_write(_turn_dir(mem.home, bot) / f"{turn.id}.json", json.dumps(turn.as_dict()).encode("utf-8"),
+                     mem.home.root)
     return turn.id
 
 
@@ -152,14 +158,19 @@ def turn_end(mem: Memory, bot: str, turn_id: str, said: str | None = None, *,
 
 def _end(mem: Memory, turn: Turn, said: str | None, tools: Sequence[str], failed: bool) -> list[Row]:
     bot = turn.bot
+    link: LinkRefused | None = None
     with mem.capture_rows() as rows, mem.store.locked(bot):
         reconcile_bot(mem, bot, Actor.bot(turn.chat, "task"))
         _remove_turn(mem.home, bot, turn.id)
         if config.bot_settings(mem.home, bot).memory and not mem.home.is_tracked(bot):  # never in an agent's folder
             try:
                 _append_log(mem, bot, turn.chat, log_line(turn.chat, said, tools, failed))
+            except LinkRefused as e:  # the turn is recorded; the log line is refused, and that is said
+                link = e
             except BotMemoryError as e:  # the log line never fails a turn
                 logger.warning("could not append the log line of %s: %s", bot, e)
+    if link is not None:
+        raise Refused(f"{link} (the turn's changes were recorded; its log line was not written)")
     return list(rows)
 
 

@@ -23,13 +23,16 @@ from .budget import MEMORY_MAX_BYTES, MEMORY_MAX_LINES
 from .errors import BadInput, Conflict, Refused
 from .frontmatter import body_start
 from .paths import ARCHIVE_FILE, MEMORY_FILE, Home, FileKind, classify
-from .safeio import FileText, WorkspaceLock, atomic_write, read_file
+from .safeio import FileText, WorkspaceLock, atomic_write, file_size, read_file
 from .store import Actor, Change, Store, Write, redact
 
 logger = logging.getLogger(__name__)
 
 MAX_PREFERENCE_CHARS = 300
 MOVED_REPORT_LIMIT = 5
+ARCHIVE_APPEND_OVER = 1024 * 1024
+"""An archive larger than this is appended to, never read whole: the journal keeps earlier texts only up
+to this size (``journal.EARLIER_TEXT_MAX_BYTES``), so rewriting it could not be undone either."""
 
 
 @dataclass(frozen=True)
@@ -158,12 +161,16 @@ def remember(store: Store, bot: str, text: str, actor: Actor, *, until: date | N
     store.ensure(bot)
     with store.locked(bot):
         mem = store.read(bot, MEMORY_FILE)
-        arch = store.read(bot, ARCHIVE_FILE)
+        size = file_size(store.home.file(bot, ARCHIVE_FILE), store.home.trust_root(bot))
+        big = size is not None and size > ARCHIVE_APPEND_OVER
+        arch = None if big else store.read(bot, ARCHIVE_FILE)
         doc = E.parse(append_text(mem.text if mem else "", line))
         new_block = _last_entry(doc)
         moved, fits = make_room(doc, today, new_block)
         writes: list[Write] = []
-        if moved:
+        if moved and big:  # appended with O_APPEND, never read whole; fsynced before MEMORY.md is written
+            writes.append(Write(ARCHIVE_FILE, archived_text(moved, today) + "\n", append=True))
+        elif moved:
             writes.append(Write(ARCHIVE_FILE, append_text(arch.text if arch else "", archived_text(moved, today)),
                                 arch.hash if arch else None, checked=True))
         writes.append(Write(MEMORY_FILE, doc.render(), mem.hash if mem else None, checked=True))
@@ -361,7 +368,7 @@ def check_no_links(home: Home, bot: str) -> None:
 
 
 def _home_lock(home: Home) -> WorkspaceLock:
-    return WorkspaceLock.for_file(home.state_dir / "locks" / "_home.lock")
+    return WorkspaceLock.for_file(home.state_dir / "locks" / "_home.lock", home.root)
 
 
 def _empty_learned() -> dict[str, Any]:

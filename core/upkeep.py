@@ -108,7 +108,7 @@ def state_file(home: Home, bot: str) -> Path:
 def read_state(home: Home, bot: str) -> UpkeepState:
     """The last tidy-up of a bot as stored; an unreadable file counts as none."""
     try:
-        ft = read_file(state_file(home, bot))
+        ft = read_file(state_file(home, bot), home.root)
     except BotMemoryError as e:
         logger.warning("upkeep state of %s unreadable: %s", bot, e)
         return UpkeepState()
@@ -131,7 +131,7 @@ def read_state(home: Home, bot: str) -> UpkeepState:
 
 def write_state(home: Home, bot: str, state: UpkeepState) -> None:
     data = json.dumps(state.as_dict(), indent=2, ensure_ascii=False) + "\n"
-    atomic_write(state_file(home, bot), data.encode("utf-8"))
+    atomic_write(state_file(home, bot), data.encode("utf-8"), home.root)
 
 
 def _now() -> datetime:
@@ -218,7 +218,7 @@ def instructions_bytes(home: Home, bot: str) -> int:
     if path.is_file():
         return _size(path)
     try:
-        ft = read_file(home.settings_file(bot))
+        ft = read_file(home.settings_file(bot), home.root)
     except BotMemoryError:
         return 0
     if ft is None:

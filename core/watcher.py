@@ -115,7 +115,7 @@ class Watcher:
 
         if self._thread is not None:
             raise RuntimeError("the watcher is already running")
-        make_dirs(self.mem.home.workspaces)
+        make_dirs(self.mem.home.workspaces, self.mem.home.root)
         self._stopping = False
         self._next_safety = time.monotonic() + (self.safety_rescan or 0.0)
         self._observer = Observer()
@@ -222,10 +222,14 @@ class Watcher:
 
     def _ensure_watches(self, bot: str) -> None:
         ws = self.mem.home.workspace(bot)
+        linked = False
         layout = self.mem.home.layout(bot)
         for folder in (ws, ws / "memory", ws / LOG_DIR) if layout is None else layout.watched_dirs(ws):
             key = str(folder)
-            if folder.is_symlink() or not folder.is_dir():
+            linked = linked or folder.is_symlink()   # a link, or a folder reached through one
+            if linked or not folder.is_dir():
+                if linked and key in self._watches:
+                    logger.warning("not watching %s: it is, or is reached through, a symbolic link", key)
                 self._unwatch(key)
                 continue
             if key not in self._watches:

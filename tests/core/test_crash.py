@@ -148,3 +148,36 @@ def kill_rounds(tmp_path: Path, rounds: int, seed: int = 7) -> tuple[int, int]:
 
 def test_sigkill_a_writer_at_random_moments(tmp_path):
     assert kill_rounds(tmp_path, rounds=20)[0] == 20
+
+
+@pytest.mark.parametrize("name", CALLS)
+def test_remember_appending_to_a_large_archive_survives_a_failure_at_every_step(tmp_path, monkeypatch, name):
+    """Past update.ARCHIVE_APPEND_OVER the archive is appended to in place: still never a line out of both."""
+    home = tmp_path / "home"
+    mem = Memory.open(str(home), TODAY)
+    mem.store.init(BOT)
+    initial_mem = full_text()
+    old = entry("2024-01-01", "archived long ago · moved 2024-02-01") + "\n"
+    initial_arch = old * (update.ARCHIVE_APPEND_OVER // len(old) + 10)
+    ws = mem.home.workspace(BOT)
+
+    def reset():
+        (ws / MEMORY_FILE).write_text(initial_mem)
+        (ws / "memory" / "archive.md").write_text(initial_arch)
+
+    reset()
+    update.remember(mem.store, BOT, "brand new", Actor.person())
+    done_mem = mem.store.text(BOT, MEMORY_FILE)
+    assert done_mem != initial_mem
+
+    fired = 0
+    for k in range(1, 200):
+        reset()
+        if not run_with_failure(monkeypatch, name, k, lambda: update.remember(mem.store, BOT, "brand new", Actor.person())):
+            break
+        fired += 1
+        m, a = mem.store.text(BOT, MEMORY_FILE), (ws / "memory" / "archive.md").read_text()
+        assert m in (initial_mem, done_mem), f"MEMORY.md torn after os.{name} #{k}"
+        assert a.startswith(initial_arch), f"the archive lost its text after os.{name} #{k}"
+        assert facts(initial_mem) <= facts(m) | facts(a), f"a line is out of both files after os.{name} #{k}"
+    assert fired >= 1, f"os.{name} was never called"

@@ -11,7 +11,9 @@ from botmemory.core.paths import Home, FileKind, check_bot_id, classify, parse_d
 @pytest.mark.parametrize("rel,kind", [
     ("MEMORY.md", FileKind.MEMORY), ("memory/archive.md", FileKind.ARCHIVE),
     ("memory/Client notes-2.md", FileKind.TOPIC), ("memory/log/2026-10-14.md", FileKind.LOG),
-    ("memory/v1.2 plan.md", FileKind.TOPIC),
+    ("memory/v1.2 plan.md", FileKind.TOPIC), ("memory/формулы.md", FileKind.TOPIC), ("memory/東京.md", FileKind.TOPIC),
+    ("memory/ü.md", FileKind.TOPIC), ("memory/u\u0308ber.md", FileKind.TOPIC), ("memory/हिन्दी नोट्स.md", FileKind.TOPIC),
+    ("memory/Ελλάδα 2.md", FileKind.TOPIC),
 ])
 def test_good_paths(rel, kind):
     assert classify(rel) is kind
@@ -19,8 +21,10 @@ def test_good_paths(rel, kind):
 
 @pytest.mark.parametrize("rel", [
     "memory/../evil.md", "memory/.hidden.md", "memory/sub/x.md", "memory/notes.txt", "../x.md",
-    "/etc/passwd", "memory/log/2026-13-01.md", "memory/log/today.md", "memory/ü.md", "memory/a_b.md",
-    "MEMORY.MD", "memory/", "memory/.md", "",
+    "/etc/passwd", "memory/log/2026-13-01.md", "memory/log/today.md", "memory/a_b.md",
+    "MEMORY.MD", "memory/", "memory/.md", "", "memory/ .md", "memory/   .md", "memory/. .md", "memory/...md",
+    "memory/ lead.md", "memory/a\tb.md", "memory/a\nb.md", "memory/a\x00b.md", "memory/a\\b.md",
+    "memory/a:b.md", "memory/\u0308x.md", "memory/" + "я" * 130 + ".md", "memory/a\u202eb.md",
 ])
 def test_bad_paths(rel):
     with pytest.raises(BadInput):
@@ -86,3 +90,11 @@ def test_memory_files_skip_links_and_other_files(tmp_path):
     (ws / "memory" / "link.md").symlink_to(ws / "memory" / "a.md")
     (ws / "memory" / "log" / "2026-10-01.md").write_text("")
     assert home.memory_files("scout") == ["MEMORY.md", "memory/a.md", "memory/log/2026-10-01.md"]
+
+
+def test_topic_message_says_what_is_allowed():
+    with pytest.raises(BadInput) as e:
+        classify("memory/a_b.md")
+    msg = str(e.value)
+    assert "letters and digits of any script" in msg and "spaces, dots and dashes" in msg
+    assert "use letters" not in msg

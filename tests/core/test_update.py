@@ -426,3 +426,68 @@ def test_undo_overflow_puts_both_files_back_in_one_write_unless_one_changed(mem)
         update.undo_overflow(mem.store, BOT, room, Actor("person", "undo"))
     assert "a later line" in mem.store.text(BOT, ARCHIVE_FILE)          # nothing written
     assert len(mem.store.text(BOT, MEMORY_FILE).splitlines()) <= 200
+
+
+# ----- a large archive is appended to, never read whole (issue 17 item 12)
+
+
+def _big_archive(ws, size: int, tail: str = "\n") -> bytes:
+    line = entry("2024-01-01", "an old archived note with some words · moved 2024-02-01") + "\n"
+    data = (line * (size // len(line) + 1)).encode()[: size - len(tail)]
+    data = data[: data.rindex(b"\n") + 1] + tail.encode() if tail == "\n" else data + tail.encode()
+    (ws / "memory" / "archive.md").write_bytes(data)
+    return data
+
+
+@pytest.mark.parametrize("mb", [2, 17])
+def test_an_archive_larger_than_a_journal_copy_is_appended_to(mem, ws, mb, monkeypatch):
+    from botmemory.core import safeio
+
+    mem.store.write(BOT, MEMORY_FILE, full_memory(), PERSON)
+    before = _big_archive(ws, mb * 1024 * 1024)
+    reads: list[str] = []
+    real = safeio.read_in
+    monkeypatch.setattr(safeio, "read_in", lambda d, name, shown: reads.append(shown) or real(d, name, shown))
+    listeners = mem.store.listeners[:]
+    mem.store.listeners.clear()   # the write alone: the shadow copy, kept afterwards, may read the file
+    r = update.remember(mem.store, BOT, "brand new", PERSON)
+    assert r.moved_count >= 1
+    assert not any("archive" in s for s in reads), "the archive was read whole"
+    mem.store.listeners[:] = listeners
+    with mem.capture_rows() as rows:
+        mem.store.notify(r.changes)
+    after = (ws / "memory" / "archive.md").read_bytes()
+    assert after.startswith(before)
+    added = after[len(before):].decode()
+    assert "fact number 1 · moved 2026-10-15" in added and added.endswith("\n")
+    assert "fact number 1\n" not in mem.store.text(BOT, MEMORY_FILE)
+    row = next(r for r in rows if r.file == ARCHIVE_FILE)
+    assert "+" in row.diff and "fact number 1 · moved 2026-10-15" in row.diff
+    assert "an old archived note" not in row.diff
+    assert row.undoable is False and "appended" in row.reason
+
+
+def test_an_append_after_a_torn_archive_tail_starts_on_its_own_line(mem, ws):
+    mem.store.write(BOT, MEMORY_FILE, full_memory(), PERSON)
+    before = _big_archive(ws, 2 * 1024 * 1024, tail="- 2024-01-01 · torn half li")
+    update.remember(mem.store, BOT, "brand new", PERSON)
+    after = (ws / "memory" / "archive.md").read_bytes()
+    assert after.startswith(before + b"\n- ")
+
+
+def test_the_append_threshold_is_the_journals_earlier_text_limit():
+    from botmemory.core.journal import EARLIER_TEXT_MAX_BYTES
+
+    assert update.ARCHIVE_APPEND_OVER == EARLIER_TEXT_MAX_BYTES
+
+
+@pytest.mark.parametrize("mb", [2, 17])
+def test_an_appended_archive_is_not_taken_for_an_outside_change(mem, ws, mb):
+    from botmemory.core.turns import scan
+
+    mem.store.write(BOT, MEMORY_FILE, full_memory(), PERSON)
+    _big_archive(ws, mb * 1024 * 1024)
+    scan(mem)   # the baseline
+    update.remember(mem.store, BOT, "brand new", PERSON)
+    assert scan(mem) == []
+    assert scan(mem) == []

@@ -1,0 +1,102 @@
+"""Link-safe file access, as ratios against a baseline measured in the same run.
+
+    python benchmarks/bench_paths.py
+
+1. read_file of a topic walked from the home (every folder opened O_NOFOLLOW) vs
+   read_file with only the file itself checked (the old way), 1,000 topics.
+2. a scan (``watch --once``) of 1,000 changed topics: reading through Folders
+   (each folder opened once, O_NOFOLLOW) vs the same scan reading by plain path.
+3. ``remember`` that archives into a 20 MB archive (appended in place) vs into a
+   100 KB archive (rewritten whole, the path under 1 MB).
+"""
+from __future__ import annotations
+
+import shutil
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from datetime import date, timedelta
+from pathlib import Path
+
+from botmemory.core import update
+from botmemory.core.paths import MEMORY_FILE
+from botmemory.core.shadows import _stat
+from botmemory.core.turns import scan
+from botmemory.core.safeio import Folders, read_file
+from botmemory.core.memory import Memory
+from botmemory.core.store import Actor
+
+BOT = "scout"
+TODAY = "2026-10-15"
+
+
+def median(fn: Callable[[], object], repeat: int, setup: Callable[[], object] | None = None) -> float:
+    times = []
+    for _ in range(repeat):
+        if setup:
+            setup()
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return statistics.median(times)
+
+
+def full_memory() -> str:
+    start = date(2025, 1, 1)
+    return "".join(f'- {(start + timedelta(days=i)).isoformat()} · from chat "Plans" · fact {i:03d} '
+                   + "words " * 8 + "\n" for i in range(200))
+
+
+def main() -> None:
+    base = Path(tempfile.mkdtemp(prefix="bench-paths-"))
+    try:
+        mem = Memory.open(str(base / "home"), TODAY)
+        mem.store.init(BOT)
+        ws = mem.home.workspace(BOT)
+        files = [ws / "memory" / f"topic {i}.md" for i in range(1000)]
+        for p in files:
+            p.write_text("- a note about something\n" * 20)
+        rows = []
+        old = median(lambda: [read_file(p) for p in files], 5)
+        new = median(lambda: [read_file(p, mem.home.root) for p in files], 5)
+        rows.append(("read 1,000 topics", old, new))
+
+        scan(mem)  # the baseline
+
+        def touch() -> None:
+            for i, p in enumerate(files):
+                p.write_text(f"- changed {time.time_ns()} {i}\n")
+
+        scanned = median(lambda: scan(mem), 3, touch)
+        real_read, real_lstat = Folders.read, Folders.lstat
+        Folders.read = lambda self, p: read_file(p)                       # type: ignore[method-assign]
+        Folders.lstat = lambda self, p: _stat(p)                          # type: ignore[method-assign]
+        try:
+            unwalked = median(lambda: scan(mem), 3, touch)
+        finally:
+            Folders.read, Folders.lstat = real_read, real_lstat            # type: ignore[method-assign]
+        rows.append(("scan 1,000 changed topics (walk vs none)", unwalked, scanned))
+
+        arch = ws / "memory" / "archive.md"
+        line = '- 2024-01-01 · from chat "Plans" · an old note · moved 2024-02-01\n'
+
+        def setup(size: int) -> Callable[[], None]:
+            def go() -> None:
+                (ws / MEMORY_FILE).write_text(full_memory())
+                arch.write_text(line * (size // len(line)))
+            return go
+
+        small = median(lambda: update.remember(mem.store, BOT, "brand new", Actor.person()), 5, setup(100_000))
+        big = median(lambda: update.remember(mem.store, BOT, "brand new", Actor.person()), 5, setup(20_000_000))
+        rows.append(("remember into a 20 MB archive vs 100 KB", small, big))
+
+        print(f"{'case':<44} {'baseline ms':>12} {'measured ms':>12} {'ratio':>7}")
+        for name, a, b in rows:
+            print(f"{name:<44} {a * 1000:>12.2f} {b * 1000:>12.2f} {b / a:>7.2f}")
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
