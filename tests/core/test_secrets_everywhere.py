@@ -171,8 +171,6 @@ def test_no_planted_secret_reaches_disk_outside_the_workspace(home, capsys, monk
             assert not contains_secret(p.read_text(encoding="utf-8")), p
 
 
-@pytest.mark.xfail(strict=True, reason="the recall index copies topic text unredacted: issue 17 item 3, "
-                                        "the recall engineer's part (core/recall.py); remove this mark when it lands")
 def test_no_planted_secret_reaches_the_recall_index(home, capsys, monkeypatch):
     root, planted, files = plant_everywhere(home, capsys, monkeypatch)
     found = {(where, str(p.relative_to(home))) for p, data in files.items() if "index" in p.parts
