@@ -1248,6 +1248,9 @@ def search(home: Home, bot: str, words: Sequence[str], since: date | None, until
     home.require_bot(bot)
     keys = _search_keys(words)
     runs = [r for w in words for r in cjk_runs(w) if len(r) > 2]   # a CJK word matches as written
+    # one CJK character is a word (猫) but never a token (the text's CJK runs are bigrams): inside the text is
+    # enough, as entries.whole_word has it for forget and journal --grep
+    tokened = {k for k in keys if not (len(k) == 1 and is_cjk_token(k))}
     if since is not None and until is not None and since > until:
         raise BadInput(f"since {since.isoformat()} is after until {until.isoformat()}: nothing can match")
     if not keys and since is None and until is None:
@@ -1291,7 +1294,7 @@ def search(home: Home, bot: str, words: Sequence[str], since: date | None, until
                 if not all(k in low for k in keys):
                     continue
                 have = {fold(w) for w in _words(unit.matched)}
-                if not keys <= have:
+                if not tokened <= have:
                     continue
                 if runs and not all(r in low for r in runs):
                     continue
