@@ -35,6 +35,7 @@ _export("store", "Actor", "Change", "Store", "Write", "delete_refusal")
 _export("memory", "Memory", "RowListener")
 _export("files", "FileResult", "UndoResult", "check_bot_writes", save_file="save", rm_file="rm", undo_row="undo")
 _export("entries", "Block", "BlockKind", "Document", "chat_source", "check_entry_text", "clean_title", "format_entry",
+        "without_bullet",
         parse_blocks="parse")
 _export("frontmatter", "Frontmatter", read_frontmatter="read")
 _export("budget", "AMBER_AT", "Gauge", "Level", "MEMORY_MAX_BYTES", "MEMORY_MAX_LINES", "ONLY_FIRST_LINES",
@@ -55,6 +56,7 @@ _export("agents", "folder_secrets", "kind_of", "redact_file", "secrets_in", "top
         agent_gauge="gauge", agent_limits="limits", agent_load="load", agent_recall="recall",
         forget_in_folder="forget")
 _export("diff", "diff_counts", "diff_lines")
+_export("wording", "counted")
 _export("journal", "Journal", "Row", "RowFilter", "UNDO_ACTOR", "make_row")
 _export("shadows", "Shadow", "Shadows")
 _export("reconcile", "OUTSIDE", "reconcile_bot")
@@ -86,17 +88,17 @@ __all__ = [  # the same names as _NAMES (tests/test_layering.py checks)
     "Write", "agent_gauge", "agent_limits", "agent_load", "agent_recall", "apply_config", "atomic_write",
     "auto_recall", "bot_settings", "capture_due", "capture_now", "chat_source", "check_bot_id", "check_bot_writes",
     "check_entry_text", "check_helper_instance", "check_helper_model", "check_tidy_hour", "classify", "clean_title",
-    "compose_block", "config_values", "connect_agent", "connection_status", "content_words", "delete_refusal",
-    "diff_counts", "diff_lines", "discover_agents", "ensure_token", "expire_turns", "fold", "folder_secrets",
-    "forget", "forget_everywhere", "forget_in_folder", "format_entry", "gauge", "get_kind", "heavy_line", "kind_of",
-    "last_capture", "learned_lines", "learning_check", "list_topics", "load_block", "local_today", "log_line",
-    "log_path", "make_room", "make_row", "move_overflow", "note_turn", "open_turns", "organize_memory",
-    "overflow_preview", "parse_blocks", "parse_day", "parse_when", "prefer", "read_config", "read_config_strict",
-    "read_file", "read_frontmatter", "read_state", "recall_notes", "reconcile_bot", "redact_file", "refresh_index",
-    "remember", "remove_learned", "rm_file", "run_due", "save_file", "scan", "secrets_in", "session_search",
-    "set_bot_setting", "text_hash", "tidy_bot", "tidy_hour", "tidy_now", "tidy_up", "token_path", "topic_name_rule",
-    "topic_path", "track", "turn_begin", "turn_end", "turn_open", "undo_overflow", "undo_row", "unforget", "untrack",
-    "write_config",
+    "compose_block", "config_values", "connect_agent", "connection_status", "content_words", "counted",
+    "delete_refusal", "diff_counts", "diff_lines", "discover_agents", "ensure_token", "expire_turns", "fold",
+    "folder_secrets", "forget", "forget_everywhere", "forget_in_folder", "format_entry", "gauge", "get_kind",
+    "heavy_line", "kind_of", "last_capture", "learned_lines", "learning_check", "list_topics", "load_block",
+    "local_today", "log_line", "log_path", "make_room", "make_row", "move_overflow", "note_turn", "open_turns",
+    "organize_memory", "overflow_preview", "parse_blocks", "parse_day", "parse_when", "prefer", "read_config",
+    "read_config_strict", "read_file", "read_frontmatter", "read_state", "recall_notes", "reconcile_bot",
+    "redact_file", "refresh_index", "remember", "remove_learned", "rm_file", "run_due", "save_file", "scan",
+    "secrets_in", "session_search", "set_bot_setting", "text_hash", "tidy_bot", "tidy_hour", "tidy_now", "tidy_up",
+    "token_path", "topic_name_rule", "topic_path", "track", "turn_begin", "turn_end", "turn_open", "undo_overflow",
+    "undo_row", "unforget", "untrack", "without_bullet", "write_config",
 ]
 
 
@@ -125,7 +127,8 @@ if TYPE_CHECKING:  # for type checkers: the same names, eagerly
                          check_helper_instance, check_helper_model, check_tidy_hour, config_values, read_config,
                          read_config_strict, set_bot_setting, tidy_hour, write_config)
     from .diff import diff_counts, diff_lines
-    from .entries import Block, BlockKind, Document, chat_source, check_entry_text, clean_title, format_entry
+    from .entries import (Block, BlockKind, Document, chat_source, check_entry_text, clean_title, format_entry,
+                          without_bullet)
     from .entries import parse as parse_blocks
     from .errors import BadInput, BotMemoryError, Busy, Conflict, LinkRefused, Refused
     from .files import FileResult, UndoResult, check_bot_writes
@@ -180,3 +183,4 @@ if TYPE_CHECKING:  # for type checkers: the same names, eagerly
     from .server import DEFAULT_PORT as SERVE_PORT
     from .server import ApiServer, ensure_token, token_path
     from .watcher import Watcher
+    from .wording import counted

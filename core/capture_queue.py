@@ -21,6 +21,7 @@ from .paths import Home, check_bot_id
 from .safeio import WorkspaceLock, atomic_write, read_file
 from .store import Actor
 
+from .wording import counted
 
 logger = logging.getLogger(__name__)
 
@@ -236,7 +237,7 @@ def read_turn(transcript: str, start: int, end: int) -> tuple[list[Message], str
         elif msg.text.strip():
             out.append(msg)
     if torn:
-        note = (note + "; " if note else "") + f"{torn} unreadable line{'s' if torn != 1 else ''} left out"
+        note = (note + "; " if note else "") + f"{counted(torn, 'unreadable line')} left out"
     return out, note
 
 

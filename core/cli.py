@@ -154,7 +154,8 @@ def build_parser() -> _Parser:
                     help="whole words of the fact (never its date or the chat it came from); "
                          "stop words and words under 3 letters are refused")
     sp.add_argument("--all", action="store_true",
-                    help="forget in every tracked agent folder at once (one undoable row per file)")
+                    help="forget in every tracked agent folder at once (one undoable row per file); "
+                         "a folder or file it cannot read is exit 2 with nothing written")
     sp.add_argument("--dry-run", action="store_true", help="say what would go and from which files; change nothing")
     sp.add_argument("--chat", metavar="T", help="the bot's work in chat T")
     sp = add("prefer", cmd_prefer, "add a standing preference to About me (once, at most 300 characters)")
@@ -202,7 +203,8 @@ def build_parser() -> _Parser:
     sp.add_argument("message")
     sp = add("search", cmd_search, "session_search over memory, topics, the archive and daily logs")
     sp.add_argument("bot")
-    sp.add_argument("words", nargs="*", metavar="WORD")
+    sp.add_argument("words", nargs="*", metavar="WORD",
+                    help="whole words of a note's fact or of the chat it came from (never its date)")
     sp.add_argument("--since", metavar="S", help="24h, 3d, yesterday or YYYY-MM-DD (inclusive)")
     sp.add_argument("--until", metavar="U", help="24h, 3d, yesterday or YYYY-MM-DD (inclusive)")
     turn = sub.add_parser("turn", help="the harness's turn boundary: turn begin / turn end",

@@ -16,6 +16,7 @@ from .paths import MEMORY_FILE, normalize_rel, parse_day
 from .safeio import MAX_FILE_BYTES
 from .memory import Memory
 from .store import Actor
+from .wording import counted
 
 logger = logging.getLogger(__name__)
 
@@ -76,7 +77,7 @@ def cmd_gauge(mem: Memory, args: argparse.Namespace) -> None:
     if heavy:
         d["heavy"] = heavy
     plain = (f"{g.lines}/{g.max_lines} lines · {g.bytes:,}/{g.max_bytes:,} bytes · {g.level.value}"
-             + (f" · {g.unloaded_lines} line{'s do' if g.unloaded_lines != 1 else ' does'} not load"
+             + (f" · {counted(g.unloaded_lines, 'line does', 'lines do')} not load"
                 if g.unloaded_lines else "")
              + f"\n{budget.ONLY_FIRST_LINES}" + (f"\n{heavy}" if heavy else ""))
     _out(args, d, plain)
@@ -119,7 +120,7 @@ def cmd_remember(mem: Memory, args: argparse.Namespace) -> None:
     r = ops.remember(mem, args.bot, text, _actor(args), until=until)
     plain = f"remembered: {r.entry}"
     if r.moved_count:
-        plain += f"\nmoved {r.moved_count} older entr{'y' if r.moved_count == 1 else 'ies'} to memory/archive.md:"
+        plain += f"\nmoved {counted(r.moved_count, 'older entry', 'older entries')} to memory/archive.md:"
         plain += "".join(f"\n  {line}" for line in r.moved)
         if r.moved_count > len(r.moved):
             plain += f"\n  … and {r.moved_count - len(r.moved)} more"
@@ -144,13 +145,13 @@ def cmd_forget(mem: Memory, args: argparse.Namespace) -> None:
             assert isinstance(one, agents.Forgotten)
             results = [one]
         n = sum(len(r.removed) for r in results)
-        plain = f"{verb} {n} note{'s' if n != 1 else ''}" + "".join(
+        plain = f"{verb} {counted(n, 'note')}" + "".join(
             f"\n  {r.bot}: {', '.join(r.files)}" for r in results if r.files)
         _out(args, [r.as_dict() for r in results] if args.all else results[0].as_dict(), plain)
         return
 
     r = ops.forget(mem, args.bot, args.words, _actor(args), dry_run=args.dry_run)
-    plain = (f"{verb} {len(r.removed)} note{'s' if len(r.removed) != 1 else ''}"
+    plain = (f"{verb} {counted(len(r.removed), 'note')}"
              + (f" in {', '.join(r.files)}" if r.files else ""))
     _out(args, r.as_dict(), plain)
 

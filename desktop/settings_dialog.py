@@ -29,7 +29,7 @@ import keyring.backend
 import platformdirs
 from botmemory.core import (
     DEFAULT_TIDY_HOUR, BadInput, BotMemoryError, ConfigValues, Home, apply_config, atomic_write, check_helper_instance,
-    check_helper_model, check_tidy_hour, config_values, write_config,
+    check_helper_model, check_tidy_hour, config_values, counted, write_config,
 )
 from botmemory.core import read_config_strict as core_read_config_strict
 from PySide6.QtCore import QCoreApplication, QEvent, Qt, Signal
@@ -149,7 +149,7 @@ def check_home(root: str | Path) -> HomeCheck:
     bots = home.bots()
     if bots:
         names = ", ".join(bots[:5]) + (f" and {len(bots) - 5} more" if len(bots) > 5 else "")
-        return HomeCheck(True, f"An OpenMausBot home with {len(bots)} bot{'s' if len(bots) != 1 else ''}: {names}.")
+        return HomeCheck(True, f"An OpenMausBot home with {counted(len(bots), 'bot')}: {names}.")
     return HomeCheck(True, "An OpenMausBot home with no bots yet.")
 
 
