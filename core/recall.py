@@ -474,7 +474,11 @@ def _read_topic(home: Home, bot: str, name: str) -> _Topic | None:
         return None
     if not ft.valid:
         logger.info("recall reads %s%s with replacement characters: it is not valid UTF-8", prefix, name)
-    return _analyse_topic(name, ft.text)
+    # The index lives outside the workspace: a credential pasted into a topic in another editor is
+    # never copied into it (nor into what recall shows). Imported here, so a recall whose index is
+    # up to date does not compile the rules.
+    from .redact import redact
+    return _analyse_topic(name, redact(ft.text))
 
 
 _BATCH = 250_000
