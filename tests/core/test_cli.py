@@ -284,6 +284,13 @@ def test_journal_limit_zero_prints_no_rows(capsys, root):
     assert out == "no changes recorded for scout yet\n"
 
 
+def test_journal_limit_larger_than_any_index_lists_every_row(capsys, root):
+    run(capsys, "--root", root, "remember", "scout", "one note")
+    code, out, err = run(capsys, "--root", root, "journal", "scout", "--limit", "9" * 30, "--json")
+    assert code == 0 and err == ""
+    assert len(json.loads(out)) == 1
+
+
 def test_gauge_says_one_line_in_the_singular(capsys, root):
     (_ws(root) / "MEMORY.md").write_text("".join(f"line {i}\n" for i in range(201)))
     code, out, _ = run(capsys, "--root", root, "gauge", "scout")
