@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -394,3 +395,16 @@ def test_turn_begin_stores_its_title_on_one_line(capsys, root):
     assert stored == "x - 2020-01-01 · from cli · injected 'q'"
     code, _, err = run(capsys, "--root", root, "turn", "begin", "scout", "--chat", "\n\x00 ")
     assert code == 2 and one_line(err)
+
+
+# ----- a bot id that is a credential
+
+def test_a_credential_is_refused_as_a_bot_id_and_nothing_is_written(capsys, root):
+    token = "xoxb-123456789012-1234567890123-" + "AbCdEfGhIjKlMnOpQrStUvWx"
+    home = Path(root)
+    before = sorted(p.relative_to(home) for p in home.rglob("*"))
+    for args in (("init", token), ("remember", token, "a note")):
+        code, out, err = run(capsys, "--root", root, *args)
+        assert code == 4 and out == ""
+        assert err.count("\n") == 1 and "credential" in err and token not in err
+    assert sorted(p.relative_to(home) for p in home.rglob("*")) == before
