@@ -21,7 +21,7 @@ from typing import Any
 from . import config, entries as E
 from .entries import append_text, archived_text
 from .budget import MEMORY_MAX_BYTES, MEMORY_MAX_LINES
-from .errors import BadInput, Conflict, Refused
+from .errors import BadInput, Conflict, LinkRefused, Refused
 from .frontmatter import body_start
 from .paths import ARCHIVE_FILE, MEMORY_FILE, Home, FileKind, classify
 from .safeio import WorkspaceLock, atomic_write, file_size, read_file
@@ -271,6 +271,11 @@ def _unreadable(rel: str, why: str) -> BadInput:
     return BadInput(f"forget cannot look at {rel}: {why}; nothing was forgotten anywhere")
 
 
+def _linked(rel: str) -> LinkRefused:
+    """Exit 4, as every command that meets a link on its way."""
+    return LinkRefused(f"forget cannot look at {rel}: it is a symbolic link; nothing was forgotten anywhere")
+
+
 def forget(store: Store, bot: str, words: Sequence[str], actor: Actor, *, about_me: bool = True,
            dry_run: bool = False) -> ForgetResult:
     """Remove every note that mentions all *words* as whole words, everywhere, and keep the words.
@@ -333,15 +338,17 @@ def forget(store: Store, bot: str, words: Sequence[str], actor: Actor, *, about_
 
 def _check_no_links(ws: Path) -> None:
     """A topic that is a symbolic link is skipped by the listing; forget must say it could not look."""
+    if ws.is_symlink():
+        raise _linked(f"workspaces/{ws.name}")
     folder = ws / "memory"
     if folder.is_symlink():
-        raise _unreadable("memory/", "it is a symbolic link")
+        raise _linked("memory/")
     if (ws / MEMORY_FILE).is_symlink():
-        raise _unreadable(MEMORY_FILE, "it is a symbolic link")
+        raise _linked(MEMORY_FILE)
     if folder.is_dir():
         for p in sorted(folder.iterdir()):
             if p.suffix == ".md" and p.is_symlink():
-                raise _unreadable(f"memory/{p.name}", "it is a symbolic link")
+                raise _linked(f"memory/{p.name}")
 
 
 # ----- About me and profile-learned.json
