@@ -206,7 +206,8 @@ def test_the_cli_always_exits_0_and_logs_its_errors(tmp_path, claude):
         p = subprocess.run([*CLI, "--root", str(root), "hook", "claude-code"], input=raw, capture_output=True,
                            text=True, timeout=60)
         assert p.returncode == 0, p.stderr
-    assert "JSONDecodeError" in p.stderr or "JSONDecodeError" in (root / "botmemory" / "logs" / "hooks.log").read_text()
+    log = (root / "botmemory" / "logs" / "hooks.log").read_text()
+    assert "the event on stdin is not JSON (Expecting value: line 1 column 1)" in log and "JSONDecodeError" not in log
     p = subprocess.run([*CLI, "--root", str(root), "hook", "claude-code", "--bot", "nobody"],
                        input=ev("user_prompt_submit", the_project(tmp_path)), capture_output=True, text=True,
                        timeout=60)
@@ -307,3 +308,9 @@ def test_an_untracked_project_with_a_bound_bot_is_captured_by_that_bot(tmp_path,
     (turn,) = chat["turns"]
     assert [m.text for m in C.read_turn(turn["transcript"], turn["start"], turn["end"])[0]] == ["I'm vegetarian"]
     assert mem.journal.list(BOT) == [] or all(r.who != "bot" for r in mem.journal.list(BOT))   # no turn opened
+
+
+def test_an_empty_stdin_is_logged_as_no_event_in_plain_words(tmp_path, mem):
+    assert handle(mem, "") == "" and handle(mem, " \n") == ""
+    log = (mem.home.state_dir / "logs" / "hooks.log").read_text().splitlines()
+    assert [ln.split(" ", 1)[1] for ln in log] == ["hook claude-code: no event on stdin (it was empty)"] * 2
