@@ -102,6 +102,8 @@ def read_json(path: Path) -> Json:
     ft = read_file(path)
     if ft is None or not ft.text.strip():
         return {}
+    if not ft.valid:  # rewriting it would replace the bytes that are not UTF-8 by U+FFFD
+        raise BadInput(f"{path} is not valid UTF-8; botmemory will not overwrite it")
     try:
         data = json.loads(ft.text)
     except json.JSONDecodeError as e:
@@ -118,7 +120,10 @@ def update_json(path: Path, change: Callable[[Json], None]) -> bool:
         before = read_file(path)
         data = read_json(path)
         new = json.loads(json.dumps(data))
-        change(new)
+        try:
+            change(new)
+        except BadInput as e:   # a part of the file is not what it should be: name the file
+            raise BadInput(f"{path}: {e}") from None
         if new == data:
             return False
         if read_file(path) != before:
@@ -163,7 +168,7 @@ def _object_at(data: Json, key: str) -> Json:
     if value is None:
         value = data[key] = {}
     if not isinstance(value, dict):
-        raise BadInput(f"its {key} is not a JSON object; botmemory will not change it")
+        raise BadInput(f"{key} is not a JSON object; botmemory will not change it")
     return value
 
 
@@ -249,7 +254,7 @@ def set_hooks(data: Json, command: str | None) -> None:
             hooks[event] = [{"hooks": [ours]}]
             continue
         if not isinstance(groups, list):
-            raise BadInput(f"its hooks.{event} is not a list; botmemory will not change it")
+            raise BadInput(f"hooks.{event} is not a list; botmemory will not change it")
         groups, kept, _ = _drop_ours(groups, keep_first=True)
         if kept is None:
             groups.append({"hooks": [ours]})
