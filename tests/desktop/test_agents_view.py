@@ -274,3 +274,17 @@ def test_the_bot_list_is_wide_enough_for_a_tracked_folders_name(qtbot, mem, sess
     text = p.bot_box.currentText()
     assert "Claude Code" in text
     assert p.bot_box.width() >= p.bot_box.fontMetrics().horizontalAdvance(text) + 20
+
+
+def test_the_upkeep_tab_of_a_red_agent_folder_points_to_no_make_room(qtbot, mem, session, open_panel,
+                                                                      no_real_agent_folders):
+    """Make room is never offered for an agent's folder: its Upkeep text must not send the person there."""
+    claude_code(no_real_agent_folders, index_lines=230)
+    bot = track(mem, "claude-code")
+    p = open_panel(bot)
+    p.show_tab("upkeep")
+    idle(qtbot, session)
+    qtbot.waitUntil(lambda: "do not load" in p.upkeep.report_label.text(), timeout=5000)
+    assert not p.room_button.isVisible()
+    text = p.upkeep.report_label.text()
+    assert "Make room" not in text and "topic files" in text
