@@ -14,8 +14,8 @@ from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
 from . import budget, config
-from .errors import BadInput, BotMemoryError, Conflict, Refused
-from .paths import ARCHIVE_FILE, MEMORY_FILE, FileKind, normalize_rel, parse_day
+from .errors import BadInput, BotMemoryError, Conflict
+from .paths import MEMORY_FILE, normalize_rel, parse_day
 from .safeio import MAX_FILE_BYTES
 from .memory import Memory
 from .store import Actor
@@ -280,10 +280,7 @@ def cmd_save(mem: Memory, args: argparse.Namespace) -> None:
 def cmd_rm(mem: Memory, args: argparse.Namespace) -> None:
     mem.home.require_bot(args.bot)
     path = normalize_rel(args.path)
-    kind = mem.home.classify(args.bot, path)
-    if kind is FileKind.ARCHIVE:
-        raise Refused(f"{ARCHIVE_FILE} is the archive, where notes MEMORY.md could not keep went: "
-                      "rm deletes a topic or a daily log (empty the archive with `save` if you must)")
+    mem.home.classify(args.bot, path)    # a bad path is exit 2 before anything else
     expected, _ = _expected_hash(args.expected_hash, absent_ok=False)
     change = mem.store.delete(args.bot, path, _actor(args), expected_hash=expected)
     why = change.unkept if change is not None else None
@@ -443,6 +440,13 @@ def cmd_watch(mem: Memory, args: argparse.Namespace) -> None:
                     sys.stderr.write(f"botmemory: nightly tidy-up of {bot}: {json.dumps(report)}\n")
             except Exception:
                 logger.exception("the nightly tidy-up check failed")
+            try:  # each bot's recall index kept current, so that a turn's recall finds it ready
+                from .recall import refresh_index
+
+                for bot in mem.home.bots():
+                    refresh_index(mem.home, bot)
+            except Exception:
+                logger.exception("keeping the recall index current failed")
             try:  # chats quiet for memory.captureQuietMs, or with six turns waiting
                 from .capture import capture_due
 
@@ -684,7 +688,8 @@ def build_parser() -> _Parser:
     sp.add_argument("bot")
     sp.add_argument("--no-model", action="store_true",
                     help="only the expiry and exact-duplicate steps, even with a helper model set")
-    sp = add("recall", cmd_recall, "the notes recall puts in front of a message")
+    sp = add("recall", cmd_recall, "the notes recall puts in front of a message: best first (rarer shared "
+             "words weigh more, a topic named like the message first; word forms and Chinese/Japanese match)")
     sp.add_argument("bot")
     sp.add_argument("message")
     sp = add("search", cmd_search, "session_search over memory, topics, the archive and daily logs")

@@ -274,8 +274,20 @@ def fact_text(block: Block) -> str:
 
 
 def whole_word(word: str) -> re.Pattern[str]:
-    """*word* as a whole word, case-insensitively ("IST" is not in "dentist"): forget and --grep use it."""
-    return re.compile(rf"(?<!\w){re.escape(word)}(?!\w)", re.IGNORECASE)
+    """*word* as a whole word, case-insensitively ("IST" is not in "dentist"): forget and --grep use it.
+
+    Chinese and Japanese are written without spaces, so an end of *word* that is a
+    Han, Hiragana or Katakana character needs no boundary (``東京`` is in
+    ``東京に行く``), and a letter of another script next to such a character is at
+    a word's end (``iPhone`` is in ``iPhoneを買った``).
+    """
+    from .words import CJK_CLASS
+
+    other = rf"[^\W{CJK_CLASS}]"          # a letter, digit or _ that is not CJK
+    cjk = re.compile(f"[{CJK_CLASS}]")
+    left = "" if word and cjk.match(word[0]) else rf"(?<!{other})"
+    right = "" if word and cjk.match(word[-1]) else rf"(?!{other})"
+    return re.compile(f"{left}{re.escape(word)}{right}", re.IGNORECASE)
 
 
 def is_health(text: str) -> bool:

@@ -21,12 +21,13 @@ DESKTOP = ROOT / "desktop"
 LAYERS = [
     "errors",       # the error classes and their exit codes
     "redact",       # credential detection (pure text)
+    "words",        # tokens, CJK bigrams, stems, the text's language (pure text)
     "frontmatter",  # topic frontmatter (pure text)
     "entries",      # MEMORY.md's blocks and entry lines (pure text)
     "diff",         # journal diffs: counts, the word filter past a cut (pure text)
     "paths",        # the home's layout and path rules
-    "kinds",        # the kinds of memory folder (a package): layout, budget, entries, finding them
     "safeio",       # safe reads, atomic writes, the workspace lock
+    "kinds",        # the kinds of memory folder (a package): layout, budget, entries, finding them (link-free, by safeio)
     "tracked",      # the tracked agent folders (tracked.json) and finding them
     "config",       # config.json
     "store",        # the only writer of memory files
@@ -55,6 +56,7 @@ LAYERS = [
     "connect",      # botmemory connect: entries in the agents' settings files
     "hooks",        # botmemory hook claude-code
     "cli",          # the command line
+    "quick",        # the entry point: recall and search without the full parser, else cli
 ]
 
 
