@@ -408,3 +408,19 @@ def test_a_credential_is_refused_as_a_bot_id_and_nothing_is_written(capsys, root
         assert code == 4 and out == ""
         assert err.count("\n") == 1 and "credential" in err and token not in err
     assert sorted(p.relative_to(home) for p in home.rglob("*")) == before
+
+
+# ----- control characters in a note's text
+
+@pytest.mark.parametrize("ctrl", ["\x1b[2J", "\x07", "\x00", "\x7f", "\x9b"])
+def test_a_control_character_in_a_note_is_refused_and_nothing_is_written(capsys, root, ctrl):
+    memory = Path(root) / "workspaces" / "scout" / "MEMORY.md"
+    before = memory.read_bytes()
+    code, out, err = run(capsys, "--root", root, "remember", "scout", f"clear{ctrl}screen")
+    assert code == 2 and out == "" and err.count("\n") == 1 and "control character" in err, err
+    assert memory.read_bytes() == before
+
+
+def test_tabs_and_line_ends_in_a_note_are_fine(capsys, root):
+    code, out, err = run(capsys, "--root", root, "remember", "scout", "first\tline\r\nsecond line")
+    assert code == 0, err
