@@ -74,7 +74,7 @@ from pathlib import Path
 from typing import Any
 
 from . import config, frontmatter
-from .entries import BlockKind, parse
+from .entries import BlockKind, parse, search_text
 from .errors import BadInput, BotMemoryError
 from .paths import FileKind, Folder, Home, classify, parse_day
 from .safeio import FILE_MODE, RACY_NS, make_dirs, open_dir_nofollow, read_file
@@ -1214,6 +1214,7 @@ class _Unit:
     ord: int
     day: date | None
     lines: tuple[str, ...]
+    matched: str          # what the words must be in: the fact and its chat's title (entries.search_text)
 
 
 def _search_units(text: str) -> Iterable[_Unit]:
@@ -1222,7 +1223,7 @@ def _search_units(text: str) -> Iterable[_Unit]:
         if block.kind is BlockKind.BLANK:
             continue
         day = block.date if block.kind in (BlockKind.ENTRY, BlockKind.STRUCK) else None
-        yield _Unit(i, day, block.lines)
+        yield _Unit(i, day, block.lines, search_text(block))
 
 
 def _search_keys(words: Sequence[str]) -> set[str]:
@@ -1247,6 +1248,9 @@ def search(home: Home, bot: str, words: Sequence[str], since: date | None, until
     home.require_bot(bot)
     keys = _search_keys(words)
     runs = [r for w in words for r in cjk_runs(w) if len(r) > 2]   # a CJK word matches as written
+    # one CJK character is a word (猫) but never a token (the text's CJK runs are bigrams): inside the text is
+    # enough, as entries.whole_word has it for forget and journal --grep
+    tokened = {k for k in keys if not (len(k) == 1 and is_cjk_token(k))}
     if since is not None and until is not None and since > until:
         raise BadInput(f"since {since.isoformat()} is after until {until.isoformat()}: nothing can match")
     if not keys and since is None and until is None:
@@ -1286,13 +1290,13 @@ def search(home: Home, bot: str, words: Sequence[str], since: date | None, until
             if not in_range(day):
                 continue
             if keys:
-                low = normalize("\n".join(unit.lines))
+                low = normalize(unit.matched)
                 if not all(k in low for k in keys):
                     continue
-                have = {fold(w) for ln in unit.lines for w in _words(ln)}
-                if not keys <= have:
+                have = {fold(w) for w in _words(unit.matched)}
+                if not tokened <= have:
                     continue
-                if runs and not all(r in normalize("\n".join(unit.lines)) for r in runs):
+                if runs and not all(r in low for r in runs):
                     continue
             shown = " ".join(ln.strip() for ln in unit.lines if ln.strip())
             found.append((-day.toordinal(), rel, unit.ord, Hit(rel, day, shown)))

@@ -190,3 +190,13 @@ def test_a_title_is_redacted():
     pem = "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\nqwerty1234567890\n-----END PRIVATE KEY-----"
     t = E.clean_title(f"keys {pem}")
     assert "MIIEvQ" not in t and "\n" not in t
+
+
+def test_without_bullet_takes_off_either_bullet_of_the_grammar():
+    from botmemory.core import without_bullet
+
+    assert without_bullet("- 2026-10-01 · from cli · a") == "2026-10-01 · from cli · a"
+    assert without_bullet("* 2026-10-01 · from cli · a") == "2026-10-01 · from cli · a"
+    assert without_bullet("  * hand-written") == "hand-written"
+    assert without_bullet("-- not a bullet") == "-- not a bullet"
+    assert without_bullet("*emphasis*") == "*emphasis*"

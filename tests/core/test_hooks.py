@@ -345,3 +345,9 @@ def test_an_empty_stdin_is_logged_as_no_event_in_plain_words(tmp_path, mem):
     assert handle(mem, "") == "" and handle(mem, " \n") == ""
     log = (mem.home.state_dir / "logs" / "hooks.log").read_text().splitlines()
     assert [ln.split(" ", 1)[1] for ln in log] == ["hook claude-code: no event on stdin (it was empty)"] * 2
+
+
+def test_session_start_says_one_line_does_not_load_in_the_singular(tmp_path, claude, mem):
+    (claude / "MEMORY.md").write_text("".join(f"- [Note {i}](note{i}.md)\n" for i in range(201)))
+    text = context(handle(mem, ev("session_start", the_project(tmp_path))))
+    assert text.startswith("1 of the 201 lines of ") and " does not load into this session" in text
