@@ -64,7 +64,7 @@ from . import config, entries as E
 from .budget import Topic, loaded_text
 from .entries import append_text, archived_text
 from .errors import BadInput, BotMemoryError
-from .frontmatter import Frontmatter
+from .frontmatter import Frontmatter, quick_frontmatter
 from .helper import HelperError, TextModel, log_once, resolve
 from .memory import Memory
 from .paths import ARCHIVE_FILE, MEMORY_FILE, Home, check_bot_id
@@ -72,7 +72,7 @@ from .redact import contains_secret, redact
 from .safeio import WorkspaceLock, atomic_write, read_file
 from .store import Actor, Change, Write
 from .update import is_removed, learning_check, make_room
-from .filing import (find_topic, list_topics, normalise, parse_json_answer, quick_frontmatter, topic_cache_file,
+from .filing import (find_topic, list_topics, normalise, parse_json_answer, topic_cache_file,
                      topic_header, topic_slug)
 
 logger = logging.getLogger(__name__)

@@ -294,7 +294,7 @@ def _analyse_topic(rel: str, text: str, names: bool = True) -> _Topic:
 
     words: set[str] = set()
     if names:
-        fm = frontmatter.read(text)
+        fm = frontmatter.read_fast(text)   # the simple form without the YAML parser
         name_text = [rel.rsplit("/", 1)[-1][:-3]]
         if fm is not None:
             name_text.extend(t for t in (fm.title, *fm.aliases) if t)
