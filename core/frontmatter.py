@@ -86,14 +86,17 @@ def read(text: str) -> Frontmatter | None:
     return Frontmatter(_text(data.get("title")), _text(data.get("description")), aliases)
 
 
-_PLAIN = re.compile(r"[A-Za-z\u00c0-\uffff][\w .,()/'&+-]*")
+_PLAIN = re.compile(r"[A-Za-z\u00c0-\uffff][\w .,()/'&+?!-]*")
 _YAML_WORDS = frozenset({"y", "n", "yes", "no", "on", "off", "true", "false", "null"})
 _FM_LINE = re.compile(r"([A-Za-z_][\w-]*):(?: (.*))?")
 
 
-def _quick_scalar(raw: str) -> str | None:
-    """A plain or double-quoted YAML scalar that reads the same in every YAML 1.1 reader, else None."""
+def _quick_scalar(raw: str, flow: bool = False) -> str | None:
+    """A plain or double-quoted YAML scalar that reads the same in every YAML 1.1 reader, else None.
+    *flow*: an item of a ``[..]`` list, where a ``?`` ends a plain scalar (PyYAML)."""
     raw = raw.strip()
+    if flow and "?" in raw:
+        return None
     if raw.startswith('"') and raw.endswith('"') and len(raw) >= 2 and "\\" not in raw:
         inner = raw[1:-1]
         return inner if '"' not in inner else None
@@ -123,7 +126,7 @@ def _quick(raw: str) -> Frontmatter | bool:
         value = (m.group(2) or "").strip()
         if value.startswith("[") and value.endswith("]"):
             items = [i for i in value[1:-1].split(",")]
-            parsed = [_quick_scalar(i) for i in items] if value[1:-1].strip() else []
+            parsed = [_quick_scalar(i, flow=True) for i in items] if value[1:-1].strip() else []
             if any(p is None for p in parsed):
                 return False
             values[m.group(1)] = tuple(p.strip() for p in parsed if p is not None and p.strip())
