@@ -26,11 +26,12 @@ def _export(module: str, *names: str, **renamed: str) -> None:
         _NAMES[public] = (module, inner)
 
 
-_export("errors", "BotMemoryError", "BadInput", "Conflict", "Refused", "Busy")
-_export("paths", "Home", "FileKind", "MEMORY_FILE", "ARCHIVE_FILE", "LOG_DIR", "check_bot_id", "classify",
+_export("errors", "BotMemoryError", "BadInput", "Conflict", "Refused", "LinkRefused", "Busy")
+_export("paths", "Home", "FileKind", "MEMORY_FILE", "ARCHIVE_FILE", "LOG_DIR", "TOPIC_NAME_RULE", "check_bot_id",
+        "classify",
         "log_path", "parse_day", local_today="today")
 _export("safeio", "FileText", "MAX_FILE_BYTES", "RACY_NS", "atomic_write", "read_file", "text_hash")
-_export("store", "Actor", "Change", "Store", "Write")
+_export("store", "Actor", "Change", "Store", "Write", "delete_refusal")
 _export("memory", "Memory", "RowListener")
 _export("entries", "Block", "BlockKind", "Document", "chat_source", "check_entry_text", "clean_title", "format_entry",
         parse_blocks="parse")
@@ -47,7 +48,8 @@ _export("recall", "Hit", "MIN_MESSAGE_CHARS", "Note", "RecallResult", "content_w
 _export("kinds", "AgentGauge", "AgentKind", "Limits", "Loaded", KIND_NAMES="NAMES", AGENT_KIND_NAMES="AGENT_NAMES",
         get_kind="get")
 _export("tracked", "Candidate", "Tracked", "track", "untrack", discover_agents="discover")
-_export("agents", "folder_secrets", "forget_everywhere", "kind_of", "redact_file", "secrets_in", "topic_path",
+_export("agents", "folder_secrets", "forget_everywhere", "kind_of", "redact_file", "secrets_in", "topic_name_rule",
+        "topic_path",
         agent_gauge="gauge", agent_limits="limits", agent_load="load", agent_recall="recall",
         forget_in_folder="forget")
 _export("diff", "diff_counts", "diff_lines")
@@ -71,17 +73,20 @@ __all__ = [  # the same names as _NAMES (tests/test_layering.py checks)
     "ApiServer", "LearnedLine", "SERVE_PORT", "ensure_token", "learned_lines", "remove_learned", "token_path",
     "AGENT_KIND_NAMES", "AgentGauge", "AgentKind", "Candidate", "KIND_NAMES", "Limits", "Loaded", "Tracked",
     "agent_gauge", "agent_limits", "agent_load", "agent_recall", "discover_agents", "folder_secrets",
-    "forget_everywhere", "forget_in_folder", "get_kind", "kind_of", "redact_file", "secrets_in", "topic_path",
+    "forget_everywhere", "forget_in_folder", "get_kind", "kind_of", "redact_file", "secrets_in", "topic_name_rule",
+    "topic_path",
     "track", "untrack",
     "AGENT_NAMES", "AMBER_AT", "ARCHIVE_FILE", "Actor", "BadInput", "Block", "BlockKind", "BotMemoryError",
     "BotSettings", "Busy", "Change", "Conflict", "DEFAULT_TIDY_HOUR", "Document", "FileKind", "FileText",
-    "ForgetResult", "Frontmatter", "Gauge", "Hit", "Home", "Journal", "LOG_DIR", "Level", "MAX_FILE_BYTES",
+    "ForgetResult", "Frontmatter", "Gauge", "Hit", "Home", "Journal", "LOG_DIR", "Level", "LinkRefused",
+    "MAX_FILE_BYTES",
     "MEMORY_FILE", "MEMORY_MAX_BYTES", "MEMORY_MAX_LINES", "MIN_MESSAGE_CHARS", "Memory", "Note", "ONLY_FIRST_LINES",
     "OUTSIDE", "PreferResult", "RACY_NS", "RECALL_HEADER", "RecallResult", "Refused", "RememberResult", "RoomResult",
-    "Row", "RowFilter", "RowListener", "Shadow", "Shadows", "Store", "TURN_TIMEOUT_S", "TidyReport", "Topic", "Turn",
+    "Row", "RowFilter", "RowListener", "Shadow", "Shadows", "Store", "TOPIC_NAME_RULE", "TURN_TIMEOUT_S",
+    "TidyReport", "Topic", "Turn",
     "UNDO_ACTOR", "UpkeepState", "Watcher", "Write", "atomic_write", "auto_recall", "bot_settings", "chat_source",
     "check_bot_id", "check_entry_text", "classify", "clean_title", "compose_block", "connect_agent",
-    "connection_status", "content_words", "diff_counts", "diff_lines", "expire_turns", "fold", "forget",
+    "connection_status", "content_words", "delete_refusal", "diff_counts", "diff_lines", "expire_turns", "fold", "forget",
     "format_entry", "gauge", "heavy_line", "learning_check", "list_topics", "load_block", "local_today", "log_line",
     "log_path",
     "make_room", "make_row", "move_overflow", "open_turns", "parse_blocks", "parse_day", "parse_when", "prefer",
@@ -118,10 +123,11 @@ if TYPE_CHECKING:  # for type checkers: the same names, eagerly
     from .diff import diff_counts, diff_lines
     from .entries import Block, BlockKind, Document, chat_source, check_entry_text, clean_title, format_entry
     from .entries import parse as parse_blocks
-    from .errors import BadInput, BotMemoryError, Busy, Conflict, Refused
+    from .errors import BadInput, BotMemoryError, Busy, Conflict, LinkRefused, Refused
     from .frontmatter import Frontmatter
     from .frontmatter import read as read_frontmatter
-    from .agents import folder_secrets, forget_everywhere, kind_of, redact_file, secrets_in, topic_path
+    from .agents import (folder_secrets, forget_everywhere, kind_of, redact_file, secrets_in, topic_name_rule,
+                         topic_path)
     from .agents import forget as forget_in_folder
     from .agents import gauge as agent_gauge
     from .agents import limits as agent_limits
@@ -137,7 +143,8 @@ if TYPE_CHECKING:  # for type checkers: the same names, eagerly
     from .loader import load_block
     from .loader import topics as list_topics
     from .memory import Memory, RowListener
-    from .paths import ARCHIVE_FILE, LOG_DIR, MEMORY_FILE, FileKind, Home, check_bot_id, classify, log_path, parse_day
+    from .paths import (ARCHIVE_FILE, LOG_DIR, MEMORY_FILE, TOPIC_NAME_RULE, FileKind, Home, check_bot_id, classify,
+                        log_path, parse_day)
     from .paths import today as local_today
     from .reconcile import OUTSIDE, reconcile_bot
     from .recall import HEADER as RECALL_HEADER
@@ -146,7 +153,7 @@ if TYPE_CHECKING:  # for type checkers: the same names, eagerly
     from .recall import search as session_search
     from .safeio import RACY_NS, MAX_FILE_BYTES, FileText, atomic_write, read_file, text_hash
     from .shadows import Shadow, Shadows
-    from .store import Actor, Change, Store, Write
+    from .store import Actor, Change, Store, Write, delete_refusal
     from .capture import CaptureReport, capture_due, last_capture, note_turn
     from .capture import capture as capture_now
     from .organize import OrganizeReport

@@ -214,16 +214,24 @@ def topic_path(home: Home, bot: str, name: str) -> str:
     name = name.strip()
     if kind.topic_dir is None:
         raise BadInput(f"{kind.label} keeps no topic files: its memory is {', '.join(kind.budgeted)}")
-    allowed = "letters, numbers, spaces, dots, '_' and '-'" if kind.name != "openmausbot" else \
-        "letters, numbers, spaces, dots and dashes"
     if "/" in name or "\\" in name:
         where = f"under {kind.topic_dir}" if kind.topic_dir else "beside MEMORY.md"
-        raise BadInput(f"A topic name is one file name {where}: {allowed}, nothing nested.")
+        raise BadInput(f"A topic name is one file name {where}, nothing nested: {kind.topic_name_rule}.")
     rel = kind.topic_dir + (name if name.endswith(".md") else name + ".md")
     what = home.classify(bot, rel)
     if what is not FileKind.TOPIC:
         raise BadInput(f"{rel} is {_NOT_A_TOPIC.get(what, 'not a topic')}, not a topic.")
     return rel
+
+
+def topic_name_rule(home: Home, bot: str) -> str:
+    """What a new topic's name may be in *bot*'s folder, by its kind (one message: the panel's prompt says it)."""
+    from . import kinds
+
+    kind = kinds.get(home.kind_name(bot))
+    if kind.topic_dir is None:
+        return f"{kind.label} keeps no topic files: its memory is {', '.join(kind.budgeted)}"
+    return kind.topic_name_rule
 
 
 def is_topic(mem: Memory, bot: str, rel: str) -> bool:

@@ -14,8 +14,8 @@ from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
 from . import budget, config
-from .errors import BadInput, BotMemoryError, Conflict, Refused
-from .paths import ARCHIVE_FILE, MEMORY_FILE, FileKind, normalize_rel, parse_day
+from .errors import BadInput, BotMemoryError, Conflict
+from .paths import MEMORY_FILE, normalize_rel, parse_day
 from .safeio import MAX_FILE_BYTES
 from .memory import Memory
 from .store import Actor
@@ -280,10 +280,7 @@ def cmd_save(mem: Memory, args: argparse.Namespace) -> None:
 def cmd_rm(mem: Memory, args: argparse.Namespace) -> None:
     mem.home.require_bot(args.bot)
     path = normalize_rel(args.path)
-    kind = mem.home.classify(args.bot, path)
-    if kind is FileKind.ARCHIVE:
-        raise Refused(f"{ARCHIVE_FILE} is the archive, where notes MEMORY.md could not keep went: "
-                      "rm deletes a topic or a daily log (empty the archive with `save` if you must)")
+    mem.home.classify(args.bot, path)    # a bad path is exit 2 before anything else
     expected, _ = _expected_hash(args.expected_hash, absent_ok=False)
     change = mem.store.delete(args.bot, path, _actor(args), expected_hash=expected)
     why = change.unkept if change is not None else None

@@ -97,9 +97,11 @@ def _shell_join(parts: list[str]) -> str:
 # ----- reading and writing one settings file
 
 
-def read_json(path: Path) -> Json:
-    """A settings file's object ({} when it does not exist); BadInput names a file that is not a JSON object."""
-    ft = read_file(path)
+def read_json(path: Path, root: Path | None = None) -> Json:
+    """A settings file's object ({} when it does not exist); BadInput names a file that is not a JSON object.
+
+    *root* is where the link-free walk starts (:func:`trust_root`); the file itself is never a link."""
+    ft = read_file(path, root)
     if ft is None or not ft.text.strip():
         return {}
     try:
@@ -112,21 +114,21 @@ def read_json(path: Path) -> Json:
     return data
 
 
-def update_json(path: Path, change: Callable[[Json], None]) -> bool:
+def update_json(path: Path, change: Callable[[Json], None], root: Path | None = None) -> bool:
     """Apply *change* to the object in *path*; write (atomically, after a one-time backup) when it differs."""
     for _ in range(3):          # the agent may rewrite its file meanwhile: start again from what it holds
-        before = read_file(path)
-        data = read_json(path)
+        before = read_file(path, root)
+        data = read_json(path, root)
         new = json.loads(json.dumps(data))
         change(new)
         if new == data:
             return False
-        if read_file(path) != before:
+        if read_file(path, root) != before:
             continue
         backup = path.with_name(path.name + BACKUP_SUFFIX)
-        if before is not None and read_file(backup) is None:
-            atomic_write(backup, before.text.encode("utf-8"))
-        atomic_write(path, (json.dumps(new, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
+        if before is not None and read_file(backup, root) is None:
+            atomic_write(backup, before.text.encode("utf-8"), root)
+        atomic_write(path, (json.dumps(new, indent=2, ensure_ascii=False) + "\n").encode("utf-8"), root)
         return True
     raise BadInput(f"{path} kept changing while botmemory was writing it; try again")
 
@@ -144,10 +146,10 @@ def keep_empty(data: Json, original: Json) -> None:
                 hooks[event] = []
 
 
-def _backup_of(path: Path) -> Json:
+def _backup_of(path: Path, root: Path | None = None) -> Json:
     """What *path* held before botmemory first changed it ({} when unknown)."""
     try:
-        return read_json(path.with_name(path.name + BACKUP_SUFFIX))
+        return read_json(path.with_name(path.name + BACKUP_SUFFIX), root)
     except BadInput:
         return {}
 
@@ -305,6 +307,14 @@ def _files(agent: str, project: Path | None) -> tuple[Path | None, Path]:
     raise BadInput(f"unknown agent {agent!r}: one of {', '.join(AGENTS)}")
 
 
+def trust_root(path: Path, project: Path | None) -> Path:
+    """Where the walk to a settings file starts: the project for its files (its ``.claude`` may not be a link);
+    else the file's own folder (``~/.claude`` itself may be a link, as dotfiles often are)."""
+    if project is not None and path.is_relative_to(project):
+        return project
+    return path.parent
+
+
 def _project(project: str | None) -> Path | None:
     if project is None:
         return None
@@ -333,29 +343,29 @@ def connect(home: Home, agent: str, *, project: str | None = None, bot: str | No
     for path in (hooks_file, mcp_file):   # check both files before writing either
         if path is not None:
             out.files.append(str(path))
-            read_json(path)
+            read_json(path, trust_root(path, proj))
     if hooks_file is not None:
         command = None if remove else hook_command(home, bot)
-        if _set(hooks_file, lambda d: set_hooks(d, command), remove):
+        if _set(hooks_file, lambda d: set_hooks(d, command), remove, trust_root(hooks_file, proj)):
             out.changed.append(str(hooks_file))
     if remove or bot is not None:
         entry = None if remove else _mcp_entry(home, bot or "")
-        if _set(mcp_file, lambda d: set_mcp(d, entry), remove):
+        if _set(mcp_file, lambda d: set_mcp(d, entry), remove, trust_root(mcp_file, proj)):
             out.changed.append(str(mcp_file))
     return out
 
 
-def _set(path: Path, change: Callable[[Json], None], remove: bool) -> bool:
+def _set(path: Path, change: Callable[[Json], None], remove: bool, root: Path) -> bool:
     """Apply *change* to a JSON settings file; on removal, put back the empty containers it held before we
     connected (from its backup). True when the file changed."""
-    original = _backup_of(path) if remove else {}
+    original = _backup_of(path, root) if remove else {}
 
     def apply(d: Json) -> None:
         change(d)
         if remove:
             keep_empty(d, original)
 
-    return update_json(path, apply)
+    return update_json(path, apply, root)
 
 
 def _found(agent: str) -> bool:
@@ -391,7 +401,7 @@ def status(project: str | None = None) -> list[dict[str, Any]]:
 
         def load(p: Path) -> Json:
             try:
-                return read_json(p)
+                return read_json(p, trust_root(p, proj))
             except Exception as e:  # noqa: BLE001 - a status line names the broken file, never fails
                 errors.append(str(e))
                 return {}

@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from . import BotMemoryError, Home, Memory, atomic_write, read_file
+from .safeio import remove_file
 from .kinds import claude_code
 from .paths import MEMORY_FILE, Folder
 
@@ -135,7 +136,7 @@ def _save_turn(home: Home, session: str, bot: str | None, turn: str | None, chat
     """The session's open turn (of a tracked folder), and where its transcript stood, for capture by the bound bot."""
     atomic_write(_session_file(home, session), json.dumps(
         {"bot": bot, "turn": turn, "chat": chat, "transcript_start": transcript_start,
-         "capture_bot": capture_bot}).encode("utf-8"))
+         "capture_bot": capture_bot}).encode("utf-8"), home.root)
 
 
 def _transcript_size(event: Mapping[str, Any]) -> int | None:
@@ -153,7 +154,7 @@ def _end_turn(mem: Memory, session: str, said: str | None, transcript: str | Non
     """End the session's open turn; with *transcript* (a Stop's ``transcript_path``), hand the turn to capture:
     its part of Claude Code's transcript is what was appended since the prompt."""
     path = _session_file(mem.home, session)
-    ft = read_file(path)
+    ft = read_file(path, mem.home.root)
     if ft is None:
         return
     from . import turn_end
@@ -178,8 +179,8 @@ def _end_turn(mem: Memory, session: str, said: str | None, transcript: str | Non
         logger.info("the turn of session %s was already closed: %s", session, e)
     finally:
         try:
-            path.unlink()
-        except FileNotFoundError:
+            remove_file(path, mem.home.root)
+        except (FileNotFoundError, BotMemoryError):
             pass
 
 
@@ -209,9 +210,13 @@ def _context(event: str, text: str) -> str:
 
 def session_start(event: Mapping[str, Any]) -> str:
     folder = auto_memory_dir(str(event.get("cwd") or ""))
-    if folder is None:
+    if folder is None or folder.is_symlink():
         return ""
-    ft = read_file(folder / MEMORY_FILE)
+    try:   # walked from the folder itself (its trust root): MEMORY.md a link to another project's is not read
+        ft = read_file(folder / MEMORY_FILE, folder)
+    except BotMemoryError as e:
+        logger.info("session start: %s", e)
+        return ""
     if ft is None:
         return ""
     kind = claude_code.KIND
@@ -309,8 +314,9 @@ def log_error(home: Home | None, line: str) -> None:
         return
     try:
         path = home.state_dir / "logs" / "hooks.log"
-        ft = read_file(path)
+        ft = read_file(path, home.root)
         old = ft.text[-200_000:] if ft else ""
-        atomic_write(path, (old + f"{datetime.now().isoformat(timespec='seconds')} {line}\n").encode("utf-8"))
+        atomic_write(path, (old + f"{datetime.now().isoformat(timespec='seconds')} {line}\n").encode("utf-8"),
+                     home.root)
     except Exception:  # noqa: BLE001 - logging an error never fails the hook
         pass

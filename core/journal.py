@@ -202,6 +202,10 @@ def make_row(change: Change, *, earlier_secret: bool = False, diff: str | None =
         d = build_diff(change.file, "", _clean(change.after))
         diff = f"appended to {change.file}:\n{d.text}"[:DIFF_MAX_CHARS]
         added, removed, words = d.added, d.removed, d.words
+    if diff is None and change.cut is not None:  # only the lines cut off the end: the rest was never read
+        d = build_diff(change.file, _clean(change.cut), "")
+        diff = f"cut from the end of {change.file}:\n{d.text}"[:DIFF_MAX_CHARS]
+        added, removed, words = d.added, d.removed, d.words
     if diff is None:
         d = build_diff(change.file, before, _clean(change.after))
         diff, added, removed, words = d.text, d.added, d.removed, d.words

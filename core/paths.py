@@ -272,14 +272,22 @@ class Home:
 
     def trust_root(self, bot: str) -> Path:
         """Where the link-free walk to *bot*'s files starts: the home, or a tracked folder itself
-        (it lives outside the home; nothing below it may be a link)."""
-        return self.workspace(bot) if self.is_tracked(bot) else self.root
+        (it lives outside the home; nothing below it may be a link, nor may the folder itself: then
+        :class:`LinkRefused` naming it — the folders above it may be links, ``~/.claude`` kept elsewhere)."""
+        if not self.is_tracked(bot):
+            return self.root
+        ws = self.workspace(bot)
+        if ws.is_symlink():
+            raise LinkRefused(str(ws))
+        return ws
 
     def require_bot(self, bot: str) -> Path:
         """The workspace of an existing bot, or BadInput naming the bots there are."""
         ws = self.workspace(bot)
         if self.is_tracked(bot):
-            if ws.is_symlink() or not ws.is_dir():
+            if ws.is_symlink():   # the folder itself is where the link-free walk starts: never a link
+                raise LinkRefused(str(ws))
+            if not ws.is_dir():
                 raise BadInput(f"the folder of {bot} ({ws}) is gone or not readable; "
                                f"`botmemory untrack {bot}` stops tracking it")
             return ws

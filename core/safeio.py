@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import BadInput, Busy, LinkRefused, Refused
+from .errors import BadInput, Busy, Conflict, LinkRefused, Refused
 
 logger = logging.getLogger(__name__)
 
@@ -478,6 +478,38 @@ def append_file(path: Path, data: bytes, root: Path | None = None) -> tuple[int,
     Returns (the size before, whether a newline was added first). A crash can
     leave part of *data* at the end; the caller writes it elsewhere only after.
     """
+    got = _append(path, data, root, hashed=False)
+    return got.size, got.sep
+
+
+@dataclass(frozen=True)
+class Appended:
+    """What :func:`append_file_hashed` did: the size before, whether a newline came first, and the
+    SHA-256 of the whole file before and after (streamed, never held whole)."""
+
+    size: int
+    sep: bool
+    hash_before: str
+    hash_after: str
+
+
+def append_file_hashed(path: Path, data: bytes, root: Path | None = None) -> Appended:
+    """:func:`append_file`, also hashing the file before and after (streamed from the same descriptor),
+    so that the append can be taken back later by :func:`cut_file` while nothing else changed."""
+    return _append(path, data, root, hashed=True)
+
+
+def _stream_hash(fd: int, size: int, h: Any) -> None:
+    pos = 0
+    while pos < size:
+        chunk = pread(fd, min(1 << 20, size - pos), pos)
+        if not chunk:
+            break
+        h.update(chunk)
+        pos += len(chunk)
+
+
+def _append(path: Path, data: bytes, root: Path | None, *, hashed: bool) -> Appended:
     shown = _show(path, root)
     with _parent(path, root) as d:
         fd = _open_file(d, path.name, shown, os.O_RDWR | os.O_APPEND)
@@ -487,12 +519,50 @@ def append_file(path: Path, data: bytes, root: Path | None = None) -> tuple[int,
             raise Refused(f"{shown} is not a regular file")
         size = st.st_size
         sep = size > 0 and pread(fd, 1, size - 1) != b"\n"
-        view = memoryview((b"\n" if sep else b"") + data)
+        added = (b"\n" if sep else b"") + data
+        before = after = ""
+        if hashed:
+            h = hashlib.sha256()
+            _stream_hash(fd, size, h)
+            before = h.hexdigest()
+            h.update(added)
+            after = h.hexdigest()
+        view = memoryview(added)
         while view:
             n = os.write(fd, view)
             view = view[n:]
         os.fsync(fd)
-        return size, sep
+        return Appended(size, sep, before, after)
+    finally:
+        os.close(fd)
+
+
+def cut_file(path: Path, size: int, expected_hash: str, root: Path | None = None) -> tuple[bytes, str]:
+    """Cut a regular file back to its first *size* bytes, only while its SHA-256 is still *expected_hash*
+    (streamed, never held whole; else :class:`Conflict`, nothing written). Returns (the bytes cut off, the
+    hash of what is left). The undo of an :func:`append_file_hashed`."""
+    shown = _show(path, root)
+    try:
+        with _parent(path, root) as d:
+            fd = _open_file(d, path.name, shown, os.O_RDWR)
+    except (FileNotFoundError, NotADirectoryError):
+        raise Conflict(shown, "", "") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise Refused(f"{shown} is not a regular file")
+        if st.st_size < size or st.st_size - size > MAX_FILE_BYTES:
+            raise Conflict(shown, "", "")
+        h = hashlib.sha256()
+        _stream_hash(fd, size, h)
+        left = h.hexdigest()
+        tail = pread(fd, st.st_size - size, size)
+        h.update(tail)
+        if h.hexdigest() != expected_hash:
+            raise Conflict(shown, "", h.hexdigest())
+        os.ftruncate(fd, size)
+        os.fsync(fd)
+        return tail, left
     finally:
         os.close(fd)
 

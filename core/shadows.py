@@ -264,7 +264,7 @@ class Shadows:
                 return
             seen: list[Seen] = []
             for c in changes:
-                if c.appended:   # only the appended part is known: the shadow is the file as it is now
+                if c.appended or c.cut is not None:   # only the end is known: the shadow is the file as it is now
                     got = self._reread(bot, c.file)
                     if got is None:
                         index.files.pop(c.file, None)

@@ -18,14 +18,16 @@ from datetime import date, datetime, timezone
 
 from . import config
 from .errors import BadInput, Conflict, Refused
-from .paths import MEMORY_FILE, Home, FileKind
+from .paths import ARCHIVE_FILE, MEMORY_FILE, Home, FileKind
 from .safeio import (
     FileText,
     TooLarge,
     WorkspaceLock,
     append_file,
+    append_file_hashed,
     atomic_write,
     clean_stale_temps,
+    cut_file,
     hash_file,
     make_dirs,
     open_dir_nofollow,
@@ -72,6 +74,8 @@ class Change:
     id: str = ""                # the journal row id this change is recorded under
     unkept: str | None = None   # why the earlier text was not kept (the row cannot be undone)
     appended: bool = False      # ``after`` is only what was appended (the file was never read whole)
+    size_before: int | None = None   # an append with hashes: the file's size before it (what a cut goes back to)
+    cut: str | None = None      # a cut (the undo of an append): the text taken off the end; ``after`` is None
 
 
 def new_change_id(at: datetime) -> str:
@@ -88,6 +92,8 @@ class Write:
     expected_hash: str | None = None
     checked: bool = False       # True: ``expected_hash`` None means "must not exist"
     append: bool = False        # ``text`` is appended to the file, which is never read whole
+    hashed: bool = False        # an append that records the file's hashes and size, so that it can be cut back
+    cut_to: int | None = None   # cut the file back to this many bytes, while its hash is ``expected_hash``
 
 
 Listener = Callable[[Sequence[Change]], None]
@@ -179,6 +185,12 @@ class Store:
                         raise ValueError("an append needs text")
                     plans.append((w, None, redact(w.text)))
                     continue
+                if w.cut_to is not None:   # checked now (streamed), and again as it is cut
+                    got = hash_file(self.home.file(bot, w.file), self.home.trust_root(bot))
+                    if got is None or got[0] != w.expected_hash or got[1] < w.cut_to:
+                        raise Conflict(w.file, "", got[0] if got else "")
+                    plans.append((w, None, None))
+                    continue
                 current = self._current(bot, w)
                 if w.expected_hash is not None or w.checked:
                     now_hash = current.hash if current else None
@@ -196,7 +208,12 @@ class Store:
             changes: list[Change] = []
             try:
                 for w, current, new in plans:
-                    change = self._write_one(bot, w.file, current, new, actor, append=w.append)
+                    change: Change | None
+                    if w.cut_to is not None:
+                        change = self._cut(bot, w, actor)
+                    else:
+                        change = self._write_one(bot, w.file, current, new, actor, append=w.append,
+                                                 hashed=w.hashed)
                     if change is not None:
                         changes.append(change)
             finally:  # what was written is recorded, even when a later file of the batch failed
@@ -212,8 +229,10 @@ class Store:
         return changes[0] if changes else None
 
     def delete(self, bot: str, rel: str, actor: Actor, *, expected_hash: str | None = None) -> Change | None:
-        if self.home.classify(bot, rel) is FileKind.MEMORY:
-            raise Refused("MEMORY.md can be emptied but never deleted: the bot expects it to exist")
+        """Delete a topic or a daily log (:func:`delete_refusal`: never MEMORY.md, never the archive)."""
+        why = delete_refusal(self.home.classify(bot, rel))
+        if why is not None:
+            raise Refused(why)
         if self._current(bot, Write(rel, None)) is None:
             raise BadInput(f"{rel} does not exist")
         changes = self.apply(bot, [Write(rel, None, expected_hash)], actor)
@@ -243,9 +262,19 @@ class Store:
             return FileText("", got[0], False, unkept=f"it was {e.size / 1e6:.0f} MB, larger than botmemory reads")
 
     def _write_one(self, bot: str, rel: str, current: FileText | None, new: str | None,
-                   actor: Actor, *, append: bool = False) -> Change | None:
+                   actor: Actor, *, append: bool = False, hashed: bool = False) -> Change | None:
         path = self.home.file(bot, rel)
         root = self.home.trust_root(bot)
+        if append and new is not None and hashed:
+            if not new:
+                return None
+            got = append_file_hashed(path, new.encode("utf-8"), root)
+            at = datetime.now(timezone.utc)
+            return Change(id=new_change_id(at), bot=bot, file=rel, before=None, before_hash=got.hash_before,
+                          after=new, after_hash=got.hash_after, actor=actor, at=at, appended=True,
+                          size_before=got.size,
+                          unkept=f"the archive is appended to, not rewritten: its earlier text "
+                                 f"({got.size / 1e6:.1f} MB) was not kept")
         if append and new is not None:
             if not new:
                 return None
@@ -276,6 +305,17 @@ class Store:
         )
         return change
 
+    def _cut(self, bot: str, w: Write, actor: Actor) -> Change:
+        """Cut *w*'s file back to ``w.cut_to`` bytes (the undo of a hashed append), never read whole."""
+        assert w.cut_to is not None and w.expected_hash is not None
+        tail, left = cut_file(self.home.file(bot, w.file), w.cut_to, w.expected_hash, self.home.trust_root(bot))
+        at = datetime.now(timezone.utc)
+        return Change(id=new_change_id(at), bot=bot, file=w.file, before=None, before_hash=w.expected_hash,
+                      after=None, after_hash=left, actor=actor, at=at,
+                      cut=tail.decode("utf-8", errors="replace"),
+                      unkept=f"{w.file} was cut back to its size before the append ({w.cut_to / 1e6:.1f} MB), "
+                             "not rewritten: its earlier text was not kept")
+
     def notify(self, changes: Sequence[Change]) -> None:
         """Hand one batch's changes to every listener, after all its files were replaced."""
         for listener in self.listeners:
@@ -284,6 +324,17 @@ class Store:
             except Exception:  # journaling never fails a write
                 logger.exception("a change listener failed for %s (%s); the write stands",
                                  changes[0].bot, ", ".join(c.file for c in changes))
+
+
+def delete_refusal(kind: FileKind) -> str | None:
+    """Why a file of *kind* cannot be deleted, or None: deleting removes a topic or a daily log (the spec's
+    DELETE). The one rule the CLI's ``rm``, the routes' DELETE and the panel's Delete follow."""
+    if kind is FileKind.MEMORY:
+        return "MEMORY.md can be emptied but never deleted: the bot expects it to exist"
+    if kind is FileKind.ARCHIVE:
+        return (f"{ARCHIVE_FILE} is the archive, where notes MEMORY.md could not keep went: only a topic "
+                "or a daily log is deleted (empty the archive with `save` if you must)")
+    return None
 
 
 def refuse_for_agent(home: Home, bot: str, command: str) -> None:

@@ -129,12 +129,14 @@ def move_overflow(store: Store, bot: str, actor: Actor, *, expected_hash: str | 
         moved, fits = make_room(doc, today, None)
         if not moved:
             return RoomResult([], fits)
-        arch = store.read(bot, ARCHIVE_FILE)
-        changes = store.apply(bot, [
-            Write(ARCHIVE_FILE, append_text(arch.text if arch else "", archived_text(moved, today)),
-                  arch.hash if arch else None, checked=True),
-            Write(MEMORY_FILE, doc.render(), mem.hash, checked=True),
-        ], actor)
+        size = file_size(store.home.file(bot, ARCHIVE_FILE), store.home.trust_root(bot))
+        if size is not None and size > ARCHIVE_APPEND_OVER:   # as remember: appended, never read whole
+            archive = Write(ARCHIVE_FILE, archived_text(moved, today) + "\n", append=True, hashed=True)
+        else:
+            arch = store.read(bot, ARCHIVE_FILE)
+            archive = Write(ARCHIVE_FILE, append_text(arch.text if arch else "", archived_text(moved, today)),
+                            arch.hash if arch else None, checked=True)
+        changes = store.apply(bot, [archive, Write(MEMORY_FILE, doc.render(), mem.hash, checked=True)], actor)
     return RoomResult([b.first_line for b in moved], fits, changes)
 
 
@@ -142,12 +144,21 @@ def undo_overflow(store: Store, bot: str, room: RoomResult, actor: Actor) -> lis
     """Undo a :func:`move_overflow` as one change: MEMORY.md and the archive back as they were, in one write.
 
     Only while neither file changed since (else :class:`Conflict`, nothing written);
-    after that, each file's row in the journal can still be undone on its own.
+    after that, each file's row in the journal can still be undone on its own. An archive that was
+    appended to (a large one, never read whole) is cut back to its size before, while its bytes — the
+    old ones and the appended ones — are unchanged (hashed as they stream by).
     """
     if not room.changes:
         return []
-    return store.apply(bot, [Write(c.file, c.before, c.after_hash, checked=True) for c in reversed(room.changes)],
-                       actor)
+    writes = []
+    for c in reversed(room.changes):
+        if c.appended:
+            if c.size_before is None or c.after_hash is None:
+                raise Refused(f"{c.file} was appended to without its hashes: the move cannot be undone")
+            writes.append(Write(c.file, None, c.after_hash, checked=True, cut_to=c.size_before))
+        else:
+            writes.append(Write(c.file, c.before, c.after_hash, checked=True))
+    return store.apply(bot, writes, actor)
 
 
 def remember(store: Store, bot: str, text: str, actor: Actor, *, until: date | None = None,

@@ -6,7 +6,8 @@ between, the core refuses it (``Conflict``) and the editor says so —
 text in the editor, the draft kept in a box under it) and **Overwrite with
 mine**. Before a save that would push MEMORY.md past the budget, it shows which
 entries the next write through the harness would move to the archive.
-Daily logs are read-only; they, topics and the archive can be deleted.
+Daily logs are read-only; they and topics can be deleted — the core's one rule
+(``delete_refusal``): never MEMORY.md, never the archive.
 """
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from datetime import date
 from typing import Any
 
 from botmemory.core import (
-    ONLY_FIRST_LINES, BotMemoryError, Conflict, FileKind, Gauge, gauge, make_room, parse_blocks,
+    ONLY_FIRST_LINES, BotMemoryError, Conflict, FileKind, Gauge, delete_refusal, gauge, make_room, parse_blocks,
 )
 from PySide6.QtCore import QStringListModel, Qt, Signal
 from PySide6.QtGui import QFont, QFontDatabase, QTextCursor
@@ -240,8 +241,9 @@ class FileEditor(QWidget):
         writable = has and self.kind is not FileKind.LOG
         self.save_button.setEnabled(writable and self.dirty)
         self.revert_button.setEnabled(writable and self.dirty)
-        self.delete_button.setEnabled(has and self.kind is not FileKind.MEMORY)
-        self.delete_button.setVisible(self.kind is not FileKind.MEMORY)
+        deletable = self.kind is None or delete_refusal(self.kind) is None
+        self.delete_button.setEnabled(has and deletable)
+        self.delete_button.setVisible(deletable)
 
     def _on_edit(self) -> None:
         if self._loading:
@@ -296,8 +298,8 @@ class FileEditor(QWidget):
             self.note.setText("Daily logs are the bot's own record: read-only here, but they can be deleted.")
         elif ft is not None and not ft.valid:
             self.note.setText("This file is not valid UTF-8; botmemory will not rewrite it.")
-        elif self.kind is FileKind.MEMORY:
-            self.note.setText("MEMORY.md can be emptied but never deleted.")
+        elif self.kind is not None and delete_refusal(self.kind) is not None:
+            self.note.setText(delete_refusal(self.kind) or "")
         else:
             self.note.setText("")
         self._update_buttons()
@@ -522,7 +524,7 @@ class FileEditor(QWidget):
         return answer == QMessageBox.StandardButton.Yes
 
     def ask_delete(self) -> None:
-        if self.bot is None or self.rel is None or self.kind is FileKind.MEMORY:
+        if self.bot is None or self.rel is None or self.kind is None or delete_refusal(self.kind) is not None:
             return
         if not self.confirm(f"Delete {self.rel}? The journal keeps its text, so Undo can bring it back."):
             return

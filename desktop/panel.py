@@ -12,7 +12,8 @@ from pathlib import Path
 from collections.abc import Callable
 from typing import Any
 
-from botmemory.core import MEMORY_FILE, ONLY_FIRST_LINES, BotMemoryError, Conflict, Home, topic_path
+from botmemory.core import (MEMORY_FILE, ONLY_FIRST_LINES, TOPIC_NAME_RULE, BotMemoryError, Conflict, Home,
+                            topic_name_rule, topic_path)
 from PySide6.QtCore import QItemSelectionModel, QStringListModel, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
@@ -77,17 +78,22 @@ def topic_name_problem(name: str, home: Home | None = None, bot: str | None = No
 class TopicDialog(QInputDialog):
     """New topic: the name is checked as it is typed; OK stays disabled, with the reason, until it is valid."""
 
-    PROMPT = "Topic file name (letters, numbers, spaces, dots, dashes):"
-    AGENT_PROMPT = "Topic file name (letters, numbers, spaces, dots, '_', dashes):"
+    @staticmethod
+    def prompt_for(rule: str) -> str:
+        """The prompt, with the folder kind's rule as core words it (``topic_name_rule``)."""
+        return f"Topic file name — {rule}:"
 
     def __init__(self, parent: QWidget | None = None, problem: Callable[[str], str | None] = topic_name_problem,
-                 prompt: str = PROMPT) -> None:
+                 prompt: str | None = None) -> None:
+        prompt = prompt if prompt is not None else self.prompt_for(TOPIC_NAME_RULE)
         super().__init__(parent)
         self.prompt = prompt
         self.problem = problem
         self.setWindowTitle("New topic")
         self.setLabelText(self.prompt)
         self.setInputMode(QInputDialog.InputMode.TextInput)
+        for label in self.findChildren(QLabel):   # the rule is a sentence: wrapped, not one wide line
+            label.setWordWrap(True)
         self.textValueChanged.connect(self._check)
         self._check("")
 
@@ -540,8 +546,8 @@ class MemoryPanel(QWidget):
         bot, home = self.bot, self.session.mem.home
         if bot is None:
             return TopicDialog(self)
-        prompt = TopicDialog.PROMPT if not home.is_tracked(bot) else TopicDialog.AGENT_PROMPT
-        return TopicDialog(self, lambda name: topic_name_problem(name, home, bot), prompt)
+        return TopicDialog(self, lambda name: topic_name_problem(name, home, bot),
+                           TopicDialog.prompt_for(topic_name_rule(home, bot)))
 
     def open_forget(self) -> ForgetDialog:
         """Forget everywhere… (one dialog at a time; returned so tests can drive it)."""

@@ -26,8 +26,8 @@ LAYERS = [
     "entries",      # MEMORY.md's blocks and entry lines (pure text)
     "diff",         # journal diffs: counts, the word filter past a cut (pure text)
     "paths",        # the home's layout and path rules
-    "kinds",        # the kinds of memory folder (a package): layout, budget, entries, finding them
     "safeio",       # safe reads, atomic writes, the workspace lock
+    "kinds",        # the kinds of memory folder (a package): layout, budget, entries, finding them (link-free, by safeio)
     "tracked",      # the tracked agent folders (tracked.json) and finding them
     "config",       # config.json
     "store",        # the only writer of memory files

@@ -9,24 +9,45 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import BadInput
+from ..errors import BadInput, Refused
 from ..paths import FileKind
+from ..safeio import Folders, open_dir_nofollow
 
 MEMORY_FILE = "MEMORY.md"
 AMBER_AT = 0.8
 """Amber from 80 % of a budget: the same mark as ``budget.AMBER_AT`` (a test keeps them equal)."""
 _NAME = re.compile(r"[A-Za-z0-9 ._\-]+\.md")
+NAME_RULE = "letters A-Z, numbers 0-9, spaces, dots, '_' and '-', ending in .md, not starting with a dot"
+"""What an agent folder's file name may be (:func:`check_name`), as every message says it."""
 
 
 def check_name(name: str, what: str = "file") -> None:
-    """One file name of letters, numbers, spaces, dots, '_' and '-', ending in .md, not hidden."""
+    """One file name of :data:`NAME_RULE`, not hidden."""
     if name.startswith(".") or not _NAME.fullmatch(name):
-        raise BadInput(f"bad {what} name {name!r}: use letters, numbers, spaces, dots, '_' and '-', "
-                       "ending in .md, not starting with a dot")
+        raise BadInput(f"bad {what} name {name!r}: use {NAME_RULE}")
+
+
+def read_setting(path: Path, limit: int = 1024 * 1024) -> bytes:
+    """The first *limit* bytes of an agent's own settings file, opened without following a link (OSError
+    saying so when it is one, or not a regular file)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError as e:
+        if path.is_symlink():
+            raise OSError("it is a symbolic link") from None
+        raise e
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError("not a regular file")
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            return f.read(limit)
+    finally:
+        os.close(fd)
 
 
 def agent_dir(user_home: Path, env: Mapping[str, str], variable: str, default: str) -> Path:
@@ -35,18 +56,37 @@ def agent_dir(user_home: Path, env: Mapping[str, str], variable: str, default: s
     return Path(d).expanduser() if d else user_home / default
 
 
-def list_md(folder: Path, prefix: str = "") -> list[str]:
-    """The regular ``*.md`` files of *folder* (no links, nothing hidden), as ``prefix + name``."""
-    out: list[str] = []
-    try:
-        with os.scandir(folder) as it:
-            for e in it:
-                if (e.name.endswith(".md") and not e.name.startswith(".") and _NAME.fullmatch(e.name)
-                        and e.is_file(follow_symlinks=False)):
-                    out.append(prefix + e.name)
-    except (FileNotFoundError, NotADirectoryError, PermissionError):
+def list_md(folder: Path, prefix: str = "", root: Path | None = None) -> list[str]:
+    """The regular ``*.md`` files of *folder* (no links, nothing hidden), as ``prefix + name``.
+
+    *folder* is reached from *root* (default: *folder* itself, the tracked folder) without passing
+    through a symbolic link (:class:`~botmemory.core.safeio.Folders`); *root* itself must not be a
+    link. A folder reached through a link lists nothing.
+    """
+    root = folder if root is None else root
+    if root.is_symlink():
         return []
-    return sorted(out)
+    try:
+        with Folders(root) as folders:
+            entries = folders.list(folder)
+    except (OSError, Refused):
+        return []
+    return sorted(prefix + name for name, regular in entries
+                  if regular and name.endswith(".md") and not name.startswith(".") and _NAME.fullmatch(name))
+
+
+def unlinked_dirs(root: Path, folders: Sequence[Path]) -> list[Path]:
+    """The *folders* (below or at *root*) that exist and are reached from *root* without a link."""
+    if root.is_symlink():
+        return []
+    out: list[Path] = []
+    for folder in folders:
+        try:
+            with open_dir_nofollow(root, folder):
+                out.append(folder)
+        except (OSError, Refused):
+            continue
+    return out
 
 
 def split_lines(text: str) -> list[str]:
@@ -185,6 +225,7 @@ class AgentKind:
     red_at_limit = False            # the agent refuses a write past the limit: red when full
     temp_dirs: tuple[str, ...] = ("",)    # where a crashed save may have left a temp file
     topic_dir: str | None = "memory/"     # where topic files are, as a path prefix; None: the kind has none
+    topic_name_rule = f"a topic is one file name of {NAME_RULE}"   # as a person reads it (the New topic prompt)
     refusal = ""
 
     # ----- layout
@@ -196,7 +237,7 @@ class AgentKind:
         raise NotImplementedError
 
     def watched_dirs(self, folder: Path) -> list[Path]:
-        return [folder]
+        return unlinked_dirs(folder, [folder])
 
     # ----- budget
 

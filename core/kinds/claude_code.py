@@ -19,8 +19,8 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from ..paths import FileKind
-from .base import (MEMORY_FILE, AgentKind, Found, Limits, Loaded, agent_dir, check_name, frontmatter_end, head_cut,
-                   list_md, split_lines)
+from .base import (MEMORY_FILE, NAME_RULE, AgentKind, Found, Limits, Loaded, agent_dir, check_name, frontmatter_end, head_cut,
+                   list_md, read_setting, split_lines)
 
 logger = logging.getLogger(__name__)
 
@@ -66,6 +66,7 @@ class ClaudeCode(AgentKind):
     name = "claude-code"
     label = "Claude Code"
     topic_dir = ""          # beside MEMORY.md
+    topic_name_rule = f"a topic is one file name beside MEMORY.md of {NAME_RULE}"
     refusal = "Claude Code writes its own memory: botmemory shows, edits and undoes it, but does not add to it"
 
     def classify(self, rel: str) -> FileKind:
@@ -138,10 +139,7 @@ def _read_settings(settings: Path) -> tuple[dict[str, object] | None, str | None
     if not settings.exists():
         return None, None
     try:
-        if settings.is_symlink():
-            raise OSError("it is a symbolic link")
-        with open(settings, "rb") as f:
-            data = json.loads(f.read(1024 * 1024))
+        data = json.loads(read_setting(settings))
     except (OSError, ValueError, RecursionError) as e:
         return None, f"could not read {settings}: {e}"
     if not isinstance(data, dict):

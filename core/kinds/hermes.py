@@ -13,7 +13,8 @@ from pathlib import Path
 
 from ..errors import BadInput
 from ..paths import FileKind
-from .base import MEMORY_FILE, AgentKind, Found, Limits, Loaded, Piece, agent_dir, list_md, one_folder, split_lines
+from .base import (MEMORY_FILE, AgentKind, Found, Limits, Loaded, Piece, agent_dir, list_md, one_folder, read_setting,
+                   split_lines)
 
 USER_FILE = "USER.md"
 DELIMITER = "\n§\n"
@@ -77,12 +78,9 @@ class Hermes(AgentKind):
         unread: tuple[str, ...] = ()
         if path.exists():
             try:
-                if path.is_symlink():
-                    raise OSError("it is a symbolic link")
                 import yaml  # imported on first use
 
-                with open(path, "rb") as f:
-                    data = yaml.safe_load(f.read(1024 * 1024).decode("utf-8"))
+                data = yaml.safe_load(read_setting(path).decode("utf-8"))
                 memory = data.get("memory") if isinstance(data, dict) else None
                 if isinstance(memory, dict):
                     for rel, key in _KEYS.items():

@@ -18,7 +18,7 @@ from pathlib import Path
 from ..errors import BadInput
 from ..paths import FileKind
 from .base import (MEMORY_FILE, AgentKind, Found, Limits, Loaded, agent_dir, check_name, list_md, one_folder,
-                   split_lines)
+                   read_setting, split_lines, unlinked_dirs)
 
 DEFAULT_MAX_CHARS = 20_000
 HEAD_SHARE = 0.75
@@ -42,10 +42,7 @@ def read_config(path: Path) -> tuple[dict[str, object], str | None]:
     if not path.exists():
         return {}, None
     try:
-        if path.is_symlink():
-            raise OSError("it is a symbolic link")
-        with open(path, "rb") as f:
-            raw = f.read(1024 * 1024).decode("utf-8")
+        raw = read_setting(path).decode("utf-8")
         try:
             data = json.loads(raw)
         except ValueError:
@@ -74,10 +71,10 @@ class OpenClaw(AgentKind):
 
     def memory_files(self, folder: Path) -> list[str]:
         top = [MEMORY_FILE] if MEMORY_FILE in list_md(folder) else []
-        return top + list_md(folder / "memory", "memory/")
+        return top + list_md(folder / "memory", "memory/", folder)
 
     def watched_dirs(self, folder: Path) -> list[Path]:
-        return [folder, folder / "memory"]
+        return unlinked_dirs(folder, [folder, folder / "memory"])
 
     def limits(self, user_home: Path, env: Mapping[str, str], settings: Mapping[str, object]) -> Limits:
         default = _number(settings.get("bootstrapMaxChars")) or DEFAULT_MAX_CHARS

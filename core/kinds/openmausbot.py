@@ -12,8 +12,8 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from ..errors import BadInput
-from ..paths import FileKind, classify
-from .base import MEMORY_FILE, AgentKind, Limits, Loaded, head_cut, list_md, split_lines
+from ..paths import TOPIC_NAME_RULE, FileKind, classify
+from .base import MEMORY_FILE, AgentKind, Limits, Loaded, head_cut, list_md, split_lines, unlinked_dirs
 
 MAX_LINES = 200
 MAX_BYTES = 24 * 1024
@@ -25,14 +25,16 @@ class OpenMausBot(AgentKind):
     writes_own_memory = False
     reports_turns = True
     temp_dirs = ("", "memory", "memory/log")
+    topic_name_rule = TOPIC_NAME_RULE
 
     def classify(self, rel: str) -> FileKind:
         return classify(rel)
 
     def memory_files(self, folder: Path) -> list[str]:
-        top = [MEMORY_FILE] if (folder / MEMORY_FILE).is_file() else []
+        top = [MEMORY_FILE] if MEMORY_FILE in list_md(folder) else []
         out = []
-        for rel in top + list_md(folder / "memory", "memory/") + list_md(folder / "memory" / "log", "memory/log/"):
+        for rel in (top + list_md(folder / "memory", "memory/", folder)
+                    + list_md(folder / "memory" / "log", "memory/log/", folder)):
             try:
                 classify(rel)
             except BadInput:
@@ -41,7 +43,7 @@ class OpenMausBot(AgentKind):
         return out
 
     def watched_dirs(self, folder: Path) -> list[Path]:
-        return [folder, folder / "memory", folder / "memory" / "log"]
+        return unlinked_dirs(folder, [folder, folder / "memory", folder / "memory" / "log"])
 
     def limits(self, user_home: Path, env: Mapping[str, str], settings: Mapping[str, object]) -> Limits:
         return Limits(max_lines=MAX_LINES, max_bytes=MAX_BYTES)

@@ -143,6 +143,20 @@ def test_a_symlinked_settings_file_is_refused(user, mem, tmp_path):
     assert real.read_text() == "{}"
 
 
+def test_a_projects_linked_claude_folder_is_refused_naming_it(user, mem, tmp_path):
+    """--project's files are walked from the project: its .claude a link to another project's is not written."""
+    other = tmp_path / "other" / ".claude"
+    other.mkdir(parents=True)
+    (other / "settings.json").write_text("{}")
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / ".claude").symlink_to(other, target_is_directory=True)
+    with pytest.raises(Refused, match=r"\.claude is a symbolic link"):
+        connect(mem.home, "claude-code", project=str(project), bot=BOT)
+    assert (other / "settings.json").read_text() == "{}" and not (project / ".mcp.json").exists()
+    assert "symbolic link" in [s for s in status(str(project)) if s["agent"] == "claude-code"][0]["error"]
+
+
 def test_unknown_bot_is_bad_input(user, mem):
     with pytest.raises(BadInput):
         connect(mem.home, "claude-code", bot="nobody")

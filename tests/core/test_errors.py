@@ -36,6 +36,20 @@ def test_every_core_error_has_one_base():
     assert issubclass(Busy, BotMemoryError) and issubclass(Busy, TimeoutError)
 
 
+def test_every_error_of_core_errors_is_on_the_surface_under_the_one_base():
+    import inspect
+
+    import botmemory.core as surface
+    from botmemory.core import errors
+
+    classes = [c for _, c in inspect.getmembers(errors, inspect.isclass) if c.__module__ == errors.__name__]
+    assert {c.__name__ for c in classes} >= {"BotMemoryError", "LinkRefused"}
+    for c in classes:
+        assert issubclass(c, surface.BotMemoryError), c
+        assert c.__name__ in surface.__all__ and getattr(surface, c.__name__) is c, c
+    assert issubclass(surface.LinkRefused, surface.Refused) and surface.LinkRefused.exit_code == 4
+
+
 def test_a_busy_workspace_raises_busy_naming_it(mem, held_elsewhere):
     with pytest.raises(Busy, match=f"^{BOT}'s workspace is busy: another botmemory is writing; try again$"):
         mem.store.write(BOT, "memory/a.md", "a\n", Actor.person())

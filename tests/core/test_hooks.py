@@ -307,3 +307,34 @@ def test_an_untracked_project_with_a_bound_bot_is_captured_by_that_bot(tmp_path,
     (turn,) = chat["turns"]
     assert [m.text for m in C.read_turn(turn["transcript"], turn["start"], turn["end"])[0]] == ["I'm vegetarian"]
     assert mem.journal.list(BOT) == [] or all(r.who != "bot" for r in mem.journal.list(BOT))   # no turn opened
+
+
+def test_hooks_read_and_write_nothing_through_a_link(tmp_path, claude, mem):
+    """MEMORY.md a link to another project's, a linked topic, the memory folder a link, the hooks'
+    own folder a link: session_start and the recall say nothing from them, nothing is written there."""
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "MEMORY.md").write_text("".join(f"- [Zanzibar {i}](z{i}.md)\n" for i in range(230)))
+    (other / "billing.md").write_text("# Billing\n\nZanzibar invoices are reconciled by Milind.\n")
+    (claude / "MEMORY.md").symlink_to(other / "MEMORY.md")
+    (claude / "billing.md").symlink_to(other / "billing.md")
+    project = the_project(tmp_path)
+    assert handle(mem, ev("session_start", project)) == ""
+    assert "Zanzibar" not in handle(mem, ev("user_prompt_submit", project))
+    (claude / "MEMORY.md").unlink()
+    (claude / "billing.md").unlink()
+    claude.rmdir()
+    claude.symlink_to(other, target_is_directory=True)
+    assert handle(mem, ev("session_start", project)) == ""
+    assert "Zanzibar" not in handle(mem, ev("user_prompt_submit", project))
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (mem.home.state_dir / "hooks").mkdir(parents=True, exist_ok=True)
+    (mem.home.state_dir / "hooks" / "claude-code").symlink_to(outside, target_is_directory=True)
+    (mem.home.state_dir / "logs").mkdir(parents=True, exist_ok=True)
+    ws = mem.home.workspace(BOT)
+    (project / ".claude").mkdir()
+    (project / ".claude" / "settings.json").write_text(json.dumps({"autoMemoryDirectory": str(ws)}))
+    handle(mem, ev("user_prompt_submit", project))
+    handle(mem, ev("stop", project))
+    assert list(outside.iterdir()) == []

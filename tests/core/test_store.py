@@ -125,3 +125,20 @@ def test_stale_temp_cleaning_stays_in_the_memory_folders(mem, ws):
     ours.write_text("half")
     Memory.open(str(mem.home.root), "2026-10-15").store.write(BOT, "memory/a.md", "a\n", PERSON)
     assert theirs.exists() and not ours.exists()
+
+
+def test_delete_is_one_rule_a_topic_or_a_log_never_memory_or_the_archive(mem):
+    """Store.delete (the CLI's rm, the routes' DELETE, the panel's Delete) refuses MEMORY.md and the archive."""
+    from botmemory.core import ARCHIVE_FILE, FileKind, Refused, delete_refusal
+    from botmemory.core.store import Actor
+
+    mem.store.write(BOT, ARCHIVE_FILE, "- 2024-01-01 · old · moved 2024-02-01\n", Actor.person())
+    mem.store.write(BOT, "MEMORY.md", "- a\n", Actor.person())
+    for rel, kind in ((ARCHIVE_FILE, FileKind.ARCHIVE), ("MEMORY.md", FileKind.MEMORY)):
+        why = delete_refusal(kind)
+        assert why
+        with pytest.raises(Refused) as e:
+            mem.store.delete(BOT, rel, Actor.person())
+        assert str(e.value) == why
+        assert mem.store.read(BOT, rel) is not None
+    assert delete_refusal(FileKind.TOPIC) is None and delete_refusal(FileKind.LOG) is None

@@ -491,3 +491,57 @@ def test_an_appended_archive_is_not_taken_for_an_outside_change(mem, ws, mb):
     update.remember(mem.store, BOT, "brand new", PERSON)
     assert scan(mem) == []
     assert scan(mem) == []
+
+
+@pytest.mark.parametrize("mb", [2, 17])
+def test_make_room_appends_to_a_large_archive_and_its_undo_cuts_it_back(mem, ws, mb, monkeypatch):
+    """The panel's Make room with an archive past the append size (17 MB: past what botmemory reads): the
+    moved entries are appended, never read whole; the undo cuts the archive back to its old bytes while
+    they and the appended ones are unchanged, else it is a conflict and nothing is written."""
+    from botmemory.core import safeio
+    from botmemory.core.errors import Conflict
+
+    text = full_memory(230)
+    mem.store.write(BOT, MEMORY_FILE, text, PERSON)
+    before = _big_archive(ws, mb * 1024 * 1024, tail="- 2024-01-01 · torn half li")
+    reads: list[str] = []
+    real = safeio.read_in
+    monkeypatch.setattr(safeio, "read_in", lambda d, name, shown: reads.append(shown) or real(d, name, shown))
+    listeners = mem.store.listeners[:]
+    mem.store.listeners.clear()   # the write alone: the shadow copy, kept afterwards, may read the file
+    room = update.move_overflow(mem.store, BOT, PERSON)
+    assert room.moved and not any("archive" in s for s in reads), "the archive was read whole"
+    mem.store.listeners[:] = listeners
+    with mem.capture_rows() as rows:
+        mem.store.notify(room.changes)
+    after = (ws / "memory" / "archive.md").read_bytes()
+    assert after.startswith(before + b"\n") and after.endswith(b"\n")
+    assert all(first in after[len(before):].decode() for first in room.moved)
+    assert len(mem.store.text(BOT, MEMORY_FILE).splitlines()) <= 200
+    row = [r for r in rows if r.file == ARCHIVE_FILE][-1]
+    assert "fact number" in row.diff and "an old archived note" not in row.diff
+
+    reads.clear()
+    mem.store.listeners.clear()
+    changes = update.undo_overflow(mem.store, BOT, room, Actor("person", "undo"))
+    assert not any("archive" in s for s in reads), "the undo read the archive whole"
+    mem.store.listeners[:] = listeners
+    with mem.capture_rows() as rows:
+        mem.store.notify(changes)
+    assert [c.file for c in changes] == [MEMORY_FILE, ARCHIVE_FILE]
+    assert mem.store.text(BOT, MEMORY_FILE) == text
+    assert (ws / "memory" / "archive.md").read_bytes() == before
+    cut = [r for r in rows if r.file == ARCHIVE_FILE][-1]
+    assert "fact number" in cut.diff and "an old archived note" not in cut.diff and not cut.undoable
+    assert "-" in cut.summary() and "deleted" not in cut.summary()
+    from botmemory.core.turns import scan
+    assert scan(mem) == []      # the cut is not taken for an outside change
+
+    room = update.move_overflow(mem.store, BOT, PERSON)
+    with open(ws / "memory" / "archive.md", "ab") as f:     # someone adds a line after the move
+        f.write(b"- a later line\n")
+    grown = (ws / "memory" / "archive.md").read_bytes()
+    moved_text = mem.store.text(BOT, MEMORY_FILE)
+    with pytest.raises(Conflict):
+        update.undo_overflow(mem.store, BOT, room, Actor("person", "undo"))
+    assert (ws / "memory" / "archive.md").read_bytes() == grown and mem.store.text(BOT, MEMORY_FILE) == moved_text

@@ -139,6 +139,20 @@ def test_daily_logs_are_read_only_but_deletable(qtbot, editor, session, mem, mon
     assert mem.journal.list(BOT, limit=1)[0].after_hash is None
 
 
+def test_the_archive_is_not_offered_for_deletion_the_rule_is_cores(qtbot, editor, session, mem):
+    """The same rule as `botmemory rm`: a topic or a daily log is deleted, never MEMORY.md or the archive."""
+    from botmemory.core import ARCHIVE_FILE, FileKind, delete_refusal
+
+    mem.store.write(BOT, ARCHIVE_FILE, "- 2024-01-01 · old · moved 2024-02-01\n", Actor.person())
+    _open(qtbot, editor, session, ARCHIVE_FILE)
+    assert editor.editor.toPlainText().startswith("- 2024-01-01")
+    assert not editor.delete_button.isVisible() and not editor.delete_button.isEnabled()
+    assert editor.note.text() == delete_refusal(FileKind.ARCHIVE)
+    editor.ask_delete()                   # even if asked: nothing is deleted, nothing is asked
+    idle(qtbot, session)
+    assert mem.store.read(BOT, ARCHIVE_FILE) is not None
+
+
 def test_delete_asks_first(qtbot, editor, session, mem, monkeypatch):
     mem.store.write(BOT, "memory/travel.md", "aisle\n", Actor.person())
     _open(qtbot, editor, session, "memory/travel.md")

@@ -194,6 +194,38 @@ def test_new_topic_dialog_keeps_an_invalid_name_and_says_why(qtbot, panel):
     d.reject()
 
 
+def test_the_new_topic_prompt_is_cores_rule_for_the_folders_kind(qtbot, panel, session, mem, tmp_path):
+    """A workspace's topic takes letters and digits of any script; a Claude Code folder's takes '_':
+    the dialog says the kind's rule as core words it (one message), never a copy of its own."""
+    from botmemory.core import TOPIC_NAME_RULE, topic_name_rule
+    from botmemory.core.tracked import track
+
+    d = panel.topic_dialog()
+    qtbot.addWidget(d)
+    assert TOPIC_NAME_RULE in d.labelText() and "any script" in d.labelText()
+    assert topic_name_rule(mem.home, BOT) == TOPIC_NAME_RULE
+    d.setTextValue("формулы")
+    assert d.ok_button().isEnabled()
+    d.reject()
+
+    folder = tmp_path / "cc" / "memory"
+    folder.mkdir(parents=True)
+    (folder / "MEMORY.md").write_text("- [Role](user_role.md)\n")
+    cc = track(mem.home, path=str(folder), agent="claude-code").id
+    rule = topic_name_rule(mem.home, cc)
+    assert "'_'" in rule and rule != TOPIC_NAME_RULE
+    panel.set_bot(cc)
+    idle(qtbot, session)
+    d = panel.topic_dialog()
+    qtbot.addWidget(d)
+    assert rule in d.labelText() and TOPIC_NAME_RULE not in d.labelText()
+    d.setTextValue("feedback_testing")
+    assert d.ok_button().isEnabled()
+    d.setTextValue("a/b")
+    assert not d.ok_button().isEnabled() and rule in d.labelText()
+    d.reject()
+
+
 def test_the_file_list_keeps_its_width_on_a_daily_log(qtbot, panel, session, mem):
     mem.store.write(BOT, "memory/log/2026-10-14.md", "- 09:00 · chat \"Plans\" · talked about the launch\n",
                     Actor.bot("Plans"), allow_log=True)
