@@ -65,7 +65,7 @@ import time
 import zlib
 from array import array
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date, timedelta
@@ -74,7 +74,7 @@ from pathlib import Path
 from typing import Any
 
 from . import config, frontmatter
-from .entries import BlockKind, parse, scan
+from .entries import BlockKind, scan
 from .errors import BadInput, BotMemoryError
 from .paths import FileKind, Folder, Home, classify, parse_day
 from .safeio import FILE_MODE, RACY_NS, make_dirs, open_dir_nofollow, read_file
