@@ -34,6 +34,7 @@ _export("safeio", "FileText", "MAX_FILE_BYTES", "RACY_NS", "atomic_write", "read
 _export("store", "Actor", "Change", "Store", "Write", "delete_refusal")
 _export("memory", "Memory", "RowListener")
 _export("entries", "Block", "BlockKind", "Document", "chat_source", "check_entry_text", "clean_title", "format_entry",
+        "without_bullet",
         parse_blocks="parse")
 _export("frontmatter", "Frontmatter", read_frontmatter="read")
 _export("budget", "AMBER_AT", "Gauge", "Level", "MEMORY_MAX_BYTES", "MEMORY_MAX_LINES", "ONLY_FIRST_LINES",
@@ -53,6 +54,7 @@ _export("agents", "folder_secrets", "forget_everywhere", "kind_of", "redact_file
         agent_gauge="gauge", agent_limits="limits", agent_load="load", agent_recall="recall",
         forget_in_folder="forget")
 _export("diff", "diff_counts", "diff_lines")
+_export("wording", "counted")
 _export("journal", "Journal", "Row", "RowFilter", "UNDO_ACTOR", "make_row")
 _export("shadows", "Shadow", "Shadows")
 _export("reconcile", "OUTSIDE", "reconcile_bot")
@@ -86,14 +88,15 @@ __all__ = [  # the same names as _NAMES (tests/test_layering.py checks)
     "TidyReport", "Topic", "Turn",
     "UNDO_ACTOR", "UpkeepState", "Watcher", "Write", "atomic_write", "auto_recall", "bot_settings", "chat_source",
     "check_bot_id", "check_entry_text", "classify", "clean_title", "compose_block", "connect_agent",
-    "connection_status", "content_words", "delete_refusal", "diff_counts", "diff_lines", "expire_turns", "fold", "forget",
+    "connection_status", "content_words", "counted", "delete_refusal", "diff_counts", "diff_lines", "expire_turns",
+    "fold", "forget",
     "format_entry", "gauge", "heavy_line", "learning_check", "list_topics", "load_block", "local_today", "log_line",
     "log_path",
     "make_room", "make_row", "move_overflow", "open_turns", "parse_blocks", "parse_day", "parse_when", "prefer",
     "read_config", "read_file", "read_frontmatter", "read_state", "recall_notes", "reconcile_bot",
     "refresh_index", "remember",
     "run_due", "scan", "session_search", "set_bot_setting", "text_hash", "tidy_bot", "tidy_hour", "tidy_now",
-    "turn_begin", "turn_end", "turn_open", "undo_overflow", "unforget", "write_config",
+    "turn_begin", "turn_end", "turn_open", "undo_overflow", "unforget", "without_bullet", "write_config",
 ]
 
 
@@ -121,7 +124,8 @@ if TYPE_CHECKING:  # for type checkers: the same names, eagerly
     from .config import (DEFAULT_TIDY_HOUR, BotSettings, auto_recall, bot_settings, read_config, set_bot_setting,
                          tidy_hour, write_config)
     from .diff import diff_counts, diff_lines
-    from .entries import Block, BlockKind, Document, chat_source, check_entry_text, clean_title, format_entry
+    from .entries import (Block, BlockKind, Document, chat_source, check_entry_text, clean_title, format_entry,
+                          without_bullet)
     from .entries import parse as parse_blocks
     from .errors import BadInput, BotMemoryError, Busy, Conflict, LinkRefused, Refused
     from .frontmatter import Frontmatter
@@ -169,3 +173,4 @@ if TYPE_CHECKING:  # for type checkers: the same names, eagerly
     from .server import DEFAULT_PORT as SERVE_PORT
     from .server import ApiServer, ensure_token, token_path
     from .watcher import Watcher
+    from .wording import counted

@@ -126,12 +126,51 @@ def _mentions_all(text: str, patterns: Sequence[re.Pattern[str]]) -> bool:
     return all(p.search(text) for p in patterns)
 
 
+def _plan_forget(mem: Memory, bot: str, patterns: Sequence[re.Pattern[str]]) -> tuple[Forgotten, list[Write]]:
+    """Read and judge every memory file of *bot*, writing nothing: what forget would remove, and the writes.
+
+    A file forget cannot look at (not UTF-8, a symbolic link) is BadInput naming
+    it — :mod:`update`'s own checks, the rule the workspaces' forget follows.
+    """
+    from .update import check_no_links, read_to_forget
+
+    mem.home.require_bot(bot)
+    kind = kind_of(mem, bot)
+    out = Forgotten(bot)
+    check_no_links(mem.home, bot)
+    writes: list[Write] = []
+    gone_topics: list[str] = []
+    texts: dict[str, tuple[str, str]] = {}
+    for rel in mem.home.memory_files(bot):
+        ft = read_to_forget(mem.store, bot, rel)
+        if ft is None:
+            continue
+        texts[rel] = (ft.text, ft.hash)
+        if kind.whole_file_entry(rel):
+            if _mentions_all(ft.text, patterns):
+                gone_topics.append(rel)
+                out.removed.append(f"{rel} (the whole topic)")
+                writes.append(Write(rel, None, ft.hash, checked=True))
+    for rel, (text, h) in texts.items():
+        if kind.whole_file_entry(rel):
+            continue
+        gone = [p for p in kind.pieces(rel, text)
+                if _mentions_all(p.text, patterns) or any(f"({t})" in p.text for t in gone_topics)]
+        if gone:
+            out.removed.extend(p.text.strip() for p in gone)
+            writes.insert(0, Write(rel, kind.without(rel, text, gone), h, checked=True))
+    out.files = [w.file for w in writes]
+    return out, writes
+
+
 def forget(mem: Memory, bot: str, words: Sequence[str], actor: Actor, *, dry_run: bool = False) -> Forgotten:
     """Take out every entry of a tracked folder that mentions all *words*: one change per file.
 
     The kind splits the entries: lines of MEMORY.md and whole topic files for
     Claude Code (an index line pointing at a removed topic goes with it),
     ``§`` entries for Hermes, lines for OpenClaw. Frontmatter is never touched.
+    Every file is read and judged before any is written: a file forget cannot
+    look at is BadInput naming it, with nothing written.
     *dry_run*: what would go, and from which files; nothing is written.
     """
     from .update import check_words
@@ -139,31 +178,8 @@ def forget(mem: Memory, bot: str, words: Sequence[str], actor: Actor, *, dry_run
     clean = check_words(words)
     patterns = [whole_word(w) for w in clean]
     mem.home.require_bot(bot)
-    kind = kind_of(mem, bot)
-    out = Forgotten(bot)
     with mem.store.locked(bot):
-        writes: list[Write] = []
-        gone_topics: list[str] = []
-        texts: dict[str, tuple[str, str]] = {}
-        for rel in mem.home.memory_files(bot):
-            ft = mem.store.read(bot, rel)
-            if ft is None or not ft.valid:
-                continue
-            texts[rel] = (ft.text, ft.hash)
-            if kind.whole_file_entry(rel):
-                if _mentions_all(ft.text, patterns):
-                    gone_topics.append(rel)
-                    out.removed.append(f"{rel} (the whole topic)")
-                    writes.append(Write(rel, None, ft.hash, checked=True))
-        for rel, (text, h) in texts.items():
-            if kind.whole_file_entry(rel):
-                continue
-            gone = [p for p in kind.pieces(rel, text)
-                    if _mentions_all(p.text, patterns) or any(f"({t})" in p.text for t in gone_topics)]
-            if gone:
-                out.removed.extend(p.text.strip() for p in gone)
-                writes.insert(0, Write(rel, kind.without(rel, text, gone), h, checked=True))
-        out.files = [w.file for w in writes]
+        out, writes = _plan_forget(mem, bot, patterns)
         if writes and not dry_run:
             out.changes = mem.store.apply(bot, writes, actor)
     return out
@@ -173,25 +189,45 @@ def forget_everywhere(mem: Memory, words: Sequence[str], actor: Actor, *, dry_ru
                       workspaces: bool = False) -> list[Forgotten]:
     """Forget in every tracked folder at once (and, with *workspaces*, in every bot of the home: its
     MEMORY.md, topics and archive — About me is left to ``forget BOT``, as its change cannot be undone);
-    one journal row per file changed. A folder that cannot be read is skipped. *dry_run*: what would go."""
+    one journal row per file changed. *dry_run*: what would go.
+
+    Every file of every folder is read and judged before any is written, under
+    every folder's lock: a folder or file forget cannot look at (gone, not UTF-8,
+    a symbolic link) is BadInput naming the folder and the file, with nothing
+    written anywhere.
+    """
+    from contextlib import ExitStack
+
     from . import update
 
-    update.check_words(words)
-    out = []
-    for bot in sorted(mem.home.folders()):
-        try:
-            r = forget(mem, bot, words, actor, dry_run=dry_run)
-        except BadInput:
-            continue
-        if r.files:
-            out.append(r)
-    for bot in mem.home.workspace_names() if workspaces else []:
-        try:
+    clean = update.check_words(words)
+    patterns = [whole_word(w) for w in clean]
+    plans: list[tuple[Forgotten, list[Write]]] = []
+    homes = mem.home.workspace_names() if workspaces else []
+    with ExitStack() as stack:
+        for bot in sorted(mem.home.folders()):
+            try:
+                mem.home.require_bot(bot)
+                stack.enter_context(mem.store.locked(bot))
+                plans.append(_plan_forget(mem, bot, patterns))
+            except BadInput as e:
+                raise BadInput(f"{bot}: {e}") from e
+        for bot in homes:       # checked (a dry run) before anything is written anywhere
+            try:
+                stack.enter_context(mem.store.locked(bot))
+                update.forget(mem.store, bot, words, actor, about_me=False, dry_run=True)
+            except BadInput as e:
+                raise BadInput(f"{bot}: {e}") from e
+        out = []
+        for r, writes in plans:
+            if writes:
+                if not dry_run:
+                    r.changes = mem.store.apply(r.bot, writes, actor)
+                out.append(r)
+        for bot in homes:
             w = update.forget(mem.store, bot, words, actor, about_me=False, dry_run=dry_run)
-        except BadInput:
-            continue
-        if w.files:
-            out.append(Forgotten(bot, list(w.removed), list(w.files), list(w.changes)))
+            if w.files:
+                out.append(Forgotten(bot, list(w.removed), list(w.files), list(w.changes)))
     return out
 
 

@@ -70,6 +70,7 @@ from .memory import Memory
 from .paths import ARCHIVE_FILE, MEMORY_FILE, Home, check_bot_id
 from .redact import contains_secret, redact
 from .safeio import WorkspaceLock, atomic_write, read_file
+from .wording import counted
 from .store import Actor, Change, Write
 from .update import is_removed, learning_check, make_room
 from .filing import (find_topic, list_topics, normalise, parse_json_answer, topic_cache_file,
@@ -288,7 +289,7 @@ def read_turn(transcript: str, start: int, end: int) -> tuple[list[Message], str
         elif msg.text.strip():
             out.append(msg)
     if torn:
-        note = (note + "; " if note else "") + f"{torn} unreadable line{'s' if torn != 1 else ''} left out"
+        note = (note + "; " if note else "") + f"{counted(torn, 'unreadable line')} left out"
     return out, note
 
 

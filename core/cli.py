@@ -19,6 +19,7 @@ from .paths import MEMORY_FILE, normalize_rel, parse_day
 from .safeio import MAX_FILE_BYTES
 from .memory import Memory
 from .store import Actor
+from .wording import counted
 
 DEFAULT_PORT = 8721  # server.DEFAULT_PORT (tests/core/test_server.py checks); the server loads only for `serve`
 
@@ -134,7 +135,7 @@ def cmd_gauge(mem: Memory, args: argparse.Namespace) -> None:
     if heavy:
         d["heavy"] = heavy
     plain = (f"{g.lines}/{g.max_lines} lines · {g.bytes:,}/{g.max_bytes:,} bytes · {g.level.value}"
-             + (f" · {g.unloaded_lines} line{'s do' if g.unloaded_lines != 1 else ' does'} not load"
+             + (f" · {counted(g.unloaded_lines, 'line does', 'lines do')} not load"
                 if g.unloaded_lines else "")
              + f"\n{budget.ONLY_FIRST_LINES}" + (f"\n{heavy}" if heavy else ""))
     _out(args, d, plain)
@@ -177,7 +178,7 @@ def cmd_remember(mem: Memory, args: argparse.Namespace) -> None:
     r = update.remember(mem.store, args.bot, text, _actor(args), until=until)
     plain = f"remembered: {r.entry}"
     if r.moved_count:
-        plain += f"\nmoved {r.moved_count} older entr{'y' if r.moved_count == 1 else 'ies'} to memory/archive.md:"
+        plain += f"\nmoved {counted(r.moved_count, 'older entry', 'older entries')} to memory/archive.md:"
         plain += "".join(f"\n  {line}" for line in r.moved)
         if r.moved_count > len(r.moved):
             plain += f"\n  … and {r.moved_count - len(r.moved)} more"
@@ -200,13 +201,13 @@ def cmd_forget(mem: Memory, args: argparse.Namespace) -> None:
         else:
             results = [agents.forget(mem, args.bot, args.words, _actor(args), dry_run=args.dry_run)]
         n = sum(len(r.removed) for r in results)
-        plain = f"{verb} {n} note{'s' if n != 1 else ''}" + "".join(
+        plain = f"{verb} {counted(n, 'note')}" + "".join(
             f"\n  {r.bot}: {', '.join(r.files)}" for r in results if r.files)
         _out(args, [r.as_dict() for r in results] if args.all else results[0].as_dict(), plain)
         return
 
     r = update.forget(mem.store, args.bot, args.words, _actor(args), dry_run=args.dry_run)
-    plain = (f"{verb} {len(r.removed)} note{'s' if len(r.removed) != 1 else ''}"
+    plain = (f"{verb} {counted(len(r.removed), 'note')}"
              + (f" in {', '.join(r.files)}" if r.files else ""))
     _out(args, r.as_dict(), plain)
 
@@ -646,7 +647,8 @@ def build_parser() -> _Parser:
                     help="whole words of the fact (never its date or the chat it came from); "
                          "stop words and words under 3 letters are refused")
     sp.add_argument("--all", action="store_true",
-                    help="forget in every tracked agent folder at once (one undoable row per file)")
+                    help="forget in every tracked agent folder at once (one undoable row per file); "
+                         "a folder or file it cannot read is exit 2 with nothing written")
     sp.add_argument("--dry-run", action="store_true", help="say what would go and from which files; change nothing")
     sp.add_argument("--chat", metavar="T", help="the bot's work in chat T")
     sp = add("prefer", cmd_prefer, "add a standing preference to About me (once, at most 300 characters)")
@@ -694,7 +696,8 @@ def build_parser() -> _Parser:
     sp.add_argument("message")
     sp = add("search", cmd_search, "session_search over memory, topics, the archive and daily logs")
     sp.add_argument("bot")
-    sp.add_argument("words", nargs="*", metavar="WORD")
+    sp.add_argument("words", nargs="*", metavar="WORD",
+                    help="whole words of a note's fact or of the chat it came from (never its date)")
     sp.add_argument("--since", metavar="S", help="24h, 3d, yesterday or YYYY-MM-DD (inclusive)")
     sp.add_argument("--until", metavar="U", help="24h, 3d, yesterday or YYYY-MM-DD (inclusive)")
     turn = sub.add_parser("turn", help="the harness's turn boundary: turn begin / turn end",

@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import stat
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -28,6 +29,7 @@ from typing import Any
 from . import BadInput, Home, atomic_write, check_bot_id, read_file
 
 AGENTS = ("claude-code", "claude-desktop", "cursor")
+NEW_FILE_MODE = 0o600   # a settings file botmemory creates; one that exists keeps its own mode
 SERVER = "botmemory"
 HOOK_EVENTS = {"SessionStart": 10, "UserPromptSubmit": 10, "Stop": 10, "SessionEnd": 2}  # event -> timeout (s)
 HOOK_WORDS = ("hook", "claude-code")
@@ -114,6 +116,14 @@ def read_json(path: Path, root: Path | None = None) -> Json:
     return data
 
 
+def _mode_of(path: Path) -> int:
+    """The permission bits the agent's file has (they stay as they were); 0600 for a new file."""
+    try:
+        return stat.S_IMODE(os.lstat(path).st_mode)
+    except FileNotFoundError:
+        return NEW_FILE_MODE
+
+
 def update_json(path: Path, change: Callable[[Json], None], root: Path | None = None) -> bool:
     """Apply *change* to the object in *path*; write (atomically, after a one-time backup) when it differs."""
     for _ in range(3):          # the agent may rewrite its file meanwhile: start again from what it holds
@@ -128,7 +138,8 @@ def update_json(path: Path, change: Callable[[Json], None], root: Path | None = 
         backup = path.with_name(path.name + BACKUP_SUFFIX)
         if before is not None and read_file(backup, root) is None:
             atomic_write(backup, before.text.encode("utf-8"), root)
-        atomic_write(path, (json.dumps(new, indent=2, ensure_ascii=False) + "\n").encode("utf-8"), root)
+        atomic_write(path, (json.dumps(new, indent=2, ensure_ascii=False) + "\n").encode("utf-8"), root,
+                     mode=_mode_of(path))
         return True
     raise BadInput(f"{path} kept changing while botmemory was writing it; try again")
 

@@ -13,6 +13,7 @@ import itertools
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from .wording import counted
 
 DIFF_MAX_CHARS = 4000
 DIFF_CONTEXT = 1
@@ -123,7 +124,7 @@ def build_diff(file: str, before: str | None, after: str | None, limit: int = DI
         for piece in line.splitlines(keepends=True):  # "\ No newline" rides on its line
             if size + len(piece) > limit - 40:
                 rest = sum(len(x) for x in head + body) - size
-                out.append(f"… diff cut here ({rest:,} more characters)\n")
+                out.append(f"… diff cut here ({counted(rest, 'more character', 'more characters')})\n")
                 return Diff("".join(out)[:limit], added, removed, WordFilter.of(changed).dump())
             out.append(piece)
             size += len(piece)

@@ -25,10 +25,12 @@ DOT = " · "
 MAX_ENTRY_CHARS = 1000
 MAX_ENTRY_LINES = 20
 
+BULLETS = ("- ", "* ")   # an entry's bullet, and a hand-written list line's
 _DATE = r"(\d{4}-\d{2}-\d{2})"
 _ENTRY = re.compile(rf"^[-*] {_DATE} · (.*)$")
 _STRUCK = re.compile(rf"^[-*] ~~(.*)~~ · superseded {_DATE}((?: · moved \d{{4}}-\d{{2}}-\d{{2}})?)\s*$")
 _SOURCE = re.compile(r'^(from (?:chat|room) "[^"\n]*"|from [\w.-]+|learned by [\w.-]+)( \(noticed\))? · (.*)$')
+_SOURCE_TITLE = re.compile(r'from (?:chat|room) "([^"\n]*)"')
 _SUFFIX = re.compile(rf"^(.*?) · (until|moved) {_DATE}\s*$", re.DOTALL)
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _WS = re.compile(r"\s+")
@@ -187,7 +189,7 @@ def scan(text: str) -> Iterator[Block | str]:
     while i < n:
         line = lines[i]
         i += 1
-        if line[:2] not in _BULLETS:          # neither an entry nor a struck one can start otherwise
+        if line[:2] not in BULLETS:          # neither an entry nor a struck one can start otherwise
             yield line
             continue
         head = parse_block_head(line)
@@ -211,9 +213,6 @@ def scan(text: str) -> Iterator[Block | str]:
                 continue
             break
         yield replace(head, lines=tuple(own)) if len(own) > 1 else head
-
-
-_BULLETS = ("- ", "* ")
 
 
 def parse(text: str) -> Document:
@@ -275,8 +274,8 @@ def chat_source(chat: str | None, word: str) -> str:
 def strike(block: Block, day: date) -> str:
     """The struck form of an entry: ``- ~~ORIGINAL~~ · superseded DATE``."""
     first = block.first_line
-    bullet = first[:2] if first[:2] in ("- ", "* ") else "- "
-    original = first[2:] if first[:2] in ("- ", "* ") else first
+    bullet = first[:2] if first[:2] in BULLETS else "- "
+    original = first[2:] if first[:2] in BULLETS else first
     return f"{bullet}~~{original}~~{DOT}superseded {day.isoformat()}"
 
 
@@ -287,6 +286,35 @@ def fact_text(block: Block) -> str:
     ``(noticed)``, ``· until``, ``· moved``, ``· superseded`` or the ``~~`` of a struck one.
     """
     return block.body()
+
+
+def without_bullet(line: str) -> str:
+    """*line* trimmed and without its ``- `` or ``* `` bullet: the text a list of lines shows."""
+    t = line.strip()
+    for b in BULLETS:
+        if t.startswith(b):
+            return t[len(b):].lstrip()
+    return t
+
+
+def source_title(block: Block) -> str | None:
+    """The chat or room an entry came from, as its source names it (``from chat "Berlin trip"``), else None."""
+    if block.source is None:
+        return None
+    m = _SOURCE_TITLE.fullmatch(block.source)
+    return m.group(1) if m else None
+
+
+def search_text(block: Block) -> str:
+    """The words search matches a note by: its fact and the chat or room title it came from.
+
+    Never the date or the fixed words around them (``from chat``, ``from cli``,
+    ``(noticed)``, ``· until``, ``· moved``, ``· superseded``): a search for
+    "chat" or "2026" would otherwise find every note. The hit still shows the
+    whole line, so it names the chat. Forget judges :func:`fact_text` alone.
+    """
+    title = source_title(block)
+    return block.body() if title is None else f"{title}\n{block.body()}"
 
 
 def whole_word(word: str) -> re.Pattern[str]:

@@ -46,6 +46,7 @@ from . import BotMemoryError, Home, Memory, atomic_write, read_file
 from .safeio import remove_file
 from .kinds import claude_code
 from .paths import MEMORY_FILE, Folder
+from .wording import counted
 
 logger = logging.getLogger(__name__)
 
@@ -224,7 +225,8 @@ def session_start(event: Mapping[str, Any]) -> str:
     if not n.unloaded_lines:
         return ""
     return _context("SessionStart", (
-        f"{n.unloaded_lines} of the {n.lines} lines of {folder / MEMORY_FILE} do not load into this session: "
+        f"{n.unloaded_lines} of the {counted(n.lines, 'line')} of {folder / MEMORY_FILE} "
+        f"{'does' if n.unloaded_lines == 1 else 'do'} not load into this session: "
         f"Claude Code loads its first {n.max_lines} lines or {n.max_bytes:,} bytes, and the last line that loads "
         f"is line {n.lines - n.unloaded_lines} (counted after frontmatter and HTML comments). What is past it is "
         "not in your context."))

@@ -267,8 +267,9 @@ class Segment:
 class RowFilter:
     """Which rows to list: one file (a rename counts for both names), one author, words in the diff.
 
-    Words match whole, case-insensitively, in the diff's added or removed lines,
-    every one of them — so a person can see when a fact appeared or disappeared.
+    Words match whole, case-insensitively, every one of them in one added or
+    removed line (as written, a chat title included) — so a person can see
+    when a fact appeared or disappeared.
     """
 
     file: str | None = None
@@ -285,12 +286,11 @@ class RowFilter:
         if self.who is not None and row.who != self.who:
             return False
         if self.patterns:
-            changed = "\n".join(row.changed_lines())
-            missing = [w for w, p in self.patterns if not p.search(changed)]
-            if not missing:
+            if any(all(p.search(line) for _, p in self.patterns) for line in row.changed_lines()):
                 return True
-            past_cut = WordFilter.load(row.words) if row.words else None   # the lines the cut diff leaves out
-            return past_cut is not None and all(past_cut.may_hold(w) for w in missing)
+            # the lines the cut diff leaves out: the filter knows their words, not which line holds them
+            past_cut = WordFilter.load(row.words) if row.words else None
+            return past_cut is not None and all(past_cut.may_hold(w) for w, _ in self.patterns)
         return True
 
 class Journal:

@@ -74,7 +74,7 @@ from pathlib import Path
 from typing import Any
 
 from . import config, frontmatter
-from .entries import BlockKind, scan
+from .entries import BlockKind, scan, search_text
 from .errors import BadInput, BotMemoryError
 from .paths import FileKind, Folder, Home, classify, parse_day
 from .safeio import FILE_MODE, RACY_NS, make_dirs, open_dir_nofollow, read_file
@@ -1226,6 +1226,9 @@ def search(home: Home, bot: str, words: Sequence[str], since: date | None, until
     home.require_bot(bot)
     keys = _search_keys(words)
     runs = [r for w in words for r in cjk_runs(w) if len(r) > 2]   # a CJK word matches as written
+    # one CJK character is a word (猫) but never a token (the text's CJK runs are bigrams): inside the text is
+    # enough, as entries.whole_word has it for forget and journal --grep
+    tokened = {k for k in keys if not (len(k) == 1 and is_cjk_token(k))}
     if since is not None and until is not None and since > until:
         raise BadInput(f"since {since.isoformat()} is after until {until.isoformat()}: nothing can match")
     if not keys and since is None and until is None:
@@ -1265,6 +1268,7 @@ def search(home: Home, bot: str, words: Sequence[str], since: date | None, until
                 if not block.strip():
                     continue
                 lines: tuple[str, ...] = (block,)
+                matched = block     # a line's search text is the line (entries.search_text)
                 unit_day = None
                 if keys:
                     low = block.lower() if block.isascii() else normalize(block)
@@ -1272,16 +1276,17 @@ def search(home: Home, bot: str, words: Sequence[str], since: date | None, until
                         continue    # the cheap test first
             else:
                 lines = block.lines
+                matched = search_text(block)
                 unit_day = block.date
             day = log_day or unit_day or mday
             if not in_range(day):
                 continue
             if keys:
-                low = normalize("\n".join(lines))
+                low = normalize(matched)
                 if not all(k in low for k in keys):
                     continue
-                have = {fold(w) for ln in lines for w in _words(ln)}
-                if not keys <= have:
+                have = {fold(w) for w in _words(matched)}
+                if not tokened <= have:
                     continue
                 if runs and not all(r in low for r in runs):
                     continue

@@ -431,11 +431,13 @@ def hash_file(path: Path, root: Path | None = None) -> tuple[str, int] | None:
         os.close(fd)
 
 
-def atomic_write(path: Path, data: bytes, root: Path | None = None) -> None:
+def atomic_write(path: Path, data: bytes, root: Path | None = None, mode: int = FILE_MODE) -> None:
     """Replace *path* with *data* so that a crash leaves the old file or the new, never a torn one.
 
     With *root*, the folders between it and *path* are created or opened
-    without following a link (a link is refused, naming it).
+    without following a link (a link is refused, naming it). The file gets
+    *mode* (0600 unless told: a file of someone else's, such as an agent's
+    settings, passes the mode it had).
     """
     shown = _show(path, root)
     if len(data) > MAX_FILE_BYTES:
@@ -446,7 +448,7 @@ def atomic_write(path: Path, data: bytes, root: Path | None = None) -> None:
     with _parent(path, root, create=True) as d:
         _check_target(d, path.name, shown)
         tmp = f".{path.name}.{os.urandom(4).hex()}{TEMP_SUFFIX}"
-        fd = d.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, FILE_MODE)
+        fd = d.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, FILE_MODE & mode)
         try:
             try:
                 view = memoryview(data)
@@ -455,11 +457,11 @@ def atomic_write(path: Path, data: bytes, root: Path | None = None) -> None:
                     view = view[n:]
                 os.fsync(fd)
                 if hasattr(os, "fchmod"):
-                    os.fchmod(fd, FILE_MODE)
+                    os.fchmod(fd, mode)
             finally:
                 os.close(fd)
             if not hasattr(os, "fchmod"):  # pragma: no cover - Windows
-                os.chmod(d.path / tmp, FILE_MODE)
+                os.chmod(d.path / tmp, mode)
             _check_target(d, path.name, shown)
             d.replace(tmp, path.name)
         except BaseException:

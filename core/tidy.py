@@ -46,6 +46,7 @@ from .safeio import FileText
 from .memory import Memory
 from .store import Actor, Change, Store, Write
 from .update import learning_check
+from .wording import counted
 
 logger = logging.getLogger(__name__)
 
@@ -338,7 +339,7 @@ def ask_model(store: Store, bot: str, files: Sequence[str], model: TextModel, to
         except HelperError as e:
             log_once(str(e))
             left = len(files) - n
-            report.skip(rel, CONTRADICTIONS, f"{e}; the step stopped ({left} file{'s' if left != 1 else ''} not checked)")
+            report.skip(rel, CONTRADICTIONS, f"{e}; the step stopped ({counted(left, 'file')} not checked)")
             break
         pairs = parse_answer(answer, len(lst.indexes))
         if pairs is None:
@@ -467,9 +468,7 @@ def _build(store: Store, bot: str, files: Sequence[str], today: date,
 
 
 def summary(report: TidyReport) -> str:
-    def n(count: int, one: str, many: str) -> str:
-        return f"{count} {one if count == 1 else many}"
-
+    n = counted
     lines = [
         f"moved {n(report.expired_moved, 'expired entry', 'expired entries')} to {ARCHIVE_FILE}",
         f"removed {n(report.duplicates_removed, 'exact duplicate', 'exact duplicates')}",

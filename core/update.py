@@ -15,7 +15,6 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import date
-from pathlib import Path
 from typing import Any
 
 from . import config, entries as E
@@ -24,7 +23,7 @@ from .budget import MEMORY_MAX_BYTES, MEMORY_MAX_LINES
 from .errors import BadInput, Conflict, Refused
 from .frontmatter import body_start
 from .paths import ARCHIVE_FILE, MEMORY_FILE, Home, FileKind, classify
-from .safeio import WorkspaceLock, atomic_write, file_size, read_file
+from .safeio import FileText, WorkspaceLock, atomic_write, file_size, read_file
 from .store import Actor, Change, Store, Write, redact
 
 logger = logging.getLogger(__name__)
@@ -294,7 +293,7 @@ def forget(store: Store, bot: str, words: Sequence[str], actor: Actor, *, about_
     clean = check_words(words)
     patterns = [E.whole_word(w) for w in clean]
     home = store.home
-    ws = home.require_bot(bot)
+    home.require_bot(bot)
     if actor.who == "bot" and not config.bot_settings(home, bot).memory:
         # checked before About me and the forgotten words too, not only when a workspace file changes
         raise Refused(f"memory is switched off for {bot}: bot writes are refused "
@@ -302,17 +301,15 @@ def forget(store: Store, bot: str, words: Sequence[str], actor: Actor, *, about_
     removed: list[str] = []
     files: list[str] = []
     with store.locked(bot), _home_lock(home).held():
-        _check_no_links(ws)
+        check_no_links(home, bot)
         writes: list[Write] = []
         for rel in home.memory_files(bot):
             kind = classify(rel)
             if kind is FileKind.LOG:
                 continue
-            ft = store.read(bot, rel)
+            ft = read_to_forget(store, bot, rel)
             if ft is None:
                 continue
-            if not ft.valid:
-                raise _unreadable(rel, "it is not valid UTF-8")
             new, gone = forget_in_text(ft.text, patterns, keep_header=kind is not FileKind.MEMORY)
             if gone:
                 removed.extend(gone)
@@ -342,17 +339,40 @@ def forget(store: Store, bot: str, words: Sequence[str], actor: Actor, *, about_
     return ForgetResult(removed, files, changes)
 
 
-def _check_no_links(ws: Path) -> None:
-    """A topic that is a symbolic link is skipped by the listing; forget must say it could not look."""
-    folder = ws / "memory"
-    if folder.is_symlink():
-        raise _unreadable("memory/", "it is a symbolic link")
-    if (ws / MEMORY_FILE).is_symlink():
-        raise _unreadable(MEMORY_FILE, "it is a symbolic link")
-    if folder.is_dir():
-        for p in sorted(folder.iterdir()):
-            if p.suffix == ".md" and p.is_symlink():
-                raise _unreadable(f"memory/{p.name}", "it is a symbolic link")
+def read_to_forget(store: Store, bot: str, rel: str) -> FileText | None:
+    """A memory file for forget to judge: BadInput naming it when forget cannot look at it (not UTF-8)."""
+    ft = store.read(bot, rel)
+    if ft is not None and not ft.valid:
+        raise _unreadable(rel, "it is not valid UTF-8")
+    return ft
+
+
+def check_no_links(home: Home, bot: str) -> None:
+    """A memory file or folder that is a symbolic link is skipped by the listing; forget must say it could not look.
+
+    Looks in every folder *bot*'s kind keeps memory in (a workspace: its top and
+    ``memory/``; daily logs are never forgotten in) for a ``.md`` link the kind
+    would count as memory, and at those folders themselves.
+    """
+    ws = home.workspace(bot)
+    layout = home.layout(bot)
+    dirs = layout.watched_dirs(ws) if layout is not None else [ws, ws / "memory"]
+    for d in dirs:
+        rel_dir = d.relative_to(ws).as_posix() if d != ws else ""
+        if rel_dir and d.is_symlink():
+            raise _unreadable(rel_dir + "/", "it is a symbolic link")
+        if not d.is_dir():
+            continue
+        for p in sorted(d.iterdir()):
+            if p.suffix != ".md" or not p.is_symlink():
+                continue
+            rel = p.relative_to(ws).as_posix()
+            try:
+                kind = home.classify(bot, rel)
+            except BadInput:
+                continue                          # not a memory file of this kind (AGENTS.md, a README)
+            if kind is not FileKind.LOG:
+                raise _unreadable(rel, "it is a symbolic link")
 
 
 # ----- About me and profile-learned.json

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from botmemory.core import (
+    counted,
     MEMORY_FILE,
     MEMORY_MAX_BYTES,
     MEMORY_MAX_LINES,
@@ -164,8 +165,8 @@ def loads_text(mem: Memory, bot: str) -> str:
             continue
         lines = ft.text.splitlines()
         where = "in the middle" if kind.name == "openclaw" else "at the end"
-        lost_parts.append(f"✗ {len(got.lost)} line{'s' if len(got.lost) != 1 else ''} of {rel} "
-                          f"do not load ({where}):")
+        lost_parts.append(f"✗ {counted(len(got.lost), 'line')} of {rel} "
+                          f"{'does' if len(got.lost) == 1 else 'do'} not load ({where}):")
         for no in got.lost:
             lost_parts.append(f"✗ {no:>5}  {lines[no - 1] if no - 1 < len(lines) else ''}")
     if lost_parts:
@@ -196,7 +197,7 @@ def offer_text(found: list[Candidate]) -> str:
     parts = []
     for agent, n in counts.items():
         if agent == "claude-code":
-            parts.append(f"Claude Code keeps memory for {n} project{'s' if n != 1 else ''} here")
+            parts.append(f"Claude Code keeps memory for {counted(n, 'project')} here")
         else:
             parts.append(f"{get_kind(agent).label} keeps its memory here")
     return "; ".join(parts) + (" — track them?" if len(fresh) > 1 else " — track it?")
@@ -354,7 +355,7 @@ class SecretsBanner(QWidget):
             return rows
 
         def done(rows: list[str]) -> None:
-            self.status.emit(f"Redacted {len(rows)} file{'s' if len(rows) != 1 else ''}. The journal shows the "
+            self.status.emit(f"Redacted {counted(len(rows), 'file')}. The journal shows the "
                              "change; botmemory keeps no copy of a credential, so it cannot be put back.")
             self.refresh()
 

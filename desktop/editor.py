@@ -17,7 +17,8 @@ from datetime import date
 from typing import Any
 
 from botmemory.core import (
-    ONLY_FIRST_LINES, BotMemoryError, Conflict, FileKind, Gauge, delete_refusal, gauge, make_room, parse_blocks,
+    ONLY_FIRST_LINES, BotMemoryError, Conflict, FileKind, Gauge, counted, delete_refusal, gauge, make_room,
+    parse_blocks,
 )
 from PySide6.QtCore import QStringListModel, Qt, Signal
 from PySide6.QtGui import QFont, QFontDatabase, QTextCursor
@@ -72,6 +73,22 @@ def newest_row_of(mem: Any, bot: str, rel: str) -> Any:
     for row in journal_of(mem).matching(bot, JournalQuery(bot, rel).filter()):
         return row
     return None
+
+
+def line_ending(text: str) -> str:
+    """The file's line ending: ``\\r\\n`` when most of its lines end so (a Windows file), else ``\\n``."""
+    crlf = text.count("\r\n")
+    return "\r\n" if crlf and 2 * crlf >= text.count("\n") else "\n"
+
+
+def for_editor(text: str) -> str:
+    """A file's text as the editor holds it: plain newlines (Qt's plain-text editor has no other)."""
+    return text.replace("\r\n", "\n")
+
+
+def for_file(text: str, ending: str) -> str:
+    """The editor's text with the file's own line ending put back."""
+    return text if ending == "\n" else text.replace("\n", ending)
 
 
 def keep_final_newline(original: str, text: str) -> str:
@@ -149,6 +166,7 @@ class FileEditor(QWidget):
         self.rel: str | None = None
         self.opened_hash: str | None = None
         self.opened_text = ""
+        self.ending = "\n"          # the open file's line ending, written back on save
         self.kind: FileKind | None = None
         self.conflict: Conflict | None = None
         self._loading = False
@@ -290,7 +308,7 @@ class FileEditor(QWidget):
             return
         self._opening = False
         self.opened_hash = ft.hash if ft is not None else None
-        self.opened_text = ft.text if ft is not None else ""
+        self._set_opened_text(ft.text if ft is not None else "")
         self._set_text(self.opened_text)
         read_only = self.kind is FileKind.LOG or (ft is not None and not ft.valid)
         self.editor.setReadOnly(read_only)
@@ -303,6 +321,11 @@ class FileEditor(QWidget):
         else:
             self.note.setText("")
         self._update_buttons()
+
+    def _set_opened_text(self, text: str) -> None:
+        """Keep a file's text as the editor shows it, and its line ending for the save (CRLF stays CRLF)."""
+        self.ending = line_ending(text)
+        self.opened_text = for_editor(text)
 
     def _read_failed(self, e: BaseException) -> None:
         self.note.setText(f"Could not read the file: {e}")
@@ -347,12 +370,14 @@ class FileEditor(QWidget):
         if (bot, rel) != (self.bot, self.rel) or asked != self._asked or self.dirty:
             return
         if ft is None:
-            self.opened_hash, self.opened_text = None, ""
+            self.opened_hash = None
+            self._set_opened_text("")
             self._set_text("")
             self.note.setText("This file was deleted.")
         elif ft.hash != self.opened_hash:
-            self.opened_hash, self.opened_text = ft.hash, ft.text
-            self._set_text(ft.text)
+            self.opened_hash = ft.hash
+            self._set_opened_text(ft.text)
+            self._set_text(self.opened_text)
         self._update_buttons()
 
     # ----- saving
@@ -363,7 +388,7 @@ class FileEditor(QWidget):
         text = self._with_final_newline()
         if (self.kind is FileKind.MEMORY and not self._confirmed_over_budget
                 and not self.session.mem.home.is_tracked(self.bot)):   # a tracked agent has its own budget
-            preview = budget_preview(text, self.session.mem.today)
+            preview = budget_preview(for_file(text, self.ending), self.session.mem.today)
             if preview.over:
                 self.show_budget_preview(preview)
                 return
@@ -387,7 +412,7 @@ class FileEditor(QWidget):
         g = p.gauge
         head = (f"This text is over the budget: {g.lines} of {g.max_lines} lines, "
                 f"{g.bytes / 1024:.1f} of {g.max_bytes // 1024} KB — {ONLY_FIRST_LINES}, so "
-                f"{g.unloaded_lines} line{'s' if g.unloaded_lines != 1 else ''} would not load.")
+                f"{counted(g.unloaded_lines, 'line')} would not load.")
         if p.moved:
             n = len(p.moved)
             tail = (f" The next write through the harness would move {'this entry' if n == 1 else f'these {n} entries'}"
@@ -408,10 +433,11 @@ class FileEditor(QWidget):
         self.save()
 
     def _save(self, text: str, expected: str | None) -> None:
+        """Save the editor's *text*, written with the file's own line ending."""
         bot, rel = self.bot, self.rel
         assert bot is not None and rel is not None
         self.save_button.setEnabled(False)
-        self.session.save(bot, rel, text, expected,
+        self.session.save(bot, rel, for_file(text, self.ending), expected,
                           lambda change: self._saved(bot, rel, text, change),
                           lambda e: self._save_failed(bot, rel, e))
 
@@ -426,7 +452,7 @@ class FileEditor(QWidget):
             self.discard_draft()
         if change is not None:
             self.opened_hash = change.after_hash
-            self.opened_text = change.after if change.after is not None else text
+            self.opened_text = for_editor(change.after) if change.after is not None else text
         else:
             self.opened_text = text
         if self.editor.toPlainText() == text and self.opened_text != text:
@@ -489,8 +515,8 @@ class FileEditor(QWidget):
         self.conflict = None
         self.conflict_banner.hide()
         self.opened_hash = c.hash or None
-        self.opened_text = c.text
-        self._set_text(c.text)
+        self._set_opened_text(c.text)
+        self._set_text(self.opened_text)
         self.draft.setPlainText(draft)
         self.draft_box.show()
         self._update_buttons()

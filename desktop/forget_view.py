@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from botmemory.core import BotMemoryError, forget_everywhere
+from botmemory.core import BotMemoryError, counted, forget_everywhere
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout,
                                QWidget)
@@ -97,8 +97,7 @@ class ForgetDialog(QDialog):
                 self.message.setText(f"No note mentions {' and '.join(words)}: nothing would go.")
                 return
             files = sum(len(r.files) for r in results)
-            self.message.setText(f"{len(lines)} note{'s' if len(lines) != 1 else ''} in {files} "
-                                 f"file{'s' if files != 1 else ''} would go:")
+            self.message.setText(f"{counted(len(lines), 'note')} in {counted(files, 'file')} would go:")
             for line in lines:
                 label = QLabel(line)
                 label.setWordWrap(True)

@@ -7,7 +7,7 @@ numbers come from :func:`botmemory.core.budget.gauge`; this module only draws.
 """
 from __future__ import annotations
 
-from botmemory.core import AMBER_AT, ONLY_FIRST_LINES, Gauge, Level
+from botmemory.core import AMBER_AT, ONLY_FIRST_LINES, Gauge, Level, counted
 from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QPainter, QPalette
 from PySide6.QtWidgets import QGridLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
@@ -38,7 +38,7 @@ def size_text(g: Gauge) -> str:
     if _chars(g) is not None:
         return ""
     if g.bytes < 1024:     # "0.0 of 24 KB" would hide 48 bytes
-        return f"{g.bytes} byte{'s' if g.bytes != 1 else ''} of {kb(g.max_bytes)} KB"
+        return f"{counted(g.bytes, 'byte')} of {kb(g.max_bytes)} KB"
     return f"{kb(g.bytes)} of {kb(g.max_bytes)} KB"
 
 
@@ -54,11 +54,11 @@ def bar_level(value: int, limit: int) -> Level:
 def unloaded_text(g: Gauge) -> str:
     c = _chars(g)
     if c is not None:
-        return f"{c[2]:,} characters are not being loaded" if c[2] > 0 else ""
+        return f"{counted(c[2], 'character is', 'characters are')} not being loaded" if c[2] > 0 else ""
     if g.unloaded_lines <= 0:
         return ""
     n = g.unloaded_lines
-    return f"{n} line{'s' if n != 1 else ''} {'are' if n != 1 else 'is'} not being loaded"
+    return f"{counted(n, 'line is', 'lines are')} not being loaded"
 
 
 def summary(bot: str, g: Gauge) -> str:

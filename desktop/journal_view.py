@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from botmemory.core import BotMemoryError
+from botmemory.core import BotMemoryError, counted
 from PySide6.QtCore import (
     QEvent,
     QModelIndex,
@@ -344,7 +344,7 @@ class JournalView(QWidget):
     def _count(self) -> None:
         n = self.model.rowCount()
         more = "" if self.model.exhausted else " (scroll for older)"
-        self.count_label.setText(f"{n:,} change{'s' if n != 1 else ''} shown{more}")
+        self.count_label.setText(f"{counted(n, 'change')} shown{more}")
 
     def _show_row(self, row: int) -> None:
         r = self.model.row_at(row)

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any, Protocol
 
-from botmemory.core import (MEMORY_FILE, BotMemoryError, FileKind, Memory, diff_counts as core_diff_counts,
-                            diff_lines, read_frontmatter)
+from botmemory.core import (MEMORY_FILE, BotMemoryError, FileKind, Memory, counted, diff_counts as core_diff_counts,
+                            diff_lines, read_frontmatter, without_bullet)
 from PySide6.QtCore import (
     QAbstractTableModel,
     QModelIndex,
@@ -167,7 +167,7 @@ class FilesModel(_Table):
             if col == 2:
                 return f.lines
         elif role == Qt.ItemDataRole.ToolTipRole:
-            return f"{f.rel}\n{f.about}\n{f.size:,} bytes"
+            return f"{f.rel}\n{f.about}\n{counted(f.size, 'byte')}"
         elif role == Qt.ItemDataRole.FontRole and col == 0 and f.kind is FileKind.MEMORY:
             font = QFont()
             font.setBold(True)
@@ -276,7 +276,7 @@ def change_text(row: Any) -> str:
     first = ""
     for _, line in diff_lines(row.diff or ""):
         if line.strip() and line.strip() != "---":   # not a frontmatter fence
-            first = line.strip().removeprefix("- ")
+            first = without_bullet(line)
             break
     if len(first) > 90:
         first = first[:89] + "…"

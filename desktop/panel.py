@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from botmemory.core import (MEMORY_FILE, ONLY_FIRST_LINES, TOPIC_NAME_RULE, BotMemoryError, Conflict, Home,
-                            topic_name_rule, topic_path)
+                            counted, topic_name_rule, topic_path)
 from PySide6.QtCore import QItemSelectionModel, QStringListModel, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
@@ -405,7 +405,7 @@ class MemoryPanel(QWidget):
         self._room_hash = file_hash
         g = p.gauge
         n = len(p.moved)
-        head = (f"<b>{g.unloaded_lines} line{'s' if g.unloaded_lines != 1 else ''} of MEMORY.md "
+        head = (f"<b>{counted(g.unloaded_lines, 'line')} of MEMORY.md "
                 f"{'do' if g.unloaded_lines != 1 else 'does'} not load</b> ({ONLY_FIRST_LINES}).")
         if n:
             text = (f"{head} Make room moves {'this entry' if n == 1 else f'these {n} entries'} — the oldest dated "
@@ -436,7 +436,7 @@ class MemoryPanel(QWidget):
 
     def _room_made(self, bot: str, result: Any) -> None:
         n = len(result.moved)
-        text = (f"Moved {n} entr{'y' if n == 1 else 'ies'} of {bot} to memory/archive.md"
+        text = (f"Moved {counted(n, 'entry', 'entries')} of {bot} to memory/archive.md"
                 + ("" if result.fits else "; MEMORY.md is still over the budget") + ".")
         self.say(text)
         if bot != self.bot or not n:

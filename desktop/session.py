@@ -23,7 +23,7 @@ from typing import Any
 
 from botmemory.core import (
     ARCHIVE_FILE, MEMORY_FILE, ONLY_FIRST_LINES, Actor, Gauge, Level, Memory, Write, check_bot_id, local_today,
-    move_overflow, set_bot_setting, undo_overflow,
+    counted, move_overflow, set_bot_setting, undo_overflow,
 )
 from PySide6.QtCore import QFileSystemWatcher, QObject, Qt, QTimer, Signal, Slot
 
@@ -247,14 +247,14 @@ class Session(QObject):
                 if moved:
                     self.notice.emit(Notice(
                         "archived", r.bot,
-                        f"{r.bot}: {moved} older entr{'y' if moved == 1 else 'ies'} moved to the archive",
+                        f"{r.bot}: {counted(moved, 'older entry', 'older entries')} moved to the archive",
                         "MEMORY.md was kept within the budget; the entries are in memory/archive.md.",
                         r.id, r.file))
         for bot, g in self.gauges.items():
             before = old.get(bot)
             if g.level is Level.RED and (before is None or before.level is not Level.RED):
                 self.notice.emit(Notice("red", bot, f"{bot}: MEMORY.md is over the budget",
-                                        f"{g.unloaded_lines} line{'s are' if g.unloaded_lines != 1 else ' is'} not being loaded; "
+                                        f"{counted(g.unloaded_lines, 'line is', 'lines are')} not being loaded; "
                                         f"{ONLY_FIRST_LINES}.", None, MEMORY_FILE))
 
     # ----- reads

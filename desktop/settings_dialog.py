@@ -29,7 +29,7 @@ from typing import Any
 
 import keyring.backend
 import platformdirs
-from botmemory.core import DEFAULT_TIDY_HOUR, BotMemoryError, Home, atomic_write, read_file, write_config
+from botmemory.core import DEFAULT_TIDY_HOUR, BotMemoryError, Home, atomic_write, counted, read_file, write_config
 from PySide6.QtCore import QCoreApplication, QEvent, Qt, Signal
 from PySide6.QtGui import QPalette, QShowEvent
 from PySide6.QtWidgets import (
@@ -149,7 +149,7 @@ def check_home(root: str | Path) -> HomeCheck:
     bots = home.bots()
     if bots:
         names = ", ".join(bots[:5]) + (f" and {len(bots) - 5} more" if len(bots) > 5 else "")
-        return HomeCheck(True, f"An OpenMausBot home with {len(bots)} bot{'s' if len(bots) != 1 else ''}: {names}.")
+        return HomeCheck(True, f"An OpenMausBot home with {counted(len(bots), 'bot')}: {names}.")
     return HomeCheck(True, "An OpenMausBot home with no bots yet.")
 
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from botmemory.core import BotSettings, Memory, bot_settings
+from botmemory.core import BotSettings, Memory, bot_settings, counted
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -87,8 +87,7 @@ def capture_text(last: dict[str, Any] | None) -> str:
     return text
 
 
-def _n(count: int, one: str, many: str) -> str:
-    return f"{count} {one if count == 1 else many}"
+_n = counted
 
 
 def report_text(report: dict[str, Any] | None, error: str | None = None) -> str:
@@ -263,7 +262,7 @@ class UpkeepView(QWidget):
         if on and g is not None and g.unloaded_lines > 0:
             n = g.unloaded_lines
             text = (text + "\n" if text else "") + (
-                f"{n} line{'s' if n != 1 else ''} of MEMORY.md still do{'es' if n == 1 else ''} not load: a tidy-up "
+                f"{counted(n, 'line', 'lines')} of MEMORY.md still {'does' if n == 1 else 'do'} not load: a tidy-up "
                 "only moves expired entries. Make room (under the gauge) moves the oldest dated entries to the "
                 "archive now.")
         self.report_label.setText(text)

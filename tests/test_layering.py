@@ -20,6 +20,7 @@ DESKTOP = ROOT / "desktop"
 # Lowest first: a core module may import only modules before it. docs/ARCHITECTURE.md explains the order.
 LAYERS = [
     "errors",       # the error classes and their exit codes
+    "wording",      # counted nouns in messages ("1 line", "2 lines")
     "redact",       # credential detection (pure text)
     "words",        # tokens, CJK bigrams, stems, the text's language (pure text)
     "frontmatter",  # topic frontmatter (pure text)

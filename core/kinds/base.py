@@ -17,6 +17,7 @@ from pathlib import Path
 from ..errors import BadInput, Refused
 from ..paths import FileKind
 from ..safeio import Folders, open_dir_nofollow
+from ..wording import counted
 
 MEMORY_FILE = "MEMORY.md"
 AMBER_AT = 0.8
@@ -182,11 +183,11 @@ class AgentGauge:
             if f.max_chars is not None:
                 s = f"{f.file}: {f.chars:,}/{f.max_chars:,} characters"
                 if f.unloaded_chars:
-                    s += f" · {f.unloaded_chars:,} characters do not load"
+                    s += f" · {counted(f.unloaded_chars, 'character does', 'characters do')} not load"
             else:
                 s = f"{f.file}: {f.lines}/{f.max_lines} lines · {f.bytes:,}/{f.max_bytes:,} bytes"
                 if f.unloaded_lines:
-                    s += f" · {f.unloaded_lines} lines do not load"
+                    s += f" · {counted(f.unloaded_lines, 'line does', 'lines do')} not load"
             if f.lost:
                 s += f" · not loaded: {'line' if len(f.lost) == 1 else 'lines'} {line_ranges(f.lost)}"
             out.append(s)

@@ -333,6 +333,66 @@ def test_openclaws_default_limit_is_a_botmemory_setting(cli, env):
     assert cli.json("gauge", bot)["max_chars"] == 3000      # the agent's own setting wins
 
 
+def _snapshot(*folders: Path) -> dict[str, bytes]:
+    """Every file's bytes (lock files aside: taking a lock writes nothing)."""
+    return {str(p): p.read_bytes() for d in folders for p in sorted(d.rglob("*"))
+            if p.is_file() and p.suffix != ".lock"}
+
+
+def test_forget_that_cannot_read_a_file_of_the_folder_exits_2_naming_it_and_writes_nothing(cli, env):
+    d = claude_code(env / "user")
+    bot = track_all(cli)["claude-code"]
+    (d / "notes.md").write_bytes(b"- terse caf\xe9\n")                   # a topic that is not UTF-8
+    before = _snapshot(d, env / "bm")
+    code, out, err = cli("forget", bot, "terse")
+    assert code == 2 and "notes.md" in err and "UTF-8" in err and err.count("\n") == 1
+    assert _snapshot(d, env / "bm") == before                           # user_role.md (terse) is still there
+
+
+def test_forget_all_checks_every_file_of_every_folder_before_writing_any(cli, env):
+    claude_code(env / "user")
+    h = hermes(env / "user", entries=["User likes hugo themes", "Other"])
+    oc = openclaw(env / "user")
+    ids = track_all(cli)
+    (oc / "memory" / "2026-12-01.md").write_bytes(b"- hugo caf\xe9\n")
+    before = _snapshot(h, oc, env / "user" / ".claude", env / "bm")
+    code, out, err = cli("forget", "--all", "hugo")
+    assert code == 2 and "memory/2026-12-01.md" in err and ids["openclaw"] in err and err.count("\n") == 1
+    assert _snapshot(h, oc, env / "user" / ".claude", env / "bm") == before   # hermes and claude code untouched
+
+
+def test_forget_all_says_so_when_a_tracked_folder_is_gone(cli, env):
+    import shutil
+
+    h = hermes(env / "user", entries=["User likes hugo themes", "Other"])
+    oc = openclaw(env / "user")
+    ids = track_all(cli)
+    shutil.rmtree(oc)
+    before = _snapshot(h, env / "bm")
+    code, out, err = cli("forget", "--all", "hugo")
+    assert code == 2 and ids["openclaw"] in err and err.count("\n") == 1
+    assert _snapshot(h, env / "bm") == before
+
+
+def test_forget_in_a_folder_with_a_linked_note_exits_2_naming_it(cli, env, tmp_path):
+    oc = openclaw(env / "user")
+    bot = track_all(cli)["openclaw"]
+    outside = tmp_path / "elsewhere.md"
+    outside.write_text("- tomatoes from the linked note\n")
+    (oc / "memory" / "linked.md").symlink_to(outside)
+    before = _snapshot(oc, env / "bm")
+    code, out, err = cli("forget", bot, "tomatoes")
+    assert code == 2 and "memory/linked.md" in err and "symbolic link" in err and err.count("\n") == 1
+    assert _snapshot(oc, env / "bm") == before and outside.read_text() == "- tomatoes from the linked note\n"
+
+
+def test_gauge_of_a_folder_with_one_line_that_does_not_load_says_so_in_the_singular(cli, env):
+    claude_code(env / "user", index_lines=201)
+    bot = track_all(cli)["claude-code"]
+    code, out, err = cli("gauge", bot)
+    assert code == 0 and "1 line does not load" in out and "1 lines" not in out
+
+
 def test_forget_everywhere_dry_run_says_what_would_go_and_writes_nothing(cli, env):
     from botmemory.core import Actor, Memory, forget_everywhere
 

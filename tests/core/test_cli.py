@@ -236,6 +236,31 @@ def test_forget_judges_the_fact_not_the_chat_it_came_from(capsys, root, word):
     assert (code, out) == (0, "forgot 1 note in MEMORY.md\n")
 
 
+def test_search_finds_a_note_by_its_fact_or_its_chat_title_and_the_hit_names_the_chat(capsys, root):
+    assert run(capsys, "--root", root, "remember", "scout", "Prefers aisle seats", "--chat", "Berlin trip")[0] == 0
+    for words in (["aisle"], ["berlin"], ["berlin", "aisle"], ["Trip"]):
+        code, out, err = run(capsys, "--root", root, "search", "scout", *words, "--json")
+        hits = json.loads(out)
+        assert code == 0 and len(hits) == 1 and 'from chat "Berlin trip"' in hits[0]["text"], words
+
+
+@pytest.mark.parametrize("word", ["chat", "room", "from", "cli", "2026", "noticed", "until"])
+def test_search_never_matches_an_entrys_fixed_words_or_date(capsys, root, word):
+    assert run(capsys, "--root", root, "remember", "scout", "Prefers aisle seats", "--chat", "Berlin trip",
+               "--until", "2027-01-01")[0] == 0
+    (_ws(root) / "MEMORY.md").write_text((_ws(root) / "MEMORY.md").read_text()
+                                         + '- 2026-10-01 · from room "Dentist" (noticed) · Likes tea\n'
+                                         + "- 2026-10-02 · from cli · Drinks coffee\n")
+    code, out, err = run(capsys, "--root", root, "search", "scout", word, "--json")
+    assert (code, json.loads(out)) == (0, [])
+
+
+def test_journal_grep_matches_the_diff_as_written_chat_title_included(capsys, root):
+    assert run(capsys, "--root", root, "remember", "scout", "Prefers aisle seats", "--chat", "Berlin trip")[0] == 0
+    code, out, _ = run(capsys, "--root", root, "journal", "scout", "--grep", "berlin", "--json")
+    assert code == 0 and [r["file"] for r in json.loads(out)] == ["MEMORY.md"]
+
+
 @pytest.mark.parametrize("word", ["the", "is", "a", "..."])
 def test_forget_refuses_a_word_that_names_nothing(capsys, root, word):
     run(capsys, "--root", root, "remember", "scout", "The office is in Pune")

@@ -207,3 +207,21 @@ def test_the_default_home_needs_no_root(user):
 
     assert "--root" not in hook_command(Home(user / ".openmausbot"), None)
     assert "--root" in hook_command(Home(user / "elsewhere"), None)
+
+
+@pytest.mark.skipif(os.name == "nt", reason="POSIX file modes")
+def test_a_settings_file_keeps_its_mode_and_a_new_one_is_0600(user, mem):
+    settings = user / ".claude" / "settings.json"
+    os.chmod(settings, 0o644)
+    cursor = user / ".cursor" / "mcp.json"
+    cursor.parent.mkdir()
+    cursor.write_text("{}\n")
+    os.chmod(cursor, 0o640)
+    connect(mem.home, "claude-code")
+    connect(mem.home, "cursor", bot=BOT)
+    connect(mem.home, "claude-desktop", bot=BOT)
+    assert os.stat(settings).st_mode & 0o7777 == 0o644
+    assert os.stat(cursor).st_mode & 0o7777 == 0o640
+    assert os.stat(user / ".config" / "Claude" / "claude_desktop_config.json").st_mode & 0o7777 == 0o600
+    connect(mem.home, "claude-code", remove=True)
+    assert os.stat(settings).st_mode & 0o7777 == 0o644

@@ -203,3 +203,13 @@ def test_scan_gives_parses_blocks_with_plain_lines_as_strings(lines, trailing):
             assert E.parse_block_head(b).kind in (E.BlockKind.TEXT, E.BlockKind.BLANK)
         else:
             assert b.kind in (E.BlockKind.ENTRY, E.BlockKind.STRUCK)
+
+
+def test_without_bullet_takes_off_either_bullet_of_the_grammar():
+    from botmemory.core import without_bullet
+
+    assert without_bullet("- 2026-10-01 · from cli · a") == "2026-10-01 · from cli · a"
+    assert without_bullet("* 2026-10-01 · from cli · a") == "2026-10-01 · from cli · a"
+    assert without_bullet("  * hand-written") == "hand-written"
+    assert without_bullet("-- not a bullet") == "-- not a bullet"
+    assert without_bullet("*emphasis*") == "*emphasis*"

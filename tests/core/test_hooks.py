@@ -338,3 +338,9 @@ def test_hooks_read_and_write_nothing_through_a_link(tmp_path, claude, mem):
     handle(mem, ev("user_prompt_submit", project))
     handle(mem, ev("stop", project))
     assert list(outside.iterdir()) == []
+
+
+def test_session_start_says_one_line_does_not_load_in_the_singular(tmp_path, claude, mem):
+    (claude / "MEMORY.md").write_text("".join(f"- [Note {i}](note{i}.md)\n" for i in range(201)))
+    text = context(handle(mem, ev("session_start", the_project(tmp_path))))
+    assert text.startswith("1 of the 201 lines of ") and " does not load into this session" in text

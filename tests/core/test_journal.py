@@ -132,6 +132,12 @@ def test_grep_finds_when_a_fact_appeared_and_disappeared(mem):
     assert len(mem.journal.list(BOT, grep=["short", "replies"])) == 1
 
 
+def test_grep_wants_every_word_in_one_changed_line_as_search_wants_them_in_one_note(mem):
+    save(mem, MEMORY_FILE, "- lives in Pune\n- likes tea\n")
+    assert mem.journal.list(BOT, grep=["pune", "tea"]) == []        # two lines, two notes
+    assert len(mem.journal.list(BOT, grep=["likes", "tea"])) == 1
+
+
 def test_cli_journal(capsys, mem):
     save(mem, MEMORY_FILE, "- lives in Pune\n")
     save(mem, "memory/garden.md", "tomatoes\n")

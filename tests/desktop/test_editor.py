@@ -273,3 +273,31 @@ def test_a_save_keeps_the_final_newline_as_it_was(qtbot, editor, session, mem):
 
 def test_the_editor_wraps_long_lines_like_the_draft_pane(editor):
     assert editor.editor.lineWrapMode() == editor.draft.lineWrapMode()
+
+
+def test_a_windows_file_keeps_its_crlf_line_endings(qtbot, editor, session, mem):
+    path = mem.home.workspace(BOT) / "memory" / "windows.md"
+    path.write_bytes(b"# Windows\r\n- line one\r\n- line two\r\n")
+    _open(qtbot, editor, session, "memory/windows.md")
+    assert editor.editor.toPlainText() == "# Windows\n- line one\n- line two\n"
+    assert not editor.dirty and not editor.save_button.isEnabled()      # opening is not an edit
+    editor.editor.setPlainText("# Windows\n- line one\n- line two\n- line three")
+    with qtbot.waitSignal(editor.saved):
+        editor.save()
+    assert path.read_bytes() == b"# Windows\r\n- line one\r\n- line two\r\n- line three\r\n"
+    assert not editor.dirty
+    row = mem.journal.list(BOT, limit=1)[0]
+    assert row.counts() == (1, 0)                                         # one line added, none rewritten
+    path.write_bytes(b"# Windows\r\n- changed elsewhere\r\n")             # a change on disk, no draft
+    editor.file_changed_on_disk()
+    idle(qtbot, session)
+    assert editor.editor.toPlainText() == "# Windows\n- changed elsewhere\n" and not editor.dirty
+
+
+def test_a_plain_newline_file_is_saved_with_plain_newlines(qtbot, editor, session, mem):
+    mem.store.write(BOT, "MEMORY.md", "hello\n", Actor.person())
+    _open(qtbot, editor, session, "MEMORY.md")
+    editor.editor.setPlainText("hello\nworld\n")
+    with qtbot.waitSignal(editor.saved):
+        editor.save()
+    assert (mem.home.workspace(BOT) / "MEMORY.md").read_bytes() == b"hello\nworld\n"

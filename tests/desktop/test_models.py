@@ -203,3 +203,18 @@ def test_a_created_topic_shows_its_first_real_line_not_the_frontmatter_fence(mem
     mem.store.write(BOT, "memory/travel.md", "---\ntitle: Travel\n---\n# Travel\n", Actor.person())
     row = mem.journal.list(BOT, limit=1)[0]
     assert change_text(row) == "created  title: Travel"
+
+
+def test_a_one_byte_file_says_1_byte(qtbot, mem):
+    mem.store.write(BOT, "memory/tiny.md", "x", Actor.person())
+    model = FilesModel()
+    model.set_files(list_files(mem, BOT))
+    row = next(i for i in range(model.rowCount()) if model.data(model.index(i, 0)) == "tiny.md")
+    tip = model.data(model.index(row, 0), Qt.ItemDataRole.ToolTipRole)
+    assert tip.endswith("\n1 byte"), tip
+
+
+def test_a_star_bullet_is_an_entry_too_and_its_row_shows_the_line_without_it(mem):
+    mem.store.write(BOT, "MEMORY.md", '* 2026-10-01 · from chat "N" · Milestone 2 signed off\n', Actor.person())
+    row = mem.journal.list(BOT, limit=1)[0]
+    assert change_text(row).endswith('  2026-10-01 · from chat "N" · Milestone 2 signed off')
