@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from . import config
 from .entries import whole_word
-from .errors import BadInput, BotMemoryError
+from .errors import BadInput, BotMemoryError, LinkRefused
 from .kinds import AgentGauge, AgentKind, Limits
 from .paths import FileKind, Home
 from .memory import Memory
@@ -210,14 +210,14 @@ def forget_everywhere(mem: Memory, words: Sequence[str], actor: Actor, *, dry_ru
                 mem.home.require_bot(bot)
                 stack.enter_context(mem.store.locked(bot))
                 plans.append(_plan_forget(mem, bot, patterns))
-            except BadInput as e:
-                raise BadInput(f"{bot}: {e}") from e
+            except (BadInput, LinkRefused) as e:   # the same error (exit 2, or 4 for a link), naming the folder
+                raise type(e)(f"{bot}: {e}") from e
         for bot in homes:       # checked (a dry run) before anything is written anywhere
             try:
                 stack.enter_context(mem.store.locked(bot))
                 update.forget(mem.store, bot, words, actor, about_me=False, dry_run=True)
-            except BadInput as e:
-                raise BadInput(f"{bot}: {e}") from e
+            except (BadInput, LinkRefused) as e:   # the same error (exit 2, or 4 for a link), naming the folder
+                raise type(e)(f"{bot}: {e}") from e
         out = []
         for r, writes in plans:
             if writes:

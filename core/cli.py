@@ -630,7 +630,8 @@ def build_parser() -> _Parser:
     sp.add_argument("--agent", metavar="KIND", help="its kind: claude-code, openclaw or hermes")
     add("untrack", cmd_untrack, "stop serving a tracked folder (nothing in it is touched)").add_argument(
         "id", metavar="ID")
-    add("init", cmd_init, "create a bot's workspace (idempotent)").add_argument("bot")
+    add("init", cmd_init, "create a bot's workspace (idempotent; an id that looks like a credential is "
+        "refused)").add_argument("bot")
     add("gauge", cmd_gauge, "how much of MEMORY.md loads: lines and bytes against the budget (a tracked "
         "folder: its agent's budget, characters for Hermes and OpenClaw)").add_argument("bot")
     add("load", cmd_load, "print exactly the memory block a new turn loads "

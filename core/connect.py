@@ -106,6 +106,8 @@ def read_json(path: Path, root: Path | None = None) -> Json:
     ft = read_file(path, root)
     if ft is None or not ft.text.strip():
         return {}
+    if not ft.valid:  # rewriting it would replace the bytes that are not UTF-8 by U+FFFD
+        raise BadInput(f"{path} is not valid UTF-8; botmemory will not overwrite it")
     try:
         data = json.loads(ft.text)
     except json.JSONDecodeError as e:
@@ -130,7 +132,10 @@ def update_json(path: Path, change: Callable[[Json], None], root: Path | None = 
         before = read_file(path, root)
         data = read_json(path, root)
         new = json.loads(json.dumps(data))
-        change(new)
+        try:
+            change(new)
+        except BadInput as e:   # a part of the file is not what it should be: name the file
+            raise BadInput(f"{path}: {e}") from None
         if new == data:
             return False
         if read_file(path, root) != before:
@@ -176,7 +181,7 @@ def _object_at(data: Json, key: str) -> Json:
     if value is None:
         value = data[key] = {}
     if not isinstance(value, dict):
-        raise BadInput(f"its {key} is not a JSON object; botmemory will not change it")
+        raise BadInput(f"{key} is not a JSON object; botmemory will not change it")
     return value
 
 
@@ -262,7 +267,7 @@ def set_hooks(data: Json, command: str | None) -> None:
             hooks[event] = [{"hooks": [ours]}]
             continue
         if not isinstance(groups, list):
-            raise BadInput(f"its hooks.{event} is not a list; botmemory will not change it")
+            raise BadInput(f"hooks.{event} is not a list; botmemory will not change it")
         groups, kept, _ = _drop_ours(groups, keep_first=True)
         if kept is None:
             groups.append({"hooks": [ours]})

@@ -358,6 +358,10 @@ def check_entry_text(text: str) -> str | None:
     n = len(text.strip("\n").split("\n"))
     if n > MAX_ENTRY_LINES:
         return f"the entry is {n} lines; one entry is at most {MAX_ENTRY_LINES}"
+    for i, ch in enumerate(text):   # an escape sequence in MEMORY.md would reach every terminal that shows it
+        if ch not in "\t\n\r" and unicodedata.category(ch) == "Cc":
+            return (f"the entry holds a control character (U+{ord(ch):04X} at character {i + 1}); "
+                    "only tabs and line breaks are kept")
     return None
 
 

@@ -286,7 +286,15 @@ def handle(mem: Memory | None, raw: str, bot: str | None = None, budget: float |
     """The answer to one Claude Code hook event (raw JSON); "" for none. Never raises."""
     started = time.monotonic()
     try:
-        event = json.loads(raw)
+        if not raw.strip():
+            log_error(mem.home if mem else None, "hook claude-code: no event on stdin (it was empty)")
+            return ""
+        try:
+            event = json.loads(raw)
+        except json.JSONDecodeError as e:
+            log_error(mem.home if mem else None,
+                      f"hook claude-code: the event on stdin is not JSON ({e.msg}: line {e.lineno} column {e.colno})")
+            return ""
         if not isinstance(event, dict):
             log_error(mem.home if mem else None, "hook claude-code: the event on stdin is not a JSON object")
             return ""

@@ -32,6 +32,7 @@ import logging
 import lzma
 import os
 import re
+import sys
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC
@@ -454,6 +455,8 @@ class Journal:
         """The newest rows first, at most *limit*, optionally of one file or author, or whose diff mentions every word."""
         if limit is not None and limit <= 0:
             return []
+        if limit is not None and limit > sys.maxsize:  # more rows than any journal holds: all of them
+            limit = None
         return list(itertools.islice(self.matching(bot, RowFilter(file, who, tuple(grep))), limit))
 
     def find(self, bot: str, row_id: str) -> Row:

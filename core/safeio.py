@@ -616,7 +616,8 @@ def clean_stale_temps(folder: Path, subfolders: tuple[str, ...] = ("", "memory",
         except (FileNotFoundError, NotADirectoryError):
             continue
         except Refused as e:
-            logger.warning("not cleaning temp files: %s", e)
+            # info, not a warning: the operation that follows refuses the same link in its own one line
+            logger.info("not cleaning temp files: %s", e)
             continue
     if n:
         logger.info("removed %d stale temp file(s) under %s", n, folder)

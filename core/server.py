@@ -155,7 +155,8 @@ class Handler(BaseHTTPRequestHandler):
 
     def _check(self) -> None:
         api = self.server.api
-        if not host_ok(self.headers.get("Host"), api.port):
+        hosts = self.headers.get_all("Host") or []
+        if len(hosts) != 1 or not host_ok(hosts[0], api.port):   # a second Host could be the one a proxy reads
             raise _Refuse(403, "refused: the Host is not this computer's loopback address")
         if self.headers.get("Origin") is not None:
             raise _Refuse(403, "refused: requests from web pages are not allowed")

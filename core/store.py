@@ -125,6 +125,10 @@ class Store:
         """Create the workspace layout (idempotent); True when something was created. No journal row."""
         refuse_for_agent(self.home, bot, "init")
         ws = self.home.workspace(bot)
+        from .redact import contains_secret  # only here: creating a workspace is rare
+        if contains_secret(bot):  # the id names folders and files outside the workspace (locks, journal, index)
+            raise Refused("that bot id looks like a credential (a token or key); "
+                          "botmemory never writes one to disk outside the workspace: choose another name")
         with self.locked(bot):
             make_dirs(ws / "memory", self.home.root)
             created = read_file(ws / MEMORY_FILE, self.home.root) is None

@@ -20,7 +20,7 @@ from typing import Any
 from . import config, entries as E
 from .entries import append_text, archived_text
 from .budget import MEMORY_MAX_BYTES, MEMORY_MAX_LINES
-from .errors import BadInput, Conflict, Refused
+from .errors import BadInput, Conflict, LinkRefused, Refused
 from .frontmatter import body_start
 from .paths import ARCHIVE_FILE, MEMORY_FILE, Home, FileKind, classify
 from .safeio import FileText, WorkspaceLock, atomic_write, file_size, read_file
@@ -281,6 +281,11 @@ def _unreadable(rel: str, why: str) -> BadInput:
     return BadInput(f"forget cannot look at {rel}: {why}; nothing was forgotten anywhere")
 
 
+def _linked(rel: str) -> LinkRefused:
+    """Exit 4, as every command that meets a link on its way."""
+    return LinkRefused(f"forget cannot look at {rel}: it is a symbolic link; nothing was forgotten anywhere")
+
+
 def forget(store: Store, bot: str, words: Sequence[str], actor: Actor, *, about_me: bool = True,
            dry_run: bool = False) -> ForgetResult:
     """Remove every note that mentions all *words* as whole words, everywhere, and keep the words.
@@ -355,12 +360,14 @@ def check_no_links(home: Home, bot: str) -> None:
     would count as memory, and at those folders themselves.
     """
     ws = home.workspace(bot)
+    if ws.is_symlink():
+        raise _linked(f"workspaces/{bot}")
     layout = home.layout(bot)
     dirs = layout.watched_dirs(ws) if layout is not None else [ws, ws / "memory"]
     for d in dirs:
         rel_dir = d.relative_to(ws).as_posix() if d != ws else ""
         if rel_dir and d.is_symlink():
-            raise _unreadable(rel_dir + "/", "it is a symbolic link")
+            raise _linked(rel_dir + "/")
         if not d.is_dir():
             continue
         for p in sorted(d.iterdir()):
@@ -372,7 +379,7 @@ def check_no_links(home: Home, bot: str) -> None:
             except BadInput:
                 continue                          # not a memory file of this kind (AGENTS.md, a README)
             if kind is not FileKind.LOG:
-                raise _unreadable(rel, "it is a symbolic link")
+                raise _linked(rel)
 
 
 # ----- About me and profile-learned.json

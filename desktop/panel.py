@@ -137,6 +137,9 @@ class MemoryPanel(QWidget):
 
         self.bot_box = QComboBox()
         self.bot_box.setMinimumContentsLength(12)
+        # a tracked folder's name ("/home/priya/src/checkout-api · Claude Code") shows whole, up to a limit
+        self.bot_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.bot_box.setMaximumWidth(480)
         self.bot_box.currentIndexChanged.connect(self._bot_chosen)
         self.obsidian_button = QPushButton("Open in Obsidian")
         self.reveal_button = QPushButton("Show in file manager")

@@ -38,11 +38,13 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QFileDialog,
     QFormLayout,
+    QFrame,
     QGroupBox,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QPushButton,
+    QScrollArea,
     QSpinBox,
     QVBoxLayout,
     QWidget,
@@ -559,14 +561,24 @@ class SettingsDialog(QDialog):
                                         | QDialogButtonBox.StandardButton.Cancel)
         self.save_button = self.buttons.button(QDialogButtonBox.StandardButton.Save)
 
-        layout = QVBoxLayout(self)
-        layout.addWidget(home_box)
-        layout.addWidget(login_box)
-        layout.addWidget(helper_box)
-        layout.addWidget(upkeep_box)
-        layout.addWidget(agents_box)
+        # The form scrolls, so on a small screen (a 768-pixel laptop) Save and Cancel stay on it.
+        self.form_widget = QWidget()
+        form_layout = QVBoxLayout(self.form_widget)
+        form_layout.setContentsMargins(0, 0, 0, 0)
+        form_layout.addWidget(home_box)
+        form_layout.addWidget(login_box)
+        form_layout.addWidget(helper_box)
+        form_layout.addWidget(upkeep_box)
+        form_layout.addWidget(agents_box)
         self.agents_page = AgentsPage(Home(self._start_home), self._worker)
-        layout.addWidget(self.agents_page)
+        form_layout.addWidget(self.agents_page)
+        self.form_scroll = QScrollArea()
+        self.form_scroll.setWidget(self.form_widget)
+        self.form_scroll.setWidgetResizable(True)
+        self.form_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.form_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.form_scroll, 1)
         layout.addWidget(self.error_label)
         layout.addWidget(self.buttons)
 
@@ -589,9 +601,22 @@ class SettingsDialog(QDialog):
         layout = self.layout()
         if layout is not None:
             layout.activate()
-        need = self.heightForWidth(self.width())
+        form_need = self.form_widget.heightForWidth(self.form_scroll.viewport().width())
+        if form_need < 0:
+            form_need = self.form_widget.sizeHint().height()
+        # a scroll area squeezes its widget to the viewport: keep every wrapped sentence whole, scroll instead
+        self.form_widget.setMinimumHeight(form_need)
+        need = self.height() - self.form_scroll.viewport().height() + form_need
+        screen = self.screen()
+        if screen is not None:   # never taller than the screen (less the window's frame): the form scrolls
+            frame = self.frameGeometry().height() - self.height()
+            need = min(need, screen.availableGeometry().height() - max(frame, 0))
         if need > self.height():
             self.resize(self.width(), need)
+        if screen is not None:   # grown downwards past the screen's bottom: move up, Save stays in reach
+            area, geo = screen.availableGeometry(), self.frameGeometry()
+            if geo.bottom() > area.bottom():
+                self.move(geo.x(), max(area.top(), area.bottom() - geo.height() + 1))
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)

@@ -261,10 +261,14 @@ class UpkeepView(QWidget):
         g = self.session.gauges.get(bot)
         if on and g is not None and g.unloaded_lines > 0:
             n = g.unloaded_lines
-            text = (text + "\n" if text else "") + (
-                f"{counted(n, 'line', 'lines')} of MEMORY.md still {'does' if n == 1 else 'do'} not load: a tidy-up "
-                "only moves expired entries. Make room (under the gauge) moves the oldest dated entries to the "
-                "archive now.")
+            lines = f"{counted(n, 'line', 'lines')} of MEMORY.md still {'does' if n == 1 else 'do'} not load"
+            if self.session.mem.home.is_tracked(bot):   # an agent's folder: no Make room, its agent keeps it
+                more = (": botmemory moves nothing out of an agent's folder by itself. Move detail into topic "
+                        "files (Files) or delete the lines you no longer need.")
+            else:
+                more = (": a tidy-up only moves expired entries. Make room (under the gauge) moves the oldest "
+                        "dated entries to the archive now.")
+            text = (text + "\n" if text else "") + lines + more
         self.report_label.setText(text)
         self.heavy_label.setText(f"<b>{info.heavy}</b>" if info.heavy else "")
         self.heavy_frame.setVisible(bool(info.heavy))

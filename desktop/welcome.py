@@ -173,7 +173,7 @@ class WelcomePage(QWidget):
 
     def _track(self, folder_id: str) -> None:
         mem = self.session.mem
-        self.session.worker.write(lambda: corelink.track_agent(mem, folder_id), lambda _r: self.session.poll(),
+        self.session.worker.write(lambda: corelink.track_agent(mem, folder_id), lambda _r: self.session.rescan(),
                                   lambda e: self._show_error(f"Could not track it: {e}"))
 
     # ----- create a bot

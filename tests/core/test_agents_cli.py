@@ -374,7 +374,8 @@ def test_forget_all_says_so_when_a_tracked_folder_is_gone(cli, env):
     assert _snapshot(h, env / "bm") == before
 
 
-def test_forget_in_a_folder_with_a_linked_note_exits_2_naming_it(cli, env, tmp_path):
+def test_forget_in_a_folder_with_a_linked_note_exits_4_naming_it(cli, env, tmp_path):
+    """Exit 4 as every command that meets a link (rm, show, save): a rule refuses it."""
     oc = openclaw(env / "user")
     bot = track_all(cli)["openclaw"]
     outside = tmp_path / "elsewhere.md"
@@ -382,8 +383,20 @@ def test_forget_in_a_folder_with_a_linked_note_exits_2_naming_it(cli, env, tmp_p
     (oc / "memory" / "linked.md").symlink_to(outside)
     before = _snapshot(oc, env / "bm")
     code, out, err = cli("forget", bot, "tomatoes")
-    assert code == 2 and "memory/linked.md" in err and "symbolic link" in err and err.count("\n") == 1
+    assert code == 4 and "memory/linked.md" in err and "symbolic link" in err and err.count("\n") == 1
     assert _snapshot(oc, env / "bm") == before and outside.read_text() == "- tomatoes from the linked note\n"
+
+
+def test_forget_all_with_a_linked_note_in_one_folder_exits_4_naming_folder_and_file(cli, env, tmp_path):
+    oc = openclaw(env / "user")
+    bot = track_all(cli)["openclaw"]
+    outside = tmp_path / "elsewhere.md"
+    outside.write_text("- tomatoes from the linked note\n")
+    (oc / "memory" / "linked.md").symlink_to(outside)
+    before = _snapshot(oc, env / "bm")
+    code, out, err = cli("forget", "--all", "tomatoes")
+    assert code == 4 and f"{bot}: " in err and "memory/linked.md" in err and err.count("\n") == 1, err
+    assert _snapshot(oc, env / "bm") == before
 
 
 def test_gauge_of_a_folder_with_one_line_that_does_not_load_says_so_in_the_singular(cli, env):

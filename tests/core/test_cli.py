@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -309,6 +310,13 @@ def test_journal_limit_zero_prints_no_rows(capsys, root):
     assert out == "no changes recorded for scout yet\n"
 
 
+def test_journal_limit_larger_than_any_index_lists_every_row(capsys, root):
+    run(capsys, "--root", root, "remember", "scout", "one note")
+    code, out, err = run(capsys, "--root", root, "journal", "scout", "--limit", "9" * 30, "--json")
+    assert code == 0 and err == ""
+    assert len(json.loads(out)) == 1
+
+
 def test_gauge_says_one_line_in_the_singular(capsys, root):
     (_ws(root) / "MEMORY.md").write_text("".join(f"line {i}\n" for i in range(201)))
     code, out, _ = run(capsys, "--root", root, "gauge", "scout")
@@ -412,3 +420,32 @@ def test_turn_begin_stores_its_title_on_one_line(capsys, root):
     assert stored == "x - 2020-01-01 · from cli · injected 'q'"
     code, _, err = run(capsys, "--root", root, "turn", "begin", "scout", "--chat", "\n\x00 ")
     assert code == 2 and one_line(err)
+
+
+# ----- a bot id that is a credential
+
+def test_a_credential_is_refused_as_a_bot_id_and_nothing_is_written(capsys, root):
+    token = "xoxb-123456789012-1234567890123-" + "AbCdEfGhIjKlMnOpQrStUvWx"
+    home = Path(root)
+    before = sorted(p.relative_to(home) for p in home.rglob("*"))
+    for args in (("init", token), ("remember", token, "a note")):
+        code, out, err = run(capsys, "--root", root, *args)
+        assert code == 4 and out == ""
+        assert err.count("\n") == 1 and "credential" in err and token not in err
+    assert sorted(p.relative_to(home) for p in home.rglob("*")) == before
+
+
+# ----- control characters in a note's text
+
+@pytest.mark.parametrize("ctrl", ["\x1b[2J", "\x07", "\x00", "\x7f", "\x9b"])
+def test_a_control_character_in_a_note_is_refused_and_nothing_is_written(capsys, root, ctrl):
+    memory = Path(root) / "workspaces" / "scout" / "MEMORY.md"
+    before = memory.read_bytes()
+    code, out, err = run(capsys, "--root", root, "remember", "scout", f"clear{ctrl}screen")
+    assert code == 2 and out == "" and err.count("\n") == 1 and "control character" in err, err
+    assert memory.read_bytes() == before
+
+
+def test_tabs_and_line_ends_in_a_note_are_fine(capsys, root):
+    code, out, err = run(capsys, "--root", root, "remember", "scout", "first\tline\r\nsecond line")
+    assert code == 0, err

@@ -124,6 +124,27 @@ def test_a_file_that_is_not_json_is_refused_with_its_path_and_never_overwritten(
         connect(mem.home, "claude-code")
 
 
+def test_a_settings_file_that_is_not_utf8_is_refused_and_kept_byte_for_byte(user, mem):
+    settings = user / ".claude" / "settings.json"
+    raw = b'{"keep": "caf\xe9"}\n'    # Latin-1: rewriting it would put U+FFFD in place of the e-acute
+    settings.write_bytes(raw)
+    with pytest.raises(BadInput, match=r"settings\.json is not valid UTF-8"):
+        connect(mem.home, "claude-code")
+    assert settings.read_bytes() == raw
+    assert not settings.with_name("settings.json.botmemory-backup").exists()
+
+
+@pytest.mark.parametrize("content, named", [('{"hooks": []}', "hooks is not a JSON object"),
+                                            ('{"hooks": {"Stop": "x"}}', "hooks.Stop is not a list")])
+def test_a_part_that_is_not_what_connect_expects_is_refused_naming_the_file(user, mem, content, named):
+    settings = user / ".claude" / "settings.json"
+    settings.write_text(content)
+    with pytest.raises(BadInput) as e:
+        connect(mem.home, "claude-code")
+    assert str(e.value).startswith(f"{settings}: {named};")
+    assert settings.read_text() == content
+
+
 def test_a_server_of_that_name_that_is_not_ours_is_kept(user, mem):
     data = load(user / ".claude.json")
     data["mcpServers"]["botmemory"] = {"command": "npx", "args": ["something-else"]}

@@ -206,7 +206,8 @@ def test_the_cli_always_exits_0_and_logs_its_errors(tmp_path, claude):
         p = subprocess.run([*CLI, "--root", str(root), "hook", "claude-code"], input=raw, capture_output=True,
                            text=True, timeout=60)
         assert p.returncode == 0, p.stderr
-    assert "JSONDecodeError" in p.stderr or "JSONDecodeError" in (root / "botmemory" / "logs" / "hooks.log").read_text()
+    log = (root / "botmemory" / "logs" / "hooks.log").read_text()
+    assert "the event on stdin is not JSON (Expecting value: line 1 column 1)" in log and "JSONDecodeError" not in log
     p = subprocess.run([*CLI, "--root", str(root), "hook", "claude-code", "--bot", "nobody"],
                        input=ev("user_prompt_submit", the_project(tmp_path)), capture_output=True, text=True,
                        timeout=60)
@@ -338,6 +339,12 @@ def test_hooks_read_and_write_nothing_through_a_link(tmp_path, claude, mem):
     handle(mem, ev("user_prompt_submit", project))
     handle(mem, ev("stop", project))
     assert list(outside.iterdir()) == []
+
+
+def test_an_empty_stdin_is_logged_as_no_event_in_plain_words(tmp_path, mem):
+    assert handle(mem, "") == "" and handle(mem, " \n") == ""
+    log = (mem.home.state_dir / "logs" / "hooks.log").read_text().splitlines()
+    assert [ln.split(" ", 1)[1] for ln in log] == ["hook claude-code: no event on stdin (it was empty)"] * 2
 
 
 def test_session_start_says_one_line_does_not_load_in_the_singular(tmp_path, claude, mem):

@@ -238,3 +238,19 @@ def test_the_journal_is_not_read_through_a_link(home, tmp_path, capsys):
     link(home / "memory-journal", outside)
     code, out, err = run(capsys, home, "journal", BOT, "--json")
     assert code == 4 and "memory-journal is a symbolic link" in err and PRIVATE not in out
+
+
+@pytest.mark.parametrize("args", [["remember", BOT, "a note"], ["tidy", BOT, "--no-model"], ["forget", BOT, "mine"]])
+@pytest.mark.parametrize("where", ["workspaces/scout", "workspaces/scout/memory"])
+def test_a_command_through_a_link_says_so_in_one_line_with_exit_4(where, args, home, tmp_path):
+    """In a real process (logging on stderr): no warnings before the refusal, which is exit 4 for every command."""
+    import subprocess
+    import sys
+    other = other_bot(tmp_path)
+    link(home / where, other / where.removeprefix("workspaces/scout").lstrip("/"))
+    before = snapshot(tmp_path / "other")
+    r = subprocess.run([sys.executable, "-m", "botmemory.core.cli", "--root", str(home), *args],
+                       capture_output=True, text=True)
+    assert r.returncode == 4, r.stderr
+    assert r.stderr.count("\n") == 1 and "is a symbolic link" in r.stderr, r.stderr
+    assert snapshot(tmp_path / "other") == before

@@ -159,7 +159,7 @@ def test_no_planted_secret_reaches_disk_outside_the_workspace(home, capsys, monk
     assert any("shadows" in p.parts for p in files) and any(p.name.endswith(".sqlite3") for p in files)
     found = {(where, str(p.relative_to(home))) for p, data in files.items()
              for where, needle in planted.needles.items() if needle.encode() in data}
-    assert {f for f in found if not f[1].startswith("home/botmemory/index/")} == set()
+    assert found == set()
 
     in_workspace = {(where, str(p.relative_to(ws))) for p in ws.rglob("*") if p.is_file()
                     for where, needle in planted.needles.items()

@@ -294,6 +294,18 @@ def test_a_foreign_host_is_403(api: ApiServer, mem: Memory, host: str) -> None:
     assert not (mem.home.workspace(BOT) / "memory/t.md").exists()
 
 
+def test_a_second_host_header_is_403_even_after_a_loopback_one(api: ApiServer, mem: Memory) -> None:
+    body = json.dumps({"path": "memory/t.md", "text": "x"}).encode()
+    with socket.create_connection(("127.0.0.1", api.port), timeout=30) as s:
+        s.sendall(f"PUT {F('/file')} HTTP/1.1\r\nHost: 127.0.0.1:{api.port}\r\nHost: evil.example\r\n"
+                  f"Authorization: Bearer {api.token}\r\nContent-Type: application/json\r\n"
+                  f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode() + body)
+        answer = s.makefile("rb").read()
+    head, _, rest = answer.partition(b"\r\n\r\n")
+    assert head.split(b" ")[1] == b"403" and "Host" in json.loads(rest)["error"]
+    assert not (mem.home.workspace(BOT) / "memory/t.md").exists()
+
+
 @pytest.mark.parametrize("host", ["localhost:{port}", "127.0.0.1:{port}", "[::1]:{port}", "LOCALHOST"])
 def test_loopback_hosts_are_fine(api: ApiServer, host: str) -> None:
     assert call(api, "GET", F(), headers={"Host": host.format(port=api.port)})[0] == 200

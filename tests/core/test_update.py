@@ -293,7 +293,7 @@ def test_forget_refuses_a_topic_that_is_a_link(mem, tmp_path):
     outside = tmp_path / "outside.md"
     outside.write_text("- Lisbon secret\n")
     (mem.home.workspace(BOT) / "memory" / "linked.md").symlink_to(outside)
-    with pytest.raises(BadInput, match="memory/linked.md"):
+    with pytest.raises(Refused, match="memory/linked.md"):
         update.forget(mem.store, BOT, ["Lisbon"], PERSON)
     assert outside.read_text() == "- Lisbon secret\n"
     assert mem.store.text(BOT, MEMORY_FILE) == entry("2026-09-01", "Lisbon flat") + "\n"

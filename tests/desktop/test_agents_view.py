@@ -237,3 +237,54 @@ def test_forget_everywhere_previews_then_forgets_in_every_folder_and_bot_each_un
     qtbot.waitUntil(lambda: all(b.text() == "Undone" for b in dialog.undo_buttons.values()), timeout=5000)
     assert {p: p.read_text() for p in before} == before
     dialog.close()
+
+
+def test_tracking_from_the_welcome_page_makes_the_watcher_look_at_the_folder(qtbot, tmp_path, no_real_agent_folders):
+    """Else an outside edit in the folder tracked there is journaled only after a restart."""
+    from botmemory.core.memory import Memory
+    from botmemory.desktop.session import Session
+
+    from .conftest import delete
+
+    claude_code(no_real_agent_folders)
+    mem = Memory.open(str(tmp_path / "fresh"))
+    s = Session(mem, live=False, upkeep=False, today_fixed=True)
+    rescans: list[int] = []
+    original = s.rescan
+    s.rescan = lambda: (rescans.append(1), original())[1]   # type: ignore[method-assign]
+    p = MemoryPanel(s)
+    qtbot.addWidget(p)
+    try:
+        s.start()
+        p.show()
+        qtbot.waitUntil(lambda: p.welcome.agents_box.isVisible(), timeout=5000)
+        p.welcome._track(p.welcome.found[0].id)
+        qtbot.waitUntil(lambda: p.bot is not None, timeout=5000)
+        assert rescans
+    finally:
+        s.stop()
+        delete(s)
+
+
+def test_the_bot_list_is_wide_enough_for_a_tracked_folders_name(qtbot, mem, session, open_panel,
+                                                                no_real_agent_folders):
+    claude_code(no_real_agent_folders)
+    bot = track(mem, "claude-code")
+    p = open_panel(bot)
+    text = p.bot_box.currentText()
+    assert "Claude Code" in text
+    assert p.bot_box.width() >= p.bot_box.fontMetrics().horizontalAdvance(text) + 20
+
+
+def test_the_upkeep_tab_of_a_red_agent_folder_points_to_no_make_room(qtbot, mem, session, open_panel,
+                                                                      no_real_agent_folders):
+    """Make room is never offered for an agent's folder: its Upkeep text must not send the person there."""
+    claude_code(no_real_agent_folders, index_lines=230)
+    bot = track(mem, "claude-code")
+    p = open_panel(bot)
+    p.show_tab("upkeep")
+    idle(qtbot, session)
+    qtbot.waitUntil(lambda: "do not load" in p.upkeep.report_label.text(), timeout=5000)
+    assert not p.room_button.isVisible()
+    text = p.upkeep.report_label.text()
+    assert "Make room" not in text and "topic files" in text

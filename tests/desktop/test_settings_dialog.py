@@ -483,3 +483,21 @@ def test_dialog_is_tall_enough_for_every_sentence(qtbot: Any, home: Home, start:
     assert dlg.height() >= dlg.heightForWidth(dlg.width())
     assert dlg.key_status.height() >= dlg.key_status.heightForWidth(dlg.key_status.width())
     dlg._worker.wait()
+
+
+def test_dialog_fits_a_small_screen_with_save_in_reach(qtbot: Any, home: Home, start: XdgAutostart,
+                                                      ui_path: Path) -> None:
+    """On a 768-pixel laptop screen the form scrolls; Save and Cancel stay on the screen."""
+    dlg = sd.SettingsDialog(home, autostart=start, keyring_backend=keyring.backends.fail.Keyring(),
+                            ui_path=ui_path)
+    qtbot.addWidget(dlg)
+    dlg.show()
+    qtbot.waitExposed(dlg)
+    with qtbot.waitSignal(dlg.loaded, timeout=10_000):
+        pass
+    screen = dlg.screen().availableGeometry()
+    assert screen.height() < 954        # the offscreen screen is smaller than the whole form
+    assert dlg.frameGeometry().height() <= screen.height() and screen.contains(dlg.frameGeometry())
+    assert dlg.save_button.isVisible() and dlg.save_button.mapTo(dlg, dlg.save_button.rect().bottomLeft()).y() \
+        <= dlg.height()
+    dlg._worker.wait()
