@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
 from enum import Enum
@@ -177,38 +177,51 @@ def parse_block_head(line: str) -> Block:
     return Block(BlockKind.TEXT, (line,))
 
 
+def scan(text: str) -> Iterator[Block | str]:
+    """:func:`parse`'s blocks in order, except that a hand-written or blank line comes as its plain
+    string (no Block made for it: what a reader that only wants entries and lines, like recall's
+    indexer, needs)."""
+    if text == "":
+        return
+    lines = (text[:-1] if text.endswith("\n") else text).split("\n")
+    n = len(lines)
+    i = 0
+    while i < n:
+        line = lines[i]
+        i += 1
+        if line[:2] not in BULLETS:          # neither an entry nor a struck one can start otherwise
+            yield line
+            continue
+        head = parse_block_head(line)
+        if head.kind is not BlockKind.ENTRY and head.kind is not BlockKind.STRUCK:
+            yield line
+            continue
+        own = [line]
+        while i < n:
+            line = lines[i]
+            if _FENCE.match(line) and line[:1] not in (" ", "\t"):
+                # the older form: a fenced code block right below the entry
+                end = _fence_end(lines, i)
+                if end is None:
+                    break
+                own.extend(lines[i:end + 1])
+                i = end + 1
+                continue
+            if line[:1] in (" ", "\t") and line.strip():
+                own.append(line)
+                i += 1
+                continue
+            break
+        yield replace(head, lines=tuple(own)) if len(own) > 1 else head
+
+
 def parse(text: str) -> Document:
     """Split text into blocks. Indented lines and a fence right below an entry join it."""
     if text == "":
         return Document([], True)
-    trailing = text.endswith("\n")
-    lines = (text[:-1] if trailing else text).split("\n")
-    blocks: list[Block] = []
-    i = 0
-    while i < len(lines):
-        head = parse_block_head(lines[i])
-        i += 1
-        if head.kind in (BlockKind.ENTRY, BlockKind.STRUCK):
-            own = [head.lines[0]]
-            while i < len(lines):
-                line = lines[i]
-                if _FENCE.match(line) and line[:1] not in (" ", "\t"):
-                    # the older form: a fenced code block right below the entry
-                    end = _fence_end(lines, i)
-                    if end is None:
-                        break
-                    own.extend(lines[i:end + 1])
-                    i = end + 1
-                    continue
-                if line[:1] in (" ", "\t") and line.strip():
-                    own.append(line)
-                    i += 1
-                    continue
-                break
-            if len(own) > 1:
-                head = replace(head, lines=tuple(own))
-        blocks.append(head)
-    return Document(blocks, trailing)
+    blocks = [b if isinstance(b, Block) else Block(BlockKind.TEXT if b.strip() else BlockKind.BLANK, (b,))
+              for b in scan(text)]
+    return Document(blocks, text.endswith("\n"))
 
 
 def _fence_end(lines: list[str], start: int) -> int | None:

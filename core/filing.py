@@ -24,7 +24,7 @@ from typing import Any
 
 from .budget import Topic
 from .errors import BadInput, BotMemoryError
-from .frontmatter import Frontmatter
+from .frontmatter import Frontmatter, quick_frontmatter
 from .memory import Memory
 from .paths import FileKind, Home, check_bot_id, classify
 from .redact import contains_secret
@@ -88,58 +88,6 @@ def find_topic(topics: Sequence[Topic], name: str) -> str | None:
         if fm is not None and (normalise(fm.title or "") == want or any(normalise(a) == want for a in fm.aliases)):
             return t.path
     return None
-
-
-_PLAIN = re.compile(r"[A-Za-z\u00c0-\uffff][\w .,()/'&+-]*")
-_YAML_WORDS = frozenset({"y", "n", "yes", "no", "on", "off", "true", "false", "null"})
-_FM_LINE = re.compile(r"([A-Za-z_][\w-]*):(?: (.*))?")
-
-
-def _quick_scalar(raw: str) -> str | None:
-    """A plain or double-quoted YAML scalar that reads the same in every YAML 1.1 reader, else None."""
-    raw = raw.strip()
-    if raw.startswith('"') and raw.endswith('"') and len(raw) >= 2 and "\\" not in raw:
-        inner = raw[1:-1]
-        return inner if '"' not in inner else None
-    if _PLAIN.fullmatch(raw) and raw.lower() not in _YAML_WORDS and not raw.endswith((" ", ":")) \
-            and ": " not in raw and " #" not in raw:
-        return raw
-    return None
-
-
-def quick_frontmatter(text: str) -> Frontmatter | None | bool:
-    """The frontmatter of the simple form botmemory and most people write (``key: value``, ``aliases:
-    [a, b]``) without the YAML parser; False when it is not that simple (then :func:`frontmatter.read`)."""
-    from .frontmatter import split
-
-    raw, _ = split(text)
-    if raw is None:
-        return None
-    values: dict[str, str | tuple[str, ...]] = {}
-    for line in raw.split("\n"):
-        if not line.strip():
-            continue
-        m = _FM_LINE.fullmatch(line.rstrip("\r"))
-        if m is None or m.group(1) in values:
-            return False
-        value = (m.group(2) or "").strip()
-        if value.startswith("[") and value.endswith("]"):
-            items = [i for i in value[1:-1].split(",")]
-            parsed = [_quick_scalar(i) for i in items] if value[1:-1].strip() else []
-            if any(p is None for p in parsed):
-                return False
-            values[m.group(1)] = tuple(p.strip() for p in parsed if p is not None and p.strip())
-        else:
-            one = _quick_scalar(value) if value else None
-            if one is None:
-                return False
-            values[m.group(1)] = one.strip()
-    title, desc, aliases = values.get("title"), values.get("description"), values.get("aliases", ())
-    if isinstance(title, tuple) or isinstance(desc, tuple):
-        return False
-    if isinstance(aliases, str):
-        aliases = (aliases,)
-    return Frontmatter(title or None, desc or None, aliases)
 
 
 def _read_frontmatter(mem: Memory, bot: str, rel: str) -> Frontmatter | None:

@@ -9,6 +9,7 @@ absent. A bad frontmatter never fails a command.
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass
 
 logger = logging.getLogger(__name__)
@@ -83,6 +84,75 @@ def read(text: str) -> Frontmatter | None:
     elif (single := _text(aliases_raw)) is not None:
         aliases = (single,)
     return Frontmatter(_text(data.get("title")), _text(data.get("description")), aliases)
+
+
+_PLAIN = re.compile(r"[A-Za-z\u00c0-\uffff][\w .,()/'&+?!-]*")
+_YAML_WORDS = frozenset({"y", "n", "yes", "no", "on", "off", "true", "false", "null"})
+_FM_LINE = re.compile(r"([A-Za-z_][\w-]*):(?: (.*))?")
+
+
+def _quick_scalar(raw: str, flow: bool = False) -> str | None:
+    """A plain or double-quoted YAML scalar that reads the same in every YAML 1.1 reader, else None.
+    *flow*: an item of a ``[..]`` list, where a ``?`` ends a plain scalar (PyYAML)."""
+    raw = raw.strip()
+    if flow and "?" in raw:
+        return None
+    if raw.startswith('"') and raw.endswith('"') and len(raw) >= 2 and "\\" not in raw:
+        inner = raw[1:-1]
+        return inner if '"' not in inner else None
+    if _PLAIN.fullmatch(raw) and raw.lower() not in _YAML_WORDS and not raw.endswith((" ", ":")) \
+            and ": " not in raw and " #" not in raw:
+        return raw
+    return None
+
+
+def quick_frontmatter(text: str) -> Frontmatter | None | bool:
+    """The frontmatter of the simple form botmemory and most people write (``key: value``, ``aliases:
+    [a, b]``) without the YAML parser; False when it is not that simple (then :func:`read`)."""
+    raw, _ = split(text)
+    if raw is None:
+        return None
+    return _quick(raw)
+
+
+def _quick(raw: str) -> Frontmatter | bool:
+    values: dict[str, str | tuple[str, ...]] = {}
+    for line in raw.split("\n"):
+        if not line.strip():
+            continue
+        m = _FM_LINE.fullmatch(line.rstrip("\r"))
+        if m is None or m.group(1) in values:
+            return False
+        value = (m.group(2) or "").strip()
+        if value.startswith("[") and value.endswith("]"):
+            items = [i for i in value[1:-1].split(",")]
+            parsed = [_quick_scalar(i, flow=True) for i in items] if value[1:-1].strip() else []
+            if any(p is None for p in parsed):
+                return False
+            values[m.group(1)] = tuple(p.strip() for p in parsed if p is not None and p.strip())
+        else:
+            one = _quick_scalar(value) if value else None
+            if one is None:
+                return False
+            values[m.group(1)] = one.strip()
+    title, desc, aliases = values.get("title"), values.get("description"), values.get("aliases", ())
+    if isinstance(title, tuple) or isinstance(desc, tuple):
+        return False
+    if isinstance(aliases, str):
+        aliases = (aliases,)
+    return Frontmatter(title or None, desc or None, aliases)
+
+
+def read_fast(text: str) -> Frontmatter | None:
+    """:func:`read`, without the YAML parser for the simple form (``key: value``, ``aliases: [a, b]``)."""
+    raw, _ = split(text)
+    if raw is None:
+        return None
+    if len(raw) * 4 <= MAX_FRONTMATTER_BYTES or len(raw.encode("utf-8")) <= MAX_FRONTMATTER_BYTES:
+        quick = _quick(raw)
+        if isinstance(quick, Frontmatter):
+            return quick
+    return read(text)   # not the simple form, or too large (which read() refuses)
 
 
 def body_start(text: str) -> int:

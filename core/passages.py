@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from . import frontmatter
-from .entries import BlockKind, parse
+from .entries import BlockKind, scan
 from .errors import BadInput, BotMemoryError
 from .paths import FileKind, Home, classify
 from .safeio import open_dir_nofollow
@@ -214,7 +214,6 @@ def _topic_body(text: str) -> str:
 def _analyse_topic(rel: str, text: str, names: bool = True) -> _Topic:
     """A topic's passages, opening and (with *names*) the content words of its name, title and aliases."""
     body = _topic_body(text)
-    doc = parse(body)
     passages: list[_Passage] = []
     para: list[str] = []
     opening: list[str] = []
@@ -224,24 +223,25 @@ def _analyse_topic(rel: str, text: str, names: bool = True) -> _Topic:
             passages.append(_Passage(None, None, "\n".join(para).strip("\n")))
             para.clear()
 
-    for block in doc.blocks:
+    for block in scan(body):     # hand-written and blank lines come as strings: no Block made for them
+        if isinstance(block, str):
+            if len(opening) < OPENING_LINES and block.strip():
+                opening.append(block.rstrip())
+            if not block.strip() or _HEADING.match(block):
+                flush()
+            else:
+                para.append(block.rstrip())
+            continue
         if block.kind is BlockKind.STRUCK:
             flush()
             continue
         if len(opening) < OPENING_LINES:
             opening.extend(ln.rstrip() for ln in block.lines if ln.strip())
-        if block.kind is BlockKind.ENTRY:
-            flush()
-            entry_text = block.body().strip()
-            if entry_text:
-                passages.append(_Passage(block.date, block.until,
-                                         "\n".join(ln.rstrip() for ln in entry_text.split("\n"))))
-        elif block.kind is BlockKind.BLANK:
-            flush()
-        elif _HEADING.match(block.lines[0]):
-            flush()
-        else:
-            para.append(block.lines[0].rstrip())
+        flush()
+        entry_text = block.body().strip()
+        if entry_text:
+            passages.append(_Passage(block.date, block.until,
+                                     "\n".join(ln.rstrip() for ln in entry_text.split("\n"))))
     flush()
 
     opening = opening[:OPENING_LINES]
@@ -249,7 +249,7 @@ def _analyse_topic(rel: str, text: str, names: bool = True) -> _Topic:
 
     words: set[str] = set()
     if names:
-        fm = frontmatter.read(text)
+        fm = frontmatter.read_fast(text)   # the simple form without the YAML parser
         name_text = [rel.rsplit("/", 1)[-1][:-3]]
         if fm is not None:
             name_text.extend(t for t in (fm.title, *fm.aliases) if t)

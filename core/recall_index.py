@@ -268,16 +268,11 @@ def _refresh(conn: sqlite3.Connection, home: Home, bot: str, listing: dict[str, 
         postings: list[tuple[int, int, int, int]] = []
         read = total = 0
 
-        conn.execute("CREATE TEMP TABLE IF NOT EXISTS new_postings(wid INTEGER, pid INTEGER, tf INTEGER,"
-                     " len INTEGER)")
-
-        def flush(move: bool = False) -> None:
-            # appended unsorted, then moved into the index in key order: one pass down the B-tree
-            conn.executemany("INSERT INTO temp.new_postings VALUES (?, ?, ?, ?)", postings)
+        def flush() -> None:
+            # sorted in key order first: the rows go down the B-tree in one pass, no temporary table
+            postings.sort()
+            conn.executemany("INSERT INTO postings VALUES (?, ?, ?, ?)", postings)
             postings.clear()
-            if move:
-                conn.execute("INSERT INTO postings SELECT * FROM temp.new_postings ORDER BY wid, pid")
-                conn.execute("DELETE FROM temp.new_postings")
 
         def wid_of(words: set[str]) -> dict[str, int]:
             nonlocal next_wid
@@ -361,13 +356,13 @@ def _refresh(conn: sqlite3.Connection, home: Home, bot: str, listing: dict[str, 
             if len(postings) >= _BATCH:
                 flush()
             if commit_bytes and read >= commit_bytes:
-                flush(move=True)
+                flush()
                 save_words()
                 _finish(conn)
                 conn.execute("COMMIT")
                 conn.execute("BEGIN IMMEDIATE")
                 read = 0
-        flush(move=True)
+        flush()
         save_words()
         generation = _finish(conn, "" if racy else _digest(listing))
         conn.execute("COMMIT")

@@ -100,6 +100,7 @@ from __future__ import annotations
 
 import binascii
 import codecs
+import functools
 import math
 import re
 from bisect import bisect_right
@@ -1584,7 +1585,23 @@ _NON_LATIN1 = "botmemory.redact.non-latin1"
 codecs.register_error(_NON_LATIN1, _non_latin1)
 
 
+_SCAN_CACHE_MAX_CHARS = 1 << 20
+
+
 def _scan(text: str) -> list[_Span]:
+    """Every secret span of *text*.  One write asks this of the same text several times (the store's redaction,
+    the journal row's texts, the undoable check), so small texts are remembered: at most 16, each under 1 MB."""
+    if len(text) > _SCAN_CACHE_MAX_CHARS:
+        return _scan_text(text)
+    return list(_scan_cached(text))
+
+
+@functools.lru_cache(maxsize=16)
+def _scan_cached(text: str) -> tuple[_Span, ...]:
+    return tuple(_scan_text(text))
+
+
+def _scan_text(text: str) -> list[_Span]:
     scan = _scan_copy(text)
     low = _lower(scan)
     blocks = _pem_blocks(scan) if "-----BEGIN " in scan else []

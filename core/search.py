@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from datetime import date, timedelta
 
-from .entries import BlockKind, parse, search_text
+from .entries import scan, search_text
 from .errors import BadInput, BotMemoryError
 from .paths import FileKind, Home, parse_day
 from .safeio import read_file
@@ -40,23 +39,6 @@ def parse_when(text: str, today: date, what: str) -> date:
     if _DAY.fullmatch(t):
         return parse_day(t, what)
     raise BadInput(f"bad {what} {text!r}: use 24h, 3d, yesterday, today or a date YYYY-MM-DD")
-
-
-@dataclass(frozen=True)
-class _Unit:
-    ord: int
-    day: date | None
-    lines: tuple[str, ...]
-    matched: str          # what the words must be in: the fact and its chat's title (entries.search_text)
-
-
-def _search_units(text: str) -> Iterable[_Unit]:
-    """Entries (struck ones too) with their own lines, and every other non-blank line."""
-    for i, block in enumerate(parse(text).blocks):
-        if block.kind is BlockKind.BLANK:
-            continue
-        day = block.date if block.kind in (BlockKind.ENTRY, BlockKind.STRUCK) else None
-        yield _Unit(i, day, block.lines, search_text(block))
 
 
 def _search_keys(words: Sequence[str]) -> set[str]:
@@ -118,20 +100,34 @@ def search(home: Home, bot: str, words: Sequence[str], since: date | None, until
         if kind is FileKind.TOPIC:
             text = _topic_body(text)
         mday = _local_day(st.st_mtime)
-        for unit in _search_units(text):
-            day = log_day or unit.day or mday
+        for i, block in enumerate(scan(text)):
+            if isinstance(block, str):     # a hand-written or blank line: no Block made unless it matches
+                if not block.strip():
+                    continue
+                lines: tuple[str, ...] = (block,)
+                matched = block     # a line's search text is the line (entries.search_text)
+                unit_day = None
+                if keys:
+                    low = block.lower() if block.isascii() else normalize(block)
+                    if not all(k in low for k in keys):
+                        continue    # the cheap test first
+            else:
+                lines = block.lines
+                matched = search_text(block)
+                unit_day = block.date
+            day = log_day or unit_day or mday
             if not in_range(day):
                 continue
             if keys:
-                low = normalize(unit.matched)
+                low = normalize(matched)
                 if not all(k in low for k in keys):
                     continue
-                have = {fold(w) for w in _words(unit.matched)}
+                have = {fold(w) for w in _words(matched)}
                 if not tokened <= have:
                     continue
                 if runs and not all(r in low for r in runs):
                     continue
-            shown = " ".join(ln.strip() for ln in unit.lines if ln.strip())
-            found.append((-day.toordinal(), rel, unit.ord, Hit(rel, day, shown)))
+            shown = " ".join(ln.strip() for ln in lines if ln.strip())
+            found.append((-day.toordinal(), rel, i, Hit(rel, day, shown)))
     found.sort(key=lambda t: t[:3])
     return [t[3] for t in found]

@@ -5,6 +5,7 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from botmemory.core import capture as C, capture_queue, config, frontmatter, update
 from botmemory.core.cli import main
@@ -562,3 +563,14 @@ def test_a_replaced_line_is_found_by_its_text_when_memory_changed_meanwhile(mem,
     C.capture(mem, BOT, organize=False)
     out = text(mem, MEMORY_FILE).splitlines()
     assert out[0] == entry("2026-10-14", "Likes tea") and out[1].startswith("- ~~2026-09-01")
+
+
+@settings(max_examples=300)
+@given(st.lists(st.text(alphabet="aZ9 .,()/'&+?!-:#[]\"", min_size=1, max_size=12), min_size=1, max_size=3))
+def test_the_quick_frontmatter_agrees_with_yaml_on_punctuation(parts):
+    text = f"---\ntitle: A{parts[0]}\ndescription: B{parts[-1]}\naliases: [{', '.join('c' + p for p in parts)}]\n---\n"
+    quick = C.quick_frontmatter(text)
+    assert quick is False or quick == frontmatter.read(text)
+    # a sentence ending in ? or ! is the simple form
+    assert C.quick_frontmatter("---\ntitle: Why not?\ndescription: Go now!\naliases: [a!, b]\n---\n") == \
+        frontmatter.Frontmatter("Why not?", "Go now!", ("a!", "b"))

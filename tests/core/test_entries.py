@@ -192,6 +192,19 @@ def test_a_title_is_redacted():
     assert "MIIEvQ" not in t and "\n" not in t
 
 
+@settings(max_examples=300)
+@given(st.lists(structured, max_size=30), st.booleans())
+def test_scan_gives_parses_blocks_with_plain_lines_as_strings(lines, trailing):
+    text = "\n".join(lines) + ("\n" if trailing and lines else "")
+    got = list(E.scan(text))
+    assert [b.lines if isinstance(b, E.Block) else (b,) for b in got] == [b.lines for b in E.parse(text).blocks]
+    for b in got:
+        if isinstance(b, str):      # a plain line is never an entry's head
+            assert E.parse_block_head(b).kind in (E.BlockKind.TEXT, E.BlockKind.BLANK)
+        else:
+            assert b.kind in (E.BlockKind.ENTRY, E.BlockKind.STRUCK)
+
+
 def test_without_bullet_takes_off_either_bullet_of_the_grammar():
     from botmemory.core import without_bullet
 

@@ -495,3 +495,19 @@ def test_recall_stays_fast_on_a_warm_index(home: Home, ws: Path, monkeypatch: py
     for _ in range(10):
         recall(home, BOT, "Anything about topic3 and topic5?", TODAY)
     assert (time.perf_counter() - t) / 10 < 0.1
+
+
+def test_a_simple_frontmatter_is_indexed_without_the_yaml_parser(home: Home, ws: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    from botmemory.core import frontmatter
+
+    loads: list[str] = []
+    real = frontmatter._safe_load
+    monkeypatch.setattr(frontmatter, "_safe_load", lambda raw: loads.append(raw) or real(raw))
+    put(ws, "memory/x1.md", "---\ntitle: Garden\naliases: [allotment, plot]\n---\nTomatoes by the shed.\n")
+    assert [n.file for n in recall(home, BOT, "How is the allotment doing?", TODAY).notes] == ["memory/x1.md"]
+    assert loads == []
+    # a form the quick reader does not take (a block list) still goes through the safe loader
+    put(ws, "memory/x2.md", "---\ntitle: Shed\naliases:\n  - workbench\n---\nSaw and drill.\n")
+    assert [n.file for n in recall(home, BOT, "Where is the workbench?", TODAY).notes] == ["memory/x2.md"]
+    assert len(loads) == 1
