@@ -64,14 +64,14 @@ from .budget import Topic, loaded_text
 from .entries import append_text, archived_text
 from .errors import BadInput, BotMemoryError
 from .frontmatter import Frontmatter, quick_frontmatter
-from .helper import HelperError, TextModel, log_once, resolve
+from .helper import HelperError, TextModel, log_once, parse_json_answer, resolve
 from .memory import Memory
 from .paths import ARCHIVE_FILE, MEMORY_FILE, Home, check_bot_id
 from .redact import redact
 from .safeio import atomic_write, read_file
 from .store import Change, Write
 from .update import is_removed, make_room
-from .filing import (find_topic, list_topics, normalise, parse_json_answer, topic_cache_file,
+from .filing import (find_topic, list_topics, normalise, topic_cache_file,
                      topic_header, topic_slug)
 from .capture_queue import (
     ABOUT_ME, CLAIM_SECONDS, MAX_ATTEMPTS, MAX_FACTS, Message, ROLES, _find, _pending_lock, _write_pending, actor,

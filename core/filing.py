@@ -1,8 +1,7 @@
-"""Filing into topics, shared by capture and organizing: topic names, the topic list, headers, answers.
+"""Filing into topics, shared by capture and organizing: topic names, the topic list, headers.
 
 - :func:`normalise` — text as quotes are compared (NFKC, quote marks and
   whitespace folded, case folded);
-- :func:`parse_json_answer` — a model's answer as the one JSON object asked for;
 - :func:`topic_slug` / :func:`find_topic` — the topic a model names: an existing
   one by file name, title or alias, else a new ``memory/<slug>.md``;
 - :func:`topic_header` — a new topic's ``title`` and ``aliases`` frontmatter;
@@ -43,21 +42,6 @@ def normalise(text: str) -> str:
     return " ".join(t.split()).casefold()
 
 
-
-_FENCED = re.compile(r"\A```(?:json)?[ \t]*\n(.*)\n```\Z", re.DOTALL)
-
-
-def parse_json_answer(text: str, key: str) -> dict[str, Any] | None:
-    """One JSON object (optionally in a ```json fence) holding *key*; None otherwise."""
-    raw = text.strip()
-    m = _FENCED.match(raw)
-    if m:
-        raw = m.group(1).strip()
-    try:
-        data = json.loads(raw)
-    except (ValueError, RecursionError):
-        return None
-    return data if isinstance(data, dict) and key in data else None
 
 
 # ----- topics

@@ -36,6 +36,7 @@ import ipaddress
 import json
 import logging
 import os
+import re
 import socket
 import threading
 import time
@@ -69,6 +70,22 @@ DEFAULT_MODELS = {
 }
 ENV_INSTANCE = "OMB_HELPER_INSTANCE"
 ENV_MODEL = "OMB_HELPER_MODEL"
+
+
+_FENCED = re.compile(r"\A```(?:json)?[ \t]*\n(.*)\n```\Z", re.DOTALL)
+
+
+def parse_json_answer(text: str, key: str) -> dict[str, Any] | None:
+    """One JSON object (optionally in a ```json fence) holding *key*; None otherwise."""
+    raw = text.strip()
+    m = _FENCED.match(raw)
+    if m:
+        raw = m.group(1).strip()
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError):
+        return None
+    return data if isinstance(data, dict) and key in data else None
 
 
 class HelperError(BotMemoryError):

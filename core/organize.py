@@ -34,11 +34,11 @@ from pathlib import Path
 from typing import Any
 
 from . import config, entries as E
-from .filing import find_topic, list_topics, normalise, parse_json_answer, topic_header, topic_slug
+from .filing import find_topic, list_topics, normalise, topic_header, topic_slug
 from .entries import append_text
 from .errors import BotMemoryError, Conflict
 from .frontmatter import Frontmatter
-from .helper import HelperError, TextModel, log_once, resolve
+from .helper import HelperError, TextModel, log_once, parse_json_answer, resolve
 from .memory import Memory
 from .paths import MEMORY_FILE, Home, check_bot_id
 from .redact import contains_secret, redact

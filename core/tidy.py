@@ -29,7 +29,6 @@ strikes are skipped and reported). Every changed file is one journal row,
 """
 from __future__ import annotations
 
-import json
 import logging
 import re
 from collections.abc import Sequence
@@ -40,7 +39,7 @@ from . import config, entries as E
 from .entries import append_text, archived_text
 from .errors import Conflict, BotMemoryError, Refused
 from .frontmatter import body_start
-from .helper import HelperError, TextModel, log_once, resolve
+from .helper import HelperError, TextModel, log_once, parse_json_answer, resolve
 from .paths import ARCHIVE_FILE, MEMORY_FILE
 from .safeio import FileText
 from .memory import Memory
@@ -219,9 +218,6 @@ def strike_cap(file: str, listed: int) -> int:
     return 0 if listed < TOPIC_MIN_ENTRIES else max(1, listed // CORE_MAX_SHARE)
 
 
-_FENCED = re.compile(r"\A```(?:json)?[ \t]*\n(.*)\n```\Z", re.DOTALL)
-
-
 def parse_answer(text: str, listed: int) -> list[Pair] | None:
     """The pairs of a model answer, or None when the answer is not the JSON asked for.
 
@@ -229,15 +225,8 @@ def parse_answer(text: str, listed: int) -> list[Pair] | None:
     with a ``pairs`` list. A pair that does not name two different listed
     entries by number, or whose ``still_true`` is not text, is ignored.
     """
-    raw = text.strip()
-    m = _FENCED.match(raw)
-    if m:
-        raw = m.group(1).strip()
-    try:
-        data = json.loads(raw)
-    except (ValueError, RecursionError):
-        return None
-    if not isinstance(data, dict) or not isinstance(data.get("pairs"), list):
+    data = parse_json_answer(text, "pairs")
+    if data is None or not isinstance(data["pairs"], list):
         return None
     out: list[Pair] = []
     for item in data["pairs"][:MAX_PAIRS]:
