@@ -67,11 +67,10 @@ from .frontmatter import Frontmatter, quick_frontmatter
 from .helper import HelperError, TextModel, log_once, parse_json_answer, resolve
 from .memory import Memory
 from .paths import ARCHIVE_FILE, MEMORY_FILE, Home, check_bot_id
-from .redact import redact
 from .safeio import atomic_write, read_file
-from .store import Change, Write
+from .store import Write
 from .update import is_removed, make_room
-from .filing import (find_topic, list_topics, normalise, topic_cache_file,
+from .filing import (FilingReport, find_topic, list_topics, normalise, topic_cache_file,
                      topic_header, topic_slug)
 from .capture_queue import (
     ABOUT_ME, CLAIM_SECONDS, MAX_ATTEMPTS, MAX_FACTS, Message, ROLES, _find, _pending_lock, _write_pending, actor,
@@ -90,22 +89,11 @@ logger = logging.getLogger(__name__)
 
 
 @dataclass
-class CaptureReport:
+class CaptureReport(FilingReport):
     bot: str
     chats: list[str] = field(default_factory=list)
     filed: list[dict[str, str]] = field(default_factory=list)
-    skipped: list[dict[str, str]] = field(default_factory=list)
-    changes: list[Change] = field(default_factory=list)
-    helper: str | None = None
     organized: dict[str, Any] | None = None
-
-    def skip(self, what: str, reason: str) -> None:
-        """Note a skip; redacted, since the report is kept outside the workspace (a skipped fact may be a secret)."""
-        self.skipped.append({"what": redact(what), "reason": redact(reason)})
-
-    @property
-    def rows(self) -> list[str]:
-        return [c.id for c in self.changes]
 
     def as_dict(self) -> dict[str, Any]:
         return {"bot": self.bot, "chats": self.chats, "filed": self.filed, "skipped": self.skipped,

@@ -1,5 +1,7 @@
 """Filing into topics, shared by capture and organizing: topic names, the topic list, headers.
 
+- :class:`FilingReport` — what capture's and organizing's reports share: the
+  skips (redacted), the changes and their rows, the helper used;
 - :func:`normalise` — text as quotes are compared (NFKC, quote marks and
   whitespace folded, case folded);
 - :func:`topic_slug` / :func:`find_topic` — the topic a model names: an existing
@@ -18,6 +20,7 @@ import re
 import time
 import unicodedata
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -26,14 +29,31 @@ from .errors import BadInput, BotMemoryError
 from .frontmatter import Frontmatter, quick_frontmatter
 from .memory import Memory
 from .paths import FileKind, Home, check_bot_id, classify
-from .redact import contains_secret
+from .redact import contains_secret, redact
 from .safeio import atomic_write, read_file
+from .store import Change
 
 logger = logging.getLogger(__name__)
 
 _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'",
                          "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u2033": '"',
                          "\u00ab": '"', "\u00bb": '"', "`": "'"})
+
+
+@dataclass(kw_only=True)
+class FilingReport:
+    """What capture's and organizing's reports share (keyword-only, so a report's own fields come first)."""
+    skipped: list[dict[str, str]] = field(default_factory=list)
+    changes: list[Change] = field(default_factory=list)
+    helper: str | None = None
+
+    def skip(self, what: str, reason: str) -> None:
+        """Note a skip; redacted, since the report is kept outside the workspace (a skipped fact may be a secret)."""
+        self.skipped.append({"what": redact(what), "reason": redact(reason)})
+
+    @property
+    def rows(self) -> list[str]:
+        return [c.id for c in self.changes]
 
 
 def normalise(text: str) -> str:

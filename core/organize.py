@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from . import config, entries as E
-from .filing import find_topic, list_topics, normalise, topic_header, topic_slug
+from .filing import FilingReport, find_topic, list_topics, normalise, topic_header, topic_slug
 from .entries import append_text
 from .errors import BotMemoryError, Conflict
 from .frontmatter import Frontmatter
@@ -43,7 +43,7 @@ from .memory import Memory
 from .paths import MEMORY_FILE, Home, check_bot_id
 from .redact import contains_secret, redact
 from .safeio import atomic_write, read_file, text_hash
-from .store import Actor, Change, Write
+from .store import Actor, Write
 
 logger = logging.getLogger(__name__)
 
@@ -57,21 +57,10 @@ _RULE = re.compile(r"^(?:" + "|".join(re.escape(w) for w in RULE_OPENERS) + r")\
 
 
 @dataclass
-class OrganizeReport:
+class OrganizeReport(FilingReport):
     moved: list[dict[str, str]] = field(default_factory=list)
     core: int = 0
     offered: int = 0
-    skipped: list[dict[str, str]] = field(default_factory=list)
-    changes: list[Change] = field(default_factory=list)
-    helper: str | None = None
-
-    def skip(self, what: str, reason: str) -> None:
-        """Note a skip, redacted: the report is kept outside the workspace."""
-        self.skipped.append({"what": redact(what), "reason": redact(reason)})
-
-    @property
-    def rows(self) -> list[str]:
-        return [c.id for c in self.changes]
 
     def as_dict(self) -> dict[str, Any]:
         return {"moved": self.moved, "core": self.core, "offered": self.offered, "skipped": self.skipped,
