@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
 from . import config
-from .errors import BadInput, Conflict, BotMemoryError
+from .errors import BadInput, Conflict, exit_code_for
 from .memory import Memory
 from .commands import (
     cmd_agents,
@@ -292,18 +292,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             sys.stdout.write(c.text)
         sys.stderr.write(f"botmemory: conflict: {c} (nothing saved; the current text is on stdout)\n")
         return c.exit_code
-    except BotMemoryError as e:
-        sys.stderr.write(f"botmemory: {e}\n")
-        return e.exit_code
-    except KeyboardInterrupt:
-        return 130
-    except BrokenPipeError:
-        return 0
-    except Exception as e:  # the one place that catches everything: say it plainly, exit 1
-        if args.verbose:
-            logger.exception("unexpected error")
-        sys.stderr.write(f"botmemory: unexpected error: {type(e).__name__}: {e}\n")
-        return 1
+    except (Exception, KeyboardInterrupt) as e:  # noqa: BLE001 - the one place that catches everything; exit_code_for says it plainly
+        return exit_code_for(e, args.verbose, logger)
     return 0
 
 

@@ -1,5 +1,11 @@
-"""The errors core raises; the CLI maps each kind to its exit code."""
+"""The errors core raises; the CLI maps each kind to its exit code (:func:`exit_code_for`)."""
 from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from logging import Logger
 
 
 class BotMemoryError(Exception):
@@ -44,3 +50,23 @@ class Busy(BotMemoryError, TimeoutError):
     """Another botmemory process holds the lock too long (exit 1): nothing was written; try again."""
 
     exit_code = 1
+
+
+def exit_code_for(e: Exception | KeyboardInterrupt, verbose: bool, logger: Logger) -> int:
+    """The exit code for an error that reached the command line, said plainly on stderr first.
+
+    Shared by ``cli.main`` and the fast path in ``quick.main``: a core error
+    gives its own code, Ctrl-C 130, a closed pipe 0, anything else 1 (with the
+    traceback logged when *verbose*).
+    """
+    if isinstance(e, BotMemoryError):
+        sys.stderr.write(f"botmemory: {e}\n")
+        return e.exit_code
+    if isinstance(e, KeyboardInterrupt):
+        return 130
+    if isinstance(e, BrokenPipeError):
+        return 0
+    if verbose:
+        logger.exception("unexpected error")
+    sys.stderr.write(f"botmemory: unexpected error: {type(e).__name__}: {e}\n")
+    return 1

@@ -71,7 +71,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from . import config, recall
     from . import search as searching
-    from .errors import BadInput, BotMemoryError
+    from .errors import BadInput, exit_code_for
     from .paths import Home, today as local_today
 
     logging.basicConfig(level=logging.INFO if opts.verbose else logging.WARNING,
@@ -103,18 +103,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         elif plain:
             sys.stdout.write(plain if plain.endswith("\n") else plain + "\n")
         sys.stdout.flush()
-    except BotMemoryError as e:
-        sys.stderr.write(f"botmemory: {e}\n")
-        return e.exit_code
-    except KeyboardInterrupt:
-        return 130
-    except BrokenPipeError:
-        return 0
-    except Exception as e:  # as cli.main: say it plainly, exit 1
-        if opts.verbose:
-            logging.getLogger(__name__).exception("unexpected error")
-        sys.stderr.write(f"botmemory: unexpected error: {type(e).__name__}: {e}\n")
-        return 1
+    except (Exception, KeyboardInterrupt) as e:  # noqa: BLE001 - as cli.main; exit_code_for says it plainly
+        return exit_code_for(e, opts.verbose, logging.getLogger(__name__))
     return 0
 
 
