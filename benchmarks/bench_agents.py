@@ -14,7 +14,6 @@ Runs headless (QT_QPA_PLATFORM=offscreen) unless a display is set. Linux: reads 
 """
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import statistics
@@ -26,6 +25,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve()
 sys.path.insert(0, str(HERE.parent))
+from _common import desktop_args, run_child  # noqa: E402 - the benchmarks' shared helpers
 from bench_desktop import child_start  # noqa: E402 - the same start measurement as the desktop benchmark
 PROJECTS = 50
 TOPICS = 30
@@ -162,17 +162,9 @@ def bench_watch(root: Path, user: Path, runs: int) -> dict[str, float]:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--child", nargs="+")
-    ap.add_argument("--quick", action="store_true")
-    args = ap.parse_args()
+    args = desktop_args()
     if args.child:
-        kind, root, extra = args.child
-        if kind == "start":
-            child_start(root, float(extra))
-        else:
-            child_idle(root)
-        return 0
+        return run_child(args.child, child_start, lambda root, _extra: child_idle(root))
     runs = 3 if args.quick else 9
     idle_s = 8.0 if args.quick else 20.0
     with tempfile.TemporaryDirectory(prefix="botmemory-bench-agents-") as tmp:

@@ -24,6 +24,7 @@ import argparse
 import json
 import os
 import shutil
+import sys
 import statistics
 import tempfile
 import time
@@ -37,6 +38,9 @@ from botmemory.core.paths import MEMORY_FILE
 from botmemory.core.safeio import read_file
 from botmemory.core.store import Actor
 from botmemory.core.turns import turn_begin, turn_end
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import core_text  # noqa: E402 - the benchmarks' shared helpers
 
 TODAY = "2026-10-15"
 BOT = "bench"
@@ -84,12 +88,7 @@ def build(root: Path, topics: int) -> None:
     mem = Memory.open(str(root), TODAY)
     mem.store.init(BOT)
     start = date(2026, 1, 1)
-    core = ["# What I know", "Written by hand: call me Sam"]
-    core += [entry(start + timedelta(days=i), f"core fact {i} " + "x" * 60) for i in range(199)]
-    text = "\n".join(core) + "\n"
-    while len(text.encode("utf-8")) > 24 * 1024:
-        core.pop()
-        text = "\n".join(core) + "\n"
+    text = core_text()
     mem.store.write(BOT, MEMORY_FILE, text, Actor.person())
     ws = mem.home.workspace(BOT)
     for t in range(topics):

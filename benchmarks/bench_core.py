@@ -12,13 +12,9 @@ from __future__ import annotations
 
 import os
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
-from collections.abc import Callable
-from datetime import date, timedelta
 from pathlib import Path
 
 from botmemory.core import budget, update
@@ -28,27 +24,11 @@ from botmemory.core.safeio import atomic_write
 from botmemory.core.memory import Memory
 from botmemory.core.store import Actor, Store
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import full_memory, median  # noqa: E402 - the benchmarks' shared helpers
+
 BOT = "scout"
 TODAY = "2026-10-15"
-
-
-def best(fn: Callable[[], object], repeat: int, setup: Callable[[], object] | None = None) -> float:
-    """Median of *repeat* timed runs (setup untimed)."""
-    times = []
-    for _ in range(repeat):
-        if setup:
-            setup()
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times)
-
-
-def full_memory() -> str:
-    start = date(2025, 1, 1)
-    lines = [f'- {(start + timedelta(days=i)).isoformat()} · from chat "Plans" · fact {i:03d} ' + "words " * 8
-             for i in range(200)]
-    return "\n".join(lines) + "\n"
 
 
 def bench_remember(root: Path) -> list[tuple[str, float, float, str]]:
@@ -73,10 +53,10 @@ def bench_remember(root: Path) -> list[tuple[str, float, float, str]]:
             r = update.remember(store, BOT, f"a brand new fact {counter[0]}", Actor.person())
             assert r.moved_count == 1
 
-        t_remember = best(run, 40, setup)
+        t_remember = median(run, 40, setup)
         new_mem = store.text(BOT, MEMORY_FILE).encode()
         new_arch = store.text(BOT, ARCHIVE_FILE).encode()
-        t_bare = best(lambda: (atomic_write(ws / "bare-a.md", new_arch), atomic_write(ws / "bare-m.md", new_mem)), 40)
+        t_bare = median(lambda: (atomic_write(ws / "bare-a.md", new_arch), atomic_write(ws / "bare-m.md", new_mem)), 40)
         rows.append((f"remember with archiving ({label})", t_remember, t_bare, "≤ 3×"))
     return rows
 
@@ -96,7 +76,7 @@ def bench_gauge_load(root: Path) -> tuple[str, float, float, str]:
     def plain() -> None:
         path.read_text(encoding="utf-8").splitlines()
 
-    return ("gauge + load of a 1 MB MEMORY.md", best(ours, 20), best(plain, 20), "≤ 10×")
+    return ("gauge + load of a 1 MB MEMORY.md", median(ours, 20), median(plain, 20), "≤ 10×")
 
 
 def bench_process(root: Path) -> tuple[str, float, float, str]:
@@ -108,8 +88,8 @@ def bench_process(root: Path) -> tuple[str, float, float, str]:
     for i in range(5):
         (mem.home.workspace(BOT) / "memory" / f"topic-{i}.md").write_text(f"---\ntitle: Topic {i}\n---\n- a note\n")
     home = str(mem.home.root)
-    ours = best(lambda: subprocess.run([exe, "--root", home, "gauge", BOT], check=True, capture_output=True), 15)
-    base = best(lambda: subprocess.run([sys.executable, "-c", "pass"], check=True, capture_output=True), 15)
+    ours = median(lambda: subprocess.run([exe, "--root", home, "gauge", BOT], check=True, capture_output=True), 15)
+    base = median(lambda: subprocess.run([sys.executable, "-c", "pass"], check=True, capture_output=True), 15)
     return ("`botmemory gauge` as a process (venv's python -c pass)", ours, base, "≤ 4×")
 
 

@@ -11,7 +11,6 @@ Runs headless (QT_QPA_PLATFORM=offscreen) unless a display is set. Linux: reads 
 """
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import statistics
@@ -23,6 +22,9 @@ from datetime import date
 from pathlib import Path
 
 HERE = Path(__file__).resolve()
+sys.path.insert(0, str(HERE.parent))
+from _common import desktop_args, run_child  # noqa: E402 - the benchmarks' shared helpers
+
 TARGET_START_S = 1.5
 TARGET_RSS_MB = 150
 TARGET_OPEN_MS = 500
@@ -268,17 +270,9 @@ def bench_live(folder: Path, saves: int = 20) -> list[float]:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--child", nargs="+")
-    ap.add_argument("--quick", action="store_true")
-    args = ap.parse_args()
+    args = desktop_args()
     if args.child:
-        kind, root, extra = args.child
-        if kind == "start":
-            child_start(root, float(extra))
-        else:
-            child_idle(root, float(extra))
-        return 0
+        return run_child(args.child, child_start, lambda root, extra: child_idle(root, float(extra)))
 
     idle_s = 10.0 if args.quick else 60.0
     with tempfile.TemporaryDirectory(prefix="botmemory-bench-") as tmp:

@@ -12,11 +12,10 @@
 from __future__ import annotations
 
 import shutil
-import statistics
+import sys
 import tempfile
 import time
 from collections.abc import Callable
-from datetime import date, timedelta
 from pathlib import Path
 
 from botmemory.core import update
@@ -27,25 +26,11 @@ from botmemory.core.safeio import Folders, read_file
 from botmemory.core.memory import Memory
 from botmemory.core.store import Actor
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import full_memory, median  # noqa: E402 - the benchmarks' shared helpers
+
 BOT = "scout"
 TODAY = "2026-10-15"
-
-
-def median(fn: Callable[[], object], repeat: int, setup: Callable[[], object] | None = None) -> float:
-    times = []
-    for _ in range(repeat):
-        if setup:
-            setup()
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times)
-
-
-def full_memory() -> str:
-    start = date(2025, 1, 1)
-    return "".join(f'- {(start + timedelta(days=i)).isoformat()} · from chat "Plans" · fact {i:03d} '
-                   + "words " * 8 + "\n" for i in range(200))
 
 
 def main() -> None:

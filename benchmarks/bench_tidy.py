@@ -13,10 +13,8 @@ from __future__ import annotations
 
 import argparse
 import shutil
-import statistics
+import sys
 import tempfile
-import time
-from collections.abc import Callable
 from datetime import date, timedelta
 from pathlib import Path
 
@@ -25,6 +23,9 @@ from botmemory.core.paths import MEMORY_FILE
 from botmemory.core.safeio import read_file
 from botmemory.core.memory import Memory
 from botmemory.core.store import Actor
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import core_text, median  # noqa: E402 - the benchmarks' shared helpers
 
 TODAY = "2026-10-15"
 BOT = "bench"
@@ -39,12 +40,7 @@ def build(root: Path, topics: int) -> None:
     mem = Memory.open(str(root), TODAY)
     mem.store.init(BOT)
     start = date(2026, 1, 1)
-    core = ["# What I know", "Written by hand: call me Sam"]
-    core += [entry(start + timedelta(days=i), f"core fact {i} " + "x" * 60) for i in range(199)]
-    text = "\n".join(core) + "\n"
-    while len(text.encode("utf-8")) > 24 * 1024:
-        core.pop()
-        text = "\n".join(core) + "\n"
+    text = core_text()
     person = Actor.person()
     mem.store.write(BOT, MEMORY_FILE, text, person)
     ws = mem.home.workspace(BOT)
@@ -72,17 +68,6 @@ def run_tidy(root: Path) -> tidy.TidyReport:
     return tidy.tidy(mem, BOT, model=False)
 
 
-def timed(fn: Callable[[], object], repeat: int, setup: Callable[[], None] | None = None) -> float:
-    times = []
-    for _ in range(repeat):
-        if setup is not None:
-            setup()
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--topics", type=int, default=500)
@@ -102,9 +87,9 @@ def main() -> None:
         read_all(work)  # warm the page cache before any measurement
         first = run_tidy(work)
         assert first.expired_moved == 4 * args.topics and first.duplicates_removed == 4 * args.topics, first.as_dict()
-        read_once = timed(lambda: read_all(work), args.repeat)
-        tidy_clean = timed(lambda: run_tidy(work), args.repeat)
-        tidy_dirty = timed(lambda: run_tidy(work), args.repeat, setup=fresh)
+        read_once = median(lambda: read_all(work), args.repeat)
+        tidy_clean = median(lambda: run_tidy(work), args.repeat)
+        tidy_dirty = median(lambda: run_tidy(work), args.repeat, setup=fresh)
 
     files = args.topics + 1
     print(f"home: MEMORY.md + {args.topics} topic files, {size / 1e6:.1f} MB; median of {args.repeat} runs")
