@@ -61,6 +61,18 @@ def entry(day: str, text: str, chat: str = "Plans") -> str:
     return f'- {day} · from chat "{chat}" · {text}'
 
 
+def snapshot(folder: Path) -> dict[str, bytes | None]:
+    """Every folder (as ``name/``: None) and file (its bytes) below *folder*, to compare before and after."""
+    out: dict[str, bytes | None] = {}
+    for dirpath, dirnames, filenames in os.walk(folder):
+        for d in dirnames:
+            out[os.path.relpath(os.path.join(dirpath, d), folder) + "/"] = None
+        for f in filenames:
+            p = os.path.join(dirpath, f)
+            out[os.path.relpath(p, folder)] = Path(p).read_bytes()
+    return out
+
+
 def d(text: str) -> date:
     return date.fromisoformat(text)
 

@@ -16,19 +16,10 @@ from pathlib import Path
 import pytest
 
 from botmemory.core.cli import main
+from tests.conftest import snapshot
 from tests.core.agent_fixtures import claude_code, hermes, openclaw
 
 PRIVATE = "Zanzibarprivate"
-
-
-@pytest.fixture
-def env(tmp_path, monkeypatch):
-    user = tmp_path / "user"
-    user.mkdir()
-    monkeypatch.setenv("HOME", str(user))
-    for k in ("CLAUDE_CONFIG_DIR", "OPENCLAW_STATE_DIR", "HERMES_HOME", "OPENMAUSBOT_HOME"):
-        monkeypatch.delenv(k, raising=False)
-    return tmp_path
 
 
 def run(capsys, root: Path, *args: str, stdin: str | None = None, monkeypatch=None) -> tuple[int, str, str]:
@@ -39,17 +30,6 @@ def run(capsys, root: Path, *args: str, stdin: str | None = None, monkeypatch=No
     code = main(["--root", str(root), *args])
     out, err = capsys.readouterr()
     return code, out, err
-
-
-def snapshot(folder: Path) -> dict[str, bytes | None]:
-    out: dict[str, bytes | None] = {}
-    for dirpath, dirnames, filenames in os.walk(folder):
-        for d in dirnames:
-            out[os.path.relpath(os.path.join(dirpath, d), folder) + "/"] = None
-        for f in filenames:
-            p = os.path.join(dirpath, f)
-            out[os.path.relpath(p, folder)] = Path(p).read_bytes()
-    return out
 
 
 def kept_anywhere(home: Path) -> bool:

@@ -14,16 +14,6 @@ from botmemory.core.cli import main
 from tests.core.agent_fixtures import claude_code, hermes, openclaw
 
 
-@pytest.fixture
-def env(tmp_path, monkeypatch):
-    user = tmp_path / "user"
-    user.mkdir()
-    monkeypatch.setenv("HOME", str(user))
-    for k in ("CLAUDE_CONFIG_DIR", "OPENCLAW_STATE_DIR", "HERMES_HOME", "OPENMAUSBOT_HOME"):
-        monkeypatch.delenv(k, raising=False)
-    return tmp_path
-
-
 class Cli:
     def __init__(self, root: Path, capsys, monkeypatch) -> None:
         self.root, self.capsys, self.monkeypatch = root, capsys, monkeypatch

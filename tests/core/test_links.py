@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from botmemory.core.cli import main
+from tests.conftest import snapshot
 
 BOT = "scout"
 DAY = "2026-10-14"
@@ -29,17 +30,6 @@ def run(capsys, root: Path, *args: str, stdin: bytes | None = None, monkeypatch=
     code = main(["--root", str(root), "--today", DAY, *args])
     out, err = capsys.readouterr()
     return code, out, err
-
-
-def snapshot(folder: Path) -> dict[str, bytes | None]:
-    out: dict[str, bytes | None] = {}
-    for dirpath, dirnames, filenames in os.walk(folder):
-        for d in dirnames:
-            out[os.path.relpath(os.path.join(dirpath, d), folder) + "/"] = None
-        for f in filenames:
-            p = os.path.join(dirpath, f)
-            out[os.path.relpath(p, folder)] = Path(p).read_bytes()
-    return out
 
 
 def kept_anywhere(home: Path) -> bool:
