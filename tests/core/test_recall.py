@@ -16,27 +16,9 @@ from botmemory.core.errors import BadInput
 from botmemory.core.paths import Home
 from botmemory.core.recall import content_words, recall
 from botmemory.core.search import parse_when, search
-from botmemory.core.store import Store
 from botmemory.core import recall_index as I
+from tests.core.recall_fixtures import BOT, TODAY, entry, home, ws  # noqa: F401 - home, ws: fixtures
 
-TODAY = date(2026, 10, 15)
-BOT = "scout"
-
-
-def entry(day: str, text: str, chat: str = "Plans") -> str:
-    return f'- {day} · from chat "{chat}" · {text}'
-
-
-@pytest.fixture
-def home(tmp_path: Path) -> Home:
-    h = Home(tmp_path / "home")
-    Store(h, today=TODAY).init(BOT)
-    return h
-
-
-@pytest.fixture
-def ws(home: Home) -> Path:
-    return home.workspace(BOT)
 
 
 def put(ws: Path, rel: str, text: str, *, mday: date | None = None) -> Path:

@@ -3,7 +3,6 @@ Japanese by character bigrams (recall, search, forget and journal --grep), and a
 from __future__ import annotations
 
 import os
-from datetime import date
 from pathlib import Path
 
 import pytest
@@ -16,9 +15,8 @@ from botmemory.core.search import search
 from botmemory.core.store import Actor, Store
 from botmemory.core.words import bigrams, guess_language, tokens
 from botmemory.core import recall_index as I
+from tests.core.recall_fixtures import BOT, TODAY, entry, home, ws  # noqa: F401 - home, ws: fixtures
 
-TODAY = date(2026, 10, 15)
-BOT = "scout"
 
 # Real text: Debian's Japanese manual page of gzip (manpages-ja) and Chinese pages of ls, cp, mv (manpages-zh).
 GZIP_JA = ("gzip コマンドは Lempel-Ziv コーディング (LZ77) を利用して、 指定されたファイルのサイズを削減します。"
@@ -27,22 +25,6 @@ DF_JA = "df は、ファイル名引き数で指定したファイルを含む�
 LS_ZH = "列出指定“文件”（默认为当前目录）的信息。如果既没有指定 -cftuvSUX 中任何一个，也没有指定 --sort，则按字母排序项目。"
 CP_ZH = "cp - 复制文件和目录。将来源复制到目标，或将多个来源复制到目录。"
 MV_ZH = "mv - 移动（重命名）文件。将来源重命名为目标，或将来源移动至目录。"
-
-
-def entry(day: str, text: str, chat: str = "Plans") -> str:
-    return f'- {day} · from chat "{chat}" · {text}'
-
-
-@pytest.fixture
-def home(tmp_path: Path) -> Home:
-    h = Home(tmp_path / "home")
-    Store(h, today=TODAY).init(BOT)
-    return h
-
-
-@pytest.fixture
-def ws(home: Home) -> Path:
-    return home.workspace(BOT)
 
 
 def put(ws: Path, rel: str, text: str) -> Path:
