@@ -193,6 +193,7 @@ class _Passage:
     day: date | None        # None: dated by the file's modification date
     until: date | None
     text: str
+    heading: str = ""       # the section heading above a hand-written paragraph: indexed with it, not shown
 
 
 @dataclass(frozen=True)
@@ -217,24 +218,30 @@ def _analyse_topic(rel: str, text: str, names: bool = True) -> _Topic:
     passages: list[_Passage] = []
     para: list[str] = []
     opening: list[str] = []
+    heading: list[str] = []     # a section heading not yet followed by its paragraph
 
     def flush() -> None:
         if para:
-            passages.append(_Passage(None, None, "\n".join(para).strip("\n")))
+            passages.append(_Passage(None, None, "\n".join(para).strip("\n"), "\n".join(heading)))
             para.clear()
+            heading.clear()
 
     for block in scan(body):     # hand-written and blank lines come as strings: no Block made for them
         if isinstance(block, str):
             if len(opening) < OPENING_LINES and block.strip():
                 opening.append(block.rstrip())
-            if not block.strip() or _HEADING.match(block):
+            if not block.strip():
                 flush()
+            elif _HEADING.match(block):
+                flush()
+                heading[:] = [block.rstrip()]
             else:
                 para.append(block.rstrip())
             continue
         if block.kind is BlockKind.STRUCK:
             flush()
             continue
+        heading.clear()
         if len(opening) < OPENING_LINES:
             opening.extend(ln.rstrip() for ln in block.lines if ln.strip())
         flush()
@@ -252,7 +259,10 @@ def _analyse_topic(rel: str, text: str, names: bool = True) -> _Topic:
         fm = frontmatter.read_fast(text)   # the simple form without the YAML parser
         name_text = [rel.rsplit("/", 1)[-1][:-3]]
         if fm is not None:
-            name_text.extend(t for t in (fm.title, *fm.aliases) if t)
+            name_text.extend(t for t in (fm.title,) if t)
+            # an alias that is an old folder path (``Linking notes and files/Embedding files``) names the
+            # page by its last part only: the folders' words are not the page's name
+            name_text.extend(a.rsplit("/", 1)[-1] for a in fm.aliases if a)
         for t in name_text:
             words.update(_index_words(t))
     return _Topic(passages, words, "\n".join(opening) if useful else None)

@@ -18,7 +18,10 @@ loaded), ``memory/archive.md`` (older or no longer true) or daily logs.
 - Ranking: BM25 over the bot's passages (a word weighs by its rarity; a passage
   shorter than half the average is normalised as that long), plus, for a topic
   whose file name, title or aliases hold a word of the message, that word's
-  weight again (``NAME_WEIGHT``). The date (entry date, else the file's
+  weight again scaled by its rarity (``NAME_WEIGHT``, ``_name_weight``: a word
+  common across passages adds little). An alias that is a folder path counts
+  by its last part; a section heading's words are indexed with the paragraph
+  under it (and count toward the gate: they are that paragraph's section). The date (entry date, else the file's
   modification date) breaks ties between equal scores only. At most two notes
   come from one topic unless no other topic matches. When fewer than four
   passages match, topics whose name, title or alias matches fill the remaining
@@ -109,7 +112,7 @@ SHORT_FLOOR = 0.5
 a one-line passage is not rewarded for being short beyond that."""
 NAME_WEIGHT = 1.0
 """A passage in a topic whose file name, title or aliases hold a word of the message gains this many
-times that word's weight (BM25F-style: the name is a second, short field of every passage)."""
+times that word's weight, scaled by its rarity (BM25F-style: the name is a second, short field of every passage)."""
 PER_TOPIC = 2
 """At most this many notes from one topic, unless no other topic matches."""
 CANDIDATES = 100
@@ -117,6 +120,13 @@ CANDIDATES = 100
 
 def _idf(n: int, df: int) -> float:
     return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+
+
+def _name_weight(idf: float, top: float) -> float:
+    """A name word's weight: its idf scaled by its rarity (idf / the idf of a word no passage holds), so a
+    word common across pages ("note", "link") adds little when it is in a topic's name and a rare one nearly
+    its full idf."""
+    return idf * idf / top
 
 
 def _scored(conn: sqlite3.Connection, q: list[tuple[int, float]], need: int, avg: float, limit: int,
@@ -165,6 +175,7 @@ def _query(conn: sqlite3.Connection, home: Home, bot: str, keys: list[str], need
         return [int(r[0]) for r in rows]
 
     # name matches: the stems of the message in a topic's file name, title or aliases
+    top = _idf(n, 0)
     name_bonus: dict[int, float] = {}
     name_hits: dict[int, int] = {}
     matching = load_files(" OR ".join(["instr(names, ?) > 0"] * len(stemmed)), [f" {k} " for k in stemmed])
@@ -173,7 +184,7 @@ def _query(conn: sqlite3.Connection, home: Home, bot: str, keys: list[str], need
         hit = [s for s in stemmed if f" {s} " in names]
         if hit:
             name_hits[fid] = len(hit)
-            name_bonus[fid] = NAME_WEIGHT * sum(idf.get(s, _idf(n, 0)) for s in hit)
+            name_bonus[fid] = NAME_WEIGHT * sum(_name_weight(idf.get(s, top), top) for s in hit)
     cands: dict[int, float] = {}
     if len(q) >= need and q:
         cands.update(_scored(conn, q, need, avg, CANDIDATES))

@@ -32,7 +32,7 @@ logger = logging.getLogger(__name__)
 
 # ----- the index
 
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 """Bump whenever the schema, the word rules or the stop list change: an index of another version is rebuilt."""
 
 _SCHEMA = (
@@ -317,14 +317,16 @@ def _refresh(conn: sqlite3.Connection, home: Home, bot: str, listing: dict[str, 
             from .redact import contains_secret, redact   # on first use: a warm recall never needs it
 
             if contains_secret(text):   # nothing of a secret reaches the index: words come from redacted text
-                topic = _Topic([_Passage(p.day, p.until, redact(p.text)) for p in topic.passages],
+                topic = _Topic([_Passage(p.day, p.until, redact(p.text), redact(p.heading)) for p in topic.passages],
                                {w for t in topic.names for w in _index_words(redact(t))}, topic.opening)
             read += key[0]
             total += key[0]
             mday = _mday(key).toordinal()
             is_racy = _is_racy(key, now)
             racy = racy or is_racy
-            per_passage = [_stem_counts(p.text, stems, keymap) for p in topic.passages]
+            # a paragraph's words and its section heading's (the heading counts toward the gate too)
+            per_passage = [_stem_counts(f"{p.heading}\n{p.text}" if p.heading else p.text, stems, keymap)
+                           for p in topic.passages]
             vocab: set[str] = set()
             for c in per_passage:
                 vocab.update(c)

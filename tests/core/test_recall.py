@@ -493,3 +493,25 @@ def test_a_simple_frontmatter_is_indexed_without_the_yaml_parser(home: Home, ws:
     put(ws, "memory/x2.md", "---\ntitle: Shed\naliases:\n  - workbench\n---\nSaw and drill.\n")
     assert [n.file for n in recall(home, BOT, "Where is the workbench?", TODAY).notes] == ["memory/x2.md"]
     assert len(loads) == 1
+
+
+def test_a_section_heading_is_indexed_with_its_paragraph_but_not_shown(home: Home, ws: Path) -> None:
+    put(ws, "memory/recovery.md", "# File recovery\n\n## Recover a snapshot\n\nOpen the pane and pick a version.\n")
+    put(ws, "memory/other.md", "Pick a version of the app to install.\n")
+    r = recall(home, BOT, "How do I recover a snapshot?", TODAY)
+    assert [(n.file, n.text) for n in r.notes] == [("memory/recovery.md", "Open the pane and pick a version.")]
+
+
+def test_an_alias_that_is_a_folder_path_names_the_topic_by_its_last_part() -> None:
+    from botmemory.core.passages import _analyse_topic
+    text = "---\ntitle: Embed files\naliases:\n  - Linking notes and files/Embedding files\n---\nBody.\n"
+    names = _analyse_topic("Embed files.md", text).names
+    assert "embedding" in names and "files" in names
+    assert "linking" not in names and "notes" not in names
+
+
+def test_a_name_word_weighs_by_its_rarity() -> None:
+    top = R._idf(1000, 0)
+    common, rare = R._idf(1000, 400), R._idf(1000, 2)
+    assert R._name_weight(top, top) == pytest.approx(top)            # a word no passage holds: full weight
+    assert R._name_weight(common, top) / common < R._name_weight(rare, top) / rare < 1.0
