@@ -470,9 +470,8 @@ def test_dialog_shows_a_broken_config_and_refuses_to_save(qtbot: Any, dialog_fac
     assert home.config_file.read_text(encoding="utf-8") == "{oops"
 
 
-def test_dialog_is_tall_enough_for_every_sentence(qtbot: Any, home: Home, start: XdgAutostart,
-                                                  ui_path: Path) -> None:
-    # Shown before its values arrive, as the app does; then the longest text it shows (no keyring).
+def _shown_without_keyring(qtbot: Any, home: Home, start: XdgAutostart, ui_path: Path) -> sd.SettingsDialog:
+    """The dialog shown before its values arrive, as the app does, with no keyring; returned once they have."""
     dlg = sd.SettingsDialog(home, autostart=start, keyring_backend=keyring.backends.fail.Keyring(),
                             ui_path=ui_path)
     qtbot.addWidget(dlg)
@@ -480,6 +479,13 @@ def test_dialog_is_tall_enough_for_every_sentence(qtbot: Any, home: Home, start:
     qtbot.waitExposed(dlg)
     with qtbot.waitSignal(dlg.loaded, timeout=10_000):
         pass
+    return dlg
+
+
+def test_dialog_is_tall_enough_for_every_sentence(qtbot: Any, home: Home, start: XdgAutostart,
+                                                  ui_path: Path) -> None:
+    # the longest text it shows is the no-keyring one
+    dlg = _shown_without_keyring(qtbot, home, start, ui_path)
     assert dlg.height() >= dlg.heightForWidth(dlg.width())
     assert dlg.key_status.height() >= dlg.key_status.heightForWidth(dlg.key_status.width())
     dlg._worker.wait()
@@ -488,13 +494,7 @@ def test_dialog_is_tall_enough_for_every_sentence(qtbot: Any, home: Home, start:
 def test_dialog_fits_a_small_screen_with_save_in_reach(qtbot: Any, home: Home, start: XdgAutostart,
                                                       ui_path: Path) -> None:
     """On a 768-pixel laptop screen the form scrolls; Save and Cancel stay on the screen."""
-    dlg = sd.SettingsDialog(home, autostart=start, keyring_backend=keyring.backends.fail.Keyring(),
-                            ui_path=ui_path)
-    qtbot.addWidget(dlg)
-    dlg.show()
-    qtbot.waitExposed(dlg)
-    with qtbot.waitSignal(dlg.loaded, timeout=10_000):
-        pass
+    dlg = _shown_without_keyring(qtbot, home, start, ui_path)
     screen = dlg.screen().availableGeometry()
     assert screen.height() < 954        # the offscreen screen is smaller than the whole form
     assert dlg.frameGeometry().height() <= screen.height() and screen.contains(dlg.frameGeometry())
