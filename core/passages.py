@@ -15,15 +15,17 @@ from dataclasses import dataclass, field
 from datetime import date
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import frontmatter
 from .entries import BlockKind, scan
 from .errors import BadInput, BotMemoryError
 from .paths import FileKind, Home, classify
 from .safeio import open_dir_nofollow
-from .store import Change
 from .words import Stems, is_cjk_token, is_particle, tokens
+
+if TYPE_CHECKING:   # an annotation only: importing the store costs a search or recall milliseconds
+    from .store import Change
 
 
 logger = logging.getLogger(__name__)
