@@ -561,4 +561,4 @@ def _line_units(data: bytes, low: bytes, anchor: bytes,
             yield first, None, own, own[0]       # a line's search text is the line (entries.search_text)
         else:
             yield first, entry.date, own, search_text(entry)
-        hit = low.find(anchor, done + 1, end)     # the next unit's
+        hit = low.find(anchor, max(done, stop) + 1, end)     # the next unit's (the unit holds the line)
