@@ -31,7 +31,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import date, timedelta
 
-from .entries import BULLETS, Block, BlockKind, _FENCE, parse_block_head, scan, search_text
+from .entries import (BULLETS, Block, BlockKind, _FENCE, head_fields, parse_block_head, scan, search_text,
+                      search_text_of)
 from .errors import BadInput, BotMemoryError
 from .nofollow import _NOFOLLOW, _NONBLOCK, Dir, _is_link, open_dir_nofollow
 from .paths import LOG_DIR, MEMORY_FILE, FileKind, Home, classify, parse_day
@@ -542,17 +543,19 @@ def _line_units(data: bytes, low: bytes, anchor: bytes,
         pos = data.rfind(b"\n", start, hit) + 1 or start
         nl = data.find(b"\n", hit, end)
         stop = end if nl < 0 else nl
-        unit: tuple[int, int, tuple[str, ...], Block | None] | None = None
         if data[pos] not in (32, 9) and (stop < fence or _inside(lines.fences(), pos) is None):
             # the common case: not indented, not in a fenced block an entry took in
             text = data[pos:stop].decode("utf-8", errors="replace")
-            head = parse_block_head(text) if data[pos:pos + 2] in _BULLETS else None
-            if head is None or head.kind is not BlockKind.ENTRY and head.kind is not BlockKind.STRUCK:
-                unit = pos, stop, (text,), None
-            elif stop == end or not _MAY_JOIN[data[stop + 1]]:
-                unit = pos, stop, (text,), head       # an entry without further lines
-        if unit is None:
-            unit = lines.unit(pos)
+            head = head_fields(text) if data[pos:pos + 2] in _BULLETS else None
+            if head is None:
+                yield pos, None, (text,), text          # a line's search text is the line (entries.search_text)
+                hit = low.find(anchor, stop + 1, end)
+                continue
+            if stop == end or not _MAY_JOIN[data[stop + 1]]:
+                yield pos, head[1], (text,), search_text_of(head[3], head[2])    # an entry without more lines
+                hit = low.find(anchor, stop + 1, end)
+                continue
+        unit = lines.unit(pos)       # the general way: an indented line, a fence near, an entry with more lines
         if unit is None:        # a blank line: no unit
             hit = low.find(anchor, stop + 1, end)
             continue
