@@ -98,8 +98,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 raise BadInput("search needs words, --since or --until")
             on = config.bot_settings(home, bot).memory
             hits = searching.search(home, bot, words, since, until, include_memory=on)
-            value = [h.as_dict() for h in hits]
-            plain = "\n".join(f"{h.file} · {h.date.isoformat()} · {h.text}" for h in hits)
+            if opts.json:   # one form only: a search may print a hundred thousand hits
+                value, plain = [h.as_dict() for h in hits], ""
+            else:
+                value, plain = None, "\n".join(f"{h.file} · {h.date.isoformat()} · {h.text}" for h in hits)
         if opts.json:
             import json
 

@@ -319,7 +319,7 @@ def _scan_units(text: str, query: _Query | None) -> Iterator[tuple[int, date | N
                     continue    # the cheap test first
             yield i, None, (block,), block     # a line's search text is the line (entries.search_text)
         else:
-            yield i, block.date, block.lines, search_text(block)
+            yield i, block.date, block.lines, search_text(block) if keys else ""    # no words: nothing to match
 
 
 class _Lines:
