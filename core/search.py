@@ -34,7 +34,7 @@ from datetime import date, timedelta
 from .entries import (BULLETS, Block, BlockKind, _FENCE, head_fields, parse_block_head, scan, search_text,
                       search_text_of)
 from .errors import BadInput, BotMemoryError
-from .nofollow import _NOFOLLOW, _NONBLOCK, Dir, _is_link, open_dir_nofollow
+from .nofollow import _NOFOLLOW, _NONBLOCK, Dir, _is_link, link_refusal, open_dir_nofollow
 from .paths import LOG_DIR, MEMORY_FILE, FileKind, Home, classify, parse_day
 from . import safeio
 from .words import cjk_runs, normalize, is_cjk_token
@@ -220,20 +220,21 @@ def _read_files(home: Home, bot: str, in_range: Callable[[date], bool]) -> Itera
     the range is not read. A file that cannot be read (a link, too large, gone) is skipped and logged."""
     root = home.trust_root(bot)
     ws = home.workspace(bot)
+    listing: list[tuple[str, list[tuple[str, FileKind]] | None]]   # None: list the folder here
     if home.is_tracked(bot):
-        folders: dict[str, list[tuple[str, FileKind]]] = {}
+        folders: dict[str, list[tuple[str, FileKind]] | None] = {}
         for rel in home.memory_files(bot):
             folder, _, name = rel.rpartition("/")
-            folders.setdefault(folder, []).append((name, home.classify(bot, rel)))
+            names = folders.setdefault(folder, [])
+            assert names is not None
+            names.append((name, home.classify(bot, rel)))
         listing = list(folders.items())
     else:
-        listing = [("", [(MEMORY_FILE, FileKind.MEMORY)]), ("memory", []), (LOG_DIR, [])]
-    for folder, names in listing:
+        listing = [("", [(MEMORY_FILE, FileKind.MEMORY)]), ("memory", None), (LOG_DIR, None)]
+    for folder, known in listing:
         try:
             with open_dir_nofollow(root, ws / folder if folder else ws) as d:
-                if not names:
-                    names = _listed(d, folder)
-                for name, kind in names:
+                for name, kind in known if known is not None else _listed(d, folder):
                     rel = f"{folder}/{name}" if folder else name
                     if kind is FileKind.LOG and not in_range(date.fromisoformat(rel[-13:-3])):
                         continue
@@ -271,7 +272,7 @@ def _read_bytes(d: Dir, name: str, shown: str) -> tuple[bytes, float] | None:
     """A file's bytes and modification time, read without following a link; None when it is gone."""
     if d.fd is None:   # pragma: no cover - Windows: no O_NOFOLLOW, the name is checked first
         if _is_link(d.lstat(name)):
-            raise BadInput(f"{shown} is a link")
+            raise link_refusal(shown)
     try:
         fd = d.open(name, os.O_RDONLY | _NOFOLLOW | _NONBLOCK)
     except FileNotFoundError:

@@ -270,3 +270,23 @@ def test_a_word_hidden_from_the_bytes_test_is_still_found(tmp_path: Path) -> Non
     (ws / "memory" / "turkish.md").write_text("TAXİ to the airport\n\u212aELVIN scale\n", encoding="utf-8")
     assert [h.text for h in search(home, BOT, ["taxi"], None, None)] == ["TAXİ to the airport"]
     assert [h.text for h in search(home, BOT, ["kelvin"], None, None)] == ["\u212aELVIN scale"]
+
+
+def test_tracked_agent_folders_are_searched_alike(env: Path) -> None:
+    """Claude Code, OpenClaw and Hermes folders: their own layouts list the files, read the same way."""
+    from botmemory.core import tracked
+    from tests.core.agent_fixtures import claude_code, hermes, openclaw
+
+    user = env / "user"
+    rng = random.Random(5)
+    folders = {"claude-code": claude_code(user), "openclaw": openclaw(user), "hermes": hermes(user)}
+    for d in folders.values():
+        for p in sorted(d.rglob("*.md")):
+            p.write_text(p.read_text(encoding="utf-8") + _text(rng, 30), encoding="utf-8")
+    home = Home(env / "bm")
+    ids = [tracked.track(home, path=str(d), agent=agent).id for agent, d in folders.items()]
+    home = tracked.attach(home)
+    for bot in ids:
+        for words in QUERIES:
+            assert search(home, bot, words, None, None) == plain_search(home, bot, words, None, None), (bot, words)
+        assert search(home, bot, ["lisbon"], None, None)
