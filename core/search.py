@@ -15,8 +15,13 @@ Search reads every memory file on each call, so it is built to cost little more 
 - in a file that passes, only the lines holding the (longest ASCII) word are looked at: each is
   decoded on its own, the unit holding it found (walking up over an entry's indented lines and
   fenced blocks, exactly as :func:`.entries.scan` groups them), and only that unit is parsed and
-  matched. A file whose units cannot be found that way (no ASCII word to look for, or one of the
-  two characters above) is scanned whole, the straightforward way (:func:`_scan_units`).
+  matched. The common line — not indented, no fence above it, an entry with no further lines
+  (the next line's first byte says so) — is read by :func:`.entries.head_fields` without making a
+  Block. A file whose units cannot be found that way (no ASCII word to look for, or one of the
+  two characters above) and a search by date alone are scanned whole, the straightforward way
+  (:func:`_scan_units`): a word that is not ASCII is looked for in the decoded text.
+- a word is matched as a token by looking at the characters around it (:func:`_has_token`), not
+  by splitting the unit into tokens.
 
 The results are the same as scanning every file whole (tests/core/test_search_fast.py compares
 both on a generated home).
