@@ -112,6 +112,7 @@ class _Query:
     keys: frozenset[str]               # every word folded: each must be in a unit's text
     runs: tuple[str, ...]              # Chinese or Japanese words of 3+ characters: in the text as written
     tokens: tuple[tuple[str, bool], ...]   # non-CJK words: as a whole token (or with one plural s when True)
+    inside: tuple[str, ...]            # CJK words (bigrams, one character): inside the text is enough
     ascii: tuple[bytes, ...]           # the ASCII keys, for the byte test
     other: tuple[str, ...]             # the other keys and runs: tested on the decoded text
     anchor: bytes | None               # the longest ASCII word: the lines holding it are looked at
@@ -131,7 +132,8 @@ class _Query:
         ascii_keys = sorted((k for k in keys if k.isascii()), key=lambda k: (-len(k), k))
         anchor = next((k for k in ascii_keys if not is_cjk_token(k)), None)
         letters = set("".join(ascii_keys))
-        return cls(frozenset(keys), runs, tuple(tokens), tuple(k.encode() for k in ascii_keys),
+        return cls(frozenset(keys), runs, tuple(tokens), tuple(k for k in sorted(keys) if is_cjk_token(k)),
+                   tuple(k.encode() for k in ascii_keys),
                    tuple([k for k in sorted(keys) if not k.isascii()] + list(runs)),
                    anchor.encode() if anchor is not None else None,
                    tuple(b for ch, b in sorted(_SPECIALS.items()) if ch in letters))
@@ -139,7 +141,7 @@ class _Query:
     def matches(self, text: str) -> bool:
         """Whether a unit's search text holds every word (``normalize``d here)."""
         low = normalize(text)
-        for k in self.keys:
+        for k in self.inside:       # a token holds its word: the other keys need no test of their own
             if k not in low:
                 return False
         for k, plural in self.tokens:
