@@ -25,7 +25,9 @@ arithmetic and knows nothing of SQLite, files or dates.
 """
 from __future__ import annotations
 
+import heapq
 import math
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -41,8 +43,11 @@ TOPIC_WEIGHT = 0.5
 """How much the topic-level BM25 (the whole topic as one document) weighs against the passage's own."""
 PER_TOPIC = 2
 """At most this many notes from one topic, unless no other topic matches."""
-CANDIDATES = 200
-"""Topic-level scores are computed for the topics of this many best passages (by their own score)."""
+CANDIDATES = 100
+"""rank returns this many best passages (the caller drops expired entries, then chooses)."""
+TOPIC_CANDIDATES = 50
+"""Topic-level scores are computed for the topics of this many best passages (by their own score and
+name bonus; the topic score only adds, so no passage outside them can overtake one inside)."""
 
 
 def idf(n: int, df: int) -> float:
@@ -58,45 +63,94 @@ class Term:
     postings: Sequence[tuple[int, int, int]]
 
 
+class Topics:
+    """Which topic each passage belongs to, from each topic's span of passage ids (a topic's passages
+    have consecutive ids): (first pid, number of passages, topic id)."""
+
+    def __init__(self, spans: Iterable[tuple[int, int, int]]) -> None:
+        ordered = sorted(spans)
+        self.first = [s[0] for s in ordered]
+        self.end = [s[0] + s[1] for s in ordered]
+        self.ids = [s[2] for s in ordered]
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def of(self, pid: int) -> int:
+        """The topic of passage *pid* (-1: none)."""
+        i = bisect_right(self.first, pid) - 1
+        return self.ids[i] if i >= 0 and pid < self.end[i] else -1
+
+
 def _bm25(tf: float, length: float, avg: float) -> float:
     return tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / avg))
 
 
-def passage_scores(terms: Sequence[Term], need: int, avg: float) -> dict[int, float]:
-    """BM25 of every passage that holds at least *need* of the terms."""
+@dataclass
+class _Gathered:
+    score: dict[int, float]           # passage -> BM25
+    count: dict[int, int]             # passage -> how many of the terms it holds (only when need > 1)
+    topic: dict[int, int]             # passage -> topic
+    topic_tf: list[dict[int, int]]    # per term: topic -> the term's count over the topic's passages
+
+
+def _gather(terms: Sequence[Term], topics: Topics, avg: float, need: int) -> _Gathered:
+    """One pass over the postings (fastest when each term's are in pid order: a topic is looked up
+    once per run of its passages, and its count summed by the run). Passages are counted only when
+    the gate needs two terms."""
     floor = SHORT_FLOOR * avg
-    score: dict[int, float] = {}
-    count: Counter[int] = Counter()
+    k, kb = K1 * (1 - B), K1 * B / avg
+    first, end, ids = topics.first, topics.end, topics.ids
+    g = _Gathered({}, {}, {}, [])
+    score, count, topic = g.score, g.count, g.topic
+    counting = need > 1
     for t in terms:
+        w = t.idf * (K1 + 1)
+        sums: dict[int, int] = {}
+        lo = hi = f = -1
+        run = 0
         for pid, tf, length in t.postings:
-            score[pid] = score.get(pid, 0.0) + t.idf * _bm25(tf, max(length, floor), avg)
-            count[pid] += 1
-    if need > 1:
-        return {p: s for p, s in score.items() if count[p] >= need}
-    return score
+            if not lo <= pid < hi:
+                if run:
+                    sums[f] = sums.get(f, 0) + run
+                    run = 0
+                j = bisect_right(first, pid) - 1
+                if j >= 0 and pid < end[j]:
+                    lo, hi, f = first[j], end[j], ids[j]
+                else:
+                    lo, hi, f = pid, pid + 1, -1
+            run += tf
+            s = w * tf / (tf + k + kb * (length if length > floor else floor))
+            old = score.get(pid)
+            if old is None:
+                score[pid] = s
+                topic[pid] = f
+            else:
+                score[pid] = old + s
+            if counting:
+                count[pid] = count.get(pid, 0) + 1
+        if run:
+            sums[f] = sums.get(f, 0) + run
+        g.topic_tf.append(sums)
+    return g
 
 
-def topic_scores(terms: Sequence[Term], topic_of: Callable[[int], int], topics: Collection[int],
-                 topic_len: Mapping[int, int], n_topics: int, avg_topic: float) -> dict[int, float]:
-    """BM25 of each topic in *topics* read as one document: a stem's count summed over the topic's
-    passages, the topic's length, and an idf over topics (how many topics hold the stem)."""
-    tf: dict[int, list[int]] = {f: [0] * len(terms) for f in topics}
-    held_by: list[set[int]] = []
-    for i, t in enumerate(terms):
-        holders: set[int] = set()
-        for pid, n, _length in t.postings:
-            f = topic_of(pid)
-            holders.add(f)
-            row = tf.get(f)
-            if row is not None:
-                row[i] += n
-        held_by.append(holders)
+def passage_scores(terms: Sequence[Term], need: int, avg: float, topics: Topics | None = None) -> dict[int, float]:
+    """BM25 of every passage that holds at least *need* of the terms."""
+    g = _gather(terms, topics or Topics([]), avg, need)
+    return {p: s for p, s in g.score.items() if need < 2 or g.count[p] >= need}
+
+
+def topic_scores(topic_tf: Sequence[Mapping[int, int]], wanted: Iterable[int], topic_len: Mapping[int, int],
+                 n_topics: int, avg_topic: float, idfs: Sequence[float] | None = None) -> dict[int, float]:
+    """BM25 of each topic in *wanted* read as one document: per term, its count summed over the topic's
+    passages (*topic_tf*), the topic's length, and an idf over topics (how many topics hold the term)."""
     avg_topic = max(avg_topic, 1.0)
+    weights = [idf(n_topics, len([f for f in sums if f >= 0])) for sums in topic_tf] if idfs is None else idfs
     out: dict[int, float] = {}
-    for f, row in tf.items():
+    for f in wanted:
         length = max(topic_len.get(f, 0), SHORT_FLOOR * avg_topic)
-        out[f] = sum(idf(n_topics, len(held_by[i])) * _bm25(c, length, avg_topic)
-                     for i, c in enumerate(row) if c)
+        out[f] = sum(w * _bm25(sums[f], length, avg_topic) for w, sums in zip(weights, topic_tf) if sums.get(f))
     return out
 
 
@@ -110,31 +164,32 @@ def name_scores(terms: Sequence[Term], names: Mapping[int, Collection[int]], top
     return out
 
 
-def rank(terms: Sequence[Term], need: int, avg: float, topic_of: Callable[[int], int],
-         names: Mapping[int, Collection[int]], n_passages: int,
-         n_topics: int, topic_len: Callable[[Iterable[int]], Mapping[int, int]],
-         avg_topic: float) -> list[tuple[float, int]]:
-    """(score, pid) of every passage that passes the gate, best first (ties: the later pid first;
-    the caller re-sorts equal scores by date).
+def rank(terms: Sequence[Term], need: int, avg: float, topics: Topics, names: Mapping[int, Collection[int]],
+         n_passages: int, topic_len: Callable[[Collection[int]], Mapping[int, int]],
+         avg_topic: float) -> list[tuple[float, int, int]]:
+    """(score, pid, topic) of the best ``CANDIDATES`` passages that pass the gate, best first (ties:
+    the later pid first; the caller re-sorts equal scores by date).
 
-    *names*: topic -> indexes into *terms* of the stems its file name, title or aliases hold;
-    *topic_len*: the lengths of the topics asked for (called once, with the topics of the best
-    ``CANDIDATES`` passages); *avg_topic*: the average length of a topic.
+    *avg*: the average passage length; *topics*: which topic each passage is in; *names*: topic ->
+    indexes into *terms* of the stems its file name, title or aliases hold; *n_passages*: how many
+    passages there are; *topic_len*: the lengths of the topics asked for (called once, with the
+    topics of the best ``TOPIC_CANDIDATES`` passages); *avg_topic*: the average length of a topic.
     """
-    scores = passage_scores(terms, need, avg)
-    if not scores:
+    g = _gather(terms, topics, avg, need)
+    passing = [p for p, c in g.count.items() if c >= need] if need > 1 else list(g.score)
+    if not passing:
         return []
-    top = idf(max(n_passages, 1), 0)
-    bonus = name_scores(terms, names, top)
-    total = {p: s + bonus.get(topic_of(p), 0.0) for p, s in scores.items()}
+    bonus = name_scores(terms, names, idf(max(n_passages, 1), 0))
+    score, topic = g.score, g.topic
+    total = {p: score[p] + bonus.get(topic[p], 0.0) for p in passing} if bonus else {p: score[p] for p in passing}
+    best = [p for _s, p in heapq.nlargest(CANDIDATES, ((s, p) for p, s in total.items()))]
     if TOPIC_WEIGHT:
-        best = sorted(total, key=lambda p: (-total[p], -p))[:CANDIDATES]
-        wanted = {topic_of(p) for p in best}
-        lengths = topic_len(wanted)
-        about = topic_scores(terms, topic_of, wanted, lengths, n_topics, avg_topic)
-        for p in best:
-            total[p] += TOPIC_WEIGHT * about.get(topic_of(p), 0.0)
-    return sorted(((s, p) for p, s in total.items()), key=lambda sp: (-sp[0], -sp[1]))
+        lifted = best[:TOPIC_CANDIDATES]
+        wanted = {topic[p] for p in lifted}
+        about = topic_scores(g.topic_tf, wanted, topic_len(wanted), max(len(topics), 1), avg_topic)
+        for p in lifted:
+            total[p] += TOPIC_WEIGHT * about.get(topic[p], 0.0)
+    return sorted(((total[p], p, topic[p]) for p in best), key=lambda x: (-x[0], -x[1]))
 
 
 def choose(ranked: Sequence[tuple[float, int, int]], limit: int) -> list[int]:

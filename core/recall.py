@@ -65,8 +65,7 @@ from __future__ import annotations
 import logging
 import os
 import sqlite3
-from bisect import bisect_right
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -111,20 +110,6 @@ def _idf(n: int, df: int) -> float:
     return ranking.idf(n, df)
 
 
-class _TopicOf:
-    """Passage id -> topic (file id): the passages of one file have consecutive ids."""
-
-    def __init__(self, spans: list[tuple[int, int, int]]) -> None:      # (first_pid, n, file id)
-        spans.sort()
-        self._first = [s[0] for s in spans]
-        self._spans = spans
-
-    def __call__(self, pid: int) -> int:
-        i = bisect_right(self._first, pid) - 1
-        first, n, fid = self._spans[i] if i >= 0 else (0, 0, -1)
-        return fid if pid < first + n else -1
-
-
 def _query(conn: sqlite3.Connection, home: Home, bot: str, keys: list[str], need: int,
            today: date, *, strict: bool = True) -> list[_Found] | None:
     """The notes for *keys*, or None when a file changed since it was indexed (sync and ask again);
@@ -142,7 +127,7 @@ def _query(conn: sqlite3.Connection, home: Home, bot: str, keys: list[str], need
         f"SELECT wid, word, df FROM words WHERE word IN ({marks}) AND df > 0", stemmed)}
     # the storage fetch: each stem's postings (pid, tf, passage length); ranking does the arithmetic
     terms = [ranking.Term(s, _idf(n, words[s][1]) if s in words else _idf(n, 0),
-                          conn.execute("SELECT pid, tf, len FROM postings WHERE wid = ?",
+                          conn.execute("SELECT pid, tf, len FROM postings WHERE wid = ? ORDER BY pid",
                                        (words[s][0],)).fetchall() if s in words else [])
              for s in stemmed]
     avg = max(float(_meta(conn, "length") or 0) / n, 1.0)
@@ -156,9 +141,8 @@ def _query(conn: sqlite3.Connection, home: Home, bot: str, keys: list[str], need
             files[int(r[0])] = (str(r[1]), str(r[2]), int(r[3]), int(r[4]), int(r[5]), int(r[6]), str(r[7]))
         return [int(r[0]) for r in rows]
 
-    spans = [(int(first), int(cnt), int(fid)) for fid, first, cnt in conn.execute("SELECT id, first_pid, n FROM files")]
-    topic_of = _TopicOf(spans)
-    n_topics = max(len(spans), 1)
+    spans: list[tuple[int, int, int]] = conn.execute("SELECT first_pid, n, id FROM files").fetchall()
+    topics = ranking.Topics(spans)
     # name matches: the stems of the message in a topic's file name, title or aliases
     name_hits: dict[int, int] = {}
     names: dict[int, list[int]] = {}
@@ -169,22 +153,20 @@ def _query(conn: sqlite3.Connection, home: Home, bot: str, keys: list[str], need
             name_hits[fid] = len(held)
             names[fid] = held
 
-    def topic_len(wanted: Iterable[int]) -> dict[int, int]:
-        by_fid = {fid: (first, cnt) for first, cnt, fid in spans}
-        out: dict[int, int] = {}
-        for fid in wanted:
-            if fid in by_fid:
-                first, cnt = by_fid[fid]
-                out[fid] = int(conn.execute("SELECT COALESCE(SUM(len), 0) FROM passages WHERE pid >= ? AND pid < ?",
-                                            (first, first + cnt)).fetchone()[0])
-        return out
+    def topic_len(wanted: Collection[int]) -> dict[int, int]:
+        ranges = [(fid, first, cnt) for first, cnt, fid in spans if fid in wanted]
+        if not ranges:
+            return {}
+        values = ",".join("(?, ?, ?)" for _ in ranges)
+        return {int(fid): int(total) for fid, total in conn.execute(
+            f"WITH r(fid, a, n) AS (VALUES {values}) SELECT r.fid, SUM(p.len) FROM r JOIN passages p"
+            " ON p.pid >= r.a AND p.pid < r.a + r.n GROUP BY r.fid", [x for r in ranges for x in r])}
 
-    scored = ranking.rank(terms, need, avg, topic_of, names, n, n_topics, topic_len,
-                          float(_meta(conn, "length") or 0) / n_topics) if len(words) >= need else []
-    scored = scored[:ranking.CANDIDATES]
+    scored = ranking.rank(terms, need, avg, topics, names, n, topic_len,
+                          float(_meta(conn, "length") or 0) / max(len(topics), 1)) if len(words) >= need else []
     ranked: list[tuple[float, int, int, int]] = []     # (score, day, pid, file id)
     if scored:
-        score_of = {pid: s for s, pid in scored}
+        score_of = {pid: sc for sc, pid, _fid in scored}
         marks = ",".join("?" * len(score_of))
         for pid, fid, day, until in conn.execute(
                 f"SELECT pid, file_id, day, until FROM passages WHERE pid IN ({marks})", list(score_of)):

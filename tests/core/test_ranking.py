@@ -7,8 +7,7 @@ from botmemory.core import ranking as K
 from botmemory.core.ranking import Term
 
 
-def topic_of(pid: int) -> int:
-    return pid // 10          # passages 0-9 are topic 0, 10-19 topic 1, …
+TOPICS = K.Topics((10 * f, 10, f) for f in range(10))     # passages 0-9 are topic 0, 10-19 topic 1, …
 
 
 def lengths(wanted: object) -> dict[int, int]:
@@ -16,7 +15,7 @@ def lengths(wanted: object) -> dict[int, int]:
 
 
 def rank(terms: list[Term], need: int = 1, names: dict[int, list[int]] | None = None) -> list[int]:
-    return [p for _s, p in K.rank(terms, need, 10.0, topic_of, names or {}, 100, 10, lengths, 100.0)]
+    return [p for _s, p, _f in K.rank(terms, need, 10.0, TOPICS, names or {}, 100, lengths, 100.0)]
 
 
 def test_a_message_of_many_words_needs_two_of_them_in_a_passage() -> None:
@@ -43,10 +42,17 @@ def test_the_topic_about_the_words_lifts_its_passages() -> None:
 
 
 def test_a_topic_level_idf_counts_topics_not_passages() -> None:
-    common = Term("note", 1.0, [(p, 1, 10) for p in (1, 11, 21, 31, 41)])
-    rare = Term("kayak", 1.0, [(51, 1, 10)])
-    s = K.topic_scores([common, rare], topic_of, {1, 5}, lengths(None), 10, 100.0)
+    # per term: topic -> its count over the topic's passages; "note" is in five topics, "kayak" in one
+    s = K.topic_scores([{0: 1, 1: 1, 2: 1, 3: 1, 4: 1}, {5: 1}], {1, 5}, lengths(None), 10, 100.0)
     assert s[5] > s[1]
+
+
+def test_topics_map_a_passage_to_its_topic() -> None:
+    topics = K.Topics([(20, 5, 7), (0, 3, 4)])
+    assert [topics.of(p) for p in (0, 2, 3, 20, 24, 25, -1)] == [4, 4, -1, 7, 7, -1, -1]
+    terms = [Term("kayak", 3.0, [(24, 1, 10), (2, 1, 10), (1, 2, 10)])]      # out of pid order still works
+    assert [(p, f) for _s, p, f in K.rank(terms, 1, 10.0, topics, {}, 100, lengths, 100.0)] == [
+        (1, 4), (2, 4), (24, 7)]     # topic 4 holds the word twice: its passages first
 
 
 def test_a_name_match_lifts_every_passage_of_its_topic() -> None:
