@@ -20,7 +20,6 @@ from botmemory.core import recall_index as I
 from tests.core.recall_fixtures import BOT, TODAY, entry, home, ws  # noqa: F401 - home, ws: fixtures
 
 
-
 def put(ws: Path, rel: str, text: str, *, mday: date | None = None) -> Path:
     p = ws / rel
     p.parent.mkdir(parents=True, exist_ok=True)
@@ -48,9 +47,14 @@ def test_content_words_drop_stop_words_short_words_and_repeats() -> None:
     assert content_words("Hey, thanks! Please tell me about it, ok?") == []
     assert content_words("Flights, flight and FLIGHTS to Zürich") == ["flights", "zürich"]
     assert content_words("snake_case 07:40 IST") == ["snake", "case", "ist"]
-    for w in ("what", "when", "does", "my", "the", "please", "thanks", "hey", "about"):
+    for w in ("what", "when", "does", "my", "the", "please", "thanks", "hey", "about", "that"):
         assert w in R.STOP_WORDS
 
+
+def test_back_is_a_content_word_and_that_is_not() -> None:
+    # "back up" reduces to "back" ("up" is shorter than 3 letters): without it "back up my vault" was "vault"
+    assert content_words("What is the best way to back up my vault?") == ["back", "vault"]
+    assert content_words("the note that shows the picture") == ["note", "shows", "picture"]
 
 
 # ----- recall
@@ -521,7 +525,13 @@ def test_a_name_word_weighs_by_its_rarity() -> None:
     assert weight[1] / common < weight[2] / rare < 1.0
 
 
-
+def test_back_up_finds_the_backup_topic_over_pages_that_only_say_vault(home: Home, ws: Path) -> None:
+    put(ws, "memory/Back up your files.md", "---\ntitle: Back up your files\n---\n"
+        "Copy the vault folder to another drive every week.\n")
+    put(ws, "memory/Manage vaults.md", "---\ntitle: Manage vaults\n---\nOpen a vault from the switcher.\n\n"
+        "Rename a vault in its folder.\n\nMove a vault to another folder.\n\nDelete a vault you no longer need.\n")
+    r = recall(home, BOT, "What is the best way to back up my vault?", TODAY)
+    assert r.notes[0].file == "memory/Back up your files.md"
 
 
 def test_a_passage_in_a_topic_about_the_words_ranks_above_an_equal_passage_elsewhere(home: Home, ws: Path) -> None:
