@@ -76,6 +76,14 @@ class Topics:
     def __len__(self) -> int:
         return len(self.ids)
 
+    def span(self, topic: int) -> range:
+        """The passage ids of *topic* (empty when it has none)."""
+        try:
+            i = self.ids.index(topic)
+        except ValueError:
+            return range(0)
+        return range(self.first[i], self.end[i])
+
     def of(self, pid: int) -> int:
         """The topic of passage *pid* (-1: none)."""
         i = bisect_right(self.first, pid) - 1
@@ -90,7 +98,6 @@ def _bm25(tf: float, length: float, avg: float) -> float:
 class _Gathered:
     score: dict[int, float]           # passage -> BM25
     count: dict[int, int]             # passage -> how many of the terms it holds (only when need > 1)
-    topic: dict[int, int]             # passage -> topic
     topic_tf: list[dict[int, int]]    # per term: topic -> the term's count over the topic's passages
 
 
@@ -101,8 +108,8 @@ def _gather(terms: Sequence[Term], topics: Topics, avg: float, need: int) -> _Ga
     floor = SHORT_FLOOR * avg
     k, kb = K1 * (1 - B), K1 * B / avg
     first, end, ids = topics.first, topics.end, topics.ids
-    g = _Gathered({}, {}, {}, [])
-    score, count, topic = g.score, g.count, g.topic
+    g = _Gathered({}, {}, [])
+    score, count = g.score, g.count
     counting = need > 1
     for t in terms:
         w = t.idf * (K1 + 1)
@@ -121,12 +128,7 @@ def _gather(terms: Sequence[Term], topics: Topics, avg: float, need: int) -> _Ga
                     lo, hi, f = pid, pid + 1, -1
             run += tf
             s = w * tf / (tf + k + kb * (length if length > floor else floor))
-            old = score.get(pid)
-            if old is None:
-                score[pid] = s
-                topic[pid] = f
-            else:
-                score[pid] = old + s
+            score[pid] = score.get(pid, 0.0) + s
             if counting:
                 count[pid] = count.get(pid, 0) + 1
         if run:
@@ -176,20 +178,24 @@ def rank(terms: Sequence[Term], need: int, avg: float, topics: Topics, names: Ma
     topics of the best ``TOPIC_CANDIDATES`` passages); *avg_topic*: the average length of a topic.
     """
     g = _gather(terms, topics, avg, need)
-    passing = [p for p, c in g.count.items() if c >= need] if need > 1 else list(g.score)
-    if not passing:
+    score = g.score
+    if need > 1:
+        score = {p: s for p, s in score.items() if g.count[p] >= need}
+    if not score:
         return []
-    bonus = name_scores(terms, names, idf(max(n_passages, 1), 0))
-    score, topic = g.score, g.topic
-    total = {p: score[p] + bonus.get(topic[p], 0.0) for p in passing} if bonus else {p: score[p] for p in passing}
-    best = [p for _s, p in heapq.nlargest(CANDIDATES, ((s, p) for p, s in total.items()))]
+    for f, b in name_scores(terms, names, idf(max(n_passages, 1), 0)).items():
+        for p in topics.span(f):
+            if p in score:
+                score[p] += b
+    best = [p for _s, p in heapq.nlargest(CANDIDATES, zip(score.values(), score.keys()))]
+    topic = {p: topics.of(p) for p in best}
     if TOPIC_WEIGHT:
         lifted = best[:TOPIC_CANDIDATES]
         wanted = {topic[p] for p in lifted}
         about = topic_scores(g.topic_tf, wanted, topic_len(wanted), max(len(topics), 1), avg_topic)
         for p in lifted:
-            total[p] += TOPIC_WEIGHT * about.get(topic[p], 0.0)
-    return sorted(((total[p], p, topic[p]) for p in best), key=lambda x: (-x[0], -x[1]))
+            score[p] += TOPIC_WEIGHT * about.get(topic[p], 0.0)
+    return sorted(((score[p], p, topic[p]) for p in best), key=lambda x: (-x[0], -x[1]))
 
 
 def choose(ranked: Sequence[tuple[float, int, int]], limit: int) -> list[int]:
