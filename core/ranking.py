@@ -19,9 +19,13 @@ arithmetic and knows nothing of SQLite, files or dates.
   hold a stem of the message gains, on every passage, that stem's idf scaled by
   its rarity (``idf / top``, *top* being the idf of a word no passage holds): a
   word in most passages ("note") adds little, a rare one nearly its full idf.
-- **Choosing** (:func:`choose`): best score first; at most ``PER_TOPIC`` notes
-  from one topic unless no other topic has a hit; the caller breaks ties
-  between equal scores by date.
+- **Choosing** (:func:`choose`): the best note of each topic first, then second
+  notes while places are left; at most ``PER_TOPIC`` notes from one topic unless
+  no other topic has a hit; the caller breaks ties between equal scores by date.
+
+Cost: one pass over the message's postings (a topic is looked up once per run
+of its passages when a stem's postings come in pid order), then topic-level
+scores for the topics of the ``TOPIC_CANDIDATES`` best passages only.
 """
 from __future__ import annotations
 
