@@ -34,7 +34,6 @@ import math
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 
 K1 = 1.2
 B = 0.75
@@ -59,12 +58,18 @@ def idf(n: int, df: int) -> float:
     return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
 
 
-@dataclass(frozen=True)
 class Term:
-    """One distinct stem of the message: its idf over passages and its postings (pid, tf, passage length)."""
-    stem: str
-    idf: float
-    postings: Sequence[tuple[int, int, int]]
+    """One distinct stem of the message: its idf over passages and its postings (pid, tf, passage length).
+    (A plain class: a dataclass costs a millisecond at import, and recall runs before every turn.)"""
+    __slots__ = ("stem", "idf", "postings")
+
+    def __init__(self, stem: str, idf: float, postings: Sequence[tuple[int, int, int]]) -> None:
+        self.stem = stem
+        self.idf = idf
+        self.postings = postings
+
+    def __repr__(self) -> str:
+        return f"Term({self.stem!r}, {self.idf:.3f}, {len(self.postings)} postings)"
 
 
 class Topics:
@@ -98,11 +103,13 @@ def _bm25(tf: float, length: float, avg: float) -> float:
     return tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / avg))
 
 
-@dataclass
 class _Gathered:
-    score: dict[int, float]           # passage -> BM25
-    count: dict[int, int]             # passage -> how many of the terms it holds (only when need > 1)
-    topic_tf: list[dict[int, int]]    # per term: topic -> the term's count over the topic's passages
+    __slots__ = ("score", "count", "topic_tf")
+
+    def __init__(self) -> None:
+        self.score: dict[int, float] = {}           # passage -> BM25
+        self.count: dict[int, int] = {}             # passage -> how many of the terms it holds (need > 1 only)
+        self.topic_tf: list[dict[int, int]] = []    # per term: topic -> its count over the topic's passages
 
 
 def _gather(terms: Sequence[Term], topics: Topics, avg: float, need: int) -> _Gathered:
@@ -112,7 +119,7 @@ def _gather(terms: Sequence[Term], topics: Topics, avg: float, need: int) -> _Ga
     floor = SHORT_FLOOR * avg
     k, kb = K1 * (1 - B), K1 * B / avg
     first, end, ids = topics.first, topics.end, topics.ids
-    g = _Gathered({}, {}, [])
+    g = _Gathered()
     score, count = g.score, g.count
     counting = need > 1
     for t in terms:
