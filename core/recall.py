@@ -59,9 +59,12 @@ from __future__ import annotations
 
 
 import logging
+import heapq
 import math
 import os
 import sqlite3
+from array import array
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -73,7 +76,10 @@ from . import config
 from .paths import Home
 from .words import Stems, is_cjk_token
 from .passages import _Key, _Topic, _list_topics, _topic_folder
-from .recall_index import _Unusable, _build_in_background, _configure, _meta, _open, _reread_topic, _sync, _synced
+from .recall_index import (
+    _Unusable, _build_in_background, _configure, _meta, _open, _reread_topic, _sync, _synced, _joined, Postings,
+    decode,
+)
 from .passages import (  # re-exported: recall's words and results, as callers name them
     HEADER as HEADER,
     Hit as Hit,
@@ -129,21 +135,45 @@ def _name_weight(idf: float, top: float) -> float:
     return idf * idf / top
 
 
-def _scored(conn: sqlite3.Connection, q: list[tuple[int, float]], need: int, avg: float, limit: int,
+def _scored(post: list[tuple[Postings, float]], need: int, avg: float, limit: int,
             ranges: list[tuple[int, int]] | None = None) -> list[tuple[int, float]]:
-    """(pid, BM25 score) of the best passages holding at least *need* of the words, best first."""
-    values = ",".join("(?, ?)" * 1 for _ in q)
+    """(pid, BM25 score) of the best passages holding at least *need* of the words, best first (equal scores:
+    the later passage first). *post* holds each word's postings (pids ascending, counts, lengths) and idf;
+    with *ranges*, only passages in those pid ranges count."""
     floor = SHORT_FLOOR * avg
-    where = ""
-    args: list[Any] = [x for pair in q for x in pair]
-    if ranges is not None:
-        where = " WHERE " + " OR ".join("(p.pid >= ? AND p.pid < ?)" for _ in ranges)
-        args += [x for r in ranges for x in r]
-    sql = (f"WITH q(wid, idf) AS (VALUES {values})"
-           f" SELECT p.pid, SUM(q.idf * p.tf * {K1 + 1} / (p.tf + {K1} * ({1 - B} + {B} * MAX(p.len, ?) / ?)))"
-           f" AS s, COUNT(*) AS c FROM q JOIN postings p ON p.wid = q.wid{where}"
-           f" GROUP BY p.pid HAVING c >= ? ORDER BY s DESC, p.pid DESC LIMIT ?")
-    return [(int(pid), float(sc)) for pid, sc, _c in conn.execute(sql, (*args, floor, avg, need, limit))]
+    k1 = K1 + 1
+    keep = 1 - B
+    acc: dict[int, float] = {}
+    hits: Counter[int] = Counter()
+    for (pids, tfs, lens), idf in post:
+        if ranges is not None:
+            spans = [(bisect_left(pids, lo), bisect_left(pids, hi)) for lo, hi in ranges]
+            pids = array("I", (p for i, j in spans for p in pids[i:j]))
+            tfs = array("H", (t for i, j in spans for t in tfs[i:j]))
+            lens = array("I", (n for i, j in spans for n in lens[i:j]))
+        # BM25, term by term as SQL would: idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * max(len, floor) / avg))
+        scores = [idf * tf * k1 / (tf + K1 * (keep + B * (n if n > floor else floor) / avg))
+                  for tf, n in zip(tfs, lens)]
+        if len(post) == 1:
+            return [(p, s) for s, p in heapq.nlargest(limit, zip(scores, pids))]
+        get = acc.get
+        for p, s in zip(pids, scores):
+            acc[p] = get(p, 0.0) + s
+        if need > 1:
+            hits.update(pids)
+    if need > 1:
+        return [(p, s) for s, p in heapq.nlargest(limit, ((s, p) for p, s in acc.items() if hits[p] >= need))]
+    return [(p, s) for s, p in heapq.nlargest(limit, ((s, p) for p, s in acc.items()))]
+
+
+def _postings(conn: sqlite3.Connection, stemmed: list[str]) -> dict[str, Postings]:
+    """Each word's postings (see :func:`.recall_index.encode`), for the words some passage holds."""
+    marks = ",".join("?" * len(stemmed))
+    rows: dict[str, list[bytes]] = {}
+    for word, data in conn.execute(f"SELECT w.word, p.data FROM words w JOIN postings p ON p.wid = w.wid"
+                                   f" WHERE w.word IN ({marks}) ORDER BY p.wid, p.start", stemmed):
+        rows.setdefault(str(word), []).append(data)
+    return {w: decode(b"".join(_joined(d)) if len(d) > 1 else d[0]) for w, d in rows.items()}
 
 
 def _query(conn: sqlite3.Connection, home: Home, bot: str, keys: list[str], need: int,
@@ -158,11 +188,9 @@ def _query(conn: sqlite3.Connection, home: Home, bot: str, keys: list[str], need
         if s not in stemmed:
             stemmed.append(s)
     n = max(int(_meta(conn, "passages") or 0), 1)
-    marks = ",".join("?" * len(stemmed))
-    words = {str(w): (int(wid), int(df)) for wid, w, df in conn.execute(
-        f"SELECT wid, word, df FROM words WHERE word IN ({marks}) AND df > 0", stemmed)}
-    idf = {w: _idf(n, df) for w, (_wid, df) in words.items()}
-    q = [(wid, idf[w]) for w, (wid, _df) in words.items()]
+    post = _postings(conn, stemmed)
+    idf = {w: _idf(n, len(a[0])) for w, a in post.items()}
+    q = [(post[w], idf[w]) for w in stemmed if w in post]
     avg = max(float(_meta(conn, "length") or 0) / n, 1.0)
     t = today.toordinal()
     files: dict[int, tuple[str, str, int, int, int, int, str]] = {}
@@ -187,11 +215,11 @@ def _query(conn: sqlite3.Connection, home: Home, bot: str, keys: list[str], need
             name_bonus[fid] = NAME_WEIGHT * sum(_name_weight(idf.get(s, top), top) for s in hit)
     cands: dict[int, float] = {}
     if len(q) >= need and q:
-        cands.update(_scored(conn, q, need, avg, CANDIDATES))
+        cands.update(_scored(q, need, avg, CANDIDATES))
         boosted = sorted(name_bonus, key=lambda f: -name_bonus[f])[:20]
         if boosted:
             ranges = [(files[f][2], files[f][2] + files[f][3]) for f in boosted]
-            cands.update(_scored(conn, q, need, avg, CANDIDATES, ranges))
+            cands.update(_scored(q, need, avg, CANDIDATES, ranges))
     ranked: list[tuple[float, int, int, int]] = []     # (score, day, pid, file id)
     if cands:
         marks = ",".join("?" * len(cands))

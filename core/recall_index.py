@@ -12,10 +12,10 @@ import os
 import sqlite3
 import stat
 import time
-import zlib
 from array import array
-from collections import Counter
-from collections.abc import Iterator, Mapping
+from bisect import bisect_left
+from itertools import accumulate
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -32,14 +32,14 @@ logger = logging.getLogger(__name__)
 
 # ----- the index
 
-SCHEMA_VERSION = 10
+SCHEMA_VERSION = 11
 """Bump whenever the schema, the word rules or the stop list change: an index of another version is rebuilt."""
 
 _SCHEMA = (
     "CREATE TABLE meta(k TEXT PRIMARY KEY, v TEXT NOT NULL)",
     # one row a topic file: its change key (racy: read again next time, see RACY_NS), the SHA-256 of its
     # bytes, modification day, name stems (" a b "), whether it has an opening, its passages (first_pid,
-    # n: passages of one file have consecutive ids) and the words it holds (for dropping its postings)
+    # n: passages of one file have consecutive ids) and the ids of the words it holds (for dropping its postings)
     "CREATE TABLE files(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, size INTEGER NOT NULL,"
     " mtime_ns INTEGER NOT NULL, ctime_ns INTEGER NOT NULL, ino INTEGER NOT NULL, racy INTEGER NOT NULL,"
     " hash TEXT NOT NULL, day INTEGER NOT NULL, names TEXT NOT NULL, opening INTEGER NOT NULL,"
@@ -47,11 +47,55 @@ _SCHEMA = (
     # no text: a passage is found again in its file (checked by the file's hash) when it is recalled
     "CREATE TABLE passages(pid INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, day INTEGER NOT NULL,"
     " until INTEGER, len INTEGER NOT NULL)",
-    "CREATE TABLE words(wid INTEGER PRIMARY KEY, word TEXT NOT NULL UNIQUE, df INTEGER NOT NULL)",
-    # word -> passages, with the word's count in the passage and the passage's length (for BM25)
-    "CREATE TABLE postings(wid INTEGER NOT NULL, pid INTEGER NOT NULL, tf INTEGER NOT NULL,"
-    " len INTEGER NOT NULL, PRIMARY KEY(wid, pid)) WITHOUT ROWID",
+    "CREATE TABLE words(wid INTEGER PRIMARY KEY, word TEXT NOT NULL UNIQUE)",
+    # word -> passages, packed (see encode): each row a run of postings in pid order; *start* is at most
+    # its first pid and above every pid of the word's row before
+    "CREATE TABLE postings(wid INTEGER NOT NULL, start INTEGER NOT NULL, data BLOB NOT NULL)",
+    "CREATE UNIQUE INDEX postings_word ON postings(wid, start)",
 )
+
+
+Postings = tuple["array[int]", "array[int]", "array[int]"]
+"""A word's postings: passage ids (ascending), the word's count in each passage, each passage's length."""
+
+MAX_TF = 0xFFFF
+"""A word's count in one passage is kept up to this (BM25 saturates long before)."""
+
+
+def encode(pids: array[int], tfs: array[int], lens: array[int]) -> bytes:
+    """One postings row: the pids and lengths (array('I')) then the counts (array('H')), native byte order."""
+    if tfs.typecode != "H":
+        try:
+            tfs = array("H", tfs)
+        except OverflowError:
+            tfs = array("H", [min(t, MAX_TF) for t in tfs])
+    return pids.tobytes() + lens.tobytes() + tfs.tobytes()
+
+
+def decode(data: bytes) -> Postings:
+    """The (pids, tfs, lens) of postings rows joined in pid order (see :func:`encode`)."""
+    n = len(data) // 10
+    pids, tfs, lens = array("I"), array("H"), array("I")
+    mv = memoryview(data)
+    pids.frombytes(mv[:4 * n])
+    lens.frombytes(mv[4 * n:8 * n])
+    tfs.frombytes(mv[8 * n:])
+    return pids, tfs, lens
+
+
+def _pack_wids(wids: list[int]) -> bytes:
+    """A file's sorted word ids, as gaps: two bytes each (b'H') unless one is too large (b'I')."""
+    gaps = [b - a for a, b in zip([0, *wids], wids)]
+    try:
+        return b"H" + array("H", gaps).tobytes()
+    except OverflowError:
+        return b"I" + array("I", gaps).tobytes()
+
+
+def _unpack_wids(blob: bytes) -> list[int]:
+    gaps = array(chr(blob[0]))
+    gaps.frombytes(blob[1:])
+    return list(accumulate(gaps))
 
 
 def index_path(home: Home, bot: str) -> Path:
@@ -125,34 +169,162 @@ file table.
 """
 
 
-def _pack(wids: list[int], counts: list[int]) -> bytes:
-    """A file's sorted word ids (as gaps, which compress well) and its count of passages for each."""
-    gaps = [b - a for a, b in zip([0, *wids], wids)]
-    return zlib.compress(array("I", gaps + counts).tobytes(), 6)
+class _Batch:
+    """The changes of one refresh between two commits, gathered in memory and written at :meth:`flush`.
+
+    A word's postings are rows of packed (pid, tf, length) triples. Passages of one file have
+    consecutive ids, and a file indexed again gets new ids above every existing one, so a flush
+    cuts a dropped file's pid range out of the one row of each of its words that holds it
+    (bisected, C-speed slicing) and appends one new row per word holding this batch's postings;
+    a word with more than ``MAX_CHUNKS`` rows has them merged. A build from an empty index looks
+    nothing up: every word is new.
+    """
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+        self.fresh = conn.execute("SELECT 1 FROM words LIMIT 1").fetchone() is None
+        self.ids: dict[str, int] = {}
+        self.new_words: list[tuple[int, str]] = []
+        self.post: dict[str, list[int]] = {}
+        self.files: list[tuple[object, ...]] = []
+        self.vocab: list[set[str]] = []
+        self.passages: list[tuple[int, int, int, int | None, int]] = []
+        self.drops: dict[int, list[tuple[int, int]]] = {}
+        self.restart()
+
+    def restart(self) -> None:
+        """Read the next free ids (at the start of each transaction)."""
+        one = self.conn.execute
+        self.next_pid = int(one("SELECT COALESCE(MAX(pid), 0) + 1 FROM passages").fetchone()[0])
+        self.next_wid = int(one("SELECT COALESCE(MAX(wid), 0) + 1 FROM words").fetchone()[0])
+        self.next_fid = int(one("SELECT COALESCE(MAX(id), 0) + 1 FROM files").fetchone()[0])
+
+    def drop(self, file_id: int) -> None:
+        """Drop a file: its rows now, its postings at the flush."""
+        conn = self.conn
+        row = conn.execute("SELECT first_pid, n, wids FROM files WHERE id = ?", (file_id,)).fetchone()
+        first, n = int(row[0]), int(row[1])
+        for w in _unpack_wids(bytes(row[2])):
+            self.drops.setdefault(w, []).append((first, first + n))
+        conn.execute("DELETE FROM passages WHERE file_id = ?", (file_id,))
+        conn.execute("DELETE FROM files WHERE id = ?", (file_id,))
+
+    def add(self, name: str, key: _Key, racy: bool, digest: str, mday: int, names: str, opening: bool,
+            topic: _Topic, per_passage: list[dict[str, int]]) -> None:
+        """A file's passages and their words' postings (*per_passage*: each passage's stem counts)."""
+        fid = self.next_fid
+        first = pid = self.next_pid
+        post = self.post
+        rows = self.passages
+        vocab: set[str] = set()
+        for p, counts in zip(topic.passages, per_passage):
+            length = sum(counts.values())
+            rows.append((pid, fid, p.day.toordinal() if p.day else mday, p.until.toordinal() if p.until else None,
+                         length))
+            for w, tf in counts.items():
+                lst = post.get(w)
+                if lst is None:
+                    post[w] = [pid, tf, length]
+                else:
+                    lst += (pid, tf, length)
+            vocab.update(counts)
+            pid += 1
+        self.files.append((fid, name, *key, int(racy), digest, mday, names, int(opening), first, pid - first))
+        self.vocab.append(vocab)
+        self.next_pid = pid
+        self.next_fid = fid + 1
+
+    def _word_ids(self, words: list[str]) -> dict[str, int]:
+        ids = self.ids
+        missing = [w for w in words if w not in ids]
+        if not self.fresh:
+            for i in range(0, len(missing), 500):
+                chunk = missing[i:i + 500]
+                ids.update((str(r[1]), int(r[0])) for r in self.conn.execute(
+                    f"SELECT wid, word FROM words WHERE word IN ({','.join('?' * len(chunk))})", chunk))
+        wid = self.next_wid
+        for w in missing:
+            if w not in ids:
+                ids[w] = wid
+                self.new_words.append((wid, w))
+                wid += 1
+        self.next_wid = wid
+        return ids
+
+    def _apply_drops(self) -> None:
+        conn = self.conn
+        for wid, ranges in self.drops.items():
+            top = max(hi for _lo, hi in ranges)
+            for start, data in conn.execute("SELECT start, data FROM postings WHERE wid = ? AND start < ?"
+                                            " ORDER BY start", (wid, top)).fetchall():
+                pids, tfs, lens = decode(data)
+                cut = False
+                for lo, hi in ranges:
+                    i, j = bisect_left(pids, lo), bisect_left(pids, hi)
+                    if i < j:
+                        del pids[i:j], tfs[i:j], lens[i:j]
+                        cut = True
+                if not cut:
+                    continue
+                if pids:
+                    conn.execute("UPDATE postings SET data = ? WHERE wid = ? AND start = ?",
+                                 (encode(pids, tfs, lens), wid, start))
+                else:
+                    conn.execute("DELETE FROM postings WHERE wid = ? AND start = ?", (wid, start))
+        self.drops.clear()
+
+    def flush(self) -> None:
+        conn = self.conn
+        if self.drops:
+            self._apply_drops()
+        post = self.post
+        ids = self._word_ids(list(post))
+        conn.executemany("INSERT INTO words(wid, word) VALUES (?, ?)", self.new_words)
+        self.new_words.clear()
+        conn.executemany(
+            "INSERT INTO files(id, name, size, mtime_ns, ctime_ns, ino, racy, hash, day, names, opening,"
+            " first_pid, n, wids) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(*f, _pack_wids(sorted([ids[w] for w in v]))) for f, v in zip(self.files, self.vocab)])
+        self.files.clear()
+        self.vocab.clear()
+        conn.executemany("INSERT INTO passages(pid, file_id, day, until, len) VALUES (?, ?, ?, ?, ?)", self.passages)
+        self.passages.clear()
+        conn.executemany("INSERT INTO postings(wid, start, data) VALUES (?, ?, ?)",
+                         [(ids[w], lst[0], _row(lst)) for w, lst in post.items()])
+        if not self.fresh and post:
+            self._merge([ids[w] for w in post])
+        post.clear()
+
+    def _merge(self, wids: list[int]) -> None:
+        """Merge the rows of words that have more than ``MAX_CHUNKS`` into one."""
+        conn = self.conn
+        many: list[int] = []
+        for i in range(0, len(wids), 500):
+            chunk = wids[i:i + 500]
+            many.extend(int(r[0]) for r in conn.execute(
+                f"SELECT wid FROM postings WHERE wid IN ({','.join('?' * len(chunk))})"
+                f" GROUP BY wid HAVING COUNT(*) > {MAX_CHUNKS}", chunk))
+        for wid in many:
+            rows = conn.execute("SELECT start, data FROM postings WHERE wid = ? ORDER BY start", (wid,)).fetchall()
+            conn.execute("DELETE FROM postings WHERE wid = ?", (wid,))
+            conn.execute("INSERT INTO postings(wid, start, data) VALUES (?, ?, ?)",
+                         (wid, rows[0][0], b"".join(_joined(r[1] for r in rows))))
 
 
-def _unpack(blob: bytes) -> tuple[list[int], list[int]]:
-    a = array("I")
-    a.frombytes(zlib.decompress(blob))
-    half = len(a) // 2
-    wids: list[int] = []
-    w = 0
-    for gap in a[:half]:
-        w += gap
-        wids.append(w)
-    return wids, list(a[half:])
+def _row(flat: list[int]) -> bytes:
+    """A postings row from flat (pid, tf, length) triples."""
+    a = array("I", flat)
+    return encode(a[0::3], a[1::3], a[2::3])
 
 
-def _drop_file(conn: sqlite3.Connection, file_id: int, df: Counter[int]) -> None:
-    row = conn.execute("SELECT first_pid, n, wids FROM files WHERE id = ?", (file_id,)).fetchone()
-    first, n, blob = int(row[0]), int(row[1]), bytes(row[2])
-    wids, counts = _unpack(blob)
-    conn.executemany("DELETE FROM postings WHERE wid = ? AND pid >= ? AND pid < ?",
-                     [(w, first, first + n) for w in wids])
-    for w, c in zip(wids, counts):
-        df[w] -= c
-    conn.execute("DELETE FROM passages WHERE file_id = ?", (file_id,))
-    conn.execute("DELETE FROM files WHERE id = ?", (file_id,))
+def _joined(rows: Iterable[bytes]) -> list[bytes]:
+    """Postings rows (in pid order) as one row's parts: all pids, then all lengths, then all counts."""
+    parts = [decode(r) for r in rows]
+    return [p[0].tobytes() for p in parts] + [p[2].tobytes() for p in parts] + [p[1].tobytes() for p in parts]
+
+
+MAX_CHUNKS = 8
+"""A word with more postings rows than this (one is added by each refresh that indexes it) has them merged."""
 
 
 def _read_topic(home: Home, bot: str, name: str) -> tuple[_Topic, str, str] | None:
@@ -188,8 +360,6 @@ def _file_hash(home: Home, bot: str, name: str) -> str | None:
         return None
     return ft.hash if ft is not None else None
 
-
-_BATCH = 250_000
 
 TICK_NS = 50_000_000
 """How long after a file's last change a same-size edit could keep its timestamp on a file system
@@ -249,9 +419,6 @@ def _refresh(conn: sqlite3.Connection, home: Home, bot: str, listing: dict[str, 
     build that others can follow); otherwise it is one transaction.
     """
     racy = False
-    words_cache: dict[str, int] = {}
-    df: Counter[int] = Counter()
-    new_words: dict[str, int] = {}
     conn.execute("BEGIN IMMEDIATE")
     try:
         language = _meta(conn, "language")
@@ -261,40 +428,12 @@ def _refresh(conn: sqlite3.Connection, home: Home, bot: str, listing: dict[str, 
             conn.execute("INSERT OR REPLACE INTO meta(k, v) VALUES ('language', ?)", (language,))
         stems = Stems(language)
         keymap: dict[str, str] = {}
-        next_wid = int(conn.execute("SELECT COALESCE(MAX(wid), 0) + 1 FROM words").fetchone()[0])
+        batch = _Batch(conn)
         for name, (file_id, key, _r, _h) in known.items():
             if name not in listing:
-                _drop_file(conn, file_id, df)
-        postings: list[tuple[int, int, int, int]] = []
+                batch.drop(file_id)
         read = total = 0
-
-        def flush() -> None:
-            # sorted in key order first: the rows go down the B-tree in one pass, no temporary table
-            postings.sort()
-            conn.executemany("INSERT INTO postings VALUES (?, ?, ?, ?)", postings)
-            postings.clear()
-
-        def wid_of(words: set[str]) -> dict[str, int]:
-            nonlocal next_wid
-            missing = [w for w in words if w not in words_cache]
-            for i in range(0, len(missing), 500):
-                chunk = missing[i:i + 500]
-                words_cache.update((str(r[1]), int(r[0])) for r in conn.execute(
-                    f"SELECT wid, word FROM words WHERE word IN ({','.join('?' * len(chunk))})", chunk))
-            for w in missing:
-                if w not in words_cache:
-                    words_cache[w] = new_words[w] = next_wid
-                    next_wid += 1
-            return words_cache
-
-        def save_words() -> None:
-            conn.executemany("INSERT INTO words(wid, word, df) VALUES (?, ?, 0)",
-                             [(wid, w) for w, wid in new_words.items()])
-            new_words.clear()
-            conn.executemany("UPDATE words SET df = df + ? WHERE wid = ?",
-                             [(d, w) for w, d in df.items() if d])
-            df.clear()
-
+        step = commit_bytes
         now = time.time_ns()
         for name in sorted(listing):
             key = listing[name]
@@ -309,7 +448,7 @@ def _refresh(conn: sqlite3.Connection, home: Home, bot: str, listing: dict[str, 
                     conn.execute("UPDATE files SET racy = ? WHERE id = ?", (int(still), old[0]))
                     continue
             if old is not None:
-                _drop_file(conn, old[0], df)
+                batch.drop(old[0])
             got = _read_topic(home, bot, name)
             if got is None:
                 continue
@@ -321,51 +460,23 @@ def _refresh(conn: sqlite3.Connection, home: Home, bot: str, listing: dict[str, 
                                {w for t in topic.names for w in _index_words(redact(t))}, topic.opening)
             read += key[0]
             total += key[0]
-            mday = _mday(key).toordinal()
             is_racy = _is_racy(key, now)
             racy = racy or is_racy
             # a paragraph's words and its section heading's (the heading counts toward the gate too)
             per_passage = [_stem_counts(f"{p.heading}\n{p.text}" if p.heading else p.text, stems, keymap)
                            for p in topic.passages]
-            vocab: set[str] = set()
-            for c in per_passage:
-                vocab.update(c)
-            ids = wid_of(vocab)
-            first = int(conn.execute("SELECT COALESCE(MAX(pid), 0) + 1 FROM passages").fetchone()[0])
-            file_words: Counter[int] = Counter()
-            rows = []
-            for i, (p, counts) in enumerate(zip(topic.passages, per_passage)):
-                pid = first + i
-                day = p.day.toordinal() if p.day else mday
-                length = sum(counts.values())
-                rows.append((pid, day, p.until.toordinal() if p.until else None, length))
-                for w, tf in counts.items():
-                    wid = ids[w]
-                    postings.append((wid, pid, tf, length))
-                    file_words[wid] += 1
-            wids = sorted(file_words)
             names = " ".join(sorted({stems(k) for k in topic.names}))
-            cur = conn.execute(
-                "INSERT INTO files(name, size, mtime_ns, ctime_ns, ino, racy, hash, day, names, opening,"
-                " first_pid, n, wids) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (name, *key, int(is_racy), digest, mday, f" {names} ", int(topic.opening is not None),
-                 first, len(rows), _pack(wids, [file_words[w] for w in wids])))
-            new_id = cur.lastrowid
-            assert new_id is not None
-            conn.executemany("INSERT INTO passages(pid, file_id, day, until, len) VALUES (?, ?, ?, ?, ?)",
-                             [(pid, new_id, day, until, ln) for pid, day, until, ln in rows])
-            df.update(file_words)
-            if len(postings) >= _BATCH:
-                flush()
-            if commit_bytes and read >= commit_bytes:
-                flush()
-                save_words()
+            batch.add(name, key, is_racy, digest, _mday(key).toordinal(), f" {names} ", topic.opening is not None,
+                      topic, per_passage)
+            if commit_bytes and read >= step:
+                batch.flush()
                 _finish(conn)
                 conn.execute("COMMIT")
                 conn.execute("BEGIN IMMEDIATE")
+                batch.restart()
                 read = 0
-        flush()
-        save_words()
+                step = max(commit_bytes, total)     # commits after 2, 4, 8, … MB: each adds a row per word
+        batch.flush()
         generation = _finish(conn, "" if racy else _digest(listing))
         conn.execute("COMMIT")
         if not known and total > VACUUM_AFTER:
