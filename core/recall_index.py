@@ -6,6 +6,7 @@ rebuilt; ``python -m botmemory.core.recall_index --build HOME BOT`` is the backg
 from __future__ import annotations
 
 
+import gc
 import hashlib
 import logging
 import os
@@ -14,18 +15,23 @@ import stat
 import time
 from array import array
 from bisect import bisect_left
-from itertools import accumulate
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .errors import BotMemoryError
 from .paths import Folder, Home
 from .safeio import FILE_MODE, RACY_NS, make_dirs, read_file
 from .words import Stems, guess_language
 from .passages import (
-    _Key, _Passage, _Topic, _analyse_topic, _index_words, _list_topics, _mday, _stem_counts, _topic_folder
+    _Key, _Passage, _Topic, StemMemo, _analyse_topic, _index_words, _list_topics, _mday, _stem_counts,
+    _topic_folder,
 )
+
+if TYPE_CHECKING:
+    from concurrent.futures import Executor
 
 logger = logging.getLogger(__name__)
 
@@ -84,18 +90,17 @@ def decode(data: bytes) -> Postings:
 
 
 def _pack_wids(wids: list[int]) -> bytes:
-    """A file's sorted word ids, as gaps: two bytes each (b'H') unless one is too large (b'I')."""
-    gaps = [b - a for a, b in zip([0, *wids], wids)]
+    """A file's word ids (in no order): two bytes each (b'H') unless one is too large (b'I')."""
     try:
-        return b"H" + array("H", gaps).tobytes()
+        return b"H" + array("H", wids).tobytes()
     except OverflowError:
-        return b"I" + array("I", gaps).tobytes()
+        return b"I" + array("I", wids).tobytes()
 
 
-def _unpack_wids(blob: bytes) -> list[int]:
-    gaps = array(chr(blob[0]))
-    gaps.frombytes(blob[1:])
-    return list(accumulate(gaps))
+def _unpack_wids(blob: bytes) -> array[int]:
+    wids = array(chr(blob[0]))
+    wids.frombytes(blob[1:])
+    return wids
 
 
 def index_path(home: Home, bot: str) -> Path:
@@ -169,6 +174,116 @@ file table.
 """
 
 
+class _Gather:
+    """Parsed files' passages and postings, in memory (no database: a worker process fills one too).
+
+    *post* maps each word to flat (pid, tf, passage length) triples in pid order; a file's passages
+    take consecutive pids from *next_pid*; *passages* holds (day, until, length) from pid *base* on.
+    """
+
+    def __init__(self, base: int) -> None:
+        self.base = self.next_pid = base
+        self.post: dict[str, list[int]] = {}
+        self.files: list[tuple[object, ...]] = []      # (name, size, mtime_ns, ctime_ns, ino, racy, hash, day,
+        self.vocab: list[set[str] | tuple[list[str], array[int]]] = []   # names, opening, first_pid, n) and
+        # each file's words (from a worker: its word list and indices into it)
+        self.passages: list[tuple[int, int | None, int]] = []
+        self.racy = False
+
+    def add(self, got: _Parsed) -> None:
+        """A parsed file: its passages and their words' postings."""
+        name, key, racy, digest, mday, names, opening, topic, per_passage = got
+        first = pid = self.next_pid
+        post = self.post
+        rows = self.passages
+        vocab: set[str] = set()
+        for p, counts in zip(topic.passages, per_passage):
+            length = sum(counts.values())
+            rows.append((p.day.toordinal() if p.day else mday, p.until.toordinal() if p.until else None, length))
+            for w, tf in counts.items():
+                lst = post.get(w)
+                if lst is None:
+                    post[w] = [pid, tf, length]
+                else:
+                    lst += (pid, tf, length)
+            vocab.update(counts)
+            pid += 1
+        self.files.append((name, *key, int(racy), digest, mday, names, int(opening), first, pid - first))
+        self.vocab.append(vocab)
+        self.next_pid = pid
+        self.racy = self.racy or racy
+
+    def ship(self) -> _Shipped:
+        """This gathering in flat arrays (cheap to send from the worker: no list of numbers to pickle)."""
+        words = list(self.post)
+        index = {w: i for i, w in enumerate(words)}
+        return _Shipped(self.base, words, [array("I", self.post[w]).tobytes() for w in words], self.files,
+                        [array("I", [index[w] for w in v]).tobytes() for v in self.vocab if isinstance(v, set)],
+                        self.passages, self.racy)
+
+    def absorb(self, other: _Shipped) -> None:
+        """Add what a worker gathered from pid ``other.base`` on, after what this one holds (pids shifted)."""
+        off = self.next_pid - other.base
+        post = self.post
+        for w, data in zip(other.words, other.flats):
+            a = array("I")
+            a.frombytes(data)
+            flat = a.tolist()
+            if off:
+                flat[0::3] = [p + off for p in flat[0::3]]
+            lst = post.get(w)
+            if lst is None:
+                post[w] = flat
+            else:
+                lst += flat
+        self.files.extend((*f[:-2], f[-2] + off, f[-1]) for f in other.files)   # type: ignore[operator]
+        for v in other.vocab:
+            idx = array("I")
+            idx.frombytes(v)
+            self.vocab.append((other.words, idx))
+        self.passages.extend(other.passages)
+        self.next_pid += len(other.passages)
+        self.racy = self.racy or other.racy
+
+
+@dataclass
+class _Shipped:
+    """A worker's :class:`_Gather`, flattened: each word's triples and each file's words (as indices into
+    *words*) as array('I') bytes."""
+
+    base: int
+    words: list[str]
+    flats: list[bytes]
+    files: list[tuple[object, ...]]
+    vocab: list[bytes]
+    passages: list[tuple[int, int | None, int]]
+    racy: bool
+
+
+_Parsed = tuple[str, _Key, bool, str, int, str, bool, _Topic, list[dict[str, int]]]
+"""A topic file parsed for the index: name, change key, racy, hash, modification day, name stems
+(" a b "), whether it has an opening, its passages and each passage's stem counts."""
+
+
+def _parse(home: Home, bot: str, name: str, key: _Key, now: int, memo: StemMemo) -> _Parsed | None:
+    """Read and parse one topic file for the index (None: it is gone). Nothing of a secret reaches the
+    index: when the file holds one, its words are taken from redacted text."""
+    got = _read_topic(home, bot, name)
+    if got is None:
+        return None
+    topic, digest, text = got
+    from .redact import contains_secret, redact   # on first use: a warm recall never needs it
+
+    if contains_secret(text):
+        topic = _Topic([_Passage(p.day, p.until, redact(p.text), redact(p.heading)) for p in topic.passages],
+                       {w for t in topic.names for w in _index_words(redact(t))}, topic.opening)
+    # a paragraph's words and its section heading's (the heading counts toward the gate too)
+    per_passage = [_stem_counts(f"{p.heading}\n{p.text}" if p.heading else p.text, memo) for p in topic.passages]
+    names = " ".join(sorted({memo.stems(k) for k in topic.names}))
+    return (name, key, _is_racy(key, now), digest, _mday(key).toordinal(), f" {names} ", topic.opening is not None,
+            topic, per_passage)
+
+
 class _Batch:
     """The changes of one refresh between two commits, gathered in memory and written at :meth:`flush`.
 
@@ -185,19 +300,15 @@ class _Batch:
         self.fresh = conn.execute("SELECT 1 FROM words LIMIT 1").fetchone() is None
         self.ids: dict[str, int] = {}
         self.new_words: list[tuple[int, str]] = []
-        self.post: dict[str, list[int]] = {}
-        self.files: list[tuple[object, ...]] = []
-        self.vocab: list[set[str]] = []
-        self.passages: list[tuple[int, int, int, int | None, int]] = []
         self.drops: dict[int, list[tuple[int, int]]] = {}
         self.restart()
 
     def restart(self) -> None:
         """Read the next free ids (at the start of each transaction)."""
         one = self.conn.execute
-        self.next_pid = int(one("SELECT COALESCE(MAX(pid), 0) + 1 FROM passages").fetchone()[0])
         self.next_wid = int(one("SELECT COALESCE(MAX(wid), 0) + 1 FROM words").fetchone()[0])
         self.next_fid = int(one("SELECT COALESCE(MAX(id), 0) + 1 FROM files").fetchone()[0])
+        self.gather = _Gather(int(one("SELECT COALESCE(MAX(pid), 0) + 1 FROM passages").fetchone()[0]))
 
     def drop(self, file_id: int) -> None:
         """Drop a file: its rows now, its postings at the flush."""
@@ -208,31 +319,6 @@ class _Batch:
             self.drops.setdefault(w, []).append((first, first + n))
         conn.execute("DELETE FROM passages WHERE file_id = ?", (file_id,))
         conn.execute("DELETE FROM files WHERE id = ?", (file_id,))
-
-    def add(self, name: str, key: _Key, racy: bool, digest: str, mday: int, names: str, opening: bool,
-            topic: _Topic, per_passage: list[dict[str, int]]) -> None:
-        """A file's passages and their words' postings (*per_passage*: each passage's stem counts)."""
-        fid = self.next_fid
-        first = pid = self.next_pid
-        post = self.post
-        rows = self.passages
-        vocab: set[str] = set()
-        for p, counts in zip(topic.passages, per_passage):
-            length = sum(counts.values())
-            rows.append((pid, fid, p.day.toordinal() if p.day else mday, p.until.toordinal() if p.until else None,
-                         length))
-            for w, tf in counts.items():
-                lst = post.get(w)
-                if lst is None:
-                    post[w] = [pid, tf, length]
-                else:
-                    lst += (pid, tf, length)
-            vocab.update(counts)
-            pid += 1
-        self.files.append((fid, name, *key, int(racy), digest, mday, names, int(opening), first, pid - first))
-        self.vocab.append(vocab)
-        self.next_pid = pid
-        self.next_fid = fid + 1
 
     def _word_ids(self, words: list[str]) -> dict[str, int]:
         ids = self.ids
@@ -274,26 +360,45 @@ class _Batch:
         self.drops.clear()
 
     def flush(self) -> None:
+        """Write what was gathered (the caller commits)."""
         conn = self.conn
         if self.drops:
             self._apply_drops()
-        post = self.post
+        g = self.gather
+        post = g.post
         ids = self._word_ids(list(post))
         conn.executemany("INSERT INTO words(wid, word) VALUES (?, ?)", self.new_words)
         self.new_words.clear()
+        fid = self.next_fid
+        file_rows = []
+        passage_rows: list[tuple[int, int, int, int | None, int]] = []
+        rows = g.passages
+        theirs: dict[int, list[int]] = {}      # a worker's word list -> the word ids
+        for f, v in zip(g.files, g.vocab):
+            first, n = f[-2], f[-1]
+            assert isinstance(first, int) and isinstance(n, int)
+            if isinstance(v, set):
+                wids = [ids[w] for w in v]
+            else:
+                words, idx = v
+                if id(words) not in theirs:
+                    theirs[id(words)] = [ids[w] for w in words]
+                to = theirs[id(words)]
+                wids = [to[i] for i in idx]
+            file_rows.append((fid, *f, _pack_wids(wids)))
+            i = first - g.base
+            passage_rows.extend((first + k, fid, *rows[i + k]) for k in range(n))
+            fid += 1
+        self.next_fid = fid
         conn.executemany(
             "INSERT INTO files(id, name, size, mtime_ns, ctime_ns, ino, racy, hash, day, names, opening,"
-            " first_pid, n, wids) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [(*f, _pack_wids(sorted([ids[w] for w in v]))) for f, v in zip(self.files, self.vocab)])
-        self.files.clear()
-        self.vocab.clear()
-        conn.executemany("INSERT INTO passages(pid, file_id, day, until, len) VALUES (?, ?, ?, ?, ?)", self.passages)
-        self.passages.clear()
+            " first_pid, n, wids) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", file_rows)
+        conn.executemany("INSERT INTO passages(pid, file_id, day, until, len) VALUES (?, ?, ?, ?, ?)", passage_rows)
         conn.executemany("INSERT INTO postings(wid, start, data) VALUES (?, ?, ?)",
                          [(ids[w], lst[0], _row(lst)) for w, lst in post.items()])
         if not self.fresh and post:
             self._merge([ids[w] for w in post])
-        post.clear()
+        self.gather = _Gather(g.next_pid)
 
     def _merge(self, wids: list[int]) -> None:
         """Merge the rows of words that have more than ``MAX_CHUNKS`` into one."""
@@ -389,8 +494,6 @@ def _up_to_date(known: _Known, listing: dict[str, _Key]) -> bool:
         name in known and known[name][1] == key and not known[name][2] for name, key in listing.items())
 
 
-VACUUM_AFTER = 1_000_000
-"""A build from an empty index that read more than this many bytes packs the database afterwards."""
 INLINE_BYTES = 8_000_000
 """Topics to (re)index up to this many bytes are indexed before answering; more are indexed by a
 background process while recall answers from what is indexed so far."""
@@ -419,22 +522,23 @@ def _refresh(conn: sqlite3.Connection, home: Home, bot: str, listing: dict[str, 
     build that others can follow); otherwise it is one transaction.
     """
     racy = False
+    collecting = gc.isenabled()
+    gc.disable()        # a build makes millions of small objects and no cycles: the collector would only rescan them
     conn.execute("BEGIN IMMEDIATE")
+    pool: Executor | None = None
     try:
         language = _meta(conn, "language")
         known = _known(conn)
         if language is None or not known:
             language = guess_language(_sample_texts(home, bot, listing))
             conn.execute("INSERT OR REPLACE INTO meta(k, v) VALUES ('language', ?)", (language,))
-        stems = Stems(language)
-        keymap: dict[str, str] = {}
+        memo = StemMemo(Stems(language))
         batch = _Batch(conn)
         for name, (file_id, key, _r, _h) in known.items():
             if name not in listing:
                 batch.drop(file_id)
-        read = total = 0
-        step = commit_bytes
         now = time.time_ns()
+        todo: list[tuple[str, _Key]] = []
         for name in sorted(listing):
             key = listing[name]
             old = known.get(name)
@@ -449,43 +553,116 @@ def _refresh(conn: sqlite3.Connection, home: Home, bot: str, listing: dict[str, 
                     continue
             if old is not None:
                 batch.drop(old[0])
-            got = _read_topic(home, bot, name)
-            if got is None:
-                continue
-            topic, digest, text = got
-            from .redact import contains_secret, redact   # on first use: a warm recall never needs it
+            todo.append((name, key))
+        # the files up to each commit: after 2, 4, 8, … MB (each commit adds a row per word); a second
+        # process parses part of each step's files (all steps are handed to it at once: it parses the
+        # next while this one writes)
+        steps: list[tuple[list[tuple[str, _Key]], list[tuple[str, _Key]]]] = []
+        total = i = 0
+        everything = sum(k[0] for _n, k in todo)
+        while i < len(todo):
+            limit = max(commit_bytes, total) if commit_bytes else everything
+            j, size = i, 0
+            while j < len(todo) and (size < limit or j == i):
+                size += todo[j][1][0]
+                j += 1
+            mine, theirs = todo[i:j], []
+            if size > PARALLEL_BYTES and _can_fork():
+                k, part = len(mine), 0
+                while k > 0 and part < WORKER_SHARE * size:
+                    k -= 1
+                    part += mine[k][1][0]
+                mine, theirs = mine[:k], mine[k:]
+            steps.append((mine, theirs))
+            total += size
+            i = j
+        if any(theirs for _m, theirs in steps):
+            pool = _worker(home, bot, now, language)
+            parts = [pool.submit(_parse_all, theirs) if theirs else None for _m, theirs in steps]
+        else:
+            parts = [None] * len(steps)
+        for n, ((mine, theirs), done) in enumerate(zip(steps, parts)):
+            g = batch.gather
+            for name, key in mine:
+                got = _parse(home, bot, name, key, now, memo)
+                if got is not None:
+                    g.add(got)
+            if done is not None:
+                from concurrent.futures.process import BrokenProcessPool   # loaded with the pool
 
-            if contains_secret(text):   # nothing of a secret reaches the index: words come from redacted text
-                topic = _Topic([_Passage(p.day, p.until, redact(p.text), redact(p.heading)) for p in topic.passages],
-                               {w for t in topic.names for w in _index_words(redact(t))}, topic.opening)
-            read += key[0]
-            total += key[0]
-            is_racy = _is_racy(key, now)
-            racy = racy or is_racy
-            # a paragraph's words and its section heading's (the heading counts toward the gate too)
-            per_passage = [_stem_counts(f"{p.heading}\n{p.text}" if p.heading else p.text, stems, keymap)
-                           for p in topic.passages]
-            names = " ".join(sorted({stems(k) for k in topic.names}))
-            batch.add(name, key, is_racy, digest, _mday(key).toordinal(), f" {names} ", topic.opening is not None,
-                      topic, per_passage)
-            if commit_bytes and read >= step:
+                try:
+                    g.absorb(done.result())
+                except (BrokenProcessPool, OSError) as e:
+                    logger.info("recall's index worker failed (%s): parsing its files here", e)
+                    for name, key in theirs:
+                        got = _parse(home, bot, name, key, now, memo)
+                        if got is not None:
+                            g.add(got)
+            racy = racy or g.racy
+            if n < len(steps) - 1:
                 batch.flush()
                 _finish(conn)
                 conn.execute("COMMIT")
                 conn.execute("BEGIN IMMEDIATE")
                 batch.restart()
-                read = 0
-                step = max(commit_bytes, total)     # commits after 2, 4, 8, … MB: each adds a row per word
         batch.flush()
         generation = _finish(conn, "" if racy else _digest(listing))
         conn.execute("COMMIT")
-        if not known and total > VACUUM_AFTER:
-            conn.execute("VACUUM")      # a build from nothing: pack its pages (about a tenth smaller)
     except BaseException:
         if conn.in_transaction:
             conn.execute("ROLLBACK")
         raise
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+        if collecting:
+            gc.enable()
     return generation, racy
+
+
+PARALLEL_BYTES = 1_000_000
+"""A build that reads more than this between two commits has a second process parse part of its files
+(where a process can be forked: Linux, not a frozen bundle, two cores or more); otherwise one process
+parses them all."""
+WORKER_SHARE = 0.65
+"""The worker's share of those bytes (this process also writes the index)."""
+
+_job: tuple[Home, str, int, StemMemo] | None = None
+"""What the forked worker parses with: home, bot, the refresh's time and the word -> stem memo."""
+
+
+def _can_fork() -> bool:
+    import sys
+
+    if sys.platform != "linux" or getattr(sys, "frozen", False):
+        return False
+    try:
+        return len(os.sched_getaffinity(0)) >= 2
+    except (AttributeError, OSError):   # pragma: no cover
+        return (os.cpu_count() or 1) >= 2
+
+
+def _worker(home: Home, bot: str, now: int, language: str) -> Executor:
+    """A forked process that parses files for this refresh (it inherits what it needs: nothing is pickled
+    but the names it is given and what it gathers)."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    global _job
+    _job = (home, bot, now, StemMemo(Stems(language)))
+    return ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork"))
+
+
+def _parse_all(names: list[tuple[str, _Key]]) -> _Shipped:
+    """In the worker: parse *names* into a gathering of pids from 0 (the caller shifts them)."""
+    assert _job is not None
+    home, bot, now, memo = _job
+    g = _Gather(0)
+    for name, key in names:
+        got = _parse(home, bot, name, key, now, memo)
+        if got is not None:
+            g.add(got)
+    return g.ship()
 
 
 def _digest(listing: dict[str, _Key]) -> str:

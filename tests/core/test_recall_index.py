@@ -75,3 +75,36 @@ def test_a_count_too_large_for_a_row_is_kept_at_its_ceiling() -> None:
 
     pids, tfs, lens = I.decode(I.encode(array("I", [3, 9]), array("I", [2, 70_000]), array("I", [5, 80_000])))
     assert (list(pids), list(tfs), list(lens)) == ([3, 9], [2, I.MAX_TF], [5, 80_000])
+
+
+def test_a_build_shared_with_a_worker_process_holds_what_one_process_builds(
+        home: Home, ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = random.Random(5)
+    for i in range(40):
+        (ws / f"memory/t{i:02d}.md").write_text(_text(rng), encoding="utf-8")
+    monkeypatch.setattr(I, "COMMIT_BYTES", 1500)          # several commits, each shared
+    monkeypatch.setattr(I, "PARALLEL_BYTES", 10**12)
+    I.refresh_index(home, BOT)
+    alone = _contents(home)
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{I.index_path(home, BOT)}{suffix}").unlink(missing_ok=True)
+    shared: list[int] = []
+    worker = I._worker
+
+    class Counting:       # the real worker process, counting the files handed to it
+        def __init__(self, *args: object) -> None:
+            self.pool = worker(*args)  # type: ignore[arg-type]
+
+        def submit(self, fn: object, names: list[object]) -> object:
+            shared.append(len(names))
+            return self.pool.submit(fn, names)  # type: ignore[arg-type]
+
+        def shutdown(self, **kw: object) -> None:
+            self.pool.shutdown(**kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(I, "_worker", Counting)
+    monkeypatch.setattr(I, "PARALLEL_BYTES", 0)
+    monkeypatch.setattr(I, "_can_fork", lambda: True)
+    I.refresh_index(home, BOT)
+    assert _contents(home) == alone
+    assert len(alone) == len(WORDS) and len(shared) > 2 and 0 < sum(shared) < 40
