@@ -33,8 +33,10 @@ loaded), ``memory/archive.md`` (older or no longer true) or daily logs.
 
 Recall reads an **index** instead of the files: a SQLite database under
 ``<home>/botmemory/index/<bot>.sqlite3`` (outside the workspace, mode 0600)
-mapping each word stem to the passages holding it, with counts for BM25. It
-keeps no text: a recalled passage is read again from its file, checked by the
+mapping each word stem to the passages holding it, with counts for BM25: a
+word's postings are packed arrays (passage ids, the word's count in each, each
+passage's length), one row per word and build step (:mod:`.recall_index`), and
+BM25 is computed here in Python from the query words' arrays. It keeps no text: a recalled passage is read again from its file, checked by the
 SHA-256 the file was indexed with, and every word is taken from redacted text,
 so no secret is copied out of the workspace. Each topic file is keyed by its
 (size, mtime_ns, ctime_ns, inode) and the index keeps a fingerprint of the
@@ -44,7 +46,9 @@ ones dropped, and a file indexed within a timestamp tick of its change is hashed
 again once (never parsed again unless its bytes changed). When more than
 ``INLINE_BYTES`` wait to be indexed, recall answers from what is indexed so far
 and a detached process builds the rest (:func:`refresh_index` is the same build
-for the tray app and ``watch``). The files stay the source of truth: a missing,
+for the tray app and ``watch``); a long build commits after 2, 4, 8, … MB read, so
+that a recall meanwhile sees its progress, and on Linux shares the parsing with
+a forked worker process. The files stay the source of truth: a missing,
 outdated or corrupt index is rebuilt from them, and when no index can be kept on
 disk one is built in memory for the call. SQLite's WAL mode lets processes
 recall while another writes; updates are serialised by its write lock.

@@ -632,9 +632,12 @@ _job: tuple[Home, str, int, StemMemo] | None = None
 
 
 def _can_fork() -> bool:
+    """Whether a worker can be forked: on Linux, from a process running one thread (a lock another thread
+    holds would stay held in the child), not a frozen bundle, with two cores or more."""
     import sys
+    import threading
 
-    if sys.platform != "linux" or getattr(sys, "frozen", False):
+    if sys.platform != "linux" or getattr(sys, "frozen", False) or threading.active_count() > 1:
         return False
     try:
         return len(os.sched_getaffinity(0)) >= 2
