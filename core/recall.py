@@ -36,7 +36,8 @@ Recall reads an **index** instead of the files: a SQLite database under
 mapping each word stem to the passages holding it, with counts for BM25: a
 word's postings are packed arrays (passage ids, the word's count in each, each
 passage's length), one row per word and build step (:mod:`.recall_index`), and
-BM25 is computed here in Python from the query words' arrays. It keeps no text: a recalled passage is read again from its file, checked by the
+BM25 is computed here in Python from the query words' arrays. It keeps no
+text: a recalled passage is read again from its file, checked by the
 SHA-256 the file was indexed with, and every word is taken from redacted text,
 so no secret is copied out of the workspace. Each topic file is keyed by its
 (size, mtime_ns, ctime_ns, inode) and the index keeps a fingerprint of the
