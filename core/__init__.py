@@ -48,6 +48,7 @@ _export("update", "ForgetResult", "OverflowPreview", "PreferResult", "RememberRe
         "make_room", "overflow_preview", "unforget")
 _export("recall", "Hit", "MIN_MESSAGE_CHARS", "Note", "RecallResult", "content_words", "fold", "refresh_index",
         RECALL_HEADER="HEADER")
+_export("recall_index", recall_index_current="index_current", recall_index_builder="builder_command")
 _export("search", "parse_when")
 _export("kinds", "AgentGauge", "AgentKind", "Limits", "Loaded", KIND_NAMES="NAMES", AGENT_KIND_NAMES="AGENT_NAMES",
         get_kind="get")
@@ -94,7 +95,8 @@ __all__ = [  # the same names as _NAMES (tests/test_layering.py checks)
     "heavy_line", "kind_of", "last_capture", "learned_lines", "learning_check", "list_topics", "load_block",
     "local_today", "log_line", "log_path", "make_room", "make_row", "move_overflow", "note_turn", "open_turns",
     "organize_memory", "overflow_preview", "parse_blocks", "parse_day", "parse_when", "prefer", "read_config",
-    "read_config_strict", "read_file", "read_frontmatter", "read_state", "recall_notes", "reconcile_bot",
+    "read_config_strict", "read_file", "read_frontmatter", "read_state", "recall_index_builder",
+    "recall_index_current", "recall_notes", "reconcile_bot",
     "redact_file", "refresh_index", "remember", "remove_learned", "rm_file", "run_due", "save_file", "scan",
     "secrets_in", "session_search", "set_bot_setting", "text_hash", "tidy_bot", "tidy_hour", "tidy_now", "tidy_up",
     "token_path", "topic_name_rule", "topic_path", "track", "turn_begin", "turn_end", "turn_open", "undo_overflow",
@@ -159,6 +161,8 @@ if TYPE_CHECKING:  # for type checkers: the same names, eagerly
     from .reconcile import OUTSIDE, reconcile_bot
     from .recall import HEADER as RECALL_HEADER
     from .recall import MIN_MESSAGE_CHARS, Hit, Note, RecallResult, content_words, fold, refresh_index
+    from .recall_index import builder_command as recall_index_builder
+    from .recall_index import index_current as recall_index_current
     from .search import parse_when
     from .ops import SearchResult, forget, forget_everywhere, move_overflow, prefer, remember, undo_overflow
     from .ops import recall as recall_notes

@@ -148,7 +148,7 @@ def build_parser() -> _Parser:
     sp.add_argument("text", help="the note (at most 1,000 characters and 20 lines; - reads stdin)")
     sp.add_argument("--chat", metavar="T", help="the bot's work in chat T (without it: the person's); "
                     "the title is kept on one line, redacted")
-    sp.add_argument("--until", metavar="DATE", help="the last day the note is true (YYYY-MM-DD)")
+    sp.add_argument("--until", metavar="DATE", help="the last day the note is true (YYYY-MM-DD, today or later)")
     sp = add("forget", cmd_forget, "remove every note whose fact mentions all the words, everywhere")
     sp.add_argument("bot", help="the bot (with --all: the first word)")
     sp.add_argument("words", nargs="*", metavar="WORD",

@@ -46,7 +46,7 @@ HEADER = (
 STOP_WORDS: frozenset[str] = frozenset("""
 a about above after again against ago ah all almost along already also although always am among an and
 another any anybody anyone anything anyway anywhere are aren around as ask asked asking at away
-back be became because become been before being below besides best better between beyond both bit but by
+be became because become been before being below besides best better between beyond both bit but by
 can cannot cant could couldn
 dear did didn do does doesn doing don done down during
 each eh either else enough etc even ever every everybody everyone everything
@@ -65,7 +65,7 @@ quite
 rather re really recall regarding remember remind right
 said same say says see seem seems shall she should shouldn since so some somebody someone something
 sometime sometimes somewhat somewhere soon sorry still such sure
-take tell than thank thanks thanx thats the their theirs them themselves then there therefore these they
+take tell than thank thanks thanx that thats the their theirs them themselves then there therefore these they
 thing things think this those though through thru thus thx till to too toward towards tried try trying
 ugh uh um umm under unless until up upon us use used using
 very via

@@ -15,17 +15,20 @@ loaded), ``memory/archive.md`` (older or no longer true) or daily logs.
   stems in the language of the bot's notes (``synced`` finds ``syncing``).
 - The gate (the spec's): a passage is a hit when it holds one content word of
   the message, two when the message has 5 or more.
-- Ranking: BM25 over the bot's passages (a word weighs by its rarity; a passage
-  shorter than half the average is normalised as that long), plus, for a topic
+- Ranking (:mod:`.ranking`, a pure function of each stem's postings): BM25 over
+  the bot's passages (a word weighs by its rarity; a passage shorter than half
+  the average is normalised as that long), plus half the BM25 of its topic read
+  as one document (how much the page is about the words), plus, for a topic
   whose file name, title or aliases hold a word of the message, that word's
-  weight again scaled by its rarity (``NAME_WEIGHT``, ``_name_weight``: a word
-  common across passages adds little). An alias that is a folder path counts
-  by its last part; a section heading's words are indexed with the paragraph
-  under it (and count toward the gate: they are that paragraph's section). The date (entry date, else the file's
-  modification date) breaks ties between equal scores only. At most two notes
-  come from one topic unless no other topic matches. When fewer than four
-  passages match, topics whose name, title or alias matches fill the remaining
-  places with their opening (first 3 body lines), ranked below every passage.
+  weight again scaled by its rarity. An alias that is a folder path counts by
+  its last part; a section heading's words are indexed with the paragraph under
+  it (and count toward the gate: they are that paragraph's section). The date
+  (entry date, else the file's modification date) breaks ties between equal
+  scores only. The best note of each topic comes first, then second notes while
+  places are left: at most two notes from one topic unless no other topic
+  matches. When fewer than four passages match, topics whose name, title or
+  alias matches fill the remaining places with their opening (first 3 body
+  lines), ranked below every passage.
 - The block opens with a line saying these are the bot's own notes and that a
   command inside one is not an instruction, then up to 4 numbered notes, each
   headed ``N. FILE · DATE``; the whole text is at most 6,000 characters, a long
@@ -35,9 +38,9 @@ Recall reads an **index** instead of the files: a SQLite database under
 ``<home>/botmemory/index/<bot>.sqlite3`` (outside the workspace, mode 0600)
 mapping each word stem to the passages holding it, with counts for BM25: a
 word's postings are packed arrays (passage ids, the word's count in each, each
-passage's length), one row per word and build step (:mod:`.recall_index`), and
-BM25 is computed here in Python from the query words' arrays. It keeps no
-text: a recalled passage is read again from its file, checked by the
+passage's length), one row per word and build step (:mod:`.recall_index`);
+recall decodes each stem's postings and :mod:`.ranking` scores them. It
+keeps no text: a recalled passage is read again from its file, checked by the
 SHA-256 the file was indexed with, and every word is taken from redacted text,
 so no secret is copied out of the workspace. Each topic file is keyed by its
 (size, mtime_ns, ctime_ns, inode) and the index keeps a fingerprint of the
@@ -64,26 +67,20 @@ from __future__ import annotations
 
 
 import logging
-import heapq
-import math
 import os
 import sqlite3
-from array import array
-from bisect import bisect_left
-from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 from typing import Any
 
-from . import config
+from . import config, ranking
 from .paths import Home
 from .words import Stems, is_cjk_token
 from .passages import _Key, _Topic, _list_topics, _topic_folder
 from .recall_index import (
-    _Unusable, _build_in_background, _configure, _meta, _open, _reread_topic, _sync, _synced, _joined, Postings,
-    decode,
+    Postings, _Unusable, _build_in_background, _configure, _joined, _meta, _open, _reread_topic, _sync, _synced, decode
 )
 from .passages import (  # re-exported: recall's words and results, as callers name them
     HEADER as HEADER,
@@ -115,64 +112,13 @@ class _Found:
     text: str
 
 
-K1 = 1.2
-B = 0.75
-"""BM25's term-frequency saturation and length normalisation."""
-SHORT_FLOOR = 0.5
-"""A passage shorter than this fraction of the average length is normalised as if it were that long:
-a one-line passage is not rewarded for being short beyond that."""
-NAME_WEIGHT = 1.0
-"""A passage in a topic whose file name, title or aliases hold a word of the message gains this many
-times that word's weight, scaled by its rarity (BM25F-style: the name is a second, short field of every passage)."""
-PER_TOPIC = 2
-"""At most this many notes from one topic, unless no other topic matches."""
-CANDIDATES = 100
-
-
 def _idf(n: int, df: int) -> float:
-    return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
-
-
-def _name_weight(idf: float, top: float) -> float:
-    """A name word's weight: its idf scaled by its rarity (idf / the idf of a word no passage holds), so a
-    word common across pages ("note", "link") adds little when it is in a topic's name and a rare one nearly
-    its full idf."""
-    return idf * idf / top
-
-
-def _scored(post: list[tuple[Postings, float]], need: int, avg: float, limit: int,
-            ranges: list[tuple[int, int]] | None = None) -> list[tuple[int, float]]:
-    """(pid, BM25 score) of the best passages holding at least *need* of the words, best first (equal scores:
-    the later passage first). *post* holds each word's postings (pids ascending, counts, lengths) and idf;
-    with *ranges*, only passages in those pid ranges count."""
-    floor = SHORT_FLOOR * avg
-    k1 = K1 + 1
-    keep = 1 - B
-    acc: dict[int, float] = {}
-    hits: Counter[int] = Counter()
-    for (pids, tfs, lens), idf in post:
-        if ranges is not None:
-            spans = [(bisect_left(pids, lo), bisect_left(pids, hi)) for lo, hi in ranges]
-            pids = array("I", (p for i, j in spans for p in pids[i:j]))
-            tfs = array("H", (t for i, j in spans for t in tfs[i:j]))
-            lens = array("I", (n for i, j in spans for n in lens[i:j]))
-        # BM25, term by term as SQL would: idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * max(len, floor) / avg))
-        scores = [idf * tf * k1 / (tf + K1 * (keep + B * (n if n > floor else floor) / avg))
-                  for tf, n in zip(tfs, lens)]
-        if len(post) == 1:
-            return [(p, s) for s, p in heapq.nlargest(limit, zip(scores, pids))]
-        get = acc.get
-        for p, s in zip(pids, scores):
-            acc[p] = get(p, 0.0) + s
-        if need > 1:
-            hits.update(pids)
-    if need > 1:
-        return [(p, s) for s, p in heapq.nlargest(limit, ((s, p) for p, s in acc.items() if hits[p] >= need))]
-    return [(p, s) for s, p in heapq.nlargest(limit, ((s, p) for p, s in acc.items()))]
+    return ranking.idf(n, df)
 
 
 def _postings(conn: sqlite3.Connection, stemmed: list[str]) -> dict[str, Postings]:
-    """Each word's postings (see :func:`.recall_index.encode`), for the words some passage holds."""
+    """Each word's postings (see :func:`.recall_index.encode`: its rows joined in pid order), for the
+    words some passage holds."""
     marks = ",".join("?" * len(stemmed))
     rows: dict[str, list[bytes]] = {}
     for word, data in conn.execute(f"SELECT w.word, p.data FROM words w JOIN postings p ON p.wid = w.wid"
@@ -193,9 +139,11 @@ def _query(conn: sqlite3.Connection, home: Home, bot: str, keys: list[str], need
         if s not in stemmed:
             stemmed.append(s)
     n = max(int(_meta(conn, "passages") or 0), 1)
+    # the storage fetch: each stem's postings (pid, tf, passage length; df = their number), decoded from
+    # its packed rows; ranking does the arithmetic
     post = _postings(conn, stemmed)
-    idf = {w: _idf(n, len(a[0])) for w, a in post.items()}
-    q = [(post[w], idf[w]) for w in stemmed if w in post]
+    terms = [ranking.Term(s, _idf(n, len(post[s][0])), list(zip(*post[s]))) if s in post
+             else ranking.Term(s, _idf(n, 0), []) for s in stemmed]
     avg = max(float(_meta(conn, "length") or 0) / n, 1.0)
     t = today.toordinal()
     files: dict[int, tuple[str, str, int, int, int, int, str]] = {}
@@ -207,49 +155,47 @@ def _query(conn: sqlite3.Connection, home: Home, bot: str, keys: list[str], need
             files[int(r[0])] = (str(r[1]), str(r[2]), int(r[3]), int(r[4]), int(r[5]), int(r[6]), str(r[7]))
         return [int(r[0]) for r in rows]
 
+    spans: list[tuple[int, int, int]] = conn.execute("SELECT first_pid, n, id FROM files").fetchall()
+    topics = ranking.Topics(spans)
     # name matches: the stems of the message in a topic's file name, title or aliases
-    top = _idf(n, 0)
-    name_bonus: dict[int, float] = {}
     name_hits: dict[int, int] = {}
+    names: dict[int, list[int]] = {}
     matching = load_files(" OR ".join(["instr(names, ?) > 0"] * len(stemmed)), [f" {k} " for k in stemmed])
     for fid in matching:
-        names = files[fid][1]
-        hit = [s for s in stemmed if f" {s} " in names]
-        if hit:
-            name_hits[fid] = len(hit)
-            name_bonus[fid] = NAME_WEIGHT * sum(_name_weight(idf.get(s, top), top) for s in hit)
-    cands: dict[int, float] = {}
-    if len(q) >= need and q:
-        cands.update(_scored(q, need, avg, CANDIDATES))
-        boosted = sorted(name_bonus, key=lambda f: -name_bonus[f])[:20]
-        if boosted:
-            ranges = [(files[f][2], files[f][2] + files[f][3]) for f in boosted]
-            cands.update(_scored(q, need, avg, CANDIDATES, ranges))
+        held = [i for i, s in enumerate(stemmed) if f" {s} " in files[fid][1]]
+        if held:
+            name_hits[fid] = len(held)
+            names[fid] = held
+
+    def topic_len(wanted: Collection[int]) -> dict[int, int]:
+        ranges = [(fid, first, cnt) for first, cnt, fid in spans if fid in wanted]
+        if not ranges:
+            return {}
+        values = ",".join("(?, ?, ?)" for _ in ranges)
+        return {int(fid): int(total) for fid, total in conn.execute(
+            f"WITH r(fid, a, n) AS (VALUES {values}) SELECT r.fid, SUM(p.len) FROM r JOIN passages p"
+            " ON p.pid >= r.a AND p.pid < r.a + r.n GROUP BY r.fid", [x for r in ranges for x in r])}
+
+    scored = ranking.rank(terms, need, avg, topics, names, n, topic_len,
+                          float(_meta(conn, "length") or 0) / max(len(topics), 1)) if len(post) >= need else []
     ranked: list[tuple[float, int, int, int]] = []     # (score, day, pid, file id)
-    if cands:
-        marks = ",".join("?" * len(cands))
+    if scored:
+        score_of = {pid: sc for sc, pid, _fid in scored}
+        marks = ",".join("?" * len(score_of))
         for pid, fid, day, until in conn.execute(
-                f"SELECT pid, file_id, day, until FROM passages WHERE pid IN ({marks})", list(cands)):
+                f"SELECT pid, file_id, day, until FROM passages WHERE pid IN ({marks})", list(score_of)):
             if until is not None and until < t:
                 continue
-            ranked.append((cands[pid] + name_bonus.get(fid, 0.0), day, pid, fid))
+            ranked.append((score_of[pid], day, pid, fid))
     ranked.sort(reverse=True)
     missing = sorted({r[3] for r in ranked} - set(files))
     if missing:
         load_files(f"id IN ({','.join('?' * len(missing))})", missing)
-    chosen: list[tuple[float, int, int, int]] = []
-    per: Counter[int] = Counter()
-    alone = len({r[3] for r in ranked}) == 1          # no other topic matches: no cap
-    for r in ranked:
-        if alone or per[r[3]] < PER_TOPIC:
-            chosen.append(r)
-            per[r[3]] += 1
-        if len(chosen) == MAX_NOTES:
-            break
+    chosen = [ranked[i] for i in ranking.choose([(r[0], r[3], r[2]) for r in ranked], MAX_NOTES)]
     out: list[_Found] = []
     texts: dict[int, _Topic | None] = {}
 
-    def topic_of(fid: int) -> _Topic | None:
+    def topic_of_file(fid: int) -> _Topic | None:
         if fid not in texts:
             name, _names, _first, _n, _op, _day, digest = files[fid]
             got = _reread_topic(home, bot, name)
@@ -257,7 +203,7 @@ def _query(conn: sqlite3.Connection, home: Home, bot: str, keys: list[str], need
         return texts[fid]
 
     for _score, day, pid, fid in chosen:
-        topic = topic_of(fid)
+        topic = topic_of_file(fid)
         i = pid - files[fid][2]
         if topic is None or i >= len(topic.passages):
             if strict:
@@ -275,7 +221,7 @@ def _query(conn: sqlite3.Connection, home: Home, bot: str, keys: list[str], need
             name = files[fid][0]
             if prefix + name in have:
                 continue
-            topic = topic_of(fid)
+            topic = topic_of_file(fid)
             if topic is None:
                 if strict:
                     return None

@@ -38,7 +38,7 @@ logger = logging.getLogger(__name__)
 
 # ----- the index
 
-SCHEMA_VERSION = 11
+SCHEMA_VERSION = 12
 """Bump whenever the schema, the word rules or the stop list change: an index of another version is rebuilt."""
 
 _SCHEMA = (
@@ -770,18 +770,50 @@ def _build_lock(home: Home, bot: str, *, wait: bool) -> Iterator[bool]:
         os.close(fd)
 
 
+def index_current(home: Home, bot: str) -> bool:
+    """Whether *bot*'s recall index matches its topics now (one ``stat`` a topic and a read of the index's
+    fingerprint; nothing is built): the tray app asks this before it starts a builder."""
+    listing = _list_topics(home, bot)
+    path = index_path(home, bot)
+    try:
+        make_dirs(path.parent, home.root)   # never read through a link below the home
+        if not os.path.isfile(path) or os.path.islink(path):
+            return not listing
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5.0)
+        try:
+            if conn.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
+                return False
+            return _meta(conn, "generation") is not None and _meta(conn, "listing") == _digest(listing)
+        finally:
+            conn.close()
+    except (sqlite3.Error, OSError, BotMemoryError):
+        return False
+
+
+def builder_command(home: Home, bot: str) -> list[str] | None:
+    """The command line of a process that brings *bot*'s index up to date (one builder at a time: a second
+    one exits at once), or None where this executable cannot run a module (a frozen bundle)."""
+    import sys
+
+    if getattr(sys, "frozen", False):
+        return None
+    f = home.folder(bot)      # a tracked (or the hook's one untracked) folder: the builder is told where it is
+    where = [str(f.path), f.layout.name] if f is not None else []
+    return [sys.executable, "-m", "botmemory.core.recall_index", "--build", str(home.root), bot, *where]
+
+
 def _build_in_background(home: Home, bot: str) -> None:
     """Start a detached process that builds the index, unless one is at it."""
     import subprocess
-    import sys
 
     with _build_lock(home, bot, wait=False) as free:
         if not free:
             return
-    f = home.folder(bot)      # a tracked (or the hook's one untracked) folder: the builder is told where it is
-    where = [str(f.path), f.layout.name] if f is not None else []
+    command = builder_command(home, bot)
+    if command is None:
+        return
     try:
-        subprocess.Popen([sys.executable, "-m", "botmemory.core.recall_index", "--build", str(home.root), bot, *where],
+        subprocess.Popen(command,
                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                          start_new_session=True, close_fds=True)
     except OSError as e:

@@ -94,6 +94,8 @@ class Seen:
 
 
 _PACK = re.compile(r"[0-9a-f]{20}\.pack")
+PACK_BYTES = 8 * 1024 * 1024
+"""A pack holds copies up to this many bytes; more go in further packs (one write is at most 16 MB)."""
 
 
 class Shadows:
@@ -207,15 +209,35 @@ class Shadows:
         return data.decode("utf-8")
 
     def _write_pack(self, bot: str, index: Index, copies: Sequence[tuple[str, bytes]]) -> dict[str, tuple[str, int]]:
-        """Write *copies* as one pack; returns where each landed (pack, offset)."""
-        pack = f"{time.time_ns():016x}{secrets.token_hex(2)}"
+        """Write *copies* as packs of at most :data:`PACK_BYTES` each (a larger copy gets a pack of its own:
+        a memory of any total size is kept, every write within the file limit); returns where each landed
+        (pack, offset). Packs written before a crash and never entered in the index are deleted by the next
+        :meth:`save`."""
         where: dict[str, tuple[str, int]] = {}
-        offset = 0
+        batch: list[tuple[str, bytes]] = []
+        size = 0
+
+        def flush() -> None:
+            nonlocal size
+            pack = f"{time.time_ns():016x}{secrets.token_hex(2)}"
+            while pack in index.packs:      # the clock did not move since the last one
+                pack = f"{time.time_ns():016x}{secrets.token_hex(2)}"
+            offset = 0
+            for rel, data in batch:
+                where[rel] = (pack, offset)
+                offset += len(data)
+            atomic_write(self._pack_path(bot, pack), b"".join(data for _, data in batch), self.home.root)
+            index.packs[pack] = offset
+            batch.clear()
+            size = 0
+
         for rel, data in copies:
-            where[rel] = (pack, offset)
-            offset += len(data)
-        atomic_write(self._pack_path(bot, pack), b"".join(data for _, data in copies), self.home.root)
-        index.packs[pack] = offset
+            if batch and size + len(data) > PACK_BYTES:
+                flush()
+            batch.append((rel, data))
+            size += len(data)
+        if batch:
+            flush()
         return where
 
     def keep(self, bot: str, index: Index, seen: Sequence[Seen]) -> None:

@@ -189,6 +189,9 @@ def remember(store: Store, bot: str, text: str, actor: Actor, *, until: date | N
     if why:
         raise BadInput(why)
     today = store.today
+    if until is not None and until < today:     # it would never load (the day after `until` it stops)
+        raise BadInput(f"until {until.isoformat()} is before today ({today.isoformat()}): the note would never "
+                       "load; give today or a later day")
     source = E.chat_source(actor.chat, source_word)
     line = E.format_entry(today, source, redact(text), until=until)
     store.ensure(bot)

@@ -29,6 +29,7 @@ from PySide6.QtCore import QFileSystemWatcher, QObject, Qt, QTimer, Signal, Slot
 
 from . import corelink
 from .corelink import JournalQuery
+from .index_keeper import IndexKeeper
 from .worker import Worker
 
 logger = logging.getLogger(__name__)
@@ -107,6 +108,8 @@ class Session(QObject):
         self._capture_timer.setInterval(CAPTURE_CHECK_MS)
         self._capture_timer.timeout.connect(self.check_capture)
         self._watcher_event.connect(self._journal_touched, Qt.ConnectionType.QueuedConnection)
+        self.index_keeper = IndexKeeper(mem, self.worker, self)
+        """Keeps each bot's recall index current (with the other background work: only with *upkeep*)."""
         self.row_listener = self._on_row
         mem.row_listeners.append(self.row_listener)
         self._started = False
@@ -134,6 +137,7 @@ class Session(QObject):
         self._upkeep_timer.stop()
         self._capture_timer.stop()
         self._coalesce.stop()
+        self.index_keeper.stop()
         self.worker.shutdown()
         with self._watch_lock:
             watch, self._watcher = self._watcher, None
@@ -210,6 +214,8 @@ class Session(QObject):
         self._primed = True
         self._newest.update(state["marks"])
         if state["bots"] != self.bots or not primed:   # the first read says so even for a home with no bots
+            if self._upkeep:    # a bot new to the app (or every bot, at start): its recall index checked
+                self.index_keeper.touch(set(state["bots"]) - (set(self.bots) if primed else set()))
             self.bots = state["bots"]
             self.bots_changed.emit(list(self.bots))
         old = self.gauges
@@ -226,6 +232,8 @@ class Session(QObject):
             self.rows_added.emit(fresh)
             for bot, files in by_bot.items():
                 self.files_changed.emit(bot, files)
+            if self._upkeep:
+                self.index_keeper.touch(by_bot)
         if primed:
             self._notices(fresh, old)
         self._watch(state["paths"])

@@ -42,6 +42,7 @@ LAYERS = [
     "loader",       # what a new turn loads
     "update",       # remember / forget / prefer
     "passages",     # recall's words, results, a topic's passages, the topic folder
+    "ranking",      # recall's ranking (pure: postings in, ranked passages out)
     "recall_index", # recall's SQLite index (stems to passages), its background build
     "recall",       # recall search
     "search",       # session search over the files

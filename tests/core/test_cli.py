@@ -449,3 +449,15 @@ def test_a_control_character_in_a_note_is_refused_and_nothing_is_written(capsys,
 def test_tabs_and_line_ends_in_a_note_are_fine(capsys, root):
     code, out, err = run(capsys, "--root", root, "remember", "scout", "first\tline\r\nsecond line")
     assert code == 0, err
+
+
+def test_remember_until_a_past_day_is_refused_and_today_is_kept(capsys, root):
+    memory = _ws(root) / "MEMORY.md"
+    before = memory.read_bytes()
+    code, out, err = run(capsys, "--root", root, "--today", "2026-10-15", "remember", "scout", "Ana in Lisbon",
+                         "--until", "2026-10-14")
+    assert code == 2 and one_line(err) and "until 2026-10-14 is before today (2026-10-15)" in err
+    assert memory.read_bytes() == before
+    code, out, err = run(capsys, "--root", root, "--today", "2026-10-15", "remember", "scout", "Ana in Lisbon",
+                         "--until", "2026-10-15")
+    assert code == 0 and memory.read_text().endswith("Ana in Lisbon · until 2026-10-15\n")

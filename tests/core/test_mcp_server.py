@@ -132,6 +132,7 @@ def test_a_refused_write_is_a_tool_error_and_nothing_is_written(mem, ws):
     ("memory_update", {"action": "remember", "txt": "x"}, "has no argument 'txt'"),
     ("memory_update", {"action": "remember", "text": "x", "content": "y"}, "give text once"),
     ("memory_update", {"action": "remember", "text": "x", "until": "next week"}, "until"),
+    ("memory_update", {"action": "remember", "text": "x", "until": "2026-10-14"}, "until 2026-10-14 is before today"),
     ("memory_update", {"action": "remember", "text": "line\n" * 30}, "lines"),
     ("memory_journal", {"n": "many"}, "'n' must be a whole number"),
     ("memory_read", {"path": "../secrets.md"}, "../secrets.md"),

@@ -20,7 +20,6 @@ from botmemory.core import recall_index as I
 from tests.core.recall_fixtures import BOT, TODAY, entry, home, ws  # noqa: F401 - home, ws: fixtures
 
 
-
 def put(ws: Path, rel: str, text: str, *, mday: date | None = None) -> Path:
     p = ws / rel
     p.parent.mkdir(parents=True, exist_ok=True)
@@ -48,8 +47,14 @@ def test_content_words_drop_stop_words_short_words_and_repeats() -> None:
     assert content_words("Hey, thanks! Please tell me about it, ok?") == []
     assert content_words("Flights, flight and FLIGHTS to Zürich") == ["flights", "zürich"]
     assert content_words("snake_case 07:40 IST") == ["snake", "case", "ist"]
-    for w in ("what", "when", "does", "my", "the", "please", "thanks", "hey", "about"):
+    for w in ("what", "when", "does", "my", "the", "please", "thanks", "hey", "about", "that"):
         assert w in R.STOP_WORDS
+
+
+def test_back_is_a_content_word_and_that_is_not() -> None:
+    # "back up" reduces to "back" ("up" is shorter than 3 letters): without it "back up my vault" was "vault"
+    assert content_words("What is the best way to back up my vault?") == ["back", "vault"]
+    assert content_words("the note that shows the picture") == ["note", "shows", "picture"]
 
 
 # ----- recall
@@ -511,7 +516,45 @@ def test_an_alias_that_is_a_folder_path_names_the_topic_by_its_last_part() -> No
 
 
 def test_a_name_word_weighs_by_its_rarity() -> None:
+    from botmemory.core import ranking
     top = R._idf(1000, 0)
     common, rare = R._idf(1000, 400), R._idf(1000, 2)
-    assert R._name_weight(top, top) == pytest.approx(top)            # a word no passage holds: full weight
-    assert R._name_weight(common, top) / common < R._name_weight(rare, top) / rare < 1.0
+    terms = [ranking.Term("t", t, []) for t in (top, common, rare)]
+    weight = ranking.name_scores(terms, {0: [0], 1: [1], 2: [2]}, top)
+    assert weight[0] == pytest.approx(top)            # a word no passage holds: full weight
+    assert weight[1] / common < weight[2] / rare < 1.0
+
+
+def test_back_up_finds_the_backup_topic_over_pages_that_only_say_vault(home: Home, ws: Path) -> None:
+    put(ws, "memory/Back up your files.md", "---\ntitle: Back up your files\n---\n"
+        "Copy the vault folder to another drive every week.\n")
+    put(ws, "memory/Manage vaults.md", "---\ntitle: Manage vaults\n---\nOpen a vault from the switcher.\n\n"
+        "Rename a vault in its folder.\n\nMove a vault to another folder.\n\nDelete a vault you no longer need.\n")
+    r = recall(home, BOT, "What is the best way to back up my vault?", TODAY)
+    assert r.notes[0].file == "memory/Back up your files.md"
+
+
+def test_a_passage_in_a_topic_about_the_words_ranks_above_an_equal_passage_elsewhere(home: Home, ws: Path) -> None:
+    same = "Rotate the signing keys every month."
+    put(ws, "memory/aaa.md", f"{same}\n\nThe keys live in the safe; rotating them needs the admin.\n\n"
+        "Old signing keys are revoked after the rotation.\n", mday=date(2026, 9, 1))
+    put(ws, "memory/bbb.md", f"{same}\n\nLunch is at noon.\n", mday=date(2026, 10, 1))   # newer: won the tie before
+    r = recall(home, BOT, "rotate signing keys", TODAY)
+    assert [n.file for n in r.notes[:2]] == ["memory/aaa.md", "memory/bbb.md"]
+
+
+def test_the_best_note_of_each_topic_comes_before_a_second_note_of_one(home: Home, ws: Path) -> None:
+    put(ws, "memory/a.md", "Kayak trip: kayak rental, kayak paddles.\n\nKayak storage by the kayak shed.\n\n"
+        "Kayak lessons for the kayak club.\n")
+    for name in ("b", "c", "d"):
+        put(ws, f"memory/{name}.md", f"We might rent a kayak one day ({name}).\n")
+    r = recall(home, BOT, "kayak plans", TODAY)
+    assert sorted(n.file for n in r.notes) == ["memory/a.md", "memory/b.md", "memory/c.md", "memory/d.md"]
+    assert r.notes[0].file == "memory/a.md"
+
+
+def test_a_second_note_of_a_topic_fills_a_place_no_other_topic_takes(home: Home, ws: Path) -> None:
+    put(ws, "memory/a.md", "Kayak rental.\n\nKayak storage.\n\nKayak lessons.\n")
+    put(ws, "memory/b.md", "We might rent a kayak one day.\n")
+    r = recall(home, BOT, "kayak plans", TODAY)
+    assert sorted(n.file for n in r.notes) == ["memory/a.md", "memory/a.md", "memory/b.md"]   # at most two of a

@@ -200,6 +200,24 @@ def test_old_packs_are_deleted_and_compacted(base, ws):
         assert mem.shadows.text(BOT, rel, sh) == (ws / rel).read_text()
 
 
+def test_a_memory_larger_than_one_write_is_kept_in_several_packs(base, ws):
+    # 3 topics of 6 MB: 18 MB of copies, more than one file write may hold (16 MB)
+    mem = base
+    for i in range(3):
+        (ws / "memory" / f"big{i}.md").write_text(f"- fact {i} of many\n" * 330_000)
+    assert sorted((r.file, r.how, r.added) for r in T.scan(mem)) == [
+        (f"memory/big{i}.md", "outside", 330_000) for i in range(3)]
+    index = mem.shadows.load(BOT)
+    assert {f"memory/big{i}.md" for i in range(3)} <= set(index.files)
+    assert len(index.packs) >= 2
+    assert all(n <= 16 * 1024 * 1024 for n in index.packs.values())
+    (ws / "memory" / "big1.md").write_text("- fact 1 of many\n" * 329_999 + "- changed outside\n")
+    rows = T.scan(mem)
+    assert [(r.file, r.how, r.added, r.removed) for r in rows] == [("memory/big1.md", "outside", 1, 1)]
+    for rel, sh in mem.shadows.load(BOT).files.items():
+        assert mem.shadows.text(BOT, rel, sh) == (ws / rel).read_text()
+
+
 def test_watch_once_cli(capsys, base, ws):
     mem = base
     code, out, _ = cli(capsys, mem, "watch", "--once")
