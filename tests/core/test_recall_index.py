@@ -108,3 +108,26 @@ def test_a_build_shared_with_a_worker_process_holds_what_one_process_builds(
     I.refresh_index(home, BOT)
     assert _contents(home) == alone
     assert len(alone) == len(WORDS) and len(shared) > 2 and 0 < sum(shared) < 40
+
+
+def _die(names: list[object]) -> object:
+    import os
+
+    os._exit(3)        # the worker process dies (killed, out of memory, …)
+
+
+def test_when_the_worker_dies_this_process_parses_its_files(
+        home: Home, ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = random.Random(6)
+    for i in range(20):
+        (ws / f"memory/t{i:02d}.md").write_text(_text(rng), encoding="utf-8")
+    I.refresh_index(home, BOT)
+    alone = _contents(home)
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{I.index_path(home, BOT)}{suffix}").unlink(missing_ok=True)
+    monkeypatch.setattr(I, "COMMIT_BYTES", 1500)
+    monkeypatch.setattr(I, "PARALLEL_BYTES", 0)
+    monkeypatch.setattr(I, "_can_fork", lambda: True)
+    monkeypatch.setattr(I, "_parse_all", _die)
+    I.refresh_index(home, BOT)
+    assert _contents(home) == alone and len(alone) == len(WORDS)
