@@ -9,7 +9,7 @@ import logging
 import os
 import re
 import stat
-from collections import Counter
+from collections import _count_elements  # type: ignore[attr-defined]  # Counter's counting loop (C)
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
@@ -124,20 +124,26 @@ def content_words(text: str) -> list[str]:
 _TOKEN = re.compile(r"[^\W_]+")
 
 
-def _stem_counts(text: str, stems: Stems, keymap: dict[str, str]) -> dict[str, int]:
-    """How often each content stem occurs in *text*. *keymap* remembers each word's stem ('' for a word
-    that is not content): a corpus has far fewer distinct words than words."""
-    raw = Counter(_TOKEN.findall(text.lower()) if text.isascii() else _words(text))
+class StemMemo(dict[str, str]):
+    """Each word's content stem ('' for a word that is not content), found on first sight: a corpus has
+    far fewer distinct words than words."""
+
+    def __init__(self, stems: Stems) -> None:
+        super().__init__()
+        self.stems = stems
+
+    def __missing__(self, word: str) -> str:
+        if len(self) > 1_000_000:
+            self.clear()
+        k = self[word] = self.stems(word) if _is_content(word) else ""
+        return k
+
+
+def _stem_counts(text: str, memo: StemMemo) -> dict[str, int]:
+    """How often each content stem occurs in *text* (the words mapped and counted at C speed)."""
     out: dict[str, int] = {}
-    get = keymap.get
-    for w, n in raw.items():
-        k = get(w)
-        if k is None:
-            if len(keymap) > 1_000_000:
-                keymap.clear()
-            k = keymap[w] = stems(w) if _is_content(w) else ""
-        if k:
-            out[k] = out.get(k, 0) + n
+    _count_elements(out, map(memo.__getitem__, _TOKEN.findall(text.lower()) if text.isascii() else _words(text)))
+    out.pop("", None)
     return out
 
 
@@ -230,15 +236,17 @@ def _analyse_topic(rel: str, text: str, names: bool = True) -> _Topic:
 
     for block in scan(body):     # hand-written and blank lines come as strings: no Block made for them
         if isinstance(block, str):
-            if len(opening) < OPENING_LINES and block.strip():
-                opening.append(block.rstrip())
-            if not block.strip():
+            line = block.rstrip()
+            if not line:
                 flush()
-            elif _HEADING.match(block):
+                continue
+            if len(opening) < OPENING_LINES:
+                opening.append(line)
+            if "#" in line[:4] and _HEADING.match(line):    # (a heading's "#" is within its first 4 characters)
                 flush()
-                heading[:] = [block.rstrip()]
+                heading[:] = [line]
             else:
-                para.append(block.rstrip())
+                para.append(line)
             continue
         if block.kind is BlockKind.STRUCK:
             flush()
@@ -248,9 +256,10 @@ def _analyse_topic(rel: str, text: str, names: bool = True) -> _Topic:
             opening.extend(ln.rstrip() for ln in block.lines if ln.strip())
         flush()
         entry_text = block.body().strip()
+        if "\n" in entry_text:
+            entry_text = "\n".join(ln.rstrip() for ln in entry_text.split("\n"))
         if entry_text:
-            passages.append(_Passage(block.date, block.until,
-                                     "\n".join(ln.rstrip() for ln in entry_text.split("\n"))))
+            passages.append(_Passage(block.date, block.until, entry_text))
     flush()
 
     opening = opening[:OPENING_LINES]
