@@ -153,7 +153,7 @@ until, moved — a :class:`Block`'s fields."""
 def head_fields(line: str) -> HeadFields | None:
     """The fields of an entry's (or a struck entry's) first line, None for any other line: what
     :func:`parse_block_head` makes a Block of (session search reads them without making one)."""
-    m = _STRUCK.match(line)
+    m = _STRUCK.match(line) if line[2:4] == "~~" else None     # (the regex's own start: no search otherwise)
     if m:
         day = _day(m.group(2))
         if day is not None:
@@ -173,7 +173,7 @@ def head_fields(line: str) -> HeadFields | None:
             if sm:
                 source, noticed, rest = sm.group(1), bool(sm.group(2)), sm.group(3)
             until = moved = None
-            while True:
+            while " · until " in rest or " · moved " in rest:    # (what _SUFFIX needs: no search otherwise)
                 xm = _SUFFIX.match(rest)
                 if not xm:
                     break

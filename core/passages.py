@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import frontmatter
-from .entries import BlockKind, scan
+from .entries import _FENCE, BULLETS, BlockKind, _fence_end, head_fields
 from .errors import BadInput, BotMemoryError
 from .paths import FileKind, Home, classify
 from .safeio import open_dir_nofollow
@@ -221,46 +221,77 @@ def _topic_body(text: str) -> str:
 
 
 def _analyse_topic(rel: str, text: str, names: bool = True) -> _Topic:
-    """A topic's passages, opening and (with *names*) the content words of its name, title and aliases."""
+    """A topic's passages, opening and (with *names*) the content words of its name, title and aliases.
+
+    The body is read line by line as :func:`.entries.scan` splits it (an entry's first line, then its
+    indented lines and a fence right below it), without making a Block: the index reads every topic
+    this way, and recall reads a file again the same way to find a passage's text (the same function:
+    the same passages). tests/core/test_passages_split.py compares it with the scan-based reading.
+    """
     body = _topic_body(text)
     passages: list[_Passage] = []
     para: list[str] = []
     opening: list[str] = []
     heading: list[str] = []     # a section heading not yet followed by its paragraph
-
-    def flush() -> None:
-        if para:
-            passages.append(_Passage(None, None, "\n".join(para).strip("\n"), "\n".join(heading)))
-            para.clear()
-            heading.clear()
-
-    for block in scan(body):     # hand-written and blank lines come as strings: no Block made for them
-        if isinstance(block, str):
-            line = block.rstrip()
+    lines = (body[:-1] if body.endswith("\n") else body).split("\n") if body else []
+    n = len(lines)
+    i = 0
+    while i < n:
+        line = lines[i]
+        i += 1
+        # an entry or a struck one: a bullet line of that form (see entries.scan)
+        f = head_fields(line) if line[:2] in BULLETS else None
+        if f is None:       # a hand-written or blank line
+            line = line.rstrip()
             if not line:
-                flush()
+                if para:
+                    passages.append(_Passage(None, None, "\n".join(para).strip("\n"), "\n".join(heading)))
+                    para, heading = [], []
                 continue
             if len(opening) < OPENING_LINES:
                 opening.append(line)
             if "#" in line[:4] and _HEADING.match(line):    # (a heading's "#" is within its first 4 characters)
-                flush()
-                heading[:] = [line]
+                if para:
+                    passages.append(_Passage(None, None, "\n".join(para).strip("\n"), "\n".join(heading)))
+                    para = []
+                heading = [line]
             else:
                 para.append(line)
             continue
-        if block.kind is BlockKind.STRUCK:
-            flush()
+        first = i - 1
+        while i < n:        # the entry's own lines
+            line = lines[i]
+            if line[:1] in (" ", "\t"):
+                if not line.strip():
+                    break
+                i += 1
+                continue
+            if _FENCE.match(line):     # the older form: a fenced code block right below the entry
+                end = _fence_end(lines, i)
+                if end is None:
+                    break
+                i = end + 1
+                continue
+            break
+        if f[0] is BlockKind.STRUCK:
+            if para:
+                passages.append(_Passage(None, None, "\n".join(para).strip("\n"), "\n".join(heading)))
+                para, heading = [], []
             continue
-        heading.clear()
+        heading = []
+        own = lines[first:i]
         if len(opening) < OPENING_LINES:
-            opening.extend(ln.rstrip() for ln in block.lines if ln.strip())
-        flush()
-        entry_text = block.body().strip()
+            opening.extend(ln.rstrip() for ln in own if ln.strip())
+        if para:
+            passages.append(_Passage(None, None, "\n".join(para).strip("\n"), ""))
+            para = []
+        entry_text = "\n".join((f[2], *own[1:])).strip() if len(own) > 1 else f[2].strip()
         if "\n" in entry_text:
             entry_text = "\n".join(ln.rstrip() for ln in entry_text.split("\n"))
         if entry_text:
-            passages.append(_Passage(block.date, block.until, entry_text))
-    flush()
+            passages.append(_Passage(f[1], f[5], entry_text))
+    if para:
+        passages.append(_Passage(None, None, "\n".join(para).strip("\n"), "\n".join(heading)))
 
     opening = opening[:OPENING_LINES]
     useful = any(not _HEADING.match(ln) for ln in opening)

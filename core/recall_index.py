@@ -15,9 +15,11 @@ import stat
 import time
 from array import array
 from bisect import bisect_left
+from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
+from itertools import repeat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -183,7 +185,7 @@ class _Gather:
 
     def __init__(self, base: int) -> None:
         self.base = self.next_pid = base
-        self.post: dict[str, list[int]] = {}
+        self.post: defaultdict[str, list[int]] = defaultdict(list)
         self.files: list[tuple[object, ...]] = []      # (name, size, mtime_ns, ctime_ns, ino, racy, hash, day,
         self.vocab: list[set[str] | tuple[list[str], array[int]]] = []   # names, opening, first_pid, n) and
         # each file's words (from a worker: its word list and indices into it)
@@ -191,21 +193,22 @@ class _Gather:
         self.racy = False
 
     def add(self, got: _Parsed) -> None:
-        """A parsed file: its passages and their words' postings."""
+        """A parsed file: its passages and their words' postings (appended by C-level maps: a build
+        adds millions of postings, a Python loop over them would cost seconds)."""
         name, key, racy, digest, mday, names, opening, topic, per_passage = got
         first = pid = self.next_pid
-        post = self.post
+        words_of = self.post.__getitem__       # a defaultdict: a new word gets its empty list
+        append = list.append
         rows = self.passages
         vocab: set[str] = set()
         for p, counts in zip(topic.passages, per_passage):
             length = sum(counts.values())
             rows.append((p.day.toordinal() if p.day else mday, p.until.toordinal() if p.until else None, length))
-            for w, tf in counts.items():
-                lst = post.get(w)
-                if lst is None:
-                    post[w] = [pid, tf, length]
-                else:
-                    lst += (pid, tf, length)
+            lists = list(map(words_of, counts))
+            # each list gets pid, then tf, then length: its flat triples stay in order
+            any(map(append, lists, repeat(pid)))
+            any(map(append, lists, counts.values()))
+            any(map(append, lists, repeat(length)))
             vocab.update(counts)
             pid += 1
         self.files.append((name, *key, int(racy), digest, mday, names, int(opening), first, pid - first))
