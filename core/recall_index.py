@@ -190,11 +190,13 @@ class _Gather:
         self.vocab: list[set[str] | tuple[list[str], array[int]]] = []   # names, opening, first_pid, n) and
         # each file's words (from a worker: its word list and indices into it)
         self.passages: list[tuple[int, int | None, int]] = []
+        self.shipped: list[tuple[_Shipped, int]] = []    # what a worker gathered, and its pids' shift
         self.racy = False
 
     def add(self, got: _Parsed) -> None:
         """A parsed file: its passages and their words' postings (appended by C-level maps: a build
         adds millions of postings, a Python loop over them would cost seconds)."""
+        assert not self.shipped, "a file added after a worker's would break the pid order of the rows"
         name, key, racy, digest, mday, names, opening, topic, per_passage = got
         first = pid = self.next_pid
         words_of = self.post.__getitem__       # a defaultdict: a new word gets its empty list
@@ -217,28 +219,20 @@ class _Gather:
         self.racy = self.racy or racy
 
     def ship(self) -> _Shipped:
-        """This gathering in flat arrays (cheap to send from the worker: no list of numbers to pickle)."""
+        """This gathering as bytes (cheap to send from the worker: no list of numbers to pickle): each
+        word's postings row encoded here (pids from *base*), each file's words as indices into *words*."""
         words = list(self.post)
         index = {w: i for i, w in enumerate(words)}
-        return _Shipped(self.base, words, [array("I", self.post[w]).tobytes() for w in words], self.files,
-                        [array("I", [index[w] for w in v]).tobytes() for v in self.vocab if isinstance(v, set)],
+        post = self.post
+        return _Shipped(self.base, words, [_row(post[w]) for w in words], self.files,
+                        [array("I", map(index.__getitem__, v)).tobytes() for v in self.vocab if isinstance(v, set)],
                         self.passages, self.racy)
 
     def absorb(self, other: _Shipped) -> None:
-        """Add what a worker gathered from pid ``other.base`` on, after what this one holds (pids shifted)."""
+        """Add what a worker gathered from pid ``other.base`` on, after what this one holds (its pids are
+        shifted when its rows are written: see :meth:`rows`). Nothing is added after it."""
         off = self.next_pid - other.base
-        post = self.post
-        for w, data in zip(other.words, other.flats):
-            a = array("I")
-            a.frombytes(data)
-            flat = a.tolist()
-            if off:
-                flat[0::3] = [p + off for p in flat[0::3]]
-            lst = post.get(w)
-            if lst is None:
-                post[w] = flat
-            else:
-                lst += flat
+        self.shipped.append((other, off))
         self.files.extend((*f[:-2], f[-2] + off, f[-1]) for f in other.files)   # type: ignore[operator]
         for v in other.vocab:
             idx = array("I")
@@ -248,15 +242,36 @@ class _Gather:
         self.next_pid += len(other.passages)
         self.racy = self.racy or other.racy
 
+    def rows(self) -> dict[str, tuple[int, bytes]]:
+        """Each word's postings row (its first pid, the row): this process's postings, then a worker's."""
+        out = {w: (lst[0], _row(lst)) for w, lst in self.post.items()}
+        for other, off in self.shipped:
+            for w, data in zip(other.words, other.rows):
+                n = len(data) // 10
+                pids = array("I")
+                pids.frombytes(data[:4 * n])
+                if off:
+                    pids = array("I", map(off.__add__, pids))
+                    data = pids.tobytes() + data[4 * n:]
+                had = out.get(w)
+                out[w] = (pids[0], data) if had is None else (had[0], _concat(had[1], data))
+        return out
+
+
+def _concat(a: bytes, b: bytes) -> bytes:
+    """One postings row of two (the pids of *b* above those of *a*): all pids, then lengths, then counts."""
+    na, nb = len(a) // 10, len(b) // 10
+    return b"".join((a[:4 * na], b[:4 * nb], a[4 * na:8 * na], b[4 * nb:8 * nb], a[8 * na:], b[8 * nb:]))
+
 
 @dataclass
 class _Shipped:
-    """A worker's :class:`_Gather`, flattened: each word's triples and each file's words (as indices into
-    *words*) as array('I') bytes."""
+    """A worker's :class:`_Gather`, flattened: each word's postings row (see :func:`encode`; pids from
+    *base*) and each file's words (as indices into *words*, array('I') bytes)."""
 
     base: int
     words: list[str]
-    flats: list[bytes]
+    rows: list[bytes]
     files: list[tuple[object, ...]]
     vocab: list[bytes]
     passages: list[tuple[int, int | None, int]]
@@ -368,29 +383,28 @@ class _Batch:
         if self.drops:
             self._apply_drops()
         g = self.gather
-        post = g.post
-        ids = self._word_ids(list(post))
+        rows = g.rows()
+        ids = self._word_ids(list(rows))
         conn.executemany("INSERT INTO words(wid, word) VALUES (?, ?)", self.new_words)
         self.new_words.clear()
         fid = self.next_fid
         file_rows = []
         passage_rows: list[tuple[int, int, int, int | None, int]] = []
-        rows = g.passages
+        got = g.passages
         theirs: dict[int, list[int]] = {}      # a worker's word list -> the word ids
         for f, v in zip(g.files, g.vocab):
             first, n = f[-2], f[-1]
             assert isinstance(first, int) and isinstance(n, int)
             if isinstance(v, set):
-                wids = [ids[w] for w in v]
+                wids = list(map(ids.__getitem__, v))
             else:
                 words, idx = v
                 if id(words) not in theirs:
-                    theirs[id(words)] = [ids[w] for w in words]
-                to = theirs[id(words)]
-                wids = [to[i] for i in idx]
+                    theirs[id(words)] = list(map(ids.__getitem__, words))
+                wids = list(map(theirs[id(words)].__getitem__, idx))
             file_rows.append((fid, *f, _pack_wids(wids)))
             i = first - g.base
-            passage_rows.extend((first + k, fid, *rows[i + k]) for k in range(n))
+            passage_rows.extend((first + k, fid, *got[i + k]) for k in range(n))
             fid += 1
         self.next_fid = fid
         conn.executemany(
@@ -398,9 +412,9 @@ class _Batch:
             " first_pid, n, wids) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", file_rows)
         conn.executemany("INSERT INTO passages(pid, file_id, day, until, len) VALUES (?, ?, ?, ?, ?)", passage_rows)
         conn.executemany("INSERT INTO postings(wid, start, data) VALUES (?, ?, ?)",
-                         [(ids[w], lst[0], _row(lst)) for w, lst in post.items()])
-        if not self.fresh and post:
-            self._merge([ids[w] for w in post])
+                         [(ids[w], start, data) for w, (start, data) in rows.items()])
+        if not self.fresh and rows:
+            self._merge([ids[w] for w in rows])
         self.gather = _Gather(g.next_pid)
 
     def _merge(self, wids: list[int]) -> None:
@@ -557,7 +571,8 @@ def _refresh(conn: sqlite3.Connection, home: Home, bot: str, listing: dict[str, 
             if old is not None:
                 batch.drop(old[0])
             todo.append((name, key))
-        # the files up to each commit: after 2, 4, 8, … MB (each commit adds a row per word); a second
+        # the files up to each commit: after 2, 4, 8, … MB, the last commit's files at most COMMIT_BYTES
+        # (each commit adds a row per word); a second
         # process parses part of each step's files (all steps are handed to it at once: it parses the
         # next while this one writes)
         steps: list[tuple[list[tuple[str, _Key]], list[tuple[str, _Key]]]] = []
@@ -565,6 +580,9 @@ def _refresh(conn: sqlite3.Connection, home: Home, bot: str, listing: dict[str, 
         everything = sum(k[0] for _n, k in todo)
         while i < len(todo):
             limit = max(commit_bytes, total) if commit_bytes else everything
+            if commit_bytes and everything - total > 2 * commit_bytes:
+                # the last step no larger than a commit: its write is the one no worker overlaps
+                limit = min(limit, everything - total - commit_bytes)
             j, size = i, 0
             while j < len(todo) and (size < limit or j == i):
                 size += todo[j][1][0]
@@ -627,7 +645,7 @@ PARALLEL_BYTES = 1_000_000
 """A build that reads more than this between two commits has a second process parse part of its files
 (where a process can be forked: Linux, not a frozen bundle, two cores or more); otherwise one process
 parses them all."""
-WORKER_SHARE = 0.65
+WORKER_SHARE = 0.55
 """The worker's share of those bytes (this process also writes the index)."""
 
 _job: tuple[Home, str, int, StemMemo] | None = None
