@@ -52,7 +52,7 @@ again once (never parsed again unless its bytes changed). When more than
 and a detached process builds the rest (:func:`refresh_index` is the same build
 for the tray app and ``watch``); a long build commits after 2, 4, 8, … MB read, so
 that a recall meanwhile sees its progress, and on Linux shares the parsing with
-a forked worker process. The files stay the source of truth: a missing,
+a forked worker process (which also encodes its files' postings rows). The files stay the source of truth: a missing,
 outdated or corrupt index is rebuilt from them, and when no index can be kept on
 disk one is built in memory for the call. SQLite's WAL mode lets processes
 recall while another writes; updates are serialised by its write lock.

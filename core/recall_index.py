@@ -15,11 +15,9 @@ import stat
 import time
 from array import array
 from bisect import bisect_left
-from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from itertools import repeat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -185,7 +183,7 @@ class _Gather:
 
     def __init__(self, base: int) -> None:
         self.base = self.next_pid = base
-        self.post: defaultdict[str, list[int]] = defaultdict(list)
+        self.post: dict[str, list[int]] = {}
         self.files: list[tuple[object, ...]] = []      # (name, size, mtime_ns, ctime_ns, ino, racy, hash, day,
         self.vocab: list[set[str] | tuple[list[str], array[int]]] = []   # names, opening, first_pid, n) and
         # each file's words (from a worker: its word list and indices into it)
@@ -194,23 +192,22 @@ class _Gather:
         self.racy = False
 
     def add(self, got: _Parsed) -> None:
-        """A parsed file: its passages and their words' postings (appended by C-level maps: a build
-        adds millions of postings, a Python loop over them would cost seconds)."""
+        """A parsed file: its passages and their words' postings."""
         assert not self.shipped, "a file added after a worker's would break the pid order of the rows"
         name, key, racy, digest, mday, names, opening, topic, per_passage = got
         first = pid = self.next_pid
-        words_of = self.post.__getitem__       # a defaultdict: a new word gets its empty list
-        append = list.append
+        post = self.post
         rows = self.passages
         vocab: set[str] = set()
         for p, counts in zip(topic.passages, per_passage):
             length = sum(counts.values())
             rows.append((p.day.toordinal() if p.day else mday, p.until.toordinal() if p.until else None, length))
-            lists = list(map(words_of, counts))
-            # each list gets pid, then tf, then length: its flat triples stay in order
-            any(map(append, lists, repeat(pid)))
-            any(map(append, lists, counts.values()))
-            any(map(append, lists, repeat(length)))
+            for w, tf in counts.items():
+                lst = post.get(w)
+                if lst is None:
+                    post[w] = [pid, tf, length]
+                else:
+                    lst += (pid, tf, length)
             vocab.update(counts)
             pid += 1
         self.files.append((name, *key, int(racy), digest, mday, names, int(opening), first, pid - first))
@@ -571,8 +568,7 @@ def _refresh(conn: sqlite3.Connection, home: Home, bot: str, listing: dict[str, 
             if old is not None:
                 batch.drop(old[0])
             todo.append((name, key))
-        # the files up to each commit: after 2, 4, 8, … MB, the last commit's files at most COMMIT_BYTES
-        # (each commit adds a row per word); a second
+        # the files up to each commit: after 2, 4, 8, … MB (each commit adds a row per word); a second
         # process parses part of each step's files (all steps are handed to it at once: it parses the
         # next while this one writes)
         steps: list[tuple[list[tuple[str, _Key]], list[tuple[str, _Key]]]] = []
@@ -580,9 +576,6 @@ def _refresh(conn: sqlite3.Connection, home: Home, bot: str, listing: dict[str, 
         everything = sum(k[0] for _n, k in todo)
         while i < len(todo):
             limit = max(commit_bytes, total) if commit_bytes else everything
-            if commit_bytes and everything - total > 2 * commit_bytes:
-                # the last step no larger than a commit: its write is the one no worker overlaps
-                limit = min(limit, everything - total - commit_bytes)
             j, size = i, 0
             while j < len(todo) and (size < limit or j == i):
                 size += todo[j][1][0]
@@ -645,7 +638,7 @@ PARALLEL_BYTES = 1_000_000
 """A build that reads more than this between two commits has a second process parse part of its files
 (where a process can be forked: Linux, not a frozen bundle, two cores or more); otherwise one process
 parses them all."""
-WORKER_SHARE = 0.55
+WORKER_SHARE = 0.6
 """The worker's share of those bytes (this process also writes the index)."""
 
 _job: tuple[Home, str, int, StemMemo] | None = None
