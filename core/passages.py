@@ -268,6 +268,24 @@ def _analyse_topic(rel: str, text: str, names: bool = True) -> _Topic:
     return _Topic(passages, words, "\n".join(opening) if useful else None)
 
 
+_WIKILINK = re.compile(r"\[\[([^\[\]|#^\n]+)")
+
+
+def link_targets(text: str) -> list[str]:
+    """The topics a passage links to with ``[[wikilinks]]``, in order, each once: the link's target
+    lower-cased, its folders, heading (``#...``), block (``^...``) and shown text (``|...``) dropped, and
+    a ``.md`` ending too (``[[Notes/Sidebar#Hide|the panel]]`` -> ``sidebar``). An embed (``![[...]]``)
+    counts as a link; an image's target (``photo.png``) simply names no topic."""
+    out: list[str] = []
+    for m in _WIKILINK.findall(text):
+        t = m.rsplit("/", 1)[-1].strip().lower()
+        if t.endswith(".md"):
+            t = t[:-3]
+        if t and t not in out:
+            out.append(t)
+    return out
+
+
 # ----- the topic folder
 
 _Key = tuple[int, int, int, int]

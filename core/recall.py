@@ -162,8 +162,19 @@ def _query(conn: sqlite3.Connection, home: Home, bot: str, keys: list[str], need
             f"WITH r(fid, a, n) AS (VALUES {values}) SELECT r.fid, SUM(p.len) FROM r JOIN passages p"
             " ON p.pid >= r.a AND p.pid < r.a + r.n GROUP BY r.fid", [x for r in ranges for x in r])}
 
+    def linked(pids: Sequence[int]) -> dict[int, list[int]]:
+        # the topics these passages link to: a link names a topic file of the folder's top level
+        rows = conn.execute(f"SELECT pid, links FROM passages WHERE pid IN ({','.join('?' * len(pids))})"
+                            " AND links IS NOT NULL", list(pids)).fetchall()
+        targets = {f"{t}.md" for _pid, lk in rows for t in str(lk).split("\n")}
+        if not targets:
+            return {}
+        ids = {str(nm).lower(): int(fid) for fid, nm in conn.execute(
+            f"SELECT id, name FROM files WHERE lower(name) IN ({','.join('?' * len(targets))})", list(targets))}
+        return {int(pid): [ids[f"{t}.md"] for t in str(lk).split("\n") if f"{t}.md" in ids] for pid, lk in rows}
+
     scored = ranking.rank(terms, need, avg, topics, names, n, topic_len,
-                          float(_meta(conn, "length") or 0) / max(len(topics), 1)) if len(words) >= need else []
+                          float(_meta(conn, "length") or 0) / max(len(topics), 1), linked) if len(words) >= need else []
     ranked: list[tuple[float, int, int, int]] = []     # (score, day, pid, file id)
     if scored:
         score_of = {pid: sc for sc, pid, _fid in scored}

@@ -24,7 +24,8 @@ from .paths import Folder, Home
 from .safeio import FILE_MODE, RACY_NS, make_dirs, read_file
 from .words import Stems, guess_language
 from .passages import (
-    _Key, _Passage, _Topic, _analyse_topic, _index_words, _list_topics, _mday, _stem_counts, _topic_folder
+    _Key, _Passage, _Topic, _analyse_topic, _index_words, _list_topics, _mday, _stem_counts, _topic_folder,
+    link_targets,
 )
 
 logger = logging.getLogger(__name__)
@@ -32,7 +33,7 @@ logger = logging.getLogger(__name__)
 
 # ----- the index
 
-SCHEMA_VERSION = 11
+SCHEMA_VERSION = 12
 """Bump whenever the schema, the word rules or the stop list change: an index of another version is rebuilt."""
 
 _SCHEMA = (
@@ -45,8 +46,9 @@ _SCHEMA = (
     " hash TEXT NOT NULL, day INTEGER NOT NULL, names TEXT NOT NULL, opening INTEGER NOT NULL,"
     " first_pid INTEGER NOT NULL, n INTEGER NOT NULL, wids BLOB NOT NULL)",
     # no text: a passage is found again in its file (checked by the file's hash) when it is recalled
+    # links: the topics the passage links to (``[[wikilinks]]``: lower-cased targets, one a line), or NULL
     "CREATE TABLE passages(pid INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, day INTEGER NOT NULL,"
-    " until INTEGER, len INTEGER NOT NULL)",
+    " until INTEGER, len INTEGER NOT NULL, links TEXT)",
     "CREATE TABLE words(wid INTEGER PRIMARY KEY, word TEXT NOT NULL UNIQUE, df INTEGER NOT NULL)",
     # word -> passages, with the word's count in the passage and the passage's length (for BM25)
     "CREATE TABLE postings(wid INTEGER NOT NULL, pid INTEGER NOT NULL, tf INTEGER NOT NULL,"
@@ -338,7 +340,8 @@ def _refresh(conn: sqlite3.Connection, home: Home, bot: str, listing: dict[str, 
                 pid = first + i
                 day = p.day.toordinal() if p.day else mday
                 length = sum(counts.values())
-                rows.append((pid, day, p.until.toordinal() if p.until else None, length))
+                rows.append((pid, day, p.until.toordinal() if p.until else None, length,
+                             "\n".join(link_targets(p.text)) or None))
                 for w, tf in counts.items():
                     wid = ids[w]
                     postings.append((wid, pid, tf, length))
@@ -352,8 +355,8 @@ def _refresh(conn: sqlite3.Connection, home: Home, bot: str, listing: dict[str, 
                  first, len(rows), _pack(wids, [file_words[w] for w in wids])))
             new_id = cur.lastrowid
             assert new_id is not None
-            conn.executemany("INSERT INTO passages(pid, file_id, day, until, len) VALUES (?, ?, ?, ?, ?)",
-                             [(pid, new_id, day, until, ln) for pid, day, until, ln in rows])
+            conn.executemany("INSERT INTO passages(pid, file_id, day, until, len, links) VALUES (?, ?, ?, ?, ?, ?)",
+                             [(pid, new_id, day, until, ln, lk) for pid, day, until, ln, lk in rows])
             df.update(file_words)
             if len(postings) >= _BATCH:
                 flush()
