@@ -16,6 +16,7 @@ from datetime import date
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 from . import frontmatter
 from .entries import BlockKind, scan
@@ -268,16 +269,20 @@ def _analyse_topic(rel: str, text: str, names: bool = True) -> _Topic:
     return _Topic(passages, words, "\n".join(opening) if useful else None)
 
 
-_WIKILINK = re.compile(r"\[\[([^\[\]|#^\n]+)")
+_WIKILINK = re.compile(r"\[\[([^\[\]|#^\n]+)[^\[\]\n]*\]\]"                # [[Target#heading|shown]]
+                       r"|\]\(([^()<>\s]+?\.md)(?:#[^()\s]*)?\)"                 # [shown](Target.md#heading)
+                       r"|\]\(<([^<>\n]+?\.md)(?:#[^<>\n]*)?>\)")               # [shown](<Tar get.md>)
 
 
 def link_targets(text: str) -> list[str]:
-    """The topics a passage links to with ``[[wikilinks]]``, in order, each once: the link's target
-    lower-cased, its folders, heading (``#...``), block (``^...``) and shown text (``|...``) dropped, and
-    a ``.md`` ending too (``[[Notes/Sidebar#Hide|the panel]]`` -> ``sidebar``). An embed (``![[...]]``)
+    """The topics a passage links to, in order, each once: a ``[[wikilink]]``'s target lower-cased, its
+    folders, heading (``#...``), block (``^...``) and shown text (``|...``) dropped, and a ``.md`` ending
+    too (``[[Notes/Sidebar#Hide|the panel]]`` -> ``sidebar``); a markdown link to a ``.md`` file the same
+    way (``[the panel](Notes/Sidebar%20tips.md#hide)`` -> ``sidebar tips``). An embed (``![[...]]``)
     counts as a link; an image's target (``photo.png``) simply names no topic."""
     out: list[str] = []
-    for m in _WIKILINK.findall(text):
+    for wiki, md, bracketed in _WIKILINK.findall(text):
+        m = wiki or unquote(md or bracketed)
         t = m.rsplit("/", 1)[-1].strip().lower()
         if t.endswith(".md"):
             t = t[:-3]

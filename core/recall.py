@@ -21,7 +21,8 @@ loaded), ``memory/archive.md`` (older or no longer true) or daily logs.
   as one document (how much the page is about the words), plus, for a topic
   whose file name, title or aliases hold a word of the message, that word's
   weight again scaled by its rarity, plus a share (0.15) of the score of any
-  of the ten best passages that links to the topic (``[[Name]]``, a top-level
+  of the ten best passages that links to the topic (``[[Name]]`` or
+  ``[text](Name.md)``, a top-level
   topic file by its name, case-insensitive; the index keeps each passage's
   link targets). An alias that is a folder path counts by
   its last part; a section heading's words are indexed with the paragraph under

@@ -573,4 +573,6 @@ def test_a_passage_s_links_are_indexed_by_their_target_topic() -> None:
     from botmemory.core.passages import link_targets
     assert link_targets("See [[Sidebar]], ![[Notes/Tabs.md#Pin|pinning]] and [[sidebar|again]]; [[ ]] [[photo.png]]"
                         ) == ["sidebar", "tabs", "photo.png"]
-    assert link_targets("No [link](x.md) here, nor [single].") == []
+    assert link_targets("No [[link here, nor [single].") == []
+    assert link_targets("[the panel](Notes/Sidebar%20tips.md#hide), [site](https://x.org/a), [b](<B c.md>)"
+                        ) == ["sidebar tips", "b c"]
