@@ -138,15 +138,30 @@ def parse_block_head(line: str) -> Block:
     """Classify one line as the head of a block (entry, struck, text or blank)."""
     if not line.strip():
         return Block(BlockKind.BLANK, (line,))
+    f = head_fields(line)
+    if f is None:
+        return Block(BlockKind.TEXT, (line,))
+    kind, day, text, source, noticed, until, moved = f
+    return Block(kind, (line,), date=day, text=text, source=source, noticed=noticed, until=until, moved=moved)
+
+
+HeadFields = tuple[BlockKind, date, str, str | None, bool, date | None, date | None]
+"""An entry's first line read (:func:`head_fields`): kind (ENTRY or STRUCK), date, text, source, noticed,
+until, moved — a :class:`Block`'s fields."""
+
+
+def head_fields(line: str) -> HeadFields | None:
+    """The fields of an entry's (or a struck entry's) first line, None for any other line: what
+    :func:`parse_block_head` makes a Block of (session search reads them without making one)."""
     m = _STRUCK.match(line)
     if m:
         day = _day(m.group(2))
         if day is not None:
             inner = m.group(1)
             moved = _day(m.group(3)[-10:]) if m.group(3) else None
-            original = parse_block_head("- " + inner)
-            text = original.text if original.kind is BlockKind.ENTRY else inner
-            return Block(BlockKind.STRUCK, (line,), date=day, text=text, source=original.source, moved=moved)
+            original = head_fields("- " + inner)
+            text = original[2] if original is not None and original[0] is BlockKind.ENTRY else inner
+            return BlockKind.STRUCK, day, text, original[3] if original is not None else None, False, None, moved
     m = _ENTRY.match(line)
     if m:
         day = _day(m.group(1))
@@ -172,9 +187,8 @@ def parse_block_head(line: str) -> Block:
                 else:
                     break
                 rest = xm.group(1)
-            return Block(BlockKind.ENTRY, (line,), date=day, text=rest.strip(), source=source,
-                         noticed=noticed, until=until, moved=moved)
-    return Block(BlockKind.TEXT, (line,))
+            return BlockKind.ENTRY, day, rest.strip(), source, noticed, until, moved
+    return None
 
 
 def scan(text: str) -> Iterator[Block | str]:
@@ -313,8 +327,13 @@ def search_text(block: Block) -> str:
     "chat" or "2026" would otherwise find every note. The hit still shows the
     whole line, so it names the chat. Forget judges :func:`fact_text` alone.
     """
-    title = source_title(block)
-    return block.body() if title is None else f"{title}\n{block.body()}"
+    return search_text_of(block.source, block.body())
+
+
+def search_text_of(source: str | None, body: str) -> str:
+    """:func:`search_text` from an entry's source and body (its fact and own lines)."""
+    m = _SOURCE_TITLE.fullmatch(source) if source is not None else None
+    return body if m is None else f"{m.group(1)}\n{body}"
 
 
 def whole_word(word: str) -> re.Pattern[str]:

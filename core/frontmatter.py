@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 logger = logging.getLogger(__name__)
 
@@ -86,7 +87,13 @@ def read(text: str) -> Frontmatter | None:
     return Frontmatter(_text(data.get("title")), _text(data.get("description")), aliases)
 
 
-_PLAIN = re.compile(r"[A-Za-z\u00c0-\uffff][\w .,()/'&+?!-]*")
+@lru_cache(maxsize=1)
+def _plain() -> re.Pattern[str]:
+    """A plain scalar's characters, compiled on first use: its range to U+FFFF costs milliseconds to compile,
+    paid otherwise by every process that imports this module (a search reads no frontmatter)."""
+    return re.compile(r"[A-Za-z\u00c0-\uffff][\w .,()/'&+?!-]*")
+
+
 _YAML_WORDS = frozenset({"y", "n", "yes", "no", "on", "off", "true", "false", "null"})
 _FM_LINE = re.compile(r"([A-Za-z_][\w-]*):(?: (.*))?")
 
@@ -100,7 +107,7 @@ def _quick_scalar(raw: str, flow: bool = False) -> str | None:
     if raw.startswith('"') and raw.endswith('"') and len(raw) >= 2 and "\\" not in raw:
         inner = raw[1:-1]
         return inner if '"' not in inner else None
-    if _PLAIN.fullmatch(raw) and raw.lower() not in _YAML_WORDS and not raw.endswith((" ", ":")) \
+    if _plain().fullmatch(raw) and raw.lower() not in _YAML_WORDS and not raw.endswith((" ", ":")) \
             and ": " not in raw and " #" not in raw:
         return raw
     return None

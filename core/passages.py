@@ -9,22 +9,23 @@ import logging
 import os
 import re
 import stat
-from collections import Counter
+from collections import _count_elements  # type: ignore[attr-defined]  # Counter's counting loop (C)
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
-from urllib.parse import unquote
+from typing import TYPE_CHECKING, Any
 
 from . import frontmatter
 from .entries import BlockKind, scan
 from .errors import BadInput, BotMemoryError
 from .paths import FileKind, Home, classify
 from .safeio import open_dir_nofollow
-from .store import Change
 from .words import Stems, is_cjk_token, is_particle, tokens
+
+if TYPE_CHECKING:   # an annotation only: importing the store costs a search or recall milliseconds
+    from .store import Change
 
 
 logger = logging.getLogger(__name__)
@@ -123,20 +124,26 @@ def content_words(text: str) -> list[str]:
 _TOKEN = re.compile(r"[^\W_]+")
 
 
-def _stem_counts(text: str, stems: Stems, keymap: dict[str, str]) -> dict[str, int]:
-    """How often each content stem occurs in *text*. *keymap* remembers each word's stem ('' for a word
-    that is not content): a corpus has far fewer distinct words than words."""
-    raw = Counter(_TOKEN.findall(text.lower()) if text.isascii() else _words(text))
+class StemMemo(dict[str, str]):
+    """Each word's content stem ('' for a word that is not content), found on first sight: a corpus has
+    far fewer distinct words than words."""
+
+    def __init__(self, stems: Stems) -> None:
+        super().__init__()
+        self.stems = stems
+
+    def __missing__(self, word: str) -> str:
+        if len(self) > 1_000_000:
+            self.clear()
+        k = self[word] = self.stems(word) if _is_content(word) else ""
+        return k
+
+
+def _stem_counts(text: str, memo: StemMemo) -> dict[str, int]:
+    """How often each content stem occurs in *text* (the words mapped and counted at C speed)."""
     out: dict[str, int] = {}
-    get = keymap.get
-    for w, n in raw.items():
-        k = get(w)
-        if k is None:
-            if len(keymap) > 1_000_000:
-                keymap.clear()
-            k = keymap[w] = stems(w) if _is_content(w) else ""
-        if k:
-            out[k] = out.get(k, 0) + n
+    _count_elements(out, map(memo.__getitem__, _TOKEN.findall(text.lower()) if text.isascii() else _words(text)))
+    out.pop("", None)
     return out
 
 
@@ -229,15 +236,17 @@ def _analyse_topic(rel: str, text: str, names: bool = True) -> _Topic:
 
     for block in scan(body):     # hand-written and blank lines come as strings: no Block made for them
         if isinstance(block, str):
-            if len(opening) < OPENING_LINES and block.strip():
-                opening.append(block.rstrip())
-            if not block.strip():
+            line = block.rstrip()
+            if not line:
                 flush()
-            elif _HEADING.match(block):
+                continue
+            if len(opening) < OPENING_LINES:
+                opening.append(line)
+            if "#" in line[:4] and _HEADING.match(line):    # (a heading's "#" is within its first 4 characters)
                 flush()
-                heading[:] = [block.rstrip()]
+                heading[:] = [line]
             else:
-                para.append(block.rstrip())
+                para.append(line)
             continue
         if block.kind is BlockKind.STRUCK:
             flush()
@@ -247,9 +256,10 @@ def _analyse_topic(rel: str, text: str, names: bool = True) -> _Topic:
             opening.extend(ln.rstrip() for ln in block.lines if ln.strip())
         flush()
         entry_text = block.body().strip()
+        if "\n" in entry_text:
+            entry_text = "\n".join(ln.rstrip() for ln in entry_text.split("\n"))
         if entry_text:
-            passages.append(_Passage(block.date, block.until,
-                                     "\n".join(ln.rstrip() for ln in entry_text.split("\n"))))
+            passages.append(_Passage(block.date, block.until, entry_text))
     flush()
 
     opening = opening[:OPENING_LINES]
@@ -282,7 +292,11 @@ def link_targets(text: str) -> list[str]:
     counts as a link; an image's target (``photo.png``) simply names no topic."""
     out: list[str] = []
     for wiki, md, bracketed in _WIKILINK.findall(text):
-        m = wiki or unquote(md or bracketed)
+        if wiki:
+            m = wiki
+        else:
+            from urllib.parse import unquote    # on first use: search imports this module too
+            m = unquote(md or bracketed)
         t = m.rsplit("/", 1)[-1].strip().lower()
         if t.endswith(".md"):
             t = t[:-3]

@@ -66,11 +66,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .cli import main as full
 
         return full(args)
-    import json
     import logging
 
-    from . import config, recall
-    from . import search as searching
     from .errors import BadInput, exit_code_for
     from .paths import Home, today as local_today
 
@@ -86,9 +83,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             home = attach(home)
         value: object
         if opts.command == "recall":
+            from . import recall      # each command imports only what it needs
+
             r = recall.recall(home, bot, words[0], day)
             value, plain = r.as_dict(), r.text
         else:
+            from . import config
+            from . import search as searching
+
             home.require_bot(bot)
             since = searching.parse_when(opts.since, day, "--since") if opts.since else None
             until = searching.parse_when(opts.until, day, "--until") if opts.until else None
@@ -96,9 +98,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                 raise BadInput("search needs words, --since or --until")
             on = config.bot_settings(home, bot).memory
             hits = searching.search(home, bot, words, since, until, include_memory=on)
-            value = [h.as_dict() for h in hits]
-            plain = "\n".join(f"{h.file} · {h.date.isoformat()} · {h.text}" for h in hits)
+            if opts.json:   # one form only: a search may print a hundred thousand hits
+                value, plain = [h.as_dict() for h in hits], ""
+            else:
+                value, plain = None, "\n".join(f"{h.file} · {h.date.isoformat()} · {h.text}" for h in hits)
         if opts.json:
+            import json
+
             sys.stdout.write(json.dumps(value, ensure_ascii=False) + "\n")
         elif plain:
             sys.stdout.write(plain if plain.endswith("\n") else plain + "\n")

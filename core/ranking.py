@@ -20,11 +20,11 @@ arithmetic and knows nothing of SQLite, files or dates.
   its rarity (``idf / top``, *top* being the idf of a word no passage holds): a
   word in most passages ("note") adds little, a rare one nearly its full idf.
 - **Links** (``LINK_SHARE``): each of the ``LINK_SOURCES`` best passages lends the topics it links to
-  (``[[wikilinks]]`` or markdown links to a topic's file) a share of its own score (the most any one lends), added to every passage of that
-  topic that passed the gate. A passage that answers the message in its words often names the page about
-  the subject by a link, in the page's own words ("a message that says *the panel on the left* reaches a
-  passage that links to [[Sidebar]]") — anchor text, as web search uses it. Lending never lets a topic
-  pass the gate: only passages that match the message take part.
+  (``[[wikilinks]]`` or markdown links to a topic's file) a share of its own score (the most any one
+  lends), added to every passage of that topic that passed the gate. A passage that matches the message
+  often links to the page about the subject, which may share few of the message's words ("hide the panel
+  on the left, see [[Sidebar]]") — anchor text, as web search uses it. Lending never lets a topic pass
+  the gate: only passages that match the message take part.
 - **Choosing** (:func:`choose`): the best note of each topic first, then second
   notes while places are left; at most ``PER_TOPIC`` notes from one topic unless
   no other topic has a hit; the caller breaks ties between equal scores by date.

@@ -40,8 +40,10 @@ loaded), ``memory/archive.md`` (older or no longer true) or daily logs.
 
 Recall reads an **index** instead of the files: a SQLite database under
 ``<home>/botmemory/index/<bot>.sqlite3`` (outside the workspace, mode 0600)
-mapping each word stem to the passages holding it, with counts for BM25; recall
-fetches each stem's postings from it and :mod:`.ranking` scores them. It
+mapping each word stem to the passages holding it, with counts for BM25: a
+word's postings are packed arrays (passage ids, the word's count in each, each
+passage's length), one row per word and build step (:mod:`.recall_index`);
+recall decodes each stem's postings and :mod:`.ranking` scores them. It
 keeps no text: a recalled passage is read again from its file, checked by the
 SHA-256 the file was indexed with, and every word is taken from redacted text,
 so no secret is copied out of the workspace. Each topic file is keyed by its
@@ -52,7 +54,9 @@ ones dropped, and a file indexed within a timestamp tick of its change is hashed
 again once (never parsed again unless its bytes changed). When more than
 ``INLINE_BYTES`` wait to be indexed, recall answers from what is indexed so far
 and a detached process builds the rest (:func:`refresh_index` is the same build
-for the tray app and ``watch``). The files stay the source of truth: a missing,
+for the tray app and ``watch``); a long build commits after 2, 4, 8, … MB read, so
+that a recall meanwhile sees its progress, and on Linux shares the parsing with
+a forked worker process. The files stay the source of truth: a missing,
 outdated or corrupt index is rebuilt from them, and when no index can be kept on
 disk one is built in memory for the call. SQLite's WAL mode lets processes
 recall while another writes; updates are serialised by its write lock.
@@ -79,7 +83,9 @@ from . import config, ranking
 from .paths import Home
 from .words import Stems, is_cjk_token
 from .passages import _Key, _Topic, _list_topics, _topic_folder
-from .recall_index import _Unusable, _build_in_background, _configure, _meta, _open, _reread_topic, _sync, _synced
+from .recall_index import (
+    Postings, _Unusable, _build_in_background, _configure, _joined, _meta, _open, _reread_topic, _sync, _synced, decode
+)
 from .passages import (  # re-exported: recall's words and results, as callers name them
     HEADER as HEADER,
     Hit as Hit,
@@ -114,6 +120,17 @@ def _idf(n: int, df: int) -> float:
     return ranking.idf(n, df)
 
 
+def _postings(conn: sqlite3.Connection, stemmed: list[str]) -> dict[str, Postings]:
+    """Each word's postings (see :func:`.recall_index.encode`: its rows joined in pid order), for the
+    words some passage holds."""
+    marks = ",".join("?" * len(stemmed))
+    rows: dict[str, list[bytes]] = {}
+    for word, data in conn.execute(f"SELECT w.word, p.data FROM words w JOIN postings p ON p.wid = w.wid"
+                                   f" WHERE w.word IN ({marks}) ORDER BY p.wid, p.start", stemmed):
+        rows.setdefault(str(word), []).append(data)
+    return {w: decode(b"".join(_joined(d)) if len(d) > 1 else d[0]) for w, d in rows.items()}
+
+
 def _query(conn: sqlite3.Connection, home: Home, bot: str, keys: list[str], need: int,
            today: date, *, strict: bool = True) -> list[_Found] | None:
     """The notes for *keys*, or None when a file changed since it was indexed (sync and ask again);
@@ -126,14 +143,11 @@ def _query(conn: sqlite3.Connection, home: Home, bot: str, keys: list[str], need
         if s not in stemmed:
             stemmed.append(s)
     n = max(int(_meta(conn, "passages") or 0), 1)
-    marks = ",".join("?" * len(stemmed))
-    words = {str(w): (int(wid), int(df)) for wid, w, df in conn.execute(
-        f"SELECT wid, word, df FROM words WHERE word IN ({marks}) AND df > 0", stemmed)}
-    # the storage fetch: each stem's postings (pid, tf, passage length); ranking does the arithmetic
-    terms = [ranking.Term(s, _idf(n, words[s][1]) if s in words else _idf(n, 0),
-                          conn.execute("SELECT pid, tf, len FROM postings WHERE wid = ? ORDER BY pid",
-                                       (words[s][0],)).fetchall() if s in words else [])
-             for s in stemmed]
+    # the storage fetch: each stem's postings (pid, tf, passage length; df = their number), decoded from
+    # its packed rows; ranking does the arithmetic
+    post = _postings(conn, stemmed)
+    terms = [ranking.Term(s, _idf(n, len(post[s][0])), list(zip(*post[s]))) if s in post
+             else ranking.Term(s, _idf(n, 0), []) for s in stemmed]
     avg = max(float(_meta(conn, "length") or 0) / n, 1.0)
     t = today.toordinal()
     files: dict[int, tuple[str, str, int, int, int, int, str]] = {}
@@ -178,7 +192,7 @@ def _query(conn: sqlite3.Connection, home: Home, bot: str, keys: list[str], need
         return {int(pid): [ids[f"{t}.md"] for t in str(lk).split("\n") if f"{t}.md" in ids] for pid, lk in rows}
 
     scored = ranking.rank(terms, need, avg, topics, names, n, topic_len,
-                          float(_meta(conn, "length") or 0) / max(len(topics), 1), linked) if len(words) >= need else []
+                          float(_meta(conn, "length") or 0) / max(len(topics), 1), linked) if len(post) >= need else []
     ranked: list[tuple[float, int, int, int]] = []     # (score, day, pid, file id)
     if scored:
         score_of = {pid: sc for sc, pid, _fid in scored}

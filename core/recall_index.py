@@ -6,54 +6,102 @@ rebuilt; ``python -m botmemory.core.recall_index --build HOME BOT`` is the backg
 from __future__ import annotations
 
 
+import gc
 import hashlib
 import logging
 import os
 import sqlite3
 import stat
 import time
-import zlib
 from array import array
-from collections import Counter
-from collections.abc import Iterator, Mapping
+from bisect import bisect_left
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .errors import BotMemoryError
 from .paths import Folder, Home
 from .safeio import FILE_MODE, RACY_NS, make_dirs, read_file
 from .words import Stems, guess_language
 from .passages import (
-    _Key, _Passage, _Topic, _analyse_topic, _index_words, _list_topics, _mday, _stem_counts, _topic_folder,
-    link_targets,
+    _Key, _Passage, _Topic, StemMemo, _analyse_topic, _index_words, _list_topics, _mday, _stem_counts,
+    _topic_folder, link_targets,
 )
+
+if TYPE_CHECKING:
+    from concurrent.futures import Executor
 
 logger = logging.getLogger(__name__)
 
 
 # ----- the index
 
-SCHEMA_VERSION = 12
+SCHEMA_VERSION = 13
 """Bump whenever the schema, the word rules or the stop list change: an index of another version is rebuilt."""
 
 _SCHEMA = (
     "CREATE TABLE meta(k TEXT PRIMARY KEY, v TEXT NOT NULL)",
     # one row a topic file: its change key (racy: read again next time, see RACY_NS), the SHA-256 of its
     # bytes, modification day, name stems (" a b "), whether it has an opening, its passages (first_pid,
-    # n: passages of one file have consecutive ids) and the words it holds (for dropping its postings)
+    # n: passages of one file have consecutive ids) and the ids of the words it holds (for dropping its postings)
     "CREATE TABLE files(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, size INTEGER NOT NULL,"
     " mtime_ns INTEGER NOT NULL, ctime_ns INTEGER NOT NULL, ino INTEGER NOT NULL, racy INTEGER NOT NULL,"
     " hash TEXT NOT NULL, day INTEGER NOT NULL, names TEXT NOT NULL, opening INTEGER NOT NULL,"
     " first_pid INTEGER NOT NULL, n INTEGER NOT NULL, wids BLOB NOT NULL)",
-    # no text: a passage is found again in its file (checked by the file's hash) when it is recalled
-    # links: the topics the passage links to (``[[wikilinks]]``: lower-cased targets, one a line), or NULL
+    # no text: a passage is found again in its file (checked by the file's hash) when it is recalled;
+    # links: the topics the passage links to (passages.link_targets: lower-cased, one a line), or NULL
     "CREATE TABLE passages(pid INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, day INTEGER NOT NULL,"
     " until INTEGER, len INTEGER NOT NULL, links TEXT)",
-    "CREATE TABLE words(wid INTEGER PRIMARY KEY, word TEXT NOT NULL UNIQUE, df INTEGER NOT NULL)",
-    # word -> passages, with the word's count in the passage and the passage's length (for BM25)
-    "CREATE TABLE postings(wid INTEGER NOT NULL, pid INTEGER NOT NULL, tf INTEGER NOT NULL,"
-    " len INTEGER NOT NULL, PRIMARY KEY(wid, pid)) WITHOUT ROWID",
+    "CREATE TABLE words(wid INTEGER PRIMARY KEY, word TEXT NOT NULL UNIQUE)",
+    # word -> passages, packed (see encode): each row a run of postings in pid order; *start* is at most
+    # its first pid and above every pid of the word's row before
+    "CREATE TABLE postings(wid INTEGER NOT NULL, start INTEGER NOT NULL, data BLOB NOT NULL)",
+    "CREATE UNIQUE INDEX postings_word ON postings(wid, start)",
 )
+
+
+Postings = tuple["array[int]", "array[int]", "array[int]"]
+"""A word's postings: passage ids (ascending), the word's count in each passage, each passage's length."""
+
+MAX_TF = 0xFFFF
+"""A word's count in one passage is kept up to this (BM25 saturates long before)."""
+
+
+def encode(pids: array[int], tfs: array[int], lens: array[int]) -> bytes:
+    """One postings row: the pids and lengths (array('I')) then the counts (array('H')), native byte order."""
+    if tfs.typecode != "H":
+        try:
+            tfs = array("H", tfs)
+        except OverflowError:
+            tfs = array("H", [min(t, MAX_TF) for t in tfs])
+    return pids.tobytes() + lens.tobytes() + tfs.tobytes()
+
+
+def decode(data: bytes) -> Postings:
+    """The (pids, tfs, lens) of postings rows joined in pid order (see :func:`encode`)."""
+    n = len(data) // 10
+    pids, tfs, lens = array("I"), array("H"), array("I")
+    mv = memoryview(data)
+    pids.frombytes(mv[:4 * n])
+    lens.frombytes(mv[4 * n:8 * n])
+    tfs.frombytes(mv[8 * n:])
+    return pids, tfs, lens
+
+
+def _pack_wids(wids: list[int]) -> bytes:
+    """A file's word ids (in no order): two bytes each (b'H') unless one is too large (b'I')."""
+    try:
+        return b"H" + array("H", wids).tobytes()
+    except OverflowError:
+        return b"I" + array("I", wids).tobytes()
+
+
+def _unpack_wids(blob: bytes) -> array[int]:
+    wids = array(chr(blob[0]))
+    wids.frombytes(blob[1:])
+    return wids
 
 
 def index_path(home: Home, bot: str) -> Path:
@@ -127,34 +175,264 @@ file table.
 """
 
 
-def _pack(wids: list[int], counts: list[int]) -> bytes:
-    """A file's sorted word ids (as gaps, which compress well) and its count of passages for each."""
-    gaps = [b - a for a, b in zip([0, *wids], wids)]
-    return zlib.compress(array("I", gaps + counts).tobytes(), 6)
+class _Gather:
+    """Parsed files' passages and postings, in memory (no database: a worker process fills one too).
+
+    *post* maps each word to flat (pid, tf, passage length) triples in pid order; a file's passages
+    take consecutive pids from *next_pid*; *passages* holds (day, until, length, links) from pid *base* on.
+    """
+
+    def __init__(self, base: int) -> None:
+        self.base = self.next_pid = base
+        self.post: dict[str, list[int]] = {}
+        self.files: list[tuple[object, ...]] = []      # (name, size, mtime_ns, ctime_ns, ino, racy, hash, day,
+        self.vocab: list[set[str] | tuple[list[str], array[int]]] = []   # names, opening, first_pid, n) and
+        # each file's words (from a worker: its word list and indices into it)
+        self.passages: list[tuple[int, int | None, int, str | None]] = []
+        self.racy = False
+
+    def add(self, got: _Parsed) -> None:
+        """A parsed file: its passages and their words' postings."""
+        name, key, racy, digest, mday, names, opening, topic, per_passage = got
+        first = pid = self.next_pid
+        post = self.post
+        rows = self.passages
+        vocab: set[str] = set()
+        for p, counts in zip(topic.passages, per_passage):
+            length = sum(counts.values())
+            rows.append((p.day.toordinal() if p.day else mday, p.until.toordinal() if p.until else None, length,
+                         "\n".join(link_targets(p.text)) or None))
+            for w, tf in counts.items():
+                lst = post.get(w)
+                if lst is None:
+                    post[w] = [pid, tf, length]
+                else:
+                    lst += (pid, tf, length)
+            vocab.update(counts)
+            pid += 1
+        self.files.append((name, *key, int(racy), digest, mday, names, int(opening), first, pid - first))
+        self.vocab.append(vocab)
+        self.next_pid = pid
+        self.racy = self.racy or racy
+
+    def ship(self) -> _Shipped:
+        """This gathering in flat arrays (cheap to send from the worker: no list of numbers to pickle)."""
+        words = list(self.post)
+        index = {w: i for i, w in enumerate(words)}
+        return _Shipped(self.base, words, [array("I", self.post[w]).tobytes() for w in words], self.files,
+                        [array("I", [index[w] for w in v]).tobytes() for v in self.vocab if isinstance(v, set)],
+                        self.passages, self.racy)
+
+    def absorb(self, other: _Shipped) -> None:
+        """Add what a worker gathered from pid ``other.base`` on, after what this one holds (pids shifted)."""
+        off = self.next_pid - other.base
+        post = self.post
+        for w, data in zip(other.words, other.flats):
+            a = array("I")
+            a.frombytes(data)
+            flat = a.tolist()
+            if off:
+                flat[0::3] = [p + off for p in flat[0::3]]
+            lst = post.get(w)
+            if lst is None:
+                post[w] = flat
+            else:
+                lst += flat
+        self.files.extend((*f[:-2], f[-2] + off, f[-1]) for f in other.files)   # type: ignore[operator]
+        for v in other.vocab:
+            idx = array("I")
+            idx.frombytes(v)
+            self.vocab.append((other.words, idx))
+        self.passages.extend(other.passages)
+        self.next_pid += len(other.passages)
+        self.racy = self.racy or other.racy
 
 
-def _unpack(blob: bytes) -> tuple[list[int], list[int]]:
-    a = array("I")
-    a.frombytes(zlib.decompress(blob))
-    half = len(a) // 2
-    wids: list[int] = []
-    w = 0
-    for gap in a[:half]:
-        w += gap
-        wids.append(w)
-    return wids, list(a[half:])
+@dataclass
+class _Shipped:
+    """A worker's :class:`_Gather`, flattened: each word's triples and each file's words (as indices into
+    *words*) as array('I') bytes."""
+
+    base: int
+    words: list[str]
+    flats: list[bytes]
+    files: list[tuple[object, ...]]
+    vocab: list[bytes]
+    passages: list[tuple[int, int | None, int, str | None]]
+    racy: bool
 
 
-def _drop_file(conn: sqlite3.Connection, file_id: int, df: Counter[int]) -> None:
-    row = conn.execute("SELECT first_pid, n, wids FROM files WHERE id = ?", (file_id,)).fetchone()
-    first, n, blob = int(row[0]), int(row[1]), bytes(row[2])
-    wids, counts = _unpack(blob)
-    conn.executemany("DELETE FROM postings WHERE wid = ? AND pid >= ? AND pid < ?",
-                     [(w, first, first + n) for w in wids])
-    for w, c in zip(wids, counts):
-        df[w] -= c
-    conn.execute("DELETE FROM passages WHERE file_id = ?", (file_id,))
-    conn.execute("DELETE FROM files WHERE id = ?", (file_id,))
+_Parsed = tuple[str, _Key, bool, str, int, str, bool, _Topic, list[dict[str, int]]]
+"""A topic file parsed for the index: name, change key, racy, hash, modification day, name stems
+(" a b "), whether it has an opening, its passages and each passage's stem counts."""
+
+
+def _parse(home: Home, bot: str, name: str, key: _Key, now: int, memo: StemMemo) -> _Parsed | None:
+    """Read and parse one topic file for the index (None: it is gone). Nothing of a secret reaches the
+    index: when the file holds one, its words are taken from redacted text."""
+    got = _read_topic(home, bot, name)
+    if got is None:
+        return None
+    topic, digest, text = got
+    from .redact import contains_secret, redact   # on first use: a warm recall never needs it
+
+    if contains_secret(text):
+        topic = _Topic([_Passage(p.day, p.until, redact(p.text), redact(p.heading)) for p in topic.passages],
+                       {w for t in topic.names for w in _index_words(redact(t))}, topic.opening)
+    # a paragraph's words and its section heading's (the heading counts toward the gate too)
+    per_passage = [_stem_counts(f"{p.heading}\n{p.text}" if p.heading else p.text, memo) for p in topic.passages]
+    names = " ".join(sorted({memo.stems(k) for k in topic.names}))
+    return (name, key, _is_racy(key, now), digest, _mday(key).toordinal(), f" {names} ", topic.opening is not None,
+            topic, per_passage)
+
+
+class _Batch:
+    """The changes of one refresh between two commits, gathered in memory and written at :meth:`flush`.
+
+    A word's postings are rows of packed (pid, tf, length) triples. Passages of one file have
+    consecutive ids, and a file indexed again gets new ids above every existing one, so a flush
+    cuts a dropped file's pid range out of the one row of each of its words that holds it
+    (bisected, C-speed slicing) and appends one new row per word holding this batch's postings;
+    a word with more than ``MAX_CHUNKS`` rows has them merged. A build from an empty index looks
+    nothing up: every word is new.
+    """
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+        self.fresh = conn.execute("SELECT 1 FROM words LIMIT 1").fetchone() is None
+        self.ids: dict[str, int] = {}
+        self.new_words: list[tuple[int, str]] = []
+        self.drops: dict[int, list[tuple[int, int]]] = {}
+        self.restart()
+
+    def restart(self) -> None:
+        """Read the next free ids (at the start of each transaction)."""
+        one = self.conn.execute
+        self.next_wid = int(one("SELECT COALESCE(MAX(wid), 0) + 1 FROM words").fetchone()[0])
+        self.next_fid = int(one("SELECT COALESCE(MAX(id), 0) + 1 FROM files").fetchone()[0])
+        self.gather = _Gather(int(one("SELECT COALESCE(MAX(pid), 0) + 1 FROM passages").fetchone()[0]))
+
+    def drop(self, file_id: int) -> None:
+        """Drop a file: its rows now, its postings at the flush."""
+        conn = self.conn
+        row = conn.execute("SELECT first_pid, n, wids FROM files WHERE id = ?", (file_id,)).fetchone()
+        first, n = int(row[0]), int(row[1])
+        for w in _unpack_wids(bytes(row[2])):
+            self.drops.setdefault(w, []).append((first, first + n))
+        conn.execute("DELETE FROM passages WHERE file_id = ?", (file_id,))
+        conn.execute("DELETE FROM files WHERE id = ?", (file_id,))
+
+    def _word_ids(self, words: list[str]) -> dict[str, int]:
+        ids = self.ids
+        missing = [w for w in words if w not in ids]
+        if not self.fresh:
+            for i in range(0, len(missing), 500):
+                chunk = missing[i:i + 500]
+                ids.update((str(r[1]), int(r[0])) for r in self.conn.execute(
+                    f"SELECT wid, word FROM words WHERE word IN ({','.join('?' * len(chunk))})", chunk))
+        wid = self.next_wid
+        for w in missing:
+            if w not in ids:
+                ids[w] = wid
+                self.new_words.append((wid, w))
+                wid += 1
+        self.next_wid = wid
+        return ids
+
+    def _apply_drops(self) -> None:
+        conn = self.conn
+        for wid, ranges in self.drops.items():
+            top = max(hi for _lo, hi in ranges)
+            for start, data in conn.execute("SELECT start, data FROM postings WHERE wid = ? AND start < ?"
+                                            " ORDER BY start", (wid, top)).fetchall():
+                pids, tfs, lens = decode(data)
+                cut = False
+                for lo, hi in ranges:
+                    i, j = bisect_left(pids, lo), bisect_left(pids, hi)
+                    if i < j:
+                        del pids[i:j], tfs[i:j], lens[i:j]
+                        cut = True
+                if not cut:
+                    continue
+                if pids:
+                    conn.execute("UPDATE postings SET data = ? WHERE wid = ? AND start = ?",
+                                 (encode(pids, tfs, lens), wid, start))
+                else:
+                    conn.execute("DELETE FROM postings WHERE wid = ? AND start = ?", (wid, start))
+        self.drops.clear()
+
+    def flush(self) -> None:
+        """Write what was gathered (the caller commits)."""
+        conn = self.conn
+        if self.drops:
+            self._apply_drops()
+        g = self.gather
+        post = g.post
+        ids = self._word_ids(list(post))
+        conn.executemany("INSERT INTO words(wid, word) VALUES (?, ?)", self.new_words)
+        self.new_words.clear()
+        fid = self.next_fid
+        file_rows = []
+        passage_rows: list[tuple[int, int, int, int | None, int, str | None]] = []
+        rows = g.passages
+        theirs: dict[int, list[int]] = {}      # a worker's word list -> the word ids
+        for f, v in zip(g.files, g.vocab):
+            first, n = f[-2], f[-1]
+            assert isinstance(first, int) and isinstance(n, int)
+            if isinstance(v, set):
+                wids = [ids[w] for w in v]
+            else:
+                words, idx = v
+                if id(words) not in theirs:
+                    theirs[id(words)] = [ids[w] for w in words]
+                to = theirs[id(words)]
+                wids = [to[i] for i in idx]
+            file_rows.append((fid, *f, _pack_wids(wids)))
+            i = first - g.base
+            passage_rows.extend((first + k, fid, *rows[i + k]) for k in range(n))
+            fid += 1
+        self.next_fid = fid
+        conn.executemany(
+            "INSERT INTO files(id, name, size, mtime_ns, ctime_ns, ino, racy, hash, day, names, opening,"
+            " first_pid, n, wids) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", file_rows)
+        conn.executemany("INSERT INTO passages(pid, file_id, day, until, len, links) VALUES (?, ?, ?, ?, ?, ?)",
+                         passage_rows)
+        conn.executemany("INSERT INTO postings(wid, start, data) VALUES (?, ?, ?)",
+                         [(ids[w], lst[0], _row(lst)) for w, lst in post.items()])
+        if not self.fresh and post:
+            self._merge([ids[w] for w in post])
+        self.gather = _Gather(g.next_pid)
+
+    def _merge(self, wids: list[int]) -> None:
+        """Merge the rows of words that have more than ``MAX_CHUNKS`` into one."""
+        conn = self.conn
+        many: list[int] = []
+        for i in range(0, len(wids), 500):
+            chunk = wids[i:i + 500]
+            many.extend(int(r[0]) for r in conn.execute(
+                f"SELECT wid FROM postings WHERE wid IN ({','.join('?' * len(chunk))})"
+                f" GROUP BY wid HAVING COUNT(*) > {MAX_CHUNKS}", chunk))
+        for wid in many:
+            rows = conn.execute("SELECT start, data FROM postings WHERE wid = ? ORDER BY start", (wid,)).fetchall()
+            conn.execute("DELETE FROM postings WHERE wid = ?", (wid,))
+            conn.execute("INSERT INTO postings(wid, start, data) VALUES (?, ?, ?)",
+                         (wid, rows[0][0], b"".join(_joined(r[1] for r in rows))))
+
+
+def _row(flat: list[int]) -> bytes:
+    """A postings row from flat (pid, tf, length) triples."""
+    a = array("I", flat)
+    return encode(a[0::3], a[1::3], a[2::3])
+
+
+def _joined(rows: Iterable[bytes]) -> list[bytes]:
+    """Postings rows (in pid order) as one row's parts: all pids, then all lengths, then all counts."""
+    parts = [decode(r) for r in rows]
+    return [p[0].tobytes() for p in parts] + [p[2].tobytes() for p in parts] + [p[1].tobytes() for p in parts]
+
+
+MAX_CHUNKS = 8
+"""A word with more postings rows than this (one is added by each refresh that indexes it) has them merged."""
 
 
 def _read_topic(home: Home, bot: str, name: str) -> tuple[_Topic, str, str] | None:
@@ -191,8 +469,6 @@ def _file_hash(home: Home, bot: str, name: str) -> str | None:
     return ft.hash if ft is not None else None
 
 
-_BATCH = 250_000
-
 TICK_NS = 50_000_000
 """How long after a file's last change a same-size edit could keep its timestamp on a file system
 with fine timestamps (the kernel stamps files from a clock that ticks every few milliseconds)."""
@@ -221,8 +497,6 @@ def _up_to_date(known: _Known, listing: dict[str, _Key]) -> bool:
         name in known and known[name][1] == key and not known[name][2] for name, key in listing.items())
 
 
-VACUUM_AFTER = 1_000_000
-"""A build from an empty index that read more than this many bytes packs the database afterwards."""
 INLINE_BYTES = 8_000_000
 """Topics to (re)index up to this many bytes are indexed before answering; more are indexed by a
 background process while recall answers from what is indexed so far."""
@@ -251,53 +525,23 @@ def _refresh(conn: sqlite3.Connection, home: Home, bot: str, listing: dict[str, 
     build that others can follow); otherwise it is one transaction.
     """
     racy = False
-    words_cache: dict[str, int] = {}
-    df: Counter[int] = Counter()
-    new_words: dict[str, int] = {}
+    collecting = gc.isenabled()
+    gc.disable()        # a build makes millions of small objects and no cycles: the collector would only rescan them
     conn.execute("BEGIN IMMEDIATE")
+    pool: Executor | None = None
     try:
         language = _meta(conn, "language")
         known = _known(conn)
         if language is None or not known:
             language = guess_language(_sample_texts(home, bot, listing))
             conn.execute("INSERT OR REPLACE INTO meta(k, v) VALUES ('language', ?)", (language,))
-        stems = Stems(language)
-        keymap: dict[str, str] = {}
-        next_wid = int(conn.execute("SELECT COALESCE(MAX(wid), 0) + 1 FROM words").fetchone()[0])
+        memo = StemMemo(Stems(language))
+        batch = _Batch(conn)
         for name, (file_id, key, _r, _h) in known.items():
             if name not in listing:
-                _drop_file(conn, file_id, df)
-        postings: list[tuple[int, int, int, int]] = []
-        read = total = 0
-
-        def flush() -> None:
-            # sorted in key order first: the rows go down the B-tree in one pass, no temporary table
-            postings.sort()
-            conn.executemany("INSERT INTO postings VALUES (?, ?, ?, ?)", postings)
-            postings.clear()
-
-        def wid_of(words: set[str]) -> dict[str, int]:
-            nonlocal next_wid
-            missing = [w for w in words if w not in words_cache]
-            for i in range(0, len(missing), 500):
-                chunk = missing[i:i + 500]
-                words_cache.update((str(r[1]), int(r[0])) for r in conn.execute(
-                    f"SELECT wid, word FROM words WHERE word IN ({','.join('?' * len(chunk))})", chunk))
-            for w in missing:
-                if w not in words_cache:
-                    words_cache[w] = new_words[w] = next_wid
-                    next_wid += 1
-            return words_cache
-
-        def save_words() -> None:
-            conn.executemany("INSERT INTO words(wid, word, df) VALUES (?, ?, 0)",
-                             [(wid, w) for w, wid in new_words.items()])
-            new_words.clear()
-            conn.executemany("UPDATE words SET df = df + ? WHERE wid = ?",
-                             [(d, w) for w, d in df.items() if d])
-            df.clear()
-
+                batch.drop(file_id)
         now = time.time_ns()
+        todo: list[tuple[str, _Key]] = []
         for name in sorted(listing):
             key = listing[name]
             old = known.get(name)
@@ -311,73 +555,120 @@ def _refresh(conn: sqlite3.Connection, home: Home, bot: str, listing: dict[str, 
                     conn.execute("UPDATE files SET racy = ? WHERE id = ?", (int(still), old[0]))
                     continue
             if old is not None:
-                _drop_file(conn, old[0], df)
-            got = _read_topic(home, bot, name)
-            if got is None:
-                continue
-            topic, digest, text = got
-            from .redact import contains_secret, redact   # on first use: a warm recall never needs it
+                batch.drop(old[0])
+            todo.append((name, key))
+        # the files up to each commit: after 2, 4, 8, … MB (each commit adds a row per word); a second
+        # process parses part of each step's files (all steps are handed to it at once: it parses the
+        # next while this one writes)
+        steps: list[tuple[list[tuple[str, _Key]], list[tuple[str, _Key]]]] = []
+        total = i = 0
+        everything = sum(k[0] for _n, k in todo)
+        while i < len(todo):
+            limit = max(commit_bytes, total) if commit_bytes else everything
+            j, size = i, 0
+            while j < len(todo) and (size < limit or j == i):
+                size += todo[j][1][0]
+                j += 1
+            mine, theirs = todo[i:j], []
+            if size > PARALLEL_BYTES and _can_fork():
+                k, part = len(mine), 0
+                while k > 0 and part < WORKER_SHARE * size:
+                    k -= 1
+                    part += mine[k][1][0]
+                mine, theirs = mine[:k], mine[k:]
+            steps.append((mine, theirs))
+            total += size
+            i = j
+        if any(theirs for _m, theirs in steps):
+            pool = _worker(home, bot, now, language)
+            parts = [pool.submit(_parse_all, theirs) if theirs else None for _m, theirs in steps]
+        else:
+            parts = [None] * len(steps)
+        for n, ((mine, theirs), done) in enumerate(zip(steps, parts)):
+            g = batch.gather
+            for name, key in mine:
+                got = _parse(home, bot, name, key, now, memo)
+                if got is not None:
+                    g.add(got)
+            if done is not None:
+                from concurrent.futures.process import BrokenProcessPool   # loaded with the pool
 
-            if contains_secret(text):   # nothing of a secret reaches the index: words come from redacted text
-                topic = _Topic([_Passage(p.day, p.until, redact(p.text), redact(p.heading)) for p in topic.passages],
-                               {w for t in topic.names for w in _index_words(redact(t))}, topic.opening)
-            read += key[0]
-            total += key[0]
-            mday = _mday(key).toordinal()
-            is_racy = _is_racy(key, now)
-            racy = racy or is_racy
-            # a paragraph's words and its section heading's (the heading counts toward the gate too)
-            per_passage = [_stem_counts(f"{p.heading}\n{p.text}" if p.heading else p.text, stems, keymap)
-                           for p in topic.passages]
-            vocab: set[str] = set()
-            for c in per_passage:
-                vocab.update(c)
-            ids = wid_of(vocab)
-            first = int(conn.execute("SELECT COALESCE(MAX(pid), 0) + 1 FROM passages").fetchone()[0])
-            file_words: Counter[int] = Counter()
-            rows = []
-            for i, (p, counts) in enumerate(zip(topic.passages, per_passage)):
-                pid = first + i
-                day = p.day.toordinal() if p.day else mday
-                length = sum(counts.values())
-                rows.append((pid, day, p.until.toordinal() if p.until else None, length,
-                             "\n".join(link_targets(p.text)) or None))
-                for w, tf in counts.items():
-                    wid = ids[w]
-                    postings.append((wid, pid, tf, length))
-                    file_words[wid] += 1
-            wids = sorted(file_words)
-            names = " ".join(sorted({stems(k) for k in topic.names}))
-            cur = conn.execute(
-                "INSERT INTO files(name, size, mtime_ns, ctime_ns, ino, racy, hash, day, names, opening,"
-                " first_pid, n, wids) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (name, *key, int(is_racy), digest, mday, f" {names} ", int(topic.opening is not None),
-                 first, len(rows), _pack(wids, [file_words[w] for w in wids])))
-            new_id = cur.lastrowid
-            assert new_id is not None
-            conn.executemany("INSERT INTO passages(pid, file_id, day, until, len, links) VALUES (?, ?, ?, ?, ?, ?)",
-                             [(pid, new_id, day, until, ln, lk) for pid, day, until, ln, lk in rows])
-            df.update(file_words)
-            if len(postings) >= _BATCH:
-                flush()
-            if commit_bytes and read >= commit_bytes:
-                flush()
-                save_words()
+                try:
+                    g.absorb(done.result())
+                except (BrokenProcessPool, OSError) as e:
+                    logger.info("recall's index worker failed (%s): parsing its files here", e)
+                    for name, key in theirs:
+                        got = _parse(home, bot, name, key, now, memo)
+                        if got is not None:
+                            g.add(got)
+            racy = racy or g.racy
+            if n < len(steps) - 1:
+                batch.flush()
                 _finish(conn)
                 conn.execute("COMMIT")
                 conn.execute("BEGIN IMMEDIATE")
-                read = 0
-        flush()
-        save_words()
+                batch.restart()
+        batch.flush()
         generation = _finish(conn, "" if racy else _digest(listing))
         conn.execute("COMMIT")
-        if not known and total > VACUUM_AFTER:
-            conn.execute("VACUUM")      # a build from nothing: pack its pages (about a tenth smaller)
     except BaseException:
         if conn.in_transaction:
             conn.execute("ROLLBACK")
         raise
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+        if collecting:
+            gc.enable()
     return generation, racy
+
+
+PARALLEL_BYTES = 1_000_000
+"""A build that reads more than this between two commits has a second process parse part of its files
+(where a process can be forked: Linux, not a frozen bundle, two cores or more); otherwise one process
+parses them all."""
+WORKER_SHARE = 0.65
+"""The worker's share of those bytes (this process also writes the index)."""
+
+_job: tuple[Home, str, int, StemMemo] | None = None
+"""What the forked worker parses with: home, bot, the refresh's time and the word -> stem memo."""
+
+
+def _can_fork() -> bool:
+    """Whether a worker can be forked: on Linux, from a process running one thread (a lock another thread
+    holds would stay held in the child), not a frozen bundle, with two cores or more."""
+    import sys
+    import threading
+
+    if sys.platform != "linux" or getattr(sys, "frozen", False) or threading.active_count() > 1:
+        return False
+    try:
+        return len(os.sched_getaffinity(0)) >= 2
+    except (AttributeError, OSError):   # pragma: no cover
+        return (os.cpu_count() or 1) >= 2
+
+
+def _worker(home: Home, bot: str, now: int, language: str) -> Executor:
+    """A forked process that parses files for this refresh (it inherits what it needs: nothing is pickled
+    but the names it is given and what it gathers)."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    global _job
+    _job = (home, bot, now, StemMemo(Stems(language)))
+    return ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork"))
+
+
+def _parse_all(names: list[tuple[str, _Key]]) -> _Shipped:
+    """In the worker: parse *names* into a gathering of pids from 0 (the caller shifts them)."""
+    assert _job is not None
+    home, bot, now, memo = _job
+    g = _Gather(0)
+    for name, key in names:
+        got = _parse(home, bot, name, key, now, memo)
+        if got is not None:
+            g.add(got)
+    return g.ship()
 
 
 def _digest(listing: dict[str, _Key]) -> str:

@@ -1364,8 +1364,46 @@ def _provider_value_ok(v: str) -> bool:
     return _shannon(v) >= (2.8 if len(v) < 20 else 3.3)
 
 
+_PROVIDER_RUN_BYTES = bytes(c if c in b"abcdefghijklmnopqrstuvwxyz0123456789_-" else 32 for c in range(256))
+"""Maps every byte that is not one of the characters provider words are made of to a space."""
+assert all(w.encode("ascii").translate(_PROVIDER_RUN_BYTES) == w.encode("ascii") for w in _PROVIDER_WORDS)
+_RUNS_CLEAN: set[bytes] = set()
+_RUNS_WITH: dict[bytes, tuple[str, ...]] = {}
+"""Runs seen before: those holding no provider word, and the words the others hold (a text's runs repeat
+across texts, so each is looked into once)."""
+_RUNS_FROM = 4096
+"""From this many characters, provider words are found through the text's distinct runs rather than one
+search of the whole text per word."""
+
+
+def _provider_words_in(low: str) -> tuple[str, ...]:
+    """The provider words that occur in *low*, in ``_PROVIDER_WORDS`` order: exactly those ``in`` finds.
+
+    Every occurrence lies inside a run of the words' characters (a character above U+00FF, encoded as
+    ``?``, ends a run like any other), so a long text is split into its distinct runs and only runs not
+    seen before are searched."""
+    if len(low) < _RUNS_FROM:
+        return tuple(w for w in _PROVIDER_WORDS if w in low)
+    runs = set(low.encode("latin-1", "replace").translate(_PROVIDER_RUN_BYTES).split())
+    new = runs - _RUNS_CLEAN
+    if new:
+        if len(_RUNS_CLEAN) >= 200_000:
+            _RUNS_CLEAN.clear()
+            _RUNS_WITH.clear()
+        for run in new:
+            if run not in _RUNS_WITH:
+                text = run.decode("ascii")
+                got = tuple(w for w in _PROVIDER_WORDS if w in text)
+                if got:
+                    _RUNS_WITH[run] = got
+                else:
+                    _RUNS_CLEAN.add(run)
+    found = {w for run in runs.intersection(_RUNS_WITH) for w in _RUNS_WITH[run]}
+    return tuple(w for w in _PROVIDER_WORDS if w in found) if found else ()
+
+
 def _provider_keyword(text: str, scan: str, low: str) -> Iterator[_Span]:
-    for word in _PROVIDER_WORDS:
+    for word in _provider_words_in(low):
         p = low.find(word)
         while p >= 0:
             nxt = p + len(word)

@@ -19,7 +19,6 @@ The lock is one per workspace: ``flock`` on a file under ``<home>/botmemory/lock
 """
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import stat
@@ -51,8 +50,18 @@ times alone cannot be trusted yet (the shadows hash it again at the next scan, r
 """The largest memory file botmemory reads or writes (a larger one is bad input)."""
 
 
+def new_sha256() -> Any:
+    """A SHA-256 hasher. hashlib is imported on first use: loading it (OpenSSL) costs a process that
+    hashes nothing, such as a search, milliseconds."""
+    import hashlib
+
+    return hashlib.sha256()
+
+
 def sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
+    h = new_sha256()
+    h.update(data)
+    return str(h.hexdigest())
 
 
 def text_hash(text: str) -> str:
@@ -215,7 +224,7 @@ def hash_file(path: Path, root: Path | None = None) -> tuple[str, int] | None:
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise BadInput(f"{shown} is not a regular file")
-        h = hashlib.sha256()
+        h = new_sha256()
         size = 0
         while chunk := os.read(fd, 1 << 20):
             h.update(chunk)
@@ -318,7 +327,7 @@ def _append(path: Path, data: bytes, root: Path | None, *, hashed: bool) -> Appe
         added = (b"\n" if sep else b"") + data
         before = after = ""
         if hashed:
-            h = hashlib.sha256()
+            h = new_sha256()
             _stream_hash(fd, size, h)
             before = h.hexdigest()
             h.update(added)
@@ -349,7 +358,7 @@ def cut_file(path: Path, size: int, expected_hash: str, root: Path | None = None
             raise Refused(f"{shown} is not a regular file")
         if st.st_size < size or st.st_size - size > MAX_FILE_BYTES:
             raise Conflict(shown, "", "")
-        h = hashlib.sha256()
+        h = new_sha256()
         _stream_hash(fd, size, h)
         left = h.hexdigest()
         tail = pread(fd, st.st_size - size, size)

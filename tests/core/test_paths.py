@@ -98,3 +98,32 @@ def test_topic_message_says_what_is_allowed():
     msg = str(e.value)
     assert "letters and digits of any script" in msg and "spaces, dots and dashes" in msg
     assert "use letters" not in msg
+
+
+def test_an_ascii_topic_name_is_judged_as_the_general_rule_judges_it() -> None:
+    """topic_name_ok's one-match path for ASCII names agrees with the character-by-character rule."""
+    import itertools
+    import random
+    import unicodedata
+
+    from botmemory.core.paths import topic_name_ok
+
+    def general(name: str) -> bool:      # the rule as written for any script
+        if not name.endswith(".md") or len(name.encode("utf-8")) > 250:
+            return False
+        stem = unicodedata.normalize("NFC", name[:-3])
+        if not stem or stem[0] in ". " or not stem.strip(" ."):
+            return False
+        for ch in stem:
+            if ch not in " .-" and unicodedata.category(ch)[0] not in "LNM":
+                return False
+        return unicodedata.category(stem[0])[0] != "M"
+
+    alphabet = "aZ09 .-_~#\t/\\:md"
+    names = ["".join(p) for n in range(1, 4) for p in itertools.product(alphabet, repeat=n)]
+    rng = random.Random(1)
+    names += ["".join(rng.choice(alphabet) for _ in range(rng.randint(1, 12))) + rng.choice([".md", ".MD", "md", ""])
+              for _ in range(20000)]
+    names += ["a" * 247 + ".md", "a" * 248 + ".md", ".md", "..md", " .md", "-.md", "a .md", "a..md", "notes.md"]
+    for name in names:
+        assert topic_name_ok(name) == general(name), name

@@ -1,0 +1,133 @@
+"""Recall's index storage: packed postings rows, updated in place, hold what a build from nothing holds."""
+from __future__ import annotations
+
+import random
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from botmemory.core import recall_index as I
+from botmemory.core.paths import Home
+from tests.core.recall_fixtures import BOT, entry, home, ws  # noqa: F401 - home, ws: fixtures
+
+WORDS = "lisbon porto ferry invoice hotel flight meeting budget garden tomatoes dentist server deploy".split()
+
+
+def _contents(home: Home) -> dict[str, list[tuple[str, int, int, int]]]:
+    """word -> (file, passage number in it, count, passage length), as the index says; pids are not compared."""
+    conn = sqlite3.connect(I.index_path(home, BOT))
+    try:
+        files = [(int(f), int(n), str(name)) for f, n, name in conn.execute("SELECT first_pid, n, name FROM files")]
+        out: dict[str, list[tuple[str, int, int, int]]] = {}
+        for word, in conn.execute("SELECT word FROM words"):
+            rows = [bytes(r[0]) for r in conn.execute(
+                "SELECT data FROM postings p JOIN words w ON w.wid = p.wid WHERE w.word = ? ORDER BY start", (word,))]
+            pids, tfs, lens = I.decode(b"".join(I._joined(rows))) if rows else ([], [], [])
+            assert list(pids) == sorted(set(pids))          # one run in pid order across the rows
+            got = []
+            for pid, tf, ln in zip(pids, tfs, lens):
+                first, _n, name = next(f for f in files if f[0] <= pid < f[0] + f[1])
+                got.append((name, pid - first, tf, ln))
+            if got:
+                out[str(word)] = sorted(got)
+        return out
+    finally:
+        conn.close()
+
+
+def _text(rng: random.Random) -> str:
+    return "\n".join(entry(f"2026-09-{rng.randint(10, 28)}", " ".join(rng.choices(WORDS, k=rng.randint(1, 9))))
+                     for _ in range(rng.randint(1, 6))) + "\n"
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_an_index_updated_file_by_file_holds_what_a_build_from_nothing_holds(
+        home: Home, ws: Path, monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
+    monkeypatch.setattr(I, "MAX_CHUNKS", 2)           # rows merged often
+    rng = random.Random(seed)
+    index = I.index_path(home, BOT)
+    names = [f"memory/t{i}.md" for i in range(8)]
+    for name in names:
+        (ws / name).write_text(_text(rng), encoding="utf-8")
+    for _round in range(12):
+        for name in rng.sample(names, rng.randint(1, 3)):
+            p = ws / name
+            if p.exists() and rng.random() < 0.3:
+                p.unlink()
+            else:
+                p.write_text(_text(rng) + rng.choice(["", "x" * rng.randint(1, 9)]), encoding="utf-8")
+        I.refresh_index(home, BOT)
+        updated = _contents(home)
+        kept = {s: p.read_bytes() for s in ("", "-wal") if (p := Path(f"{index}{s}")).exists()}
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{index}{suffix}").unlink(missing_ok=True)
+        I.refresh_index(home, BOT)
+        assert updated == _contents(home)
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{index}{suffix}").unlink(missing_ok=True)
+        for suffix, data in kept.items():          # go on updating the index updated so far
+            Path(f"{index}{suffix}").write_bytes(data)
+
+
+def test_a_count_too_large_for_a_row_is_kept_at_its_ceiling() -> None:
+    from array import array
+
+    pids, tfs, lens = I.decode(I.encode(array("I", [3, 9]), array("I", [2, 70_000]), array("I", [5, 80_000])))
+    assert (list(pids), list(tfs), list(lens)) == ([3, 9], [2, I.MAX_TF], [5, 80_000])
+
+
+def test_a_build_shared_with_a_worker_process_holds_what_one_process_builds(
+        home: Home, ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = random.Random(5)
+    for i in range(40):
+        (ws / f"memory/t{i:02d}.md").write_text(_text(rng), encoding="utf-8")
+    monkeypatch.setattr(I, "COMMIT_BYTES", 1500)          # several commits, each shared
+    monkeypatch.setattr(I, "PARALLEL_BYTES", 10**12)
+    I.refresh_index(home, BOT)
+    alone = _contents(home)
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{I.index_path(home, BOT)}{suffix}").unlink(missing_ok=True)
+    shared: list[int] = []
+    worker = I._worker
+
+    class Counting:       # the real worker process, counting the files handed to it
+        def __init__(self, *args: object) -> None:
+            self.pool = worker(*args)  # type: ignore[arg-type]
+
+        def submit(self, fn: object, names: list[object]) -> object:
+            shared.append(len(names))
+            return self.pool.submit(fn, names)  # type: ignore[arg-type]
+
+        def shutdown(self, **kw: object) -> None:
+            self.pool.shutdown(**kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(I, "_worker", Counting)
+    monkeypatch.setattr(I, "PARALLEL_BYTES", 0)
+    monkeypatch.setattr(I, "_can_fork", lambda: True)
+    I.refresh_index(home, BOT)
+    assert _contents(home) == alone
+    assert len(alone) == len(WORDS) and len(shared) > 2 and 0 < sum(shared) < 40
+
+
+def _die(names: list[object]) -> object:
+    import os
+
+    os._exit(3)        # the worker process dies (killed, out of memory, …)
+
+
+def test_when_the_worker_dies_this_process_parses_its_files(
+        home: Home, ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = random.Random(6)
+    for i in range(20):
+        (ws / f"memory/t{i:02d}.md").write_text(_text(rng), encoding="utf-8")
+    I.refresh_index(home, BOT)
+    alone = _contents(home)
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{I.index_path(home, BOT)}{suffix}").unlink(missing_ok=True)
+    monkeypatch.setattr(I, "COMMIT_BYTES", 1500)
+    monkeypatch.setattr(I, "PARALLEL_BYTES", 0)
+    monkeypatch.setattr(I, "_can_fork", lambda: True)
+    monkeypatch.setattr(I, "_parse_all", _die)
+    I.refresh_index(home, BOT)
+    assert _contents(home) == alone and len(alone) == len(WORDS)
