@@ -284,8 +284,12 @@ _WIKILINK = re.compile(r"\[\[([^\[\]|#^\n]+)[^\[\]\n]*\]\]"                # [[T
                        r"|\]\(<([^<>\n]+?\.md)(?:#[^<>\n]*)?>\)")               # [shown](<Tar get.md>)
 
 
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
 def link_targets(text: str) -> list[str]:
-    """The topics a passage links to, in order, each once: a ``[[wikilink]]``'s target lower-cased, its
+    """The topics a passage links to, in order, each once: a ``[[wikilink]]``'s target lower-cased
+    (ASCII letters only, as SQLite's ``lower()`` the index looks file names up by), its
     folders, heading (``#...``), block (``^...``) and shown text (``|...``) dropped, and a ``.md`` ending
     too (``[[Notes/Sidebar#Hide|the panel]]`` -> ``sidebar``); a markdown link to a ``.md`` file the same
     way (``[the panel](Notes/Sidebar%20tips.md#hide)`` -> ``sidebar tips``). An embed (``![[...]]``)
@@ -297,7 +301,7 @@ def link_targets(text: str) -> list[str]:
         else:
             from urllib.parse import unquote    # on first use: search imports this module too
             m = unquote(md or bracketed)
-        t = m.rsplit("/", 1)[-1].strip().lower()
+        t = m.rsplit("/", 1)[-1].strip().translate(_ASCII_LOWER)
         if t.endswith(".md"):
             t = t[:-3]
         if t and t not in out:

@@ -187,8 +187,9 @@ def _query(conn: sqlite3.Connection, home: Home, bot: str, keys: list[str], need
         targets = {f"{t}.md" for _pid, lk in rows for t in str(lk).split("\n")}
         if not targets:
             return {}
-        ids = {str(nm).lower(): int(fid) for fid, nm in conn.execute(
-            f"SELECT id, name FROM files WHERE lower(name) IN ({','.join('?' * len(targets))})", list(targets))}
+        ids = {str(nm): int(fid) for fid, nm in conn.execute(     # by the index on lower(name)
+            f"SELECT id, lower(name) FROM files WHERE lower(name) IN ({','.join('?' * len(targets))})",
+            list(targets))}
         return {int(pid): [ids[f"{t}.md"] for t in str(lk).split("\n") if f"{t}.md" in ids] for pid, lk in rows}
 
     scored = ranking.rank(terms, need, avg, topics, names, n, topic_len,

@@ -59,6 +59,8 @@ _SCHEMA = (
     # its first pid and above every pid of the word's row before
     "CREATE TABLE postings(wid INTEGER NOT NULL, start INTEGER NOT NULL, data BLOB NOT NULL)",
     "CREATE UNIQUE INDEX postings_word ON postings(wid, start)",
+    # a link's target is looked up by the file name lower-cased (SQLite's lower(): ASCII letters only)
+    "CREATE INDEX files_lower_name ON files(lower(name))",
 )
 
 

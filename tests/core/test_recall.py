@@ -574,5 +574,6 @@ def test_a_passage_s_links_are_indexed_by_their_target_topic() -> None:
     assert link_targets("See [[Sidebar]], ![[Notes/Tabs.md#Pin|pinning]] and [[sidebar|again]]; [[ ]] [[photo.png]]"
                         ) == ["sidebar", "tabs", "photo.png"]
     assert link_targets("No [[link here, nor [single].") == []
+    assert link_targets("[[Über Café]]") == ["Über café"]      # as SQLite's lower() folds the file's name
     assert link_targets("[the panel](Notes/Sidebar%20tips.md#hide), [site](https://x.org/a), [b](<B c.md>)"
                         ) == ["sidebar tips", "b c"]
