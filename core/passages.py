@@ -295,6 +295,8 @@ def link_targets(text: str) -> list[str]:
     way (``[the panel](Notes/Sidebar%20tips.md#hide)`` -> ``sidebar tips``). An embed (``![[...]]``)
     counts as a link; an image's target (``photo.png``) simply names no topic."""
     out: list[str] = []
+    if "[[" not in text and "](" not in text:     # most passages: no regex run (a build indexes thousands)
+        return out
     for wiki, md, bracketed in _WIKILINK.findall(text):
         if wiki:
             m = wiki
