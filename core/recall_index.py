@@ -27,7 +27,7 @@ from .safeio import FILE_MODE, RACY_NS, make_dirs, read_file
 from .words import Stems, guess_language
 from .passages import (
     _Key, _Passage, _Topic, StemMemo, _analyse_topic, _index_words, _list_topics, _mday, _stem_counts,
-    _topic_folder,
+    _topic_folder, link_targets,
 )
 
 if TYPE_CHECKING:
@@ -38,7 +38,7 @@ logger = logging.getLogger(__name__)
 
 # ----- the index
 
-SCHEMA_VERSION = 12
+SCHEMA_VERSION = 13
 """Bump whenever the schema, the word rules or the stop list change: an index of another version is rebuilt."""
 
 _SCHEMA = (
@@ -50,14 +50,17 @@ _SCHEMA = (
     " mtime_ns INTEGER NOT NULL, ctime_ns INTEGER NOT NULL, ino INTEGER NOT NULL, racy INTEGER NOT NULL,"
     " hash TEXT NOT NULL, day INTEGER NOT NULL, names TEXT NOT NULL, opening INTEGER NOT NULL,"
     " first_pid INTEGER NOT NULL, n INTEGER NOT NULL, wids BLOB NOT NULL)",
-    # no text: a passage is found again in its file (checked by the file's hash) when it is recalled
+    # no text: a passage is found again in its file (checked by the file's hash) when it is recalled;
+    # links: the topics the passage links to (passages.link_targets: lower-cased, one a line), or NULL
     "CREATE TABLE passages(pid INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, day INTEGER NOT NULL,"
-    " until INTEGER, len INTEGER NOT NULL)",
+    " until INTEGER, len INTEGER NOT NULL, links TEXT)",
     "CREATE TABLE words(wid INTEGER PRIMARY KEY, word TEXT NOT NULL UNIQUE)",
     # word -> passages, packed (see encode): each row a run of postings in pid order; *start* is at most
     # its first pid and above every pid of the word's row before
     "CREATE TABLE postings(wid INTEGER NOT NULL, start INTEGER NOT NULL, data BLOB NOT NULL)",
     "CREATE UNIQUE INDEX postings_word ON postings(wid, start)",
+    # a link's target is looked up by the file name lower-cased (SQLite's lower(): ASCII letters only)
+    "CREATE INDEX files_lower_name ON files(lower(name))",
 )
 
 
@@ -178,7 +181,7 @@ class _Gather:
     """Parsed files' passages and postings, in memory (no database: a worker process fills one too).
 
     *post* maps each word to flat (pid, tf, passage length) triples in pid order; a file's passages
-    take consecutive pids from *next_pid*; *passages* holds (day, until, length) from pid *base* on.
+    take consecutive pids from *next_pid*; *passages* holds (day, until, length, links) from pid *base* on.
     """
 
     def __init__(self, base: int) -> None:
@@ -187,7 +190,7 @@ class _Gather:
         self.files: list[tuple[object, ...]] = []      # (name, size, mtime_ns, ctime_ns, ino, racy, hash, day,
         self.vocab: list[set[str] | tuple[list[str], array[int]]] = []   # names, opening, first_pid, n) and
         # each file's words (from a worker: its word list and indices into it)
-        self.passages: list[tuple[int, int | None, int]] = []
+        self.passages: list[tuple[int, int | None, int, str | None]] = []
         self.shipped: list[tuple[_Shipped, int]] = []    # what a worker gathered, and its pids' shift
         self.racy = False
 
@@ -201,7 +204,8 @@ class _Gather:
         vocab: set[str] = set()
         for p, counts in zip(topic.passages, per_passage):
             length = sum(counts.values())
-            rows.append((p.day.toordinal() if p.day else mday, p.until.toordinal() if p.until else None, length))
+            rows.append((p.day.toordinal() if p.day else mday, p.until.toordinal() if p.until else None, length,
+                         "\n".join(link_targets(p.text)) or None))
             for w, tf in counts.items():
                 lst = post.get(w)
                 if lst is None:
@@ -271,7 +275,7 @@ class _Shipped:
     rows: list[bytes]
     files: list[tuple[object, ...]]
     vocab: list[bytes]
-    passages: list[tuple[int, int | None, int]]
+    passages: list[tuple[int, int | None, int, str | None]]
     racy: bool
 
 
@@ -386,7 +390,7 @@ class _Batch:
         self.new_words.clear()
         fid = self.next_fid
         file_rows = []
-        passage_rows: list[tuple[int, int, int, int | None, int]] = []
+        passage_rows: list[tuple[int, int, int, int | None, int, str | None]] = []
         got = g.passages
         theirs: dict[int, list[int]] = {}      # a worker's word list -> the word ids
         for f, v in zip(g.files, g.vocab):
@@ -407,7 +411,8 @@ class _Batch:
         conn.executemany(
             "INSERT INTO files(id, name, size, mtime_ns, ctime_ns, ino, racy, hash, day, names, opening,"
             " first_pid, n, wids) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", file_rows)
-        conn.executemany("INSERT INTO passages(pid, file_id, day, until, len) VALUES (?, ?, ?, ?, ?)", passage_rows)
+        conn.executemany("INSERT INTO passages(pid, file_id, day, until, len, links) VALUES (?, ?, ?, ?, ?, ?)",
+                         passage_rows)
         conn.executemany("INSERT INTO postings(wid, start, data) VALUES (?, ?, ?)",
                          [(ids[w], start, data) for w, (start, data) in rows.items()])
         if not self.fresh and rows:
