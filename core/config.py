@@ -13,16 +13,16 @@ from __future__ import annotations
 
 import copy
 import json
-import logging
 import re
 from dataclasses import dataclass
 from typing import Any
 
+from .log import get_logger
 from .errors import BadInput, BotMemoryError
 from .paths import Home
 from .safeio import atomic_write, read_file
 
-logger = logging.getLogger(__name__)
+logger = get_logger(__name__)
 
 SWITCHES = ("memory", "upkeep", "helper")
 DEFAULT_TIDY_HOUR = 3

@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from logging import Logger
 
+    from .log import Logger as LazyLogger
+
 
 class BotMemoryError(Exception):
     """Base class of every error core raises (its name keeps it apart from the builtin ``MemoryError``)."""
@@ -52,7 +54,7 @@ class Busy(BotMemoryError, TimeoutError):
     exit_code = 1
 
 
-def exit_code_for(e: Exception | KeyboardInterrupt, verbose: bool, logger: Logger) -> int:
+def exit_code_for(e: Exception | KeyboardInterrupt, verbose: bool, logger: Logger | LazyLogger) -> int:
     """The exit code for an error that reached the command line, said plainly on stderr first.
 
     Shared by ``cli.main`` and the fast path in ``quick.main``: a core error

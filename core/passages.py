@@ -5,7 +5,6 @@ them and :mod:`.search` reads them directly.
 from __future__ import annotations
 
 
-import logging
 import os
 import re
 import stat
@@ -17,6 +16,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .log import get_logger
 from . import frontmatter
 from .entries import BlockKind, scan
 from .errors import BadInput, BotMemoryError
@@ -28,7 +28,7 @@ if TYPE_CHECKING:   # an annotation only: importing the store costs a search or 
     from .store import Change
 
 
-logger = logging.getLogger(__name__)
+logger = get_logger(__name__)
 
 
 MIN_MESSAGE_CHARS = 8

@@ -66,13 +66,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .cli import main as full
 
         return full(args)
-    import logging
-
+    from . import log
     from .errors import BadInput, exit_code_for
     from .paths import Home, today as local_today
 
-    logging.basicConfig(level=logging.INFO if opts.verbose else logging.WARNING,
-                        format="botmemory: %(levelname)s %(name)s: %(message)s")
+    log.setup(opts.verbose)     # as the full parser's basicConfig; logging itself loads only if a record needs it
     try:
         home = Home.locate(opts.root)
         day = local_today(opts.today)
@@ -110,7 +108,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             sys.stdout.write(plain if plain.endswith("\n") else plain + "\n")
         sys.stdout.flush()
     except (Exception, KeyboardInterrupt) as e:  # noqa: BLE001 - as cli.main; exit_code_for says it plainly
-        return exit_code_for(e, opts.verbose, logging.getLogger(__name__))
+        return exit_code_for(e, opts.verbose, log.get_logger(__name__))
     return 0
 
 

@@ -66,7 +66,6 @@ contain every word.
 from __future__ import annotations
 
 
-import logging
 import os
 import sqlite3
 from collections.abc import Collection, Sequence
@@ -75,6 +74,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from .log import get_logger
 from . import config, ranking
 from .paths import Home
 from .words import Stems, is_cjk_token
@@ -102,7 +102,7 @@ from .passages import (  # re-exported: recall's words and results, as callers n
 )
 from .recall_index import index_path as index_path, refresh_index as refresh_index  # re-exported
 
-logger = logging.getLogger(__name__)
+logger = get_logger(__name__)
 
 
 @dataclass(frozen=True)

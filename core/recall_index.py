@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import gc
 import hashlib
-import logging
 import os
 import sqlite3
 import stat
@@ -21,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .log import get_logger
 from .errors import BotMemoryError
 from .paths import Folder, Home
 from .safeio import FILE_MODE, RACY_NS, make_dirs, read_file
@@ -33,7 +33,7 @@ from .passages import (
 if TYPE_CHECKING:
     from concurrent.futures import Executor
 
-logger = logging.getLogger(__name__)
+logger = get_logger(__name__)
 
 
 # ----- the index

@@ -19,7 +19,6 @@ The lock is one per workspace: ``flock`` on a file under ``<home>/botmemory/lock
 """
 from __future__ import annotations
 
-import logging
 import os
 import stat
 import threading
@@ -30,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .log import get_logger
 from .errors import BadInput, Busy, Conflict, Refused
 from .nofollow import _NOFOLLOW, _NONBLOCK, Dir, _check_target, _is_link, _open_file, _parent, _show, link_refusal
 from .nofollow import (  # re-exported: callers take them from safeio
@@ -40,7 +40,7 @@ from .nofollow import (  # re-exported: callers take them from safeio
     pread as pread,
 )
 
-logger = logging.getLogger(__name__)
+logger = get_logger(__name__)
 
 TEMP_SUFFIX = ".botmemory.tmp"
 MAX_FILE_BYTES = 16 * 1024 * 1024

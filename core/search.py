@@ -29,13 +29,13 @@ both on a generated home).
 from __future__ import annotations
 
 
-import logging
 import os
 import stat
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import date, timedelta
 
+from .log import get_logger
 from .entries import (BULLETS, Block, BlockKind, _FENCE, head_fields, parse_block_head, scan, search_text,
                       search_text_of)
 from .errors import BadInput, BotMemoryError
@@ -45,7 +45,7 @@ from . import safeio
 from .words import cjk_runs, normalize, is_cjk_token
 from .passages import Hit, _DAY, _REL_WHEN, _local_day, _words, fold
 
-logger = logging.getLogger(__name__)
+logger = get_logger(__name__)
 
 
 def parse_when(text: str, today: date, what: str) -> date:

@@ -306,3 +306,28 @@ def test_the_quick_path_reads_the_tracked_registry_only_for_an_id_that_is_not_a_
     for bot, want in ((BOT, "0 False"), ("nobot", "2 True")):
         p = subprocess.run([sys.executable, "-c", code, str(home.root), bot], capture_output=True, text=True)
         assert p.stdout.strip().splitlines()[-1] == want, p.stderr
+
+
+HEAVY = ("logging", "dataclasses", "inspect", "filelock", "argparse", "hashlib", "json", "typing",
+         "botmemory.core.kinds")
+
+
+@pytest.mark.parametrize("args", [
+    ["recall", BOT, "When does the Lisbon flight leave?"],       # a note recalled (read again, checked)
+    ["recall", BOT, "Anything about the Zanzibar ferry?"],       # nothing recalled
+    ["search", BOT, "lisbon"],
+    ["search", BOT, "lisbon", "--since", "3d"],
+])
+def test_a_plain_recall_or_search_process_imports_nothing_heavy(home: Home, ws: Path, args: list[str]) -> None:
+    import subprocess
+    import sys
+
+    put(ws, "memory/travel.md", entry("2026-10-14", "Flight to Lisbon leaves at 07:40") + "\n")
+    put(ws, "MEMORY.md", entry("2026-10-13", "Lisbon trip booked") + "\n")
+    code = ("import sys; from botmemory.core import quick;"
+            "rc = quick.main(sys.argv[1:]);"
+            f"print(rc, [m for m in {HEAVY!r} if m in sys.modules])")
+    for _ in range(2):                                          # the first call builds the index, the second reads it
+        p = subprocess.run([sys.executable, "-c", code, "--root", str(home.root), "--today", TODAY.isoformat(), *args],
+                           capture_output=True, text=True)
+        assert p.stdout.strip().splitlines()[-1] == "0 []", p.stderr
