@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
+
+TYPE_CHECKING = False   # as typing's: typing itself is not imported at run time
 
 if TYPE_CHECKING:
     from logging import Logger

@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from datetime import date
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from .log import get_logger
 from . import frontmatter
@@ -24,7 +23,11 @@ from .paths import FileKind, Home, classify
 from .safeio import open_dir_nofollow
 from .words import Stems, is_cjk_token, is_particle, tokens
 
-if TYPE_CHECKING:   # an annotation only: importing the store costs a search or recall milliseconds
+TYPE_CHECKING = False   # as typing's: typing itself is not imported at run time
+
+if TYPE_CHECKING:   # annotations only: importing the store costs a search or recall milliseconds
+    from typing import Any
+
     from .store import Change
 
 
@@ -296,9 +299,11 @@ def _is_topic_name(name: str) -> bool:
 def _topic_folder(home: Home, bot: str) -> tuple[Path, str]:
     """Where *bot*'s topic files are, and their paths' prefix: ``memory/`` in a workspace; for a tracked
     folder, where its kind keeps topics (Claude Code: beside ``MEMORY.md``; OpenClaw: ``memory/``)."""
-    from . import kinds
+    prefix: str | None = "memory/"
+    if home.is_tracked(bot):
+        from . import kinds     # only for a tracked folder: a workspace's recall never loads the kinds
 
-    prefix = kinds.get(home.kind_name(bot)).topic_dir if home.is_tracked(bot) else "memory/"
+        prefix = kinds.get(home.kind_name(bot)).topic_dir
     if prefix is None:      # a kind without topic files (Hermes): nothing there is a topic
         prefix = "memory/"
     return home.workspace(bot) / prefix, prefix

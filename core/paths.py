@@ -17,9 +17,14 @@ from dataclasses import dataclass, field
 from datetime import date
 from enum import Enum
 from pathlib import Path
-from typing import Protocol
 
 from .errors import BadInput, LinkRefused
+
+TYPE_CHECKING = False   # typing is not imported at run time: a recall process never needs it
+if TYPE_CHECKING:
+    from typing import Protocol
+else:
+    Protocol = object       # the structural types below are checked by mypy only
 
 MEMORY_FILE = "MEMORY.md"
 ARCHIVE_FILE = "memory/archive.md"

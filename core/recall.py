@@ -72,7 +72,6 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
-from typing import Any
 
 from .log import get_logger
 from . import config, ranking
@@ -101,6 +100,10 @@ from .passages import (  # re-exported: recall's words and results, as callers n
     fold as fold,
 )
 from .recall_index import index_path as index_path, refresh_index as refresh_index  # re-exported
+
+TYPE_CHECKING = False   # as typing's: typing itself is not imported at run time
+if TYPE_CHECKING:
+    from typing import Any
 
 logger = get_logger(__name__)
 

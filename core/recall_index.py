@@ -18,7 +18,6 @@ from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from .log import get_logger
 from .errors import BotMemoryError
@@ -29,6 +28,8 @@ from .passages import (
     _Key, _Passage, _Topic, StemMemo, _analyse_topic, _index_words, _list_topics, _mday, _stem_counts,
     _topic_folder,
 )
+
+TYPE_CHECKING = False   # as typing's: typing itself is not imported at run time
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor

@@ -27,7 +27,6 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from .log import get_logger
 from .errors import BadInput, Busy, Conflict, Refused
@@ -39,6 +38,10 @@ from .nofollow import (  # re-exported: callers take them from safeio
     open_dir_nofollow as open_dir_nofollow,
     pread as pread,
 )
+
+TYPE_CHECKING = False   # as typing's: typing itself is not imported at run time
+if TYPE_CHECKING:
+    from typing import Any
 
 logger = get_logger(__name__)
 
