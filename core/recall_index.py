@@ -7,7 +7,6 @@ from __future__ import annotations
 
 
 import gc
-import hashlib
 import os
 import sqlite3
 import stat
@@ -16,6 +15,7 @@ from array import array
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
+from itertools import chain
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,8 +39,9 @@ logger = get_logger(__name__)
 
 # ----- the index
 
-SCHEMA_VERSION = 12
-"""Bump whenever the schema, the word rules or the stop list change: an index of another version is rebuilt."""
+SCHEMA_VERSION = 13
+"""Bump whenever the schema, the word rules, the stop list or the listing fingerprint (:func:`_digest`) change:
+an index of another version is rebuilt."""
 
 _SCHEMA = (
     "CREATE TABLE meta(k TEXT PRIMARY KEY, v TEXT NOT NULL)",
@@ -670,8 +671,23 @@ def _parse_all(names: list[tuple[str, _Key]]) -> _Shipped:
 
 
 def _digest(listing: dict[str, _Key]) -> str:
-    """A fingerprint of a topic listing: equal when every file's change key is."""
-    return hashlib.blake2b(repr(sorted(listing.items())).encode("utf-8"), digest_size=16).hexdigest()
+    """A fingerprint of a topic listing: equal when every file's change key is.
+
+    BLAKE2b of the sorted names (NUL-separated) and then their keys packed as 64-bit integers (a key
+    past that range, as a huge inode number could be, is hashed as text instead): a recall computes it
+    on every call, so it avoids ``repr`` of the listing and loading OpenSSL through :mod:`hashlib`.
+    """
+    try:
+        from _blake2 import blake2b   # hashlib's own BLAKE2 (CPython's built-in module)
+    except ImportError:               # pragma: no cover - another Python
+        from hashlib import blake2b
+    names = sorted(listing)
+    h = blake2b("\0".join(names).encode("utf-8", "surrogatepass"), digest_size=16)
+    try:
+        h.update(array("q", chain.from_iterable(map(listing.__getitem__, names))).tobytes())
+    except OverflowError:
+        h.update(b"\0" + repr([listing[n] for n in names]).encode("ascii"))
+    return str(h.hexdigest())
 
 
 def _finish(conn: sqlite3.Connection, listing: str = "") -> str:
