@@ -11,10 +11,9 @@ change applies without a restart.
 """
 from __future__ import annotations
 
-import copy
 import re
-from dataclasses import dataclass
 
+from .record import record
 from .log import get_logger
 from .errors import BadInput, BotMemoryError
 from .paths import Home
@@ -80,7 +79,7 @@ _SECTIONS = ("features", "memory", "helper")
 _MISSING = object()
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ConfigValues:
     """The ``config.json`` values botmemory and a bot server use ("" helper instance: no helper)."""
 
@@ -185,7 +184,9 @@ def _put(config: dict[str, Any], section: str, key: str, value: object, default:
 def apply_config(config: dict[str, Any], values: ConfigValues) -> dict[str, Any]:
     """A copy of *config* with *values* set; every other key kept as it was (:class:`BadInput` when a
     section is not an object: botmemory will not overwrite it)."""
+    import copy
     import json  # on first use: a process that reads no JSON file never loads it
+
     out = copy.deepcopy(config)
     for key in _SECTIONS:
         if key in out and not isinstance(out[key], dict):
@@ -209,7 +210,7 @@ def apply_config(config: dict[str, Any], values: ConfigValues) -> dict[str, Any]
     return out
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class BotSettings:
     memory: bool = True
     upkeep: bool = True

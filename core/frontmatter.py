@@ -9,9 +9,9 @@ absent. A bad frontmatter never fails a command.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import lru_cache
 
+from .record import record
 from .log import get_logger
 
 logger = get_logger(__name__)
@@ -19,7 +19,7 @@ logger = get_logger(__name__)
 MAX_FRONTMATTER_BYTES = 16 * 1024
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Frontmatter:
     title: str | None = None
     description: str | None = None

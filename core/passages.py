@@ -10,11 +10,11 @@ import re
 import stat
 from collections import _count_elements  # type: ignore[attr-defined]  # Counter's counting loop (C)
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import date
 from functools import lru_cache
 from pathlib import Path
 
+from .record import record, field
 from .log import get_logger
 from . import frontmatter
 from .entries import BlockKind, scan
@@ -158,7 +158,7 @@ def _index_words(text: str) -> list[str]:
 # ----- results
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Note:
     n: int
     file: str
@@ -175,7 +175,7 @@ WHY_SHORT = f"Recall starts at {MIN_MESSAGE_CHARS} characters."
 WHY_NO_MATCH = "No note matches: recall adds nothing to this message."
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class RecallResult:
     notes: list[Note]
     text: str
@@ -186,7 +186,7 @@ class RecallResult:
         return {"notes": [n.as_dict() for n in self.notes], "text": self.text}
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Hit:
     file: str
     date: date
@@ -199,7 +199,7 @@ class Hit:
 # ----- passages of a topic
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class _Passage:
     day: date | None        # None: dated by the file's modification date
     until: date | None
@@ -207,7 +207,7 @@ class _Passage:
     heading: str = ""       # the section heading above a hand-written paragraph: indexed with it, not shown
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class _Topic:
     """What the index keeps of one topic file."""
 

@@ -6,6 +6,14 @@ the plain forms of ``recall`` and ``search`` itself (importing only what recall
 and search need: no argparse parser of every command, no store, no journal)
 and hands everything else — ``--help``, any other command, any option it does
 not know — to :func:`botmemory.core.cli.main`, which answers exactly as before.
+
+What the modules on this path import is kept to what a call uses: loggers
+that load :mod:`logging` only for a record that could be shown (:mod:`.log`),
+value classes without :mod:`dataclasses` (:mod:`.record`), no :mod:`typing` at
+run time, :mod:`json` only when a settings file is read, and :mod:`hashlib`
+only when a file is hashed (a recalled note's file is checked; a warm recall
+that recalls nothing and a search hash nothing). ``tests/core/test_recall_words.py``
+fails when one of them comes back.
 """
 from __future__ import annotations
 

@@ -69,10 +69,10 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
+from .record import record
 from .log import get_logger
 from . import config, ranking
 from .paths import Home
@@ -108,7 +108,7 @@ if TYPE_CHECKING:
 logger = get_logger(__name__)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class _Found:
     file: str
     day: date

@@ -16,9 +16,9 @@ from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from itertools import chain
-from dataclasses import dataclass
 from pathlib import Path
 
+from .record import record
 from .log import get_logger
 from .errors import BotMemoryError
 from .paths import Folder, Home
@@ -248,7 +248,7 @@ class _Gather:
         self.racy = self.racy or other.racy
 
 
-@dataclass
+@record()
 class _Shipped:
     """A worker's :class:`_Gather`, flattened: each word's triples and each file's words (as indices into
     *words*) as array('I') bytes."""

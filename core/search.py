@@ -32,9 +32,9 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, replace
 from datetime import date, timedelta
 
+from .record import record, replace
 from .log import get_logger
 from .entries import (BULLETS, Block, BlockKind, _FENCE, head_fields, parse_block_head, scan, search_text,
                       search_text_of)
@@ -105,7 +105,7 @@ letter: lowercasing a file's bytes misses them (the only two; tests/core/test_se
 its last byte, looked for first (one ``memchr``)."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class _Query:
     """The words of one search, prepared for matching."""
 
