@@ -16,7 +16,7 @@ behaviour:
   defines itself is kept;
 - ``frozen=True``: assigning or deleting an attribute raises
   :class:`FrozenError` (an ``AttributeError``, as ``FrozenInstanceError``);
-- :func:`replace` is ``dataclasses.replace``. Copying and pickling work as for
+- :func:`replace` is ``dataclasses.replace`` (for a record or a dataclass). Copying and pickling work as for
   a dataclass.
 
 mypy reads :func:`record` as a dataclass (``dataclass_transform``), so the
@@ -74,8 +74,13 @@ else:
         return lambda cls: _make(cls, frozen)
 
     def replace(obj, /, **changes):
-        """A copy of record *obj* with *changes* (as ``dataclasses.replace``)."""
-        for name in obj.__record_fields__:
+        """A copy of record *obj* with *changes* (as ``dataclasses.replace``, which it calls for a dataclass)."""
+        names = getattr(obj.__class__, "__record_fields__", None)
+        if names is None:
+            import dataclasses
+
+            return dataclasses.replace(obj, **changes)
+        for name in names:
             if name not in changes:
                 changes[name] = getattr(obj, name)
         return obj.__class__(**changes)

@@ -82,3 +82,8 @@ def test_records_pickle_as_dataclasses_do() -> None:
 
     for obj in (Frontmatter("T", None, ("a",)), parse("- 2026-10-14 · from cli · a note\n"), Document()):
         assert pickle.loads(pickle.dumps(obj)) == obj
+
+
+def test_replace_also_copies_a_dataclass() -> None:
+    D, _ = _pair(True)
+    assert R.replace(D(1), b="y") == D(1, "y")
