@@ -282,6 +282,38 @@ def _analyse_topic(rel: str, text: str, names: bool = True) -> _Topic:
     return _Topic(passages, words, "\n".join(opening) if useful else None)
 
 
+_WIKILINK = re.compile(r"\[\[([^\[\]|#^\n]+)[^\[\]\n]*\]\]"                # [[Target#heading|shown]]
+                       r"|\]\(([^()<>\s]+?\.md)(?:#[^()\s]*)?\)"                 # [shown](Target.md#heading)
+                       r"|\]\(<([^<>\n]+?\.md)(?:#[^<>\n]*)?>\)")               # [shown](<Tar get.md>)
+
+
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def link_targets(text: str) -> list[str]:
+    """The topics a passage links to, in order, each once: a ``[[wikilink]]``'s target lower-cased
+    (ASCII letters only, as SQLite's ``lower()`` the index looks file names up by), its
+    folders, heading (``#...``), block (``^...``) and shown text (``|...``) dropped, and a ``.md`` ending
+    too (``[[Notes/Sidebar#Hide|the panel]]`` -> ``sidebar``); a markdown link to a ``.md`` file the same
+    way (``[the panel](Notes/Sidebar%20tips.md#hide)`` -> ``sidebar tips``). An embed (``![[...]]``)
+    counts as a link; an image's target (``photo.png``) simply names no topic."""
+    out: list[str] = []
+    if "[[" not in text and "](" not in text:     # most passages: no regex run (a build indexes thousands)
+        return out
+    for wiki, md, bracketed in _WIKILINK.findall(text):
+        if wiki:
+            m = wiki
+        else:
+            from urllib.parse import unquote    # on first use: search imports this module too
+            m = unquote(md or bracketed)
+        t = m.rsplit("/", 1)[-1].strip().translate(_ASCII_LOWER)
+        if t.endswith(".md"):
+            t = t[:-3]
+        if t and t not in out:
+            out.append(t)
+    return out
+
+
 # ----- the topic folder
 
 _Key = tuple[int, int, int, int]

@@ -112,6 +112,11 @@ def topic_name_ok(name: str) -> bool:
     combining marks), spaces, dots and dashes; not starting with a dot or a space, not only dots."""
     if name.isascii():
         return len(name) <= 250 and _ASCII_TOPIC.fullmatch(name) is not None
+    return _topic_name_any_script(name)
+
+
+def _topic_name_any_script(name: str) -> bool:
+    """:func:`topic_name_ok` character by character, for any script (ASCII names take one match instead)."""
     if not name.endswith(".md") or len(name.encode("utf-8")) > 250:
         return False
     stem = unicodedata.normalize("NFC", name[:-3])

@@ -19,6 +19,12 @@ arithmetic and knows nothing of SQLite, files or dates.
   hold a stem of the message gains, on every passage, that stem's idf scaled by
   its rarity (``idf / top``, *top* being the idf of a word no passage holds): a
   word in most passages ("note") adds little, a rare one nearly its full idf.
+- **Links** (``LINK_SHARE``): each of the ``LINK_SOURCES`` best passages lends the topics it links to
+  (``[[wikilinks]]`` or markdown links to a topic's file) a share of its own score (the most any one
+  lends), added to every passage of that topic that passed the gate. A passage that matches the message
+  often links to the page about the subject, which may share few of the message's words ("hide the panel
+  on the left, see [[Sidebar]]") — anchor text, as web search uses it. Lending never lets a topic pass
+  the gate: only passages that match the message take part.
 - **Choosing** (:func:`choose`): the best note of each topic first, then second
   notes while places are left; at most ``PER_TOPIC`` notes from one topic unless
   no other topic has a hit; the caller breaks ties between equal scores by date.
@@ -44,6 +50,10 @@ NAME_WEIGHT = 1.0
 """How much a name match weighs against one passage's BM25 (see the module's docstring)."""
 TOPIC_WEIGHT = 0.5
 """How much the topic-level BM25 (the whole topic as one document) weighs against the passage's own."""
+LINK_SHARE = 0.15
+"""The share of a linking passage's score lent to the topic it links to (see the module's docstring)."""
+LINK_SOURCES = 10
+"""How many of the best passages lend to the topics they link to."""
 PER_TOPIC = 2
 """At most this many notes from one topic, unless no other topic matches."""
 CANDIDATES = 100
@@ -179,14 +189,17 @@ def name_scores(terms: Sequence[Term], names: Mapping[int, Collection[int]], top
 
 def rank(terms: Sequence[Term], need: int, avg: float, topics: Topics, names: Mapping[int, Collection[int]],
          n_passages: int, topic_len: Callable[[Collection[int]], Mapping[int, int]],
-         avg_topic: float) -> list[tuple[float, int, int]]:
+         avg_topic: float, links: Callable[[Sequence[int]], Mapping[int, Collection[int]]] | None = None
+         ) -> list[tuple[float, int, int]]:
     """(score, pid, topic) of the best ``CANDIDATES`` passages that pass the gate, best first (ties:
     the later pid first; the caller re-sorts equal scores by date).
 
     *avg*: the average passage length; *topics*: which topic each passage is in; *names*: topic ->
     indexes into *terms* of the stems its file name, title or aliases hold; *n_passages*: how many
     passages there are; *topic_len*: the lengths of the topics asked for (called once, with the
-    topics of the best ``TOPIC_CANDIDATES`` passages); *avg_topic*: the average length of a topic.
+    topics of the best ``TOPIC_CANDIDATES`` passages, and again with the topics lent a score); *avg_topic*:
+    the average length of a topic; *links* (optional): for the given passage ids, the topics each one
+    links to (``[[wikilinks]]``), for the lending described in the module's docstring.
     """
     g = _gather(terms, topics, avg, need)
     score = g.score
@@ -206,7 +219,40 @@ def rank(terms: Sequence[Term], need: int, avg: float, topics: Topics, names: Ma
         about = topic_scores(g.topic_tf, wanted, topic_len(wanted), max(len(topics), 1), avg_topic)
         for p in lifted:
             score[p] += TOPIC_WEIGHT * about.get(topic[p], 0.0)
-    return sorted(((score[p], p, topic[p]) for p in best), key=lambda x: (-x[0], -x[1]))
+    if links is not None and LINK_SHARE:
+        _lend(score, best, topic, topics, links, g.topic_tf, topic_len, avg_topic)
+    out = sorted(((score[p], p, topic[p]) for p in best), key=lambda x: (-x[0], -x[1]))
+    return out[:CANDIDATES]
+
+
+def _lend(score: dict[int, float], best: list[int], topic: dict[int, int], topics: Topics,
+          links: Callable[[Sequence[int]], Mapping[int, Collection[int]]], topic_tf: Sequence[Mapping[int, int]],
+          topic_len: Callable[[Collection[int]], Mapping[int, int]], avg_topic: float) -> None:
+    """The best ``LINK_SOURCES`` passages lend each topic they link to ``LINK_SHARE`` of their score (the
+    most any one lends): added to every passage of that topic that passed the gate. Passages of a lent
+    topic outside *best* join it, with their topic-level score. Updates *score*, *best* and *topic*."""
+    sources = heapq.nlargest(LINK_SOURCES, best, key=lambda p: (score[p], p))
+    linked = links(sources)
+    lent: dict[int, float] = {}
+    for p in sources:
+        for f in linked.get(p, ()):
+            if f != topic[p] and f >= 0:
+                lent[f] = max(lent.get(f, 0.0), LINK_SHARE * score[p])
+    if not lent:
+        return
+    joining = [p for f in lent for p in topics.span(f) if p in score and p not in topic]
+    if joining:
+        for p in joining:
+            topic[p] = topics.of(p)
+        if TOPIC_WEIGHT:
+            wanted = {topic[p] for p in joining}
+            about = topic_scores(topic_tf, wanted, topic_len(wanted), max(len(topics), 1), avg_topic)
+            for p in joining:
+                score[p] += TOPIC_WEIGHT * about.get(topic[p], 0.0)
+        best.extend(joining)
+    for p in best:
+        if topic[p] in lent:
+            score[p] += lent[topic[p]]
 
 
 def choose(ranked: Sequence[tuple[float, int, int]], limit: int) -> list[int]:

@@ -20,7 +20,11 @@ loaded), ``memory/archive.md`` (older or no longer true) or daily logs.
   the average is normalised as that long), plus half the BM25 of its topic read
   as one document (how much the page is about the words), plus, for a topic
   whose file name, title or aliases hold a word of the message, that word's
-  weight again scaled by its rarity. An alias that is a folder path counts by
+  weight again scaled by its rarity, plus a share (0.15) of the score of any
+  of the ten best passages that links to the topic (``[[Name]]`` or
+  ``[text](Name.md)``, a top-level
+  topic file by its name, case-insensitive; the index keeps each passage's
+  link targets). An alias that is a folder path counts by
   its last part; a section heading's words are indexed with the paragraph under
   it (and count toward the gate: they are that paragraph's section). The date
   (entry date, else the file's modification date) breaks ties between equal
@@ -179,8 +183,20 @@ def _query(conn: sqlite3.Connection, home: Home, bot: str, keys: list[str], need
             f"WITH r(fid, a, n) AS (VALUES {values}) SELECT r.fid, SUM(p.len) FROM r JOIN passages p"
             " ON p.pid >= r.a AND p.pid < r.a + r.n GROUP BY r.fid", [x for r in ranges for x in r])}
 
+    def linked(pids: Sequence[int]) -> dict[int, list[int]]:
+        # the topics these passages link to: a link names a topic file of the folder's top level
+        rows = conn.execute(f"SELECT pid, links FROM passages WHERE pid IN ({','.join('?' * len(pids))})"
+                            " AND links IS NOT NULL", list(pids)).fetchall()
+        targets = {f"{t}.md" for _pid, lk in rows for t in str(lk).split("\n")}
+        if not targets:
+            return {}
+        ids = {str(nm): int(fid) for fid, nm in conn.execute(     # by the index on lower(name)
+            f"SELECT id, lower(name) FROM files WHERE lower(name) IN ({','.join('?' * len(targets))})",
+            list(targets))}
+        return {int(pid): [ids[f"{t}.md"] for t in str(lk).split("\n") if f"{t}.md" in ids] for pid, lk in rows}
+
     scored = ranking.rank(terms, need, avg, topics, names, n, topic_len,
-                          float(_meta(conn, "length") or 0) / max(len(topics), 1)) if len(post) >= need else []
+                          float(_meta(conn, "length") or 0) / max(len(topics), 1), linked) if len(post) >= need else []
     ranked: list[tuple[float, int, int, int]] = []     # (score, day, pid, file id)
     if scored:
         score_of = {pid: sc for sc, pid, _fid in scored}

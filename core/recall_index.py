@@ -26,7 +26,7 @@ from .safeio import FILE_MODE, RACY_NS, make_dirs, read_file
 from .words import Stems, guess_language
 from .passages import (
     _Key, _Passage, _Topic, StemMemo, _analyse_topic, _index_words, _list_topics, _mday, _stem_counts,
-    _topic_folder,
+    _topic_folder, link_targets,
 )
 
 TYPE_CHECKING = False   # as typing's: typing itself is not imported at run time
@@ -39,7 +39,7 @@ logger = get_logger(__name__)
 
 # ----- the index
 
-SCHEMA_VERSION = 13
+SCHEMA_VERSION = 14
 """Bump whenever the schema, the word rules, the stop list or the listing fingerprint (:func:`_digest`) change:
 an index of another version is rebuilt."""
 
@@ -52,14 +52,17 @@ _SCHEMA = (
     " mtime_ns INTEGER NOT NULL, ctime_ns INTEGER NOT NULL, ino INTEGER NOT NULL, racy INTEGER NOT NULL,"
     " hash TEXT NOT NULL, day INTEGER NOT NULL, names TEXT NOT NULL, opening INTEGER NOT NULL,"
     " first_pid INTEGER NOT NULL, n INTEGER NOT NULL, wids BLOB NOT NULL)",
-    # no text: a passage is found again in its file (checked by the file's hash) when it is recalled
+    # no text: a passage is found again in its file (checked by the file's hash) when it is recalled;
+    # links: the topics the passage links to (passages.link_targets: lower-cased, one a line), or NULL
     "CREATE TABLE passages(pid INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, day INTEGER NOT NULL,"
-    " until INTEGER, len INTEGER NOT NULL)",
+    " until INTEGER, len INTEGER NOT NULL, links TEXT)",
     "CREATE TABLE words(wid INTEGER PRIMARY KEY, word TEXT NOT NULL UNIQUE)",
     # word -> passages, packed (see encode): each row a run of postings in pid order; *start* is at most
     # its first pid and above every pid of the word's row before
     "CREATE TABLE postings(wid INTEGER NOT NULL, start INTEGER NOT NULL, data BLOB NOT NULL)",
     "CREATE UNIQUE INDEX postings_word ON postings(wid, start)",
+    # a link's target is looked up by the file name lower-cased (SQLite's lower(): ASCII letters only)
+    "CREATE INDEX files_lower_name ON files(lower(name))",
 )
 
 
@@ -180,7 +183,7 @@ class _Gather:
     """Parsed files' passages and postings, in memory (no database: a worker process fills one too).
 
     *post* maps each word to flat (pid, tf, passage length) triples in pid order; a file's passages
-    take consecutive pids from *next_pid*; *passages* holds (day, until, length) from pid *base* on.
+    take consecutive pids from *next_pid*; *passages* holds (day, until, length, links) from pid *base* on.
     """
 
     def __init__(self, base: int) -> None:
@@ -189,7 +192,7 @@ class _Gather:
         self.files: list[tuple[object, ...]] = []      # (name, size, mtime_ns, ctime_ns, ino, racy, hash, day,
         self.vocab: list[set[str] | tuple[list[str], array[int]]] = []   # names, opening, first_pid, n) and
         # each file's words (from a worker: its word list and indices into it)
-        self.passages: list[tuple[int, int | None, int]] = []
+        self.passages: list[tuple[int, int | None, int, str | None]] = []
         self.racy = False
 
     def add(self, got: _Parsed) -> None:
@@ -201,7 +204,8 @@ class _Gather:
         vocab: set[str] = set()
         for p, counts in zip(topic.passages, per_passage):
             length = sum(counts.values())
-            rows.append((p.day.toordinal() if p.day else mday, p.until.toordinal() if p.until else None, length))
+            rows.append((p.day.toordinal() if p.day else mday, p.until.toordinal() if p.until else None, length,
+                         "\n".join(link_targets(p.text)) or None))
             for w, tf in counts.items():
                 lst = post.get(w)
                 if lst is None:
@@ -258,7 +262,7 @@ class _Shipped:
     flats: list[bytes]
     files: list[tuple[object, ...]]
     vocab: list[bytes]
-    passages: list[tuple[int, int | None, int]]
+    passages: list[tuple[int, int | None, int, str | None]]
     racy: bool
 
 
@@ -373,7 +377,7 @@ class _Batch:
         self.new_words.clear()
         fid = self.next_fid
         file_rows = []
-        passage_rows: list[tuple[int, int, int, int | None, int]] = []
+        passage_rows: list[tuple[int, int, int, int | None, int, str | None]] = []
         rows = g.passages
         theirs: dict[int, list[int]] = {}      # a worker's word list -> the word ids
         for f, v in zip(g.files, g.vocab):
@@ -395,7 +399,8 @@ class _Batch:
         conn.executemany(
             "INSERT INTO files(id, name, size, mtime_ns, ctime_ns, ino, racy, hash, day, names, opening,"
             " first_pid, n, wids) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", file_rows)
-        conn.executemany("INSERT INTO passages(pid, file_id, day, until, len) VALUES (?, ?, ?, ?, ?)", passage_rows)
+        conn.executemany("INSERT INTO passages(pid, file_id, day, until, len, links) VALUES (?, ?, ?, ?, ?, ?)",
+                         passage_rows)
         conn.executemany("INSERT INTO postings(wid, start, data) VALUES (?, ?, ?)",
                          [(ids[w], lst[0], _row(lst)) for w, lst in post.items()])
         if not self.fresh and post:

@@ -110,14 +110,26 @@ def read_file(path: Path, root: Path | None = None) -> FileText | None:
 
 def read_in(d: Dir, name: str, shown: str) -> FileText | None:
     """Read file *name* of the opened folder *d* (see :func:`read_file`); *shown* names it in messages."""
-    try:
-        st = d.lstat(name)
-    except FileNotFoundError:
+    got = read_bytes_in(d, name, shown)
+    if got is None:
         return None
-    if _is_link(st):
-        raise link_refusal(shown)
-    if not stat.S_ISREG(st.st_mode):
-        raise BadInput(f"{shown} is not a regular file")
+    data = got[0]
+    try:
+        return FileText(data.decode("utf-8"), sha256(data), True)
+    except UnicodeDecodeError:
+        return FileText(data.decode("utf-8", errors="replace"), sha256(data), False)
+
+
+def read_bytes_in(d: Dir, name: str, shown: str) -> tuple[bytes, os.stat_result] | None:
+    """The bytes of file *name* of the opened folder *d* and its status when opened, never through a link
+    (:class:`LinkRefused`); None when it is gone. Not a regular file, or over :data:`MAX_FILE_BYTES`
+    (:class:`TooLarge`, or growing past it while read): :class:`BadInput`. *shown* names it in messages."""
+    if d.fd is None:   # pragma: no cover - Windows: no O_NOFOLLOW, the name is checked first
+        try:
+            if _is_link(d.lstat(name)):
+                raise link_refusal(shown)
+        except FileNotFoundError:
+            return None
     try:
         fd = _open_file(d, name, shown, os.O_RDONLY | _NONBLOCK)
     except FileNotFoundError:
@@ -128,16 +140,19 @@ def read_in(d: Dir, name: str, shown: str) -> FileText | None:
             raise BadInput(f"{shown} is not a regular file")
         if st.st_size > MAX_FILE_BYTES:
             raise TooLarge(shown, st.st_size)
-        with os.fdopen(fd, "rb", closefd=False) as f:
-            data = f.read(MAX_FILE_BYTES + 1)
+        chunks = [os.read(fd, st.st_size + 1)]     # one read when the size held (a short read: the end)
+        size = len(chunks[0])
+        while size > st.st_size and size <= MAX_FILE_BYTES:     # it grew meanwhile: read on to the end
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
     finally:
         os.close(fd)
-    if len(data) > MAX_FILE_BYTES:
+    if size > MAX_FILE_BYTES:
         raise BadInput(f"{shown} grew past {MAX_FILE_BYTES // (1024 * 1024)} MB while being read")
-    try:
-        return FileText(data.decode("utf-8"), sha256(data), True)
-    except UnicodeDecodeError:
-        return FileText(data.decode("utf-8", errors="replace"), sha256(data), False)
+    return (chunks[0] if len(chunks) == 1 else b"".join(chunks)), st
 
 
 class Folders:

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 
 import os
-import stat
 from collections.abc import Callable, Iterator, Sequence
 from datetime import date, timedelta
 
@@ -39,9 +38,9 @@ from .log import get_logger
 from .entries import (BULLETS, Block, BlockKind, _FENCE, head_fields, parse_block_head, scan, search_text,
                       search_text_of)
 from .errors import BadInput, BotMemoryError
-from .nofollow import _NOFOLLOW, _NONBLOCK, Dir, _is_link, link_refusal, open_dir_nofollow
+from .nofollow import Dir, open_dir_nofollow
 from .paths import LOG_DIR, MEMORY_FILE, FileKind, Home, classify, parse_day
-from . import safeio
+from .safeio import read_bytes_in
 from .words import cjk_runs, normalize, is_cjk_token
 from .passages import Hit, _DAY, _REL_WHEN, _local_day, _words, fold
 
@@ -246,12 +245,12 @@ def _read_files(home: Home, bot: str, in_range: Callable[[date], bool]) -> Itera
                     if kind is FileKind.LOG and not in_range(date.fromisoformat(rel[-13:-3])):
                         continue
                     try:
-                        got = _read_bytes(d, name, rel)
+                        got = read_bytes_in(d, name, rel)
                     except (BotMemoryError, OSError) as e:
                         logger.info("search skips %s: %s", rel, e)
                         continue
                     if got is not None:
-                        yield rel, kind, got[0], got[1]
+                        yield rel, kind, got[0], got[1].st_mtime
         except FileNotFoundError:
             continue
         except (BotMemoryError, OSError) as e:
@@ -273,37 +272,6 @@ def _listed(d: Dir, folder: str) -> list[tuple[str, FileKind]]:
                 except BadInput:
                     continue
     return sorted(out)
-
-
-def _read_bytes(d: Dir, name: str, shown: str) -> tuple[bytes, float] | None:
-    """A file's bytes and modification time, read without following a link; None when it is gone."""
-    if d.fd is None:   # pragma: no cover - Windows: no O_NOFOLLOW, the name is checked first
-        if _is_link(d.lstat(name)):
-            raise link_refusal(shown)
-    try:
-        fd = d.open(name, os.O_RDONLY | _NOFOLLOW | _NONBLOCK)
-    except FileNotFoundError:
-        return None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise BadInput(f"{shown} is not a regular file")
-        limit = safeio.MAX_FILE_BYTES
-        if st.st_size > limit:
-            raise BadInput(f"{shown} is larger than botmemory reads")
-        chunks = [os.read(fd, st.st_size + 1)]     # one read when the size held (a short read: the end)
-        size = len(chunks[0])
-        while size > st.st_size and size <= limit:     # it grew meanwhile: read on to the end
-            chunk = os.read(fd, 65536)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-    finally:
-        os.close(fd)
-    if size > limit:
-        raise BadInput(f"{shown} grew past {limit // (1024 * 1024)} MB while being read")
-    return (chunks[0] if len(chunks) == 1 else b"".join(chunks)), st.st_mtime
 
 
 def _decoded_body(data: bytes, kind: FileKind) -> str:

@@ -68,6 +68,7 @@ class KindGauge(Gauge):
     kind_level: Level = Level.OK
     unread: tuple[str, ...] = ()
     files: tuple[dict[str, Any], ...] = field(default_factory=tuple)
+    shared_note: str = ""       # why the budget is below the per-file limit (OpenClaw's shared bootstrap total)
 
     @property
     def level(self) -> Level:
@@ -94,7 +95,7 @@ def gauge_of(mem: Memory, bot: str) -> Gauge:
         return KindGauge(lines=main.chars, bytes=main.chars, loaded_lines=main.chars, loaded_bytes=main.chars,
                          max_lines=main.max_chars, max_bytes=main.max_chars, agent=kind.name, label=kind.label,
                          chars=main.chars, max_chars=main.max_chars, unloaded_chars=main.unloaded_chars,
-                         kind_level=level, unread=ag.unread, files=files)
+                         kind_level=level, unread=ag.unread, files=files, shared_note=ag.shared_note())
     return KindGauge(lines=main.lines, bytes=main.bytes, loaded_lines=main.lines - main.unloaded_lines,
                      loaded_bytes=min(main.bytes, main.max_bytes or main.bytes),
                      max_lines=main.max_lines or MEMORY_MAX_LINES,
@@ -110,8 +111,10 @@ def rule_text(g: Gauge) -> str:
         return (f"Claude Code loads the first {g.max_lines} lines or {g.max_bytes:,} bytes of MEMORY.md "
                 "at the start of every conversation; the rest is cut.")
     if g.agent == "openclaw":
+        shared = g.shared_note
         return (f"OpenClaw injects at most {g.max_chars:,} characters of MEMORY.md: "
-                "the head and the tail; the middle is lost.")
+                "the head and the tail; the middle is lost."
+                + (f" {shared}." if shared else ""))
     if g.agent == "hermes":
         others = "; ".join(f"{f['file']}: {f['chars']:,} of {f['max_chars']:,} characters" for f in g.files[1:])
         return ("Hermes loads MEMORY.md and USER.md whole at session start and refuses a write past the limit."

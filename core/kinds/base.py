@@ -114,6 +114,8 @@ class Limits:
     max_bytes: int | None = None
     max_chars: dict[str, int] = field(default_factory=dict)   # per budgeted file
     unread: tuple[str, ...] = ()      # "could not read <file>: <why>" — the defaults were used
+    total_chars: int | None = None    # a total the budgeted files share with other files the agent loads first
+    shared: tuple[tuple[str, int], ...] = ()   # those other files, in the agent's order, and what each takes of it
 
 
 @dataclass(frozen=True)
@@ -157,6 +159,8 @@ class AgentGauge:
     files: tuple[Loaded, ...]
     level: str
     unread: tuple[str, ...] = ()
+    total_chars: int | None = None
+    shared: tuple[tuple[str, int], ...] = ()
 
     def as_dict(self) -> dict[str, object]:
         main = self.files[0]
@@ -175,7 +179,21 @@ class AgentGauge:
             d["lost_lines"] = list(main.lost)
         if self.unread:
             d["unread"] = list(self.unread)
+        if self.total_chars is not None:
+            d["total_max_chars"] = self.total_chars
+            d["shared"] = [{"file": f, "chars": n} for f, n in self.shared]
         return d
+
+    def shared_note(self) -> str:
+        """Why the budget is smaller than the per-file limit: the files loaded first and what they take."""
+        if self.total_chars is None or not self.shared:
+            return ""
+        taken = sum(n for _, n in self.shared)
+        parts = [f"{f} ({counted(n, 'character')})" for f, n in self.shared]
+        names = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+        verb = "is loaded first and takes" if len(parts) == 1 else "are loaded first and take"
+        return (f"{names} {verb} {taken:,} of the {self.total_chars:,}-character total "
+                f"{self.files[0].file} shares with {'it' if len(parts) == 1 else 'them'}")
 
     def plain(self) -> str:
         out = []
@@ -192,6 +210,8 @@ class AgentGauge:
                 s += f" · not loaded: {'line' if len(f.lost) == 1 else 'lines'} {line_ranges(f.lost)}"
             out.append(s)
         out[0] += f" · {self.level}"
+        if self.shared_note():
+            out.append(f"note: {self.shared_note()}")
         out.extend(f"note: {u} (the defaults were used)" for u in self.unread)
         return "\n".join(out)
 
@@ -246,6 +266,11 @@ class AgentKind:
         """The budget, from the agent's own settings; *settings* are botmemory's for this kind (defaults)."""
         return Limits()
 
+    def share(self, folder: Path, limits: Limits) -> Limits:
+        """*limits* with what the folder's other files take of a total the budgeted files share with them
+        (OpenClaw's bootstrap files); most kinds share nothing."""
+        return limits
+
     def loaded(self, rel: str, text: str, limits: Limits) -> Loaded:
         raise NotImplementedError
 
@@ -253,7 +278,7 @@ class AgentKind:
         files = tuple(self.loaded(rel, texts.get(rel, ""), limits) for rel in self.budgeted)
         order = {"ok": 0, "amber": 1, "red": 2}
         level = max((f.level(self.red_at_limit) for f in files), key=order.__getitem__)
-        return AgentGauge(self.name, files, level, limits.unread)
+        return AgentGauge(self.name, files, level, limits.unread, limits.total_chars, limits.shared)
 
     def load(self, texts: Mapping[str, str], limits: Limits) -> str:
         """Exactly what the agent loads of its memory, file by file."""

@@ -7,20 +7,39 @@ in the injected copy keeping the head and the tail: the middle is lost. The
 limit's default and the head/tail shares are botmemory settings
 (``agents.openclaw`` in the home's ``config.json``) because they moved between
 OpenClaw versions.
+
+The workspace's other bootstrap files (``AGENTS.md``, ``SOUL.md``, ``TOOLS.md``,
+``IDENTITY.md``, ``USER.md``, ``HEARTBEAT.md``, ``BOOTSTRAP.md``) are injected
+before ``MEMORY.md``, each cut the same way, and all of them share one total
+(``agents.defaults.bootstrapTotalMaxChars``, default 60,000, also a setting):
+``MEMORY.md`` gets what they leave, up to its own limit, and nothing when less
+than 64 characters are left (:meth:`OpenClaw.share`). A bootstrap file that is a
+link is not read (botmemory never reads through one) and so not counted;
+OpenClaw's short markers for missing files are not counted either.
 """
 from __future__ import annotations
 
 import json
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 
-from ..errors import BadInput
+from ..log import get_logger
+from ..errors import BadInput, BotMemoryError
 from ..paths import FileKind
 from .base import (MEMORY_FILE, AgentKind, Found, Limits, Loaded, agent_dir, check_name, list_md, one_folder,
                    read_setting, split_lines, unlinked_dirs)
+from ..safeio import read_file
+
+logger = get_logger(__name__)
 
 DEFAULT_MAX_CHARS = 20_000
+DEFAULT_TOTAL_CHARS = 60_000
+BOOTSTRAP_BEFORE = ("AGENTS.md", "SOUL.md", "TOOLS.md", "IDENTITY.md", "USER.md", "HEARTBEAT.md", "BOOTSTRAP.md")
+"""The workspace files OpenClaw injects before MEMORY.md, in its order."""
+MIN_FILE_BUDGET = 64
+"""With less of the total left than this, OpenClaw injects no further file."""
 HEAD_SHARE = 0.75
 TAIL_SHARE = 0.25
 _COMMENT = re.compile(r"^\s*//.*$", re.MULTILINE)
@@ -77,19 +96,51 @@ class OpenClaw(AgentKind):
         return unlinked_dirs(folder, [folder, folder / "memory"])
 
     def limits(self, user_home: Path, env: Mapping[str, str], settings: Mapping[str, object]) -> Limits:
-        default = _number(settings.get("bootstrapMaxChars")) or DEFAULT_MAX_CHARS
         cfg, problem = read_config(openclaw_dir(user_home, env) / "openclaw.json")
         agents = cfg.get("agents")
         defaults = agents.get("defaults") if isinstance(agents, dict) else None
-        value = _number(defaults.get("bootstrapMaxChars")) if isinstance(defaults, dict) else None
-        return Limits(max_chars={MEMORY_FILE: value or default}, unread=(problem,) if problem else (),
-                      max_lines=None, max_bytes=None)
+
+        def setting(key: str, default: int) -> int:
+            value = _number(defaults.get(key)) if isinstance(defaults, dict) else None
+            return value or _number(settings.get(key)) or default
+
+        return Limits(max_chars={MEMORY_FILE: setting("bootstrapMaxChars", DEFAULT_MAX_CHARS)},
+                      unread=(problem,) if problem else (), max_lines=None, max_bytes=None,
+                      total_chars=setting("bootstrapTotalMaxChars", DEFAULT_TOTAL_CHARS))
+
+    def share(self, folder: Path, limits: Limits) -> Limits:
+        """MEMORY.md's limit lowered to what the bootstrap files injected before it leave of the total."""
+        per_file = limits.max_chars.get(MEMORY_FILE, DEFAULT_MAX_CHARS)
+        left = limits.total_chars
+        if left is None:
+            return limits
+        shared: list[tuple[str, int]] = []
+        for name in BOOTSTRAP_BEFORE:
+            if left < MIN_FILE_BUDGET:
+                break
+            try:   # walked from the folder itself: a linked file is refused, not followed
+                ft = read_file(folder / name, folder)
+            except (BotMemoryError, OSError) as e:
+                logger.info("%s is not counted in OpenClaw's bootstrap total: %s", name, e)
+                continue
+            if ft is None:
+                continue
+            cap = max(1, min(per_file, left))
+            injected = min(len(self.loaded(name, ft.text, Limits(max_chars={name: cap})).text), left)
+            if injected:
+                shared.append((name, injected))
+                left -= injected
+        memory_cap = min(per_file, left) if left >= MIN_FILE_BUDGET else 0
+        return replace(limits, max_chars={**limits.max_chars, MEMORY_FILE: memory_cap}, shared=tuple(shared))
 
     def loaded(self, rel: str, text: str, limits: Limits) -> Loaded:
         max_chars = limits.max_chars.get(rel, DEFAULT_MAX_CHARS)
         trimmed = text.rstrip()
         lines = split_lines(text)
         n = len(trimmed)
+        if max_chars <= 0 and n:        # the files before it took the whole total: none of it is injected
+            return Loaded(rel, "", len(lines), len(text.encode("utf-8")), n, unloaded_chars=n,
+                          lost=tuple(k + 1 for k, line in enumerate(lines) if line.strip()), max_chars=0)
         if n <= max_chars:
             return Loaded(rel, trimmed, len(lines), len(text.encode("utf-8")), n, max_chars=max_chars)
         head = int(max_chars * HEAD_SHARE)

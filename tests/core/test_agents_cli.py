@@ -323,6 +323,26 @@ def test_openclaws_default_limit_is_a_botmemory_setting(cli, env):
     assert cli.json("gauge", bot)["max_chars"] == 3000      # the agent's own setting wins
 
 
+def test_openclaws_gauge_counts_the_bootstrap_files_injected_before_memory(cli, env):
+    ws = openclaw(env / "user", lines=100)                    # 100 lines of 37 characters: 3,699
+    (ws / "AGENTS.md").write_text("a" * 18_000)
+    (ws / "SOUL.md").write_text("s" * 40_000)               # cut to 20,000 and a marker
+    bot = track_all(cli)["openclaw"]
+    g = cli.json("gauge", bot)
+    taken = sum(f["chars"] for f in g["shared"])
+    assert [f["file"] for f in g["shared"]] == ["AGENTS.md", "SOUL.md"] and g["total_max_chars"] == 60_000
+    assert g["max_chars"] == 20_000 and g["level"] != "red"      # 60,000 - 38,1xx leaves more than 20,000
+    (env / "user" / ".openclaw" / "openclaw.json").write_text(
+        json.dumps({"agents": {"defaults": {"bootstrapTotalMaxChars": 40_000}}}))
+    g = cli.json("gauge", bot)
+    taken = sum(f["chars"] for f in g["shared"])
+    assert g["max_chars"] == 40_000 - taken < 3_699 and g["level"] == "red" and g["unloaded_chars"] > 0
+    code, out, _ = cli("gauge", bot)
+    assert code == 0 and (f"note: AGENTS.md (18,000 characters) and SOUL.md ({taken - 18_000:,} characters) are loaded "
+                          f"first and take {taken:,} of the 40,000-character total MEMORY.md shares with them") in out
+    assert "line 099" in cli.json("load", bot)["text"]         # the tail still loads, the middle does not
+
+
 def test_recall_of_a_tracked_folder_says_why_it_recalled_nothing(cli, env):
     """The panel's preview shows core's reason (it no longer repeats the rules for tracked folders)."""
     from botmemory.core import agents, config

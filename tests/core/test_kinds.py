@@ -93,6 +93,54 @@ def test_openclaw_reads_its_limit_from_openclaw_json_and_says_when_it_cannot(tmp
     assert OC.limits(tmp_path, {}, {}).max_chars["MEMORY.md"] == 20_000
 
 
+def test_openclaws_bootstrap_files_before_memory_take_their_share_of_the_total(tmp_path):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "AGENTS.md").write_text("a" * 30_000)          # cut to its 20,000 (plus OpenClaw's marker)
+    (ws / "SOUL.md").write_text("s" * 5_000)
+    (ws / "MEMORY.md").write_text("m" * 9_000)            # not one of them: measured by the gauge
+    lim = OC.share(ws, Limits(max_chars={"MEMORY.md": 20_000}, total_chars=30_000))
+    names = [n for n, _ in lim.shared]
+    assert names == ["AGENTS.md", "SOUL.md"]
+    agents = dict(lim.shared)["AGENTS.md"]
+    assert 20_000 < agents < 20_300 and dict(lim.shared)["SOUL.md"] == 5_000
+    assert lim.max_chars["MEMORY.md"] == 30_000 - agents - 5_000          # what they leave: under its own 20,000
+    got = OC.loaded("MEMORY.md", "m" * 9_000, lim)
+    assert got.unloaded_chars > 0 and got.level() == "red"
+    # a generous total: the per-file limit is the budget again
+    assert OC.share(ws, Limits(max_chars={"MEMORY.md": 20_000}, total_chars=60_000)).max_chars["MEMORY.md"] == 20_000
+
+
+def test_openclaw_injects_nothing_of_memory_when_the_files_before_it_took_the_total(tmp_path):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "AGENTS.md").write_text("a" * 19_990)
+    (ws / "SOUL.md").write_text("never read: the total is used up\n")
+    lim = OC.share(ws, Limits(max_chars={"MEMORY.md": 20_000}, total_chars=20_030))
+    assert lim.shared == (("AGENTS.md", 19_990),) and lim.max_chars["MEMORY.md"] == 0
+    got = OC.loaded("MEMORY.md", "- one\n\n- two\n", lim)
+    assert (got.text, got.unloaded_chars, got.lost, got.level()) == ("", len("- one\n\n- two"), (1, 3), "red")
+
+
+def test_a_linked_bootstrap_file_is_not_read_for_the_total(tmp_path):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (tmp_path / "shared-agents.md").write_text("a" * 50_000)
+    os.symlink(tmp_path / "shared-agents.md", ws / "AGENTS.md")
+    (ws / "TOOLS.md").write_text("t" * 100)
+    lim = OC.share(ws, Limits(max_chars={"MEMORY.md": 20_000}, total_chars=60_000))
+    assert lim.shared == (("TOOLS.md", 100),) and lim.max_chars["MEMORY.md"] == 20_000
+
+
+def test_openclaws_total_comes_from_openclaw_json_then_the_setting(tmp_path):
+    assert OC.limits(tmp_path, {}, {}).total_chars == 60_000
+    assert OC.limits(tmp_path, {}, {"bootstrapTotalMaxChars": 30_000}).total_chars == 30_000
+    cfg = tmp_path / ".openclaw" / "openclaw.json"
+    cfg.parent.mkdir()
+    cfg.write_text('{"agents": {"defaults": {"bootstrapTotalMaxChars": 24000}}}')
+    assert OC.limits(tmp_path, {}, {"bootstrapTotalMaxChars": 30_000}).total_chars == 24_000
+
+
 def test_hermes_counts_its_snapshot_and_reads_its_limits(tmp_path):
     text = "User prefers tea\n§\nProject uses postgres\n"
     got = HE.loaded("MEMORY.md", text, HE.limits(tmp_path, {}, {}))

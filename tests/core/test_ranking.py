@@ -1,6 +1,8 @@
 """Recall's ranking as a pure function (core/ranking.py): postings in, ranked passages out."""
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 import pytest
 
 from botmemory.core import ranking as K
@@ -67,3 +69,50 @@ def test_choose_takes_the_best_of_each_topic_before_a_second_note() -> None:
     assert K.choose(ranked[:3], 4) == [0, 1, 2]                           # a second note fills a free place
     assert K.choose([(9.0, 0, 0), (8.0, 0, 1), (7.0, 0, 2), (6.0, 1, 3)], 4) == [0, 1, 3]   # at most two of one
     assert K.choose([(9.0, 0, 0), (8.0, 0, 1), (7.0, 0, 2)], 4) == [0, 1, 2]   # no other topic: no cap
+
+
+def _links(table: dict[int, list[int]]) -> Callable[[Sequence[int]], dict[int, list[int]]]:
+    def linked(pids: Sequence[int]) -> dict[int, list[int]]:
+        return {p: table[p] for p in pids if p in table}
+    return linked
+
+
+def test_a_topic_a_matching_passage_links_to_ranks_above_an_equal_passage_elsewhere() -> None:
+    # 1 (topic 0) is the best passage and links to topic 3; 31 (topic 3) and 41 (topic 4) are equal
+    terms = [Term("kayak", 3.0, [(1, 3, 10), (31, 1, 10), (41, 1, 10)])]
+    plain = [p for _s, p, _f in K.rank(terms, 1, 10.0, TOPICS, {}, 100, lengths, 100.0)]
+    assert plain == [1, 41, 31]                      # a tie: the later passage first
+    linked = [p for _s, p, _f in K.rank(terms, 1, 10.0, TOPICS, {}, 100, lengths, 100.0, _links({1: [3]}))]
+    assert linked == [1, 31, 41]
+
+
+def test_a_link_lends_a_share_of_its_passage_s_score_and_never_passes_the_gate() -> None:
+    terms = [Term("kayak", 3.0, [(1, 3, 10), (31, 1, 10)]), Term("lake", 2.0, [(1, 1, 10), (41, 1, 10)])]
+    before = {p: s for s, p, _f in K.rank(terms, 1, 10.0, TOPICS, {}, 100, lengths, 100.0)}
+    after = {p: s for s, p, _f in K.rank(terms, 1, 10.0, TOPICS, {}, 100, lengths, 100.0, _links({1: [3, 5, 0]}))}
+    assert after[31] == pytest.approx(before[31] + K.LINK_SHARE * before[1])
+    assert after[1] == pytest.approx(before[1])     # a link to its own topic lends nothing
+    assert after[41] == pytest.approx(before[41])
+    assert 50 not in after                          # topic 5 has no passage that matches: nothing to lift
+    two = {p: s for s, p, _f in K.rank(terms, 2, 10.0, TOPICS, {}, 100, lengths, 100.0, _links({1: [3]}))}
+    assert list(two) == [1]                          # 31 holds one of two words: still out
+
+
+def test_a_linked_topic_outside_the_candidates_joins_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(K, "CANDIDATES", 2)
+    # 31 is not among the two best passages by their own score; lent by 1, it overtakes 2
+    terms = [Term("kayak", 3.0, [(1, 6, 10), (2, 1, 12), (31, 1, 14)])]
+    assert [p for _s, p, _f in K.rank(terms, 1, 10.0, TOPICS, {}, 100, lengths, 100.0)] == [1, 2]
+    got = [p for _s, p, _f in K.rank(terms, 1, 10.0, TOPICS, {}, 100, lengths, 100.0, _links({1: [3]}))]
+    assert got == [1, 31]
+
+
+def test_only_the_best_passages_are_asked_for_their_links() -> None:
+    asked: list[list[int]] = []
+
+    def linked(pids: Sequence[int]) -> dict[int, list[int]]:
+        asked.append(sorted(pids))
+        return {}
+    terms = [Term("kayak", 3.0, [(p, 1 + p % 3, 10) for p in range(0, 100, 3)])]
+    K.rank(terms, 1, 10.0, TOPICS, {}, 100, lengths, 100.0, linked)
+    assert len(asked) == 1 and len(asked[0]) == K.LINK_SOURCES

@@ -558,3 +558,22 @@ def test_a_second_note_of_a_topic_fills_a_place_no_other_topic_takes(home: Home,
     put(ws, "memory/b.md", "We might rent a kayak one day.\n")
     r = recall(home, BOT, "kayak plans", TODAY)
     assert sorted(n.file for n in r.notes) == ["memory/a.md", "memory/a.md", "memory/b.md"]   # at most two of a
+
+
+def test_a_topic_a_matching_passage_links_to_ranks_above_an_equal_passage_elsewhere(home: Home, ws: Path) -> None:
+    put(ws, "memory/guide.md", "To hide the panel on the left, see [[Notes/sidebar#Hide|the sidebar page]].\n",
+        mday=date(2026, 9, 1))
+    put(ws, "memory/Sidebar.md", "Toggle the panel with the button.\n", mday=date(2026, 9, 1))
+    put(ws, "memory/zzz.md", "Toggle the panel with the button.\n", mday=date(2026, 10, 1))  # newer: won the tie
+    r = recall(home, BOT, "hide the panel", TODAY)
+    assert [n.file for n in r.notes] == ["memory/guide.md", "memory/Sidebar.md", "memory/zzz.md"]
+
+
+def test_a_passage_s_links_are_indexed_by_their_target_topic() -> None:
+    from botmemory.core.passages import link_targets
+    assert link_targets("See [[Sidebar]], ![[Notes/Tabs.md#Pin|pinning]] and [[sidebar|again]]; [[ ]] [[photo.png]]"
+                        ) == ["sidebar", "tabs", "photo.png"]
+    assert link_targets("No [[link here, nor [single].") == []
+    assert link_targets("[[Über Café]]") == ["Über café"]      # as SQLite's lower() folds the file's name
+    assert link_targets("[the panel](Notes/Sidebar%20tips.md#hide), [site](https://x.org/a), [b](<B c.md>)"
+                        ) == ["sidebar tips", "b c"]

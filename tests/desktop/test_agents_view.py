@@ -96,6 +96,21 @@ def test_openclaw_marks_the_lost_middle(qtbot, mem, session, open_panel, no_real
     assert "line 060" in text.split("in the middle")[1] and "line 000" in text.split("✗")[0]
 
 
+def test_openclaw_says_which_bootstrap_files_took_its_share(qtbot, mem, session, open_panel, no_real_agent_folders):
+    import json
+
+    ws = openclaw(no_real_agent_folders, lines=120)
+    (ws / "SOUL.md").write_text("s" * 25_000)
+    (no_real_agent_folders / ".openclaw" / "openclaw.json").write_text(
+        json.dumps({"agents": {"defaults": {"bootstrapTotalMaxChars": 22_000}}}))
+    bot = track(mem, "openclaw")
+    p = open_panel(bot)
+    rule = p.gauge.rule_label.text()
+    assert "AGENTS.md (8 characters) and SOUL.md (20,1" in rule and "are loaded first and take 20,1" in rule
+    assert "of the 22,000-character total MEMORY.md shares with them" in rule
+    assert p.gauge.gauge.max_chars < 2_000 and p.gauge.gauge.level is Level.RED
+
+
 def test_the_found_folders_are_offered_and_tracked(qtbot, mem, no_real_agent_folders):
     for i, name in enumerate(("-a", "-b", "-c")):
         (no_real_agent_folders / ".claude" / "projects" / name / "memory").mkdir(parents=True)
