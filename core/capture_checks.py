@@ -5,12 +5,12 @@
 from __future__ import annotations
 
 
-import logging
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
 
+from .log import get_logger
 from . import entries as E
 from .budget import Topic
 from .paths import Home
@@ -22,7 +22,7 @@ from .capture_queue import (
     ROLES, TARGETS
 )
 
-logger = logging.getLogger(__name__)
+logger = get_logger(__name__)
 
 
 # ----- the checks

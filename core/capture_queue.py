@@ -5,7 +5,6 @@ from __future__ import annotations
 
 
 import json
-import logging
 import os
 import time
 from collections.abc import Iterator, Sequence
@@ -14,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .log import get_logger
 from . import config
 from .errors import BadInput, BotMemoryError
 from .memory import Memory
@@ -23,7 +23,7 @@ from .store import Actor
 
 from .wording import counted
 
-logger = logging.getLogger(__name__)
+logger = get_logger(__name__)
 
 
 PENDING_FILE = "memory-capture-pending.json"

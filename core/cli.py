@@ -7,12 +7,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
-from . import config
+from . import config, log
 from .errors import BadInput, Conflict, exit_code_for
 from .memory import Memory
 from .commands import (
@@ -50,7 +49,7 @@ from .commands import (
 
 DEFAULT_PORT = 8721  # server.DEFAULT_PORT (tests/core/test_server.py checks); the server loads only for `serve`
 
-logger = logging.getLogger(__name__)
+logger = log.get_logger(__name__)
 
 Handler = Callable[[Memory, argparse.Namespace], Any]
 
@@ -273,8 +272,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as e:  # --help, or a usage error argparse already explained
         return e.code if isinstance(e.code, int) else 2
     args.json = getattr(args, "json", False)
-    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
-                        format="botmemory: %(levelname)s %(name)s: %(message)s")
+    log.setup(args.verbose)
     if not getattr(args, "handler", None):
         if args.command == "turn":
             sys.stderr.write("botmemory: turn needs begin or end (see `botmemory turn --help`)\n")

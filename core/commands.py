@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import re
 import sys
 from typing import Any
 
+from .log import get_logger
 from . import budget, config
 from .errors import BadInput
 from .paths import MEMORY_FILE, normalize_rel, parse_day
@@ -18,7 +18,7 @@ from .memory import Memory
 from .store import Actor
 from .wording import counted
 
-logger = logging.getLogger(__name__)
+logger = get_logger(__name__)
 
 _HASH = re.compile(r"[0-9a-f]{64}")
 

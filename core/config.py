@@ -11,18 +11,19 @@ change applies without a restart.
 """
 from __future__ import annotations
 
-import copy
-import json
-import logging
 import re
-from dataclasses import dataclass
-from typing import Any
 
+from .record import record
+from .log import get_logger
 from .errors import BadInput, BotMemoryError
 from .paths import Home
 from .safeio import atomic_write, read_file
 
-logger = logging.getLogger(__name__)
+TYPE_CHECKING = False   # as typing's: typing itself is not imported at run time
+if TYPE_CHECKING:
+    from typing import Any
+
+logger = get_logger(__name__)
 
 SWITCHES = ("memory", "upkeep", "helper")
 DEFAULT_TIDY_HOUR = 3
@@ -39,6 +40,7 @@ def parse_switch(value: str) -> bool:
 def _read_json(home: Home, path_name: str, data: bytes | None) -> dict[str, Any]:
     if data is None:
         return {}
+    import json  # on first use: a process that reads no JSON file never loads it
     try:
         value = json.loads(data)
     except (ValueError, RecursionError) as e:
@@ -57,6 +59,7 @@ def read_config(home: Home) -> dict[str, Any]:
 
 
 def write_config(home: Home, config: dict[str, Any]) -> None:
+    import json  # on first use: a process that reads no JSON file never loads it
     atomic_write(home.config_file, (json.dumps(config, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
 
 
@@ -76,7 +79,7 @@ _SECTIONS = ("features", "memory", "helper")
 _MISSING = object()
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ConfigValues:
     """The ``config.json`` values botmemory and a bot server use ("" helper instance: no helper)."""
 
@@ -144,6 +147,7 @@ def config_values(config: dict[str, Any]) -> ConfigValues:
 
 def read_config_strict(home: Home) -> dict[str, Any]:
     """``config.json`` as a dict ({} when missing); :class:`BadInput` when it cannot be safely rewritten."""
+    import json  # on first use: a process that reads no JSON file never loads it
     try:
         ft = read_file(home.config_file)
     except BotMemoryError as e:
@@ -180,6 +184,9 @@ def _put(config: dict[str, Any], section: str, key: str, value: object, default:
 def apply_config(config: dict[str, Any], values: ConfigValues) -> dict[str, Any]:
     """A copy of *config* with *values* set; every other key kept as it was (:class:`BadInput` when a
     section is not an object: botmemory will not overwrite it)."""
+    import copy
+    import json  # on first use: a process that reads no JSON file never loads it
+
     out = copy.deepcopy(config)
     for key in _SECTIONS:
         if key in out and not isinstance(out[key], dict):
@@ -203,7 +210,7 @@ def apply_config(config: dict[str, Any], values: ConfigValues) -> dict[str, Any]
     return out
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class BotSettings:
     memory: bool = True
     upkeep: bool = True
@@ -221,6 +228,7 @@ def bot_settings(home: Home, bot: str) -> BotSettings:
 
 
 def set_bot_setting(home: Home, bot: str, key: str, value: bool) -> BotSettings:
+    import json  # on first use: a process that reads no JSON file never loads it
     if key not in SWITCHES:
         raise BadInput(f"unknown setting {key!r}: use one of {', '.join(SWITCHES)}")
     current = bot_settings(home, bot).as_dict()

@@ -17,9 +17,10 @@ import functools
 import re
 import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
 from datetime import date
 from enum import Enum
+
+from .record import record, field, replace
 
 DOT = " · "
 MAX_ENTRY_CHARS = 1000
@@ -69,7 +70,7 @@ class BlockKind(Enum):
     BLANK = "blank"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Block:
     """One entry with the lines that belong to it, or one other line."""
 
@@ -110,7 +111,7 @@ class Block:
         return replace(parsed, lines=(first, *self.lines[1:]))
 
 
-@dataclass
+@record()
 class Document:
     """A memory file as blocks. ``render()`` gives back the exact text."""
 

@@ -2,10 +2,13 @@
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
+
+TYPE_CHECKING = False   # as typing's: typing itself is not imported at run time
 
 if TYPE_CHECKING:
     from logging import Logger
+
+    from .log import Logger as LazyLogger
 
 
 class BotMemoryError(Exception):
@@ -52,7 +55,7 @@ class Busy(BotMemoryError, TimeoutError):
     exit_code = 1
 
 
-def exit_code_for(e: Exception | KeyboardInterrupt, verbose: bool, logger: Logger) -> int:
+def exit_code_for(e: Exception | KeyboardInterrupt, verbose: bool, logger: Logger | LazyLogger) -> int:
     """The exit code for an error that reached the command line, said plainly on stderr first.
 
     Shared by ``cli.main`` and the fast path in ``quick.main``: a core error

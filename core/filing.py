@@ -14,7 +14,6 @@
 from __future__ import annotations
 
 import json
-import logging
 import os
 import re
 import time
@@ -24,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .log import get_logger
 from .budget import Topic
 from .errors import BadInput, BotMemoryError
 from .frontmatter import Frontmatter, quick_frontmatter
@@ -33,7 +33,7 @@ from .redact import contains_secret, redact
 from .safeio import atomic_write, read_file
 from .store import Change
 
-logger = logging.getLogger(__name__)
+logger = get_logger(__name__)
 
 _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'",
                          "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u2033": '"',

@@ -8,17 +8,18 @@ absent. A bad frontmatter never fails a command.
 """
 from __future__ import annotations
 
-import logging
 import re
-from dataclasses import dataclass
 from functools import lru_cache
 
-logger = logging.getLogger(__name__)
+from .record import record
+from .log import get_logger
+
+logger = get_logger(__name__)
 
 MAX_FRONTMATTER_BYTES = 16 * 1024
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Frontmatter:
     title: str | None = None
     description: str | None = None

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import logging
 import os
 import re
 import stat
@@ -42,13 +41,14 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from .log import get_logger
 from . import BotMemoryError, Home, Memory, atomic_write, read_file
 from .safeio import remove_file
 from .kinds import claude_code
 from .paths import MEMORY_FILE, Folder
 from .wording import counted
 
-logger = logging.getLogger(__name__)
+logger = get_logger(__name__)
 
 MAX_CONTEXT = 10_000
 RECALL_BUDGET_S = 2.0

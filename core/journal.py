@@ -28,7 +28,6 @@ from __future__ import annotations
 import functools
 import itertools
 import json
-import logging
 import lzma
 import os
 import re
@@ -39,6 +38,7 @@ from datetime import UTC
 from pathlib import Path
 from typing import Any
 
+from .log import get_logger
 from .diff import DIFF_MAX_CHARS as DIFF_MAX_CHARS  # re-exported: the journal's diff is built there
 from .diff import WORDS_FILTER_MAX_BYTES as WORDS_FILTER_MAX_BYTES
 from .diff import Diff as Diff
@@ -51,7 +51,7 @@ from .redact import contains_secret, redact
 from .safeio import FILE_MODE, WorkspaceLock, atomic_write, fsync_dir, make_dirs, open_dir_nofollow
 from .store import Actor, Change
 
-logger = logging.getLogger(__name__)
+logger = get_logger(__name__)
 
 ACTIVE_MAX_BYTES = 2 * 1024 * 1024
 """The active segment is closed and compressed once it is this large."""

@@ -1,15 +1,15 @@
 """What a new turn loads, read from disk: MEMORY.md cut to the budget and the topic index."""
 from __future__ import annotations
 
-import logging
 
+from .log import get_logger
 from . import config, frontmatter
 from .budget import Topic, compose_block
 from .errors import BotMemoryError
 from .paths import MEMORY_FILE
 from .memory import Memory
 
-logger = logging.getLogger(__name__)
+logger = get_logger(__name__)
 
 
 def topics(mem: Memory, bot: str) -> list[Topic]:

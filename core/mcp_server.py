@@ -12,7 +12,6 @@ CLI's message and nothing written.
 from __future__ import annotations
 
 import inspect
-import logging
 from collections.abc import Callable
 from contextvars import ContextVar
 from functools import partial
@@ -24,10 +23,11 @@ from mcp.server.mcpserver.context import Context
 from mcp_types import CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
 from pydantic import Field
 
+from .log import get_logger
 from . import BotMemoryError, Memory, mcp_tools
 from .mcp_tools import Param, ToolSpec
 
-logger = logging.getLogger(__name__)
+logger = get_logger(__name__)
 
 INSTRUCTIONS = (
     "The bot's long-term memory, kept as plain markdown files a person also reads and edits. "

@@ -14,7 +14,6 @@ warning and dropped, and the shadow stays as it was, so the next
 from __future__ import annotations
 
 import json
-import logging
 import os
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -24,6 +23,7 @@ from datetime import date, timedelta
 from functools import cached_property
 from typing import TYPE_CHECKING
 
+from .log import get_logger
 from .entries import clean_title
 from .errors import BotMemoryError, Refused
 from .paths import FileKind, Home, check_bot_id
@@ -35,7 +35,7 @@ if TYPE_CHECKING:  # the journal and shadows load on first use: a gauge or a loa
     from .journal import Journal, Row
     from .shadows import Shadow, Shadows
 
-logger = logging.getLogger(__name__)
+logger = get_logger(__name__)
 
 RowListener = Callable[["Row"], None]
 

@@ -8,16 +8,16 @@ creates folders the same way. :mod:`.safeio` reads and writes through them.
 from __future__ import annotations
 
 import errno
-import logging
 import os
 import stat
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
+from .log import get_logger
 from .errors import BadInput, LinkRefused, Refused
 
-logger = logging.getLogger(__name__)
+logger = get_logger(__name__)
 
 FILE_MODE = 0o600
 DIR_MODE = 0o700

@@ -27,12 +27,12 @@ that changed meanwhile stays where it is (reported).
 from __future__ import annotations
 
 import json
-import logging
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .log import get_logger
 from . import config, entries as E
 from .filing import FilingReport, find_topic, list_topics, normalise, topic_header, topic_slug
 from .entries import append_text
@@ -45,7 +45,7 @@ from .redact import contains_secret, redact
 from .safeio import atomic_write, read_file, text_hash
 from .store import Actor, Write
 
-logger = logging.getLogger(__name__)
+logger = get_logger(__name__)
 
 ACTOR = Actor("upkeep", "filed into topics")
 MAX_MOVES = 20

@@ -5,18 +5,17 @@ them and :mod:`.search` reads them directly.
 from __future__ import annotations
 
 
-import logging
 import os
 import re
 import stat
 from collections import _count_elements  # type: ignore[attr-defined]  # Counter's counting loop (C)
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import date
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
+from .record import record, field
+from .log import get_logger
 from . import frontmatter
 from .entries import _FENCE, BULLETS, BlockKind, _fence_end, head_fields
 from .errors import BadInput, BotMemoryError
@@ -24,11 +23,15 @@ from .paths import FileKind, Home, classify
 from .safeio import open_dir_nofollow
 from .words import Stems, is_cjk_token, is_particle, tokens
 
-if TYPE_CHECKING:   # an annotation only: importing the store costs a search or recall milliseconds
+TYPE_CHECKING = False   # as typing's: typing itself is not imported at run time
+
+if TYPE_CHECKING:   # annotations only: importing the store costs a search or recall milliseconds
+    from typing import Any
+
     from .store import Change
 
 
-logger = logging.getLogger(__name__)
+logger = get_logger(__name__)
 
 
 MIN_MESSAGE_CHARS = 8
@@ -155,7 +158,7 @@ def _index_words(text: str) -> list[str]:
 # ----- results
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Note:
     n: int
     file: str
@@ -172,7 +175,7 @@ WHY_SHORT = f"Recall starts at {MIN_MESSAGE_CHARS} characters."
 WHY_NO_MATCH = "No note matches: recall adds nothing to this message."
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class RecallResult:
     notes: list[Note]
     text: str
@@ -183,7 +186,7 @@ class RecallResult:
         return {"notes": [n.as_dict() for n in self.notes], "text": self.text}
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Hit:
     file: str
     date: date
@@ -196,7 +199,7 @@ class Hit:
 # ----- passages of a topic
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class _Passage:
     day: date | None        # None: dated by the file's modification date
     until: date | None
@@ -204,7 +207,7 @@ class _Passage:
     heading: str = ""       # the section heading above a hand-written paragraph: indexed with it, not shown
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class _Topic:
     """What the index keeps of one topic file."""
 
@@ -359,9 +362,11 @@ def _is_topic_name(name: str) -> bool:
 def _topic_folder(home: Home, bot: str) -> tuple[Path, str]:
     """Where *bot*'s topic files are, and their paths' prefix: ``memory/`` in a workspace; for a tracked
     folder, where its kind keeps topics (Claude Code: beside ``MEMORY.md``; OpenClaw: ``memory/``)."""
-    from . import kinds
+    prefix: str | None = "memory/"
+    if home.is_tracked(bot):
+        from . import kinds     # only for a tracked folder: a workspace's recall never loads the kinds
 
-    prefix = kinds.get(home.kind_name(bot)).topic_dir if home.is_tracked(bot) else "memory/"
+        prefix = kinds.get(home.kind_name(bot)).topic_dir
     if prefix is None:      # a kind without topic files (Hermes): nothing there is a topic
         prefix = "memory/"
     return home.workspace(bot) / prefix, prefix

@@ -13,13 +13,18 @@ import os
 import re
 import unicodedata
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from datetime import date
 from enum import Enum
 from pathlib import Path
-from typing import Protocol
 
+from .record import record, field
 from .errors import BadInput, LinkRefused
+
+TYPE_CHECKING = False   # typing is not imported at run time: a recall process never needs it
+if TYPE_CHECKING:
+    from typing import Protocol
+else:
+    Protocol = object       # the structural types below are checked by mypy only
 
 MEMORY_FILE = "MEMORY.md"
 ARCHIVE_FILE = "memory/archive.md"
@@ -160,7 +165,7 @@ class Layout(Protocol):
     def watched_dirs(self, folder: Path) -> list[Path]: ...
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Folder:
     """A tracked agent folder as the home serves it: its id, where it is, its name and its kind's layout."""
 
@@ -176,7 +181,7 @@ class FolderSource(Protocol):
     def folders(self) -> Mapping[str, Folder]: ...
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Home:
     """An OpenMausBot home folder and the places botmemory uses inside it.
 

@@ -6,6 +6,14 @@ the plain forms of ``recall`` and ``search`` itself (importing only what recall
 and search need: no argparse parser of every command, no store, no journal)
 and hands everything else — ``--help``, any other command, any option it does
 not know — to :func:`botmemory.core.cli.main`, which answers exactly as before.
+
+What the modules on this path import is kept to what a call uses: loggers
+that load :mod:`logging` only for a record that could be shown (:mod:`.log`),
+value classes without :mod:`dataclasses` (:mod:`.record`), no :mod:`typing` at
+run time, :mod:`json` only when a settings file is read, and :mod:`hashlib`
+only when a file is hashed (a recalled note's file is checked; a warm recall
+that recalls nothing and a search hash nothing). ``tests/core/test_recall_words.py``
+fails when one of them comes back.
 """
 from __future__ import annotations
 
@@ -66,13 +74,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .cli import main as full
 
         return full(args)
-    import logging
-
+    from . import log
     from .errors import BadInput, exit_code_for
     from .paths import Home, today as local_today
 
-    logging.basicConfig(level=logging.INFO if opts.verbose else logging.WARNING,
-                        format="botmemory: %(levelname)s %(name)s: %(message)s")
+    log.setup(opts.verbose)     # as the full parser's basicConfig; logging itself loads only if a record needs it
     try:
         home = Home.locate(opts.root)
         day = local_today(opts.today)
@@ -110,7 +116,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             sys.stdout.write(plain if plain.endswith("\n") else plain + "\n")
         sys.stdout.flush()
     except (Exception, KeyboardInterrupt) as e:  # noqa: BLE001 - as cli.main; exit_code_for says it plainly
-        return exit_code_for(e, opts.verbose, logging.getLogger(__name__))
+        return exit_code_for(e, opts.verbose, log.get_logger(__name__))
     return 0
 
 

@@ -70,15 +70,14 @@ contain every word.
 from __future__ import annotations
 
 
-import logging
 import os
 import sqlite3
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
-from typing import Any
 
+from .record import record
+from .log import get_logger
 from . import config, ranking
 from .paths import Home
 from .words import Stems, is_cjk_token
@@ -106,10 +105,14 @@ from .passages import (  # re-exported: recall's words and results, as callers n
 )
 from .recall_index import index_path as index_path, refresh_index as refresh_index  # re-exported
 
-logger = logging.getLogger(__name__)
+TYPE_CHECKING = False   # as typing's: typing itself is not imported at run time
+if TYPE_CHECKING:
+    from typing import Any
+
+logger = get_logger(__name__)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class _Found:
     file: str
     day: date

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 
 import gc
-import hashlib
-import logging
 import os
 import sqlite3
 import stat
@@ -17,10 +15,11 @@ from array import array
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from itertools import chain
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from .record import record
+from .log import get_logger
 from .errors import BotMemoryError
 from .paths import Folder, Home
 from .safeio import FILE_MODE, RACY_NS, make_dirs, read_file
@@ -30,16 +29,19 @@ from .passages import (
     _topic_folder, link_targets,
 )
 
+TYPE_CHECKING = False   # as typing's: typing itself is not imported at run time
+
 if TYPE_CHECKING:
     from concurrent.futures import Executor
 
-logger = logging.getLogger(__name__)
+logger = get_logger(__name__)
 
 
 # ----- the index
 
-SCHEMA_VERSION = 13
-"""Bump whenever the schema, the word rules or the stop list change: an index of another version is rebuilt."""
+SCHEMA_VERSION = 14
+"""Bump whenever the schema, the word rules, the stop list or the listing fingerprint (:func:`_digest`) change:
+an index of another version is rebuilt."""
 
 _SCHEMA = (
     "CREATE TABLE meta(k TEXT PRIMARY KEY, v TEXT NOT NULL)",
@@ -265,7 +267,7 @@ def _concat(a: bytes, b: bytes) -> bytes:
     return b"".join((a[:4 * na], b[:4 * nb], a[4 * na:8 * na], b[4 * nb:8 * nb], a[8 * na:], b[8 * nb:]))
 
 
-@dataclass
+@record()
 class _Shipped:
     """A worker's :class:`_Gather`, flattened: each word's postings row (see :func:`encode`; pids from
     *base*) and each file's words (as indices into *words*, array('I') bytes)."""
@@ -688,8 +690,23 @@ def _parse_all(names: list[tuple[str, _Key]]) -> _Shipped:
 
 
 def _digest(listing: dict[str, _Key]) -> str:
-    """A fingerprint of a topic listing: equal when every file's change key is."""
-    return hashlib.blake2b(repr(sorted(listing.items())).encode("utf-8"), digest_size=16).hexdigest()
+    """A fingerprint of a topic listing: equal when every file's change key is.
+
+    BLAKE2b of the sorted names (NUL-separated) and then their keys packed as 64-bit integers (a key
+    past that range, as a huge inode number could be, is hashed as text instead): a recall computes it
+    on every call, so it avoids ``repr`` of the listing and loading OpenSSL through :mod:`hashlib`.
+    """
+    try:
+        from _blake2 import blake2b   # hashlib's own BLAKE2 (CPython's built-in module)
+    except ImportError:               # pragma: no cover - another Python
+        from hashlib import blake2b
+    names = sorted(listing)
+    h = blake2b("\0".join(names).encode("utf-8", "surrogatepass"), digest_size=16)
+    try:
+        h.update(array("q", chain.from_iterable(map(listing.__getitem__, names))).tobytes())
+    except OverflowError:
+        h.update(b"\0" + repr([listing[n] for n in names]).encode("ascii"))
+    return str(h.hexdigest())
 
 
 def _finish(conn: sqlite3.Connection, listing: str = "") -> str:

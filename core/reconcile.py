@@ -10,13 +10,13 @@ the baseline. A scan never writes a memory file.
 """
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .log import get_logger
 from .errors import BadInput, BotMemoryError, Refused
 from .journal import Row, make_row
 from .safeio import Folders
@@ -26,7 +26,7 @@ from .store import Actor, Change, new_change_id
 if TYPE_CHECKING:
     from .memory import Memory
 
-logger = logging.getLogger(__name__)
+logger = get_logger(__name__)
 
 OUTSIDE = Actor("person", "outside")
 OUTSIDE_UNKNOWN = Actor("unknown", "outside")

@@ -29,7 +29,6 @@ file as it is now) or a tidy-up with upkeep off; 503 the workspace is busy;
 """
 from __future__ import annotations
 
-import logging
 import sys
 import threading
 from collections.abc import Callable, Mapping
@@ -38,6 +37,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 from urllib.parse import unquote
 
+from .log import get_logger
 from . import budget, config, ops
 from .errors import BadInput, BotMemoryError, Busy, Conflict, Refused
 from .frontmatter import Frontmatter
@@ -46,7 +46,7 @@ from .memory import Memory
 from .paths import ARCHIVE_FILE, MEMORY_FILE, FileKind, check_bot_id
 from .store import Actor
 
-logger = logging.getLogger(__name__)
+logger = get_logger(__name__)
 
 HOW = "api"
 JOURNAL_DEFAULT = 50

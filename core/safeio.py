@@ -19,17 +19,16 @@ The lock is one per workspace: ``flock`` on a file under ``<home>/botmemory/lock
 """
 from __future__ import annotations
 
-import logging
 import os
 import stat
-import threading
+import _thread   # threading's own locks (threading.Lock, threading.RLock) without loading threading
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from .record import record
+from .log import get_logger
 from .errors import BadInput, Busy, Conflict, Refused
 from .nofollow import _NOFOLLOW, _NONBLOCK, Dir, _check_target, _is_link, _open_file, _parent, _show, link_refusal
 from .nofollow import (  # re-exported: callers take them from safeio
@@ -40,7 +39,11 @@ from .nofollow import (  # re-exported: callers take them from safeio
     pread as pread,
 )
 
-logger = logging.getLogger(__name__)
+TYPE_CHECKING = False   # as typing's: typing itself is not imported at run time
+if TYPE_CHECKING:
+    from typing import Any
+
+logger = get_logger(__name__)
 
 TEMP_SUFFIX = ".botmemory.tmp"
 MAX_FILE_BYTES = 16 * 1024 * 1024
@@ -68,7 +71,7 @@ def text_hash(text: str) -> str:
     return sha256(text.encode("utf-8"))
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class FileText:
     """A file's text as read: ``valid`` is False when the bytes were not UTF-8."""
 
@@ -302,7 +305,7 @@ def append_file(path: Path, data: bytes, root: Path | None = None) -> tuple[int,
     return got.size, got.sep
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Appended:
     """What :func:`append_file_hashed` did: the size before, whether a newline came first, and the
     SHA-256 of the whole file before and after (streamed, never held whole)."""
@@ -491,10 +494,10 @@ class WorkspaceLock:
     """A cross-process lock on one workspace, reentrant within this process."""
 
     _registry: dict[Path, WorkspaceLock] = {}
-    _registry_guard = threading.Lock()
+    _registry_guard = _thread.allocate_lock()
 
     def __init__(self, lock_file: Path, root: Path | None = None) -> None:
-        self._thread_lock = threading.RLock()
+        self._thread_lock = _thread.RLock()
         self._file_lock = _FileLock(lock_file)
         self._depth = 0
         self.lock_file = lock_file

@@ -29,12 +29,12 @@ both on a generated home).
 from __future__ import annotations
 
 
-import logging
 import os
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, replace
 from datetime import date, timedelta
 
+from .record import record, replace
+from .log import get_logger
 from .entries import (BULLETS, Block, BlockKind, _FENCE, head_fields, parse_block_head, scan, search_text,
                       search_text_of)
 from .errors import BadInput, BotMemoryError
@@ -44,7 +44,7 @@ from .safeio import read_bytes_in
 from .words import cjk_runs, normalize, is_cjk_token
 from .passages import Hit, _DAY, _REL_WHEN, _local_day, _words, fold
 
-logger = logging.getLogger(__name__)
+logger = get_logger(__name__)
 
 
 def parse_when(text: str, today: date, what: str) -> date:
@@ -104,7 +104,7 @@ letter: lowercasing a file's bytes misses them (the only two; tests/core/test_se
 its last byte, looked for first (one ``memchr``)."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class _Query:
     """The words of one search, prepared for matching."""
 

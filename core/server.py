@@ -33,7 +33,6 @@ from __future__ import annotations
 import errno
 import hmac
 import json
-import logging
 import secrets
 import socket
 import threading
@@ -44,13 +43,14 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from .log import get_logger
 from .errors import BadInput
 from .memory import Memory
 from .paths import Home
 from .paths import today as local_today
 from .safeio import atomic_write, read_file
 
-logger = logging.getLogger(__name__)
+logger = get_logger(__name__)
 
 DEFAULT_PORT = 8721
 MAX_BODY = 2 * 1024 * 1024

@@ -10,7 +10,6 @@ mistaken for outside changes.
 from __future__ import annotations
 
 import json
-import logging
 import os
 import re
 import secrets
@@ -22,13 +21,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from .log import get_logger
 from .errors import BadInput, BotMemoryError, Refused
 from .paths import LOG_DIR, MEMORY_FILE, Home, check_bot_id, classify
 from .redact import contains_secret, redact
 from .safeio import RACY_NS, Folders, WorkspaceLock, atomic_write, open_dir_nofollow, pread, read_file, sha256
 from .store import Change
 
-logger = logging.getLogger(__name__)
+logger = get_logger(__name__)
 
 
 @dataclass(frozen=True)

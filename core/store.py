@@ -9,13 +9,13 @@ never fails the write.
 """
 from __future__ import annotations
 
-import logging
 import os
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 
+from .log import get_logger
 from .errors import BadInput, Conflict, Refused
 from .paths import ARCHIVE_FILE, MEMORY_FILE, Home, FileKind
 from .safeio import (
@@ -35,7 +35,7 @@ from .safeio import (
     text_hash,
 )
 
-logger = logging.getLogger(__name__)
+logger = get_logger(__name__)
 
 WHO = ("bot", "person", "upkeep", "import", "unknown")
 

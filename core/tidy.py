@@ -32,11 +32,12 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import date
 
 from . import config, entries as E
 from .entries import append_text, archived_text
+from .record import replace   # Block is a record; replace also copies tidy's own dataclasses
 from .errors import Conflict, BotMemoryError, Refused
 from .frontmatter import body_start
 from .helper import HelperError, TextModel, log_once, parse_json_answer, resolve

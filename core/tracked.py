@@ -10,18 +10,18 @@ from __future__ import annotations
 
 import hashlib
 import json
-import logging
 import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from .log import get_logger
 from . import kinds
 from .errors import BadInput, Refused
 from .paths import Folder, Home
 from .safeio import WorkspaceLock, atomic_write, read_file
 
-logger = logging.getLogger(__name__)
+logger = get_logger(__name__)
 
 MAX_ID = 64
 _ID = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")

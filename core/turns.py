@@ -11,7 +11,6 @@ no turn of the bot is open.
 from __future__ import annotations
 
 import json
-import logging
 import os
 import re
 import time
@@ -21,6 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .log import get_logger
 from . import config
 from .entries import DOT, append_text, chat_source, clean_title
 from .errors import BadInput, BotMemoryError, LinkRefused, Refused
@@ -34,7 +34,7 @@ from .store import Actor, Write, new_change_id
 if TYPE_CHECKING:
     from .memory import Memory
 
-logger = logging.getLogger(__name__)
+logger = get_logger(__name__)
 
 TURN_TIMEOUT_S = 30 * 60
 LOG_SAID_MAX = 300

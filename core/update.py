@@ -10,13 +10,13 @@ Hand-written lines, health and safety facts and the entry just written never mov
 from __future__ import annotations
 
 import json
-import logging
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
+from .log import get_logger
 from . import config, entries as E
 from .entries import append_text, archived_text
 from .budget import MEMORY_MAX_BYTES, MEMORY_MAX_LINES, Gauge, gauge
@@ -26,7 +26,7 @@ from .paths import ARCHIVE_FILE, MEMORY_FILE, Home, FileKind, classify
 from .safeio import FileText, WorkspaceLock, atomic_write, file_size, read_file
 from .store import Actor, Change, Store, Write, redact
 
-logger = logging.getLogger(__name__)
+logger = get_logger(__name__)
 
 MAX_PREFERENCE_CHARS = 300
 MOVED_REPORT_LIMIT = 5

@@ -21,13 +21,13 @@ loads every turn, as far as this computer knows it:
 from __future__ import annotations
 
 import json
-import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .log import get_logger
 from . import budget, config, entries as E
 from .errors import BotMemoryError
 from .paths import MEMORY_FILE, Home, check_bot_id
@@ -37,7 +37,7 @@ from .memory import Memory
 if TYPE_CHECKING:
     from .tidy import TidyReport
 
-logger = logging.getLogger(__name__)
+logger = get_logger(__name__)
 
 MAX_CLOCK_SKEW = timedelta(days=1)
 """A last run further in the future than this is not trusted (the clock was far off)."""

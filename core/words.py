@@ -19,7 +19,12 @@ import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
-from typing import Protocol
+
+TYPE_CHECKING = False   # typing is not imported at run time: a recall process never needs it
+if TYPE_CHECKING:
+    from typing import Protocol
+else:
+    Protocol = object       # the structural types below are checked by mypy only
 
 _WORD = re.compile(r"[^\W_]+")
 

@@ -19,6 +19,8 @@ DESKTOP = ROOT / "desktop"
 
 # Lowest first: a core module may import only modules before it. docs/ARCHITECTURE.md explains the order.
 LAYERS = [
+    "log",          # loggers that import logging only for a record that could be shown
+    "record",       # record classes as dataclasses makes them, without importing dataclasses
     "errors",       # the error classes and their exit codes
     "wording",      # counted nouns in messages ("1 line", "2 lines")
     "redact",       # credential detection (pure text)

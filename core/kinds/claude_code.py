@@ -13,16 +13,16 @@ read on demand. Claude Code writes its memory itself, so ``remember``,
 from __future__ import annotations
 
 import json
-import logging
 import re
 from collections.abc import Mapping
 from pathlib import Path
 
+from ..log import get_logger
 from ..paths import FileKind
 from .base import (MEMORY_FILE, NAME_RULE, AgentKind, Found, Limits, Loaded, agent_dir, check_name, frontmatter_end, head_cut,
                    list_md, read_setting, split_lines)
 
-logger = logging.getLogger(__name__)
+logger = get_logger(__name__)
 
 MAX_LINES = 200
 MAX_BYTES = 25_000

@@ -20,19 +20,19 @@ OpenClaw's short markers for missing files are not counted either.
 from __future__ import annotations
 
 import json
-import logging
 import re
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 
+from ..log import get_logger
 from ..errors import BadInput, BotMemoryError
 from ..paths import FileKind
 from .base import (MEMORY_FILE, AgentKind, Found, Limits, Loaded, agent_dir, check_name, list_md, one_folder,
                    read_setting, split_lines, unlinked_dirs)
 from ..safeio import read_file
 
-logger = logging.getLogger(__name__)
+logger = get_logger(__name__)
 
 DEFAULT_MAX_CHARS = 20_000
 DEFAULT_TOTAL_CHARS = 60_000

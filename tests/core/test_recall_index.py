@@ -131,3 +131,21 @@ def test_when_the_worker_dies_this_process_parses_its_files(
     monkeypatch.setattr(I, "_parse_all", _die)
     I.refresh_index(home, BOT)
     assert _contents(home) == alone and len(alone) == len(WORDS)
+
+
+def test_the_listing_fingerprint_changes_with_any_key_and_not_with_order() -> None:
+    listing = {"a.md": (10, 1_700_000_000_000_000_001, 1_700_000_000_000_000_002, 7),
+               "b.md": (20, -5, 3, 8), "ü-\udcff.md": (0, 0, 0, 0)}
+    d = I._digest(listing)
+    assert I._digest(dict(reversed(listing.items()))) == d and len(d) == 32
+    seen = {d}
+    for name, key in listing.items():
+        for i in range(4):
+            changed = dict(listing)
+            changed[name] = key[:i] + (key[i] + 1,) + key[i + 1:]
+            seen.add(I._digest(changed))
+    assert len(seen) == 1 + 4 * len(listing)
+    assert I._digest({"ab.md": (1, 2, 3, 4), "c.md": (5, 6, 7, 8)}) != I._digest({"a.md": (1, 2, 3, 4), "bc.md": (5, 6, 7, 8)})
+    huge = dict(listing, **{"b.md": (20, -5, 3, 2**64 - 1)})            # an inode past a signed 64-bit integer
+    assert I._digest(huge) != d and I._digest(huge) == I._digest(dict(huge))
+    assert I._digest({}) != I._digest({"a.md": (0, 0, 0, 0)})

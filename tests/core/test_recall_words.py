@@ -306,3 +306,31 @@ def test_the_quick_path_reads_the_tracked_registry_only_for_an_id_that_is_not_a_
     for bot, want in ((BOT, "0 False"), ("nobot", "2 True")):
         p = subprocess.run([sys.executable, "-c", code, str(home.root), bot], capture_output=True, text=True)
         assert p.stdout.strip().splitlines()[-1] == want, p.stderr
+
+
+HEAVY = ("logging", "dataclasses", "inspect", "filelock", "argparse", "hashlib", "json", "typing",
+         "botmemory.core.kinds")
+
+
+@pytest.mark.parametrize("args, allowed", [
+    (["recall", BOT, "When does the Lisbon flight leave?"], ("hashlib",)),   # a note recalled: its file's SHA-256 checked
+    (["recall", BOT, "Anything about the Zanzibar ferry?"], ()),             # nothing recalled
+    (["search", BOT, "lisbon"], ()),
+    (["search", BOT, "lisbon", "--since", "3d"], ()),
+])
+def test_a_plain_recall_or_search_process_imports_nothing_heavy(
+        home: Home, ws: Path, args: list[str], allowed: tuple[str, ...]) -> None:
+    import subprocess
+    import sys
+
+    put(ws, "memory/travel.md", entry("2026-10-14", "Flight to Lisbon leaves at 07:40") + "\n")
+    put(ws, "MEMORY.md", entry("2026-10-13", "Lisbon trip booked") + "\n")
+    code = ("import sys; from botmemory.core import quick;"
+            "rc = quick.main(sys.argv[1:]);"
+            f"print(rc, [m for m in {tuple(m for m in HEAVY if m not in allowed)!r} if m in sys.modules])")
+    runs = [subprocess.run([sys.executable, "-c", code, "--root", str(home.root), "--today", TODAY.isoformat(), *args],
+                           capture_output=True, text=True) for _ in range(3)]
+    # the first recall built the index (reading, hashing and redacting the files), the second hashed again a
+    # file indexed within a timestamp tick of its change ("racy"); the third reads the index as a turn's does
+    p = runs[-1]
+    assert p.stdout.strip().splitlines()[-1] == "0 []", p.stderr
