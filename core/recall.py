@@ -42,7 +42,7 @@ Recall reads an **index** instead of the files: a SQLite database under
 ``<home>/botmemory/index/<bot>.sqlite3`` (outside the workspace, mode 0600)
 mapping each word stem to the passages holding it, with counts for BM25: a
 word's postings are packed arrays (passage ids, the word's count in each, each
-passage's length), one row per word and build step (:mod:`.recall_index`);
+passage's length), one row per word and build step (:mod:`.recall_index`, built by :mod:`.index_build`);
 recall decodes each stem's postings and :mod:`.ranking` scores them. It
 keeps no text: a recalled passage is read again from its file, checked by the
 SHA-256 the file was indexed with, and every word is taken from redacted text,
@@ -82,9 +82,8 @@ from . import config, ranking
 from .paths import Home
 from .words import Stems, is_cjk_token
 from .passages import _Key, _Topic, _list_topics, _topic_folder
-from .recall_index import (
-    Postings, _Unusable, _build_in_background, _configure, _joined, _meta, _open, _reread_topic, _sync, _synced, decode
-)
+from .index_build import Postings, _joined, _reread_topic, decode
+from .recall_index import _Unusable, _build_in_background, _configure, _meta, _open, _sync, _synced
 from .passages import (  # re-exported: recall's words and results, as callers name them
     HEADER as HEADER,
     Hit as Hit,
@@ -124,7 +123,7 @@ def _idf(n: int, df: int) -> float:
 
 
 def _postings(conn: sqlite3.Connection, stemmed: list[str]) -> dict[str, Postings]:
-    """Each word's postings (see :func:`.recall_index.encode`: its rows joined in pid order), for the
+    """Each word's postings (see :func:`.index_build.encode`: its rows joined in pid order), for the
     words some passage holds."""
     marks = ",".join("?" * len(stemmed))
     rows: dict[str, list[bytes]] = {}

@@ -1,7 +1,8 @@
 """Recall's index: the SQLite database of word stems to passages under ``<home>/botmemory/index/``.
 
 :mod:`.recall` describes what it keeps (no text; files keyed by stat, checked by hash) and when it is
-rebuilt; ``python -m botmemory.core.recall_index --build HOME BOT`` is the background build.
+rebuilt; ``python -m botmemory.core.recall_index --build HOME BOT`` is the background build. What a build
+parses, gathers and packs (and its worker process) is :mod:`.index_build`.
 """
 from __future__ import annotations
 
@@ -12,21 +13,19 @@ import sqlite3
 import stat
 import time
 from array import array
-from bisect import bisect_left
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from itertools import chain
 from pathlib import Path
 
-from .record import record
 from .log import get_logger
 from .errors import BotMemoryError
 from .paths import Folder, Home
-from .safeio import FILE_MODE, RACY_NS, make_dirs, read_file
+from .safeio import FILE_MODE, make_dirs, read_file
 from .words import Stems, guess_language
-from .passages import (
-    _Key, _Passage, _Topic, StemMemo, _analyse_topic, _index_words, _list_topics, _mday, _stem_counts,
-    _topic_folder, link_targets,
+from .passages import _Key, StemMemo, _list_topics, _topic_folder
+from .index_build import (
+    PARALLEL_BYTES, WORKER_SHARE, _Batch, _can_fork, _file_hash, _is_racy, _parse, _parse_all, _worker,
 )
 
 TYPE_CHECKING = False   # as typing's: typing itself is not imported at run time
@@ -64,48 +63,6 @@ _SCHEMA = (
     # a link's target is looked up by the file name lower-cased (SQLite's lower(): ASCII letters only)
     "CREATE INDEX files_lower_name ON files(lower(name))",
 )
-
-
-Postings = tuple["array[int]", "array[int]", "array[int]"]
-"""A word's postings: passage ids (ascending), the word's count in each passage, each passage's length."""
-
-MAX_TF = 0xFFFF
-"""A word's count in one passage is kept up to this (BM25 saturates long before)."""
-
-
-def encode(pids: array[int], tfs: array[int], lens: array[int]) -> bytes:
-    """One postings row: the pids and lengths (array('I')) then the counts (array('H')), native byte order."""
-    if tfs.typecode != "H":
-        try:
-            tfs = array("H", tfs)
-        except OverflowError:
-            tfs = array("H", [min(t, MAX_TF) for t in tfs])
-    return pids.tobytes() + lens.tobytes() + tfs.tobytes()
-
-
-def decode(data: bytes) -> Postings:
-    """The (pids, tfs, lens) of postings rows joined in pid order (see :func:`encode`)."""
-    n = len(data) // 10
-    pids, tfs, lens = array("I"), array("H"), array("I")
-    mv = memoryview(data)
-    pids.frombytes(mv[:4 * n])
-    lens.frombytes(mv[4 * n:8 * n])
-    tfs.frombytes(mv[8 * n:])
-    return pids, tfs, lens
-
-
-def _pack_wids(wids: list[int]) -> bytes:
-    """A file's word ids (in no order): two bytes each (b'H') unless one is too large (b'I')."""
-    try:
-        return b"H" + array("H", wids).tobytes()
-    except OverflowError:
-        return b"I" + array("I", wids).tobytes()
-
-
-def _unpack_wids(blob: bytes) -> array[int]:
-    wids = array(chr(blob[0]))
-    wids.frombytes(blob[1:])
-    return wids
 
 
 def index_path(home: Home, bot: str) -> Path:
@@ -179,326 +136,6 @@ file table.
 """
 
 
-class _Gather:
-    """Parsed files' passages and postings, in memory (no database: a worker process fills one too).
-
-    *post* maps each word to flat (pid, tf, passage length) triples in pid order; a file's passages
-    take consecutive pids from *next_pid*; *passages* holds (day, until, length, links) from pid *base* on.
-    """
-
-    def __init__(self, base: int) -> None:
-        self.base = self.next_pid = base
-        self.post: dict[str, list[int]] = {}
-        self.files: list[tuple[object, ...]] = []      # (name, size, mtime_ns, ctime_ns, ino, racy, hash, day,
-        self.vocab: list[set[str] | tuple[list[str], array[int]]] = []   # names, opening, first_pid, n) and
-        # each file's words (from a worker: its word list and indices into it)
-        self.passages: list[tuple[int, int | None, int, str | None]] = []
-        self.shipped: list[tuple[_Shipped, int]] = []    # what a worker gathered, and its pids' shift
-        self.racy = False
-
-    def add(self, got: _Parsed) -> None:
-        """A parsed file: its passages and their words' postings."""
-        assert not self.shipped, "a file added after a worker's would break the pid order of the rows"
-        name, key, racy, digest, mday, names, opening, topic, per_passage = got
-        first = pid = self.next_pid
-        post = self.post
-        rows = self.passages
-        vocab: set[str] = set()
-        for p, counts in zip(topic.passages, per_passage):
-            length = sum(counts.values())
-            rows.append((p.day.toordinal() if p.day else mday, p.until.toordinal() if p.until else None, length,
-                         "\n".join(link_targets(p.text)) or None))
-            for w, tf in counts.items():
-                lst = post.get(w)
-                if lst is None:
-                    post[w] = [pid, tf, length]
-                else:
-                    lst += (pid, tf, length)
-            vocab.update(counts)
-            pid += 1
-        self.files.append((name, *key, int(racy), digest, mday, names, int(opening), first, pid - first))
-        self.vocab.append(vocab)
-        self.next_pid = pid
-        self.racy = self.racy or racy
-
-    def ship(self) -> _Shipped:
-        """This gathering as bytes (cheap to send from the worker: no list of numbers to pickle): each
-        word's postings row encoded here (pids from *base*), each file's words as indices into *words*."""
-        words = list(self.post)
-        index = {w: i for i, w in enumerate(words)}
-        post = self.post
-        return _Shipped(self.base, words, [_row(post[w]) for w in words], self.files,
-                        [array("I", map(index.__getitem__, v)).tobytes() for v in self.vocab if isinstance(v, set)],
-                        self.passages, self.racy)
-
-    def absorb(self, other: _Shipped) -> None:
-        """Add what a worker gathered from pid ``other.base`` on, after what this one holds (its pids are
-        shifted when its rows are written: see :meth:`rows`). Nothing is added after it."""
-        off = self.next_pid - other.base
-        self.shipped.append((other, off))
-        self.files.extend((*f[:-2], f[-2] + off, f[-1]) for f in other.files)   # type: ignore[operator]
-        for v in other.vocab:
-            idx = array("I")
-            idx.frombytes(v)
-            self.vocab.append((other.words, idx))
-        self.passages.extend(other.passages)
-        self.next_pid += len(other.passages)
-        self.racy = self.racy or other.racy
-
-    def rows(self) -> dict[str, tuple[int, bytes]]:
-        """Each word's postings row (its first pid, the row): this process's postings, then a worker's."""
-        out = {w: (lst[0], _row(lst)) for w, lst in self.post.items()}
-        for other, off in self.shipped:
-            for w, data in zip(other.words, other.rows):
-                n = len(data) // 10
-                pids = array("I")
-                pids.frombytes(data[:4 * n])
-                if off:
-                    pids = array("I", map(off.__add__, pids))
-                    data = pids.tobytes() + data[4 * n:]
-                had = out.get(w)
-                out[w] = (pids[0], data) if had is None else (had[0], _concat(had[1], data))
-        return out
-
-
-def _concat(a: bytes, b: bytes) -> bytes:
-    """One postings row of two (the pids of *b* above those of *a*): all pids, then lengths, then counts."""
-    na, nb = len(a) // 10, len(b) // 10
-    return b"".join((a[:4 * na], b[:4 * nb], a[4 * na:8 * na], b[4 * nb:8 * nb], a[8 * na:], b[8 * nb:]))
-
-
-@record()
-class _Shipped:
-    """A worker's :class:`_Gather`, flattened: each word's postings row (see :func:`encode`; pids from
-    *base*) and each file's words (as indices into *words*, array('I') bytes)."""
-
-    base: int
-    words: list[str]
-    rows: list[bytes]
-    files: list[tuple[object, ...]]
-    vocab: list[bytes]
-    passages: list[tuple[int, int | None, int, str | None]]
-    racy: bool
-
-
-_Parsed = tuple[str, _Key, bool, str, int, str, bool, _Topic, list[dict[str, int]]]
-"""A topic file parsed for the index: name, change key, racy, hash, modification day, name stems
-(" a b "), whether it has an opening, its passages and each passage's stem counts."""
-
-
-def _parse(home: Home, bot: str, name: str, key: _Key, now: int, memo: StemMemo) -> _Parsed | None:
-    """Read and parse one topic file for the index (None: it is gone). Nothing of a secret reaches the
-    index: when the file holds one, its words are taken from redacted text."""
-    got = _read_topic(home, bot, name)
-    if got is None:
-        return None
-    topic, digest, text = got
-    from .redact import contains_secret, redact   # on first use: a warm recall never needs it
-
-    if contains_secret(text):
-        topic = _Topic([_Passage(p.day, p.until, redact(p.text), redact(p.heading)) for p in topic.passages],
-                       {w for t in topic.names for w in _index_words(redact(t))}, topic.opening)
-    # a paragraph's words and its section heading's (the heading counts toward the gate too)
-    per_passage = [_stem_counts(f"{p.heading}\n{p.text}" if p.heading else p.text, memo) for p in topic.passages]
-    names = " ".join(sorted({memo.stems(k) for k in topic.names}))
-    return (name, key, _is_racy(key, now), digest, _mday(key).toordinal(), f" {names} ", topic.opening is not None,
-            topic, per_passage)
-
-
-class _Batch:
-    """The changes of one refresh between two commits, gathered in memory and written at :meth:`flush`.
-
-    A word's postings are rows of packed (pid, tf, length) triples. Passages of one file have
-    consecutive ids, and a file indexed again gets new ids above every existing one, so a flush
-    cuts a dropped file's pid range out of the one row of each of its words that holds it
-    (bisected, C-speed slicing) and appends one new row per word holding this batch's postings;
-    a word with more than ``MAX_CHUNKS`` rows has them merged. A build from an empty index looks
-    nothing up: every word is new.
-    """
-
-    def __init__(self, conn: sqlite3.Connection) -> None:
-        self.conn = conn
-        self.fresh = conn.execute("SELECT 1 FROM words LIMIT 1").fetchone() is None
-        self.ids: dict[str, int] = {}
-        self.new_words: list[tuple[int, str]] = []
-        self.drops: dict[int, list[tuple[int, int]]] = {}
-        self.restart()
-
-    def restart(self) -> None:
-        """Read the next free ids (at the start of each transaction)."""
-        one = self.conn.execute
-        self.next_wid = int(one("SELECT COALESCE(MAX(wid), 0) + 1 FROM words").fetchone()[0])
-        self.next_fid = int(one("SELECT COALESCE(MAX(id), 0) + 1 FROM files").fetchone()[0])
-        self.gather = _Gather(int(one("SELECT COALESCE(MAX(pid), 0) + 1 FROM passages").fetchone()[0]))
-
-    def drop(self, file_id: int) -> None:
-        """Drop a file: its rows now, its postings at the flush."""
-        conn = self.conn
-        row = conn.execute("SELECT first_pid, n, wids FROM files WHERE id = ?", (file_id,)).fetchone()
-        first, n = int(row[0]), int(row[1])
-        for w in _unpack_wids(bytes(row[2])):
-            self.drops.setdefault(w, []).append((first, first + n))
-        conn.execute("DELETE FROM passages WHERE file_id = ?", (file_id,))
-        conn.execute("DELETE FROM files WHERE id = ?", (file_id,))
-
-    def _word_ids(self, words: list[str]) -> dict[str, int]:
-        ids = self.ids
-        missing = [w for w in words if w not in ids]
-        if not self.fresh:
-            for i in range(0, len(missing), 500):
-                chunk = missing[i:i + 500]
-                ids.update((str(r[1]), int(r[0])) for r in self.conn.execute(
-                    f"SELECT wid, word FROM words WHERE word IN ({','.join('?' * len(chunk))})", chunk))
-        wid = self.next_wid
-        for w in missing:
-            if w not in ids:
-                ids[w] = wid
-                self.new_words.append((wid, w))
-                wid += 1
-        self.next_wid = wid
-        return ids
-
-    def _apply_drops(self) -> None:
-        conn = self.conn
-        for wid, ranges in self.drops.items():
-            top = max(hi for _lo, hi in ranges)
-            for start, data in conn.execute("SELECT start, data FROM postings WHERE wid = ? AND start < ?"
-                                            " ORDER BY start", (wid, top)).fetchall():
-                pids, tfs, lens = decode(data)
-                cut = False
-                for lo, hi in ranges:
-                    i, j = bisect_left(pids, lo), bisect_left(pids, hi)
-                    if i < j:
-                        del pids[i:j], tfs[i:j], lens[i:j]
-                        cut = True
-                if not cut:
-                    continue
-                if pids:
-                    conn.execute("UPDATE postings SET data = ? WHERE wid = ? AND start = ?",
-                                 (encode(pids, tfs, lens), wid, start))
-                else:
-                    conn.execute("DELETE FROM postings WHERE wid = ? AND start = ?", (wid, start))
-        self.drops.clear()
-
-    def flush(self) -> None:
-        """Write what was gathered (the caller commits)."""
-        conn = self.conn
-        if self.drops:
-            self._apply_drops()
-        g = self.gather
-        rows = g.rows()
-        ids = self._word_ids(list(rows))
-        conn.executemany("INSERT INTO words(wid, word) VALUES (?, ?)", self.new_words)
-        self.new_words.clear()
-        fid = self.next_fid
-        file_rows = []
-        passage_rows: list[tuple[int, int, int, int | None, int, str | None]] = []
-        got = g.passages
-        theirs: dict[int, list[int]] = {}      # a worker's word list -> the word ids
-        for f, v in zip(g.files, g.vocab):
-            first, n = f[-2], f[-1]
-            assert isinstance(first, int) and isinstance(n, int)
-            if isinstance(v, set):
-                wids = list(map(ids.__getitem__, v))
-            else:
-                words, idx = v
-                if id(words) not in theirs:
-                    theirs[id(words)] = list(map(ids.__getitem__, words))
-                wids = list(map(theirs[id(words)].__getitem__, idx))
-            file_rows.append((fid, *f, _pack_wids(wids)))
-            i = first - g.base
-            passage_rows.extend((first + k, fid, *got[i + k]) for k in range(n))
-            fid += 1
-        self.next_fid = fid
-        conn.executemany(
-            "INSERT INTO files(id, name, size, mtime_ns, ctime_ns, ino, racy, hash, day, names, opening,"
-            " first_pid, n, wids) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", file_rows)
-        conn.executemany("INSERT INTO passages(pid, file_id, day, until, len, links) VALUES (?, ?, ?, ?, ?, ?)",
-                         passage_rows)
-        conn.executemany("INSERT INTO postings(wid, start, data) VALUES (?, ?, ?)",
-                         [(ids[w], start, data) for w, (start, data) in rows.items()])
-        if not self.fresh and rows:
-            self._merge([ids[w] for w in rows])
-        self.gather = _Gather(g.next_pid)
-
-    def _merge(self, wids: list[int]) -> None:
-        """Merge the rows of words that have more than ``MAX_CHUNKS`` into one."""
-        conn = self.conn
-        many: list[int] = []
-        for i in range(0, len(wids), 500):
-            chunk = wids[i:i + 500]
-            many.extend(int(r[0]) for r in conn.execute(
-                f"SELECT wid FROM postings WHERE wid IN ({','.join('?' * len(chunk))})"
-                f" GROUP BY wid HAVING COUNT(*) > {MAX_CHUNKS}", chunk))
-        for wid in many:
-            rows = conn.execute("SELECT start, data FROM postings WHERE wid = ? ORDER BY start", (wid,)).fetchall()
-            conn.execute("DELETE FROM postings WHERE wid = ?", (wid,))
-            conn.execute("INSERT INTO postings(wid, start, data) VALUES (?, ?, ?)",
-                         (wid, rows[0][0], b"".join(_joined(r[1] for r in rows))))
-
-
-def _row(flat: list[int]) -> bytes:
-    """A postings row from flat (pid, tf, length) triples."""
-    a = array("I", flat)
-    return encode(a[0::3], a[1::3], a[2::3])
-
-
-def _joined(rows: Iterable[bytes]) -> list[bytes]:
-    """Postings rows (in pid order) as one row's parts: all pids, then all lengths, then all counts."""
-    parts = [decode(r) for r in rows]
-    return [p[0].tobytes() for p in parts] + [p[2].tobytes() for p in parts] + [p[1].tobytes() for p in parts]
-
-
-MAX_CHUNKS = 8
-"""A word with more postings rows than this (one is added by each refresh that indexes it) has them merged."""
-
-
-def _read_topic(home: Home, bot: str, name: str) -> tuple[_Topic, str, str] | None:
-    """A topic read to be indexed: see :func:`_load_topic`."""
-    return _load_topic(home, bot, name)
-
-
-def _load_topic(home: Home, bot: str, name: str, names: bool = True) -> tuple[_Topic, str, str] | None:
-    """A topic's passages, the hash of its bytes and its text; an empty topic when it cannot be read;
-    None when it is gone."""
-    folder, prefix = _topic_folder(home, bot)
-    try:
-        ft = read_file(folder / name, home.trust_root(bot))
-    except (BotMemoryError, OSError) as e:
-        logger.info("recall skips %s%s: %s", prefix, name, e)
-        return _Topic([], set(), None), "", ""
-    if ft is None:
-        return None
-    if not ft.valid:
-        logger.info("recall reads %s%s with replacement characters: it is not valid UTF-8", prefix, name)
-    return _analyse_topic(name, ft.text, names), ft.hash, ft.text
-
-
-def _reread_topic(home: Home, bot: str, name: str) -> tuple[_Topic, str, str] | None:
-    """A topic read again for a recalled passage's text (checked against the hash it was indexed with)."""
-    return _load_topic(home, bot, name, names=False)
-
-
-def _file_hash(home: Home, bot: str, name: str) -> str | None:
-    try:
-        ft = read_file(_topic_folder(home, bot)[0] / name, home.trust_root(bot))
-    except (BotMemoryError, OSError):
-        return None
-    return ft.hash if ft is not None else None
-
-
-TICK_NS = 50_000_000
-"""How long after a file's last change a same-size edit could keep its timestamp on a file system
-with fine timestamps (the kernel stamps files from a clock that ticks every few milliseconds)."""
-COARSE_TICK_NS = 2_000_000_000
-"""The same for file systems with whole-second (or FAT's two-second) timestamps."""
-
-
-def _is_racy(key: _Key, now: int) -> bool:
-    """Whether *key* could still change without its timestamps changing (git's "racy" files)."""
-    latest = max(key[1], key[2])
-    tick = COARSE_TICK_NS if key[1] % 1_000_000_000 == 0 else TICK_NS
-    return now - latest < min(tick, RACY_NS)
 
 
 _Known = dict[str, tuple[int, _Key, int, str]]
@@ -639,54 +276,6 @@ def _refresh(conn: sqlite3.Connection, home: Home, bot: str, listing: dict[str, 
         if collecting:
             gc.enable()
     return generation, racy
-
-
-PARALLEL_BYTES = 1_000_000
-"""A build that reads more than this between two commits has a second process parse part of its files
-(where a process can be forked: Linux, not a frozen bundle, two cores or more); otherwise one process
-parses them all."""
-WORKER_SHARE = 0.6
-"""The worker's share of those bytes (this process also writes the index)."""
-
-_job: tuple[Home, str, int, StemMemo] | None = None
-"""What the forked worker parses with: home, bot, the refresh's time and the word -> stem memo."""
-
-
-def _can_fork() -> bool:
-    """Whether a worker can be forked: on Linux, from a process running one thread (a lock another thread
-    holds would stay held in the child), not a frozen bundle, with two cores or more."""
-    import sys
-    import threading
-
-    if sys.platform != "linux" or getattr(sys, "frozen", False) or threading.active_count() > 1:
-        return False
-    try:
-        return len(os.sched_getaffinity(0)) >= 2
-    except (AttributeError, OSError):   # pragma: no cover
-        return (os.cpu_count() or 1) >= 2
-
-
-def _worker(home: Home, bot: str, now: int, language: str) -> Executor:
-    """A forked process that parses files for this refresh (it inherits what it needs: nothing is pickled
-    but the names it is given and what it gathers)."""
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    global _job
-    _job = (home, bot, now, StemMemo(Stems(language)))
-    return ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork"))
-
-
-def _parse_all(names: list[tuple[str, _Key]]) -> _Shipped:
-    """In the worker: parse *names* into a gathering of pids from 0 (the caller shifts them)."""
-    assert _job is not None
-    home, bot, now, memo = _job
-    g = _Gather(0)
-    for name, key in names:
-        got = _parse(home, bot, name, key, now, memo)
-        if got is not None:
-            g.add(got)
-    return g.ship()
 
 
 def _digest(listing: dict[str, _Key]) -> str:

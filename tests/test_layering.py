@@ -45,7 +45,8 @@ LAYERS = [
     "update",       # remember / forget / prefer
     "passages",     # recall's words, results, a topic's passages, the topic folder
     "ranking",      # recall's ranking (pure: postings in, ranked passages out)
-    "recall_index", # recall's SQLite index (stems to passages), its background build
+    "index_build",  # building recall's index: topics parsed, postings gathered and packed, the parse worker
+    "recall_index", # recall's SQLite index (stems to passages), its refresh and background build
     "recall",       # recall search
     "search",       # session search over the files
     "agents",       # gauge, load, forget, recall, redact of a tracked folder by its kind

@@ -16,7 +16,7 @@ from botmemory.core.errors import BadInput
 from botmemory.core.paths import Home
 from botmemory.core.recall import content_words, recall
 from botmemory.core.search import parse_when, search
-from botmemory.core import recall_index as I
+from botmemory.core import index_build as B, recall_index as I
 from tests.core.recall_fixtures import BOT, TODAY, entry, home, ws  # noqa: F401 - home, ws: fixtures
 
 
@@ -340,12 +340,12 @@ def test_recall_from_several_threads_at_once(home: Home, ws: Path) -> None:
 
 
 def test_only_new_and_changed_topics_are_read_again(home: Home, ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(I, "RACY_NS", 0)
+    monkeypatch.setattr(B, "RACY_NS", 0)
     for i in range(5):
         put(ws, f"memory/t{i}.md", entry("2026-09-10", f"Lisbon note {i}") + "\n")
     read: list[str] = []
-    real = I._read_topic
-    monkeypatch.setattr(I, "_read_topic", lambda h, b, name: read.append(name) or real(h, b, name))
+    real = B._read_topic
+    monkeypatch.setattr(B, "_read_topic", lambda h, b, name: read.append(name) or real(h, b, name))
     recall(home, BOT, "Lisbon notes?", TODAY)
     assert sorted(read) == [f"t{i}.md" for i in range(5)]
     read.clear()
@@ -369,10 +369,10 @@ def test_a_file_changed_a_moment_ago_is_checked_again_once(home: Home, ws: Path,
     p = put(ws, "memory/t.md", entry("2026-09-10", "Lisbon note") + "\n")
     read: list[str] = []
     hashed: list[str] = []
-    real, real_hash, real_list = I._read_topic, I._file_hash, I._list_topics
-    monkeypatch.setattr(I, "_read_topic", lambda h, b, name: read.append(name) or real(h, b, name))
+    real, real_hash, real_list = B._read_topic, I._file_hash, I._list_topics
+    monkeypatch.setattr(B, "_read_topic", lambda h, b, name: read.append(name) or real(h, b, name))
     monkeypatch.setattr(I, "_file_hash", lambda h, b, name: hashed.append(name) or real_hash(h, b, name))
-    monkeypatch.setattr(I, "TICK_NS", 3_600 * 10**9)
+    monkeypatch.setattr(B, "TICK_NS", 3_600 * 10**9)
     recall(home, BOT, "Lisbon notes?", TODAY)
     recall(home, BOT, "Lisbon notes?", TODAY)
     assert (read, hashed) == (["t.md"], ["t.md"])          # still racy: hashed, not parsed
@@ -384,7 +384,7 @@ def test_a_file_changed_a_moment_ago_is_checked_again_once(home: Home, ws: Path,
     assert (read, hashed) == (["t.md", "t.md"], ["t.md", "t.md"])
     for m in (R, I):
         monkeypatch.setattr(m, "_list_topics", real_list)
-    monkeypatch.setattr(I, "TICK_NS", 0)
+    monkeypatch.setattr(B, "TICK_NS", 0)
     recall(home, BOT, "Lisbon notes?", TODAY)      # its real key: parsed once more, now settled
     recall(home, BOT, "Lisbon notes?", TODAY)
     assert (read, hashed) == (["t.md", "t.md", "t.md"], ["t.md", "t.md"])
@@ -473,7 +473,7 @@ def test_search_skips_an_unreadable_file(home: Home, ws: Path, monkeypatch: pyte
 
 
 def test_recall_stays_fast_on_a_warm_index(home: Home, ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(I, "RACY_NS", 0)
+    monkeypatch.setattr(B, "RACY_NS", 0)
     for i in range(300):
         put(ws, f"memory/t{i:03d}.md", "\n".join(entry("2026-09-10", f"Note {i} line {j} about topic{i % 17}")
                                                 for j in range(20)) + "\n")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from botmemory.core import recall_index as I
+from botmemory.core import index_build as B, recall_index as I
 from botmemory.core.paths import Home
 from tests.core.recall_fixtures import BOT, entry, home, ws  # noqa: F401 - home, ws: fixtures
 
@@ -23,7 +23,7 @@ def _contents(home: Home) -> dict[str, list[tuple[str, int, int, int]]]:
         for word, in conn.execute("SELECT word FROM words"):
             rows = [bytes(r[0]) for r in conn.execute(
                 "SELECT data FROM postings p JOIN words w ON w.wid = p.wid WHERE w.word = ? ORDER BY start", (word,))]
-            pids, tfs, lens = I.decode(b"".join(I._joined(rows))) if rows else ([], [], [])
+            pids, tfs, lens = B.decode(b"".join(B._joined(rows))) if rows else ([], [], [])
             assert list(pids) == sorted(set(pids))          # one run in pid order across the rows
             got = []
             for pid, tf, ln in zip(pids, tfs, lens):
@@ -44,7 +44,7 @@ def _text(rng: random.Random) -> str:
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_an_index_updated_file_by_file_holds_what_a_build_from_nothing_holds(
         home: Home, ws: Path, monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
-    monkeypatch.setattr(I, "MAX_CHUNKS", 2)           # rows merged often
+    monkeypatch.setattr(B, "MAX_CHUNKS", 2)           # rows merged often
     rng = random.Random(seed)
     index = I.index_path(home, BOT)
     names = [f"memory/t{i}.md" for i in range(8)]
@@ -73,8 +73,8 @@ def test_an_index_updated_file_by_file_holds_what_a_build_from_nothing_holds(
 def test_a_count_too_large_for_a_row_is_kept_at_its_ceiling() -> None:
     from array import array
 
-    pids, tfs, lens = I.decode(I.encode(array("I", [3, 9]), array("I", [2, 70_000]), array("I", [5, 80_000])))
-    assert (list(pids), list(tfs), list(lens)) == ([3, 9], [2, I.MAX_TF], [5, 80_000])
+    pids, tfs, lens = B.decode(B.encode(array("I", [3, 9]), array("I", [2, 70_000]), array("I", [5, 80_000])))
+    assert (list(pids), list(tfs), list(lens)) == ([3, 9], [2, B.MAX_TF], [5, 80_000])
 
 
 def test_a_build_shared_with_a_worker_process_holds_what_one_process_builds(

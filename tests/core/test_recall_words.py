@@ -14,7 +14,7 @@ from botmemory.core.recall import content_words, recall
 from botmemory.core.search import search
 from botmemory.core.store import Actor, Store
 from botmemory.core.words import bigrams, guess_language, tokens
-from botmemory.core import recall_index as I
+from botmemory.core import index_build as B, recall_index as I
 from tests.core.recall_fixtures import BOT, TODAY, entry, home, ws  # noqa: F401 - home, ws: fixtures
 
 
@@ -206,7 +206,7 @@ def test_two_processes_recalling_during_a_build_both_answer_correctly(home: Home
     put(ws, "memory/zanzibar.md", entry("2026-09-12", "The Zanzibar ferry leaves at 07:40 from pier 3") + "\n")
     code = ("import sys; from datetime import date; from pathlib import Path;"
             "from botmemory.core import recall as R, recall_index as I; from botmemory.core.paths import Home;"
-            "I.INLINE_BYTES = int(sys.argv[2]); I.VACUUM_AFTER = 0;"
+            "I.INLINE_BYTES = int(sys.argv[2]);"
             "r = R.recall(Home(Path(sys.argv[1])), 'scout', 'When does the Zanzibar ferry leave?',"
             " date(2026, 10, 15), background=sys.argv[3] == '1');"
             "print([n.file for n in r.notes])")
@@ -231,14 +231,14 @@ def test_two_processes_recalling_during_a_build_both_answer_correctly(home: Home
 def test_a_file_is_racy_for_one_timestamp_tick() -> None:
     now = 1_800_000_000_123_456_789
     fine = (10, now - 10_000_000, now - 10_000_000, 1)          # changed 10 ms ago, nanosecond stamps
-    assert I._is_racy(fine, now) and not I._is_racy(fine, now + I.TICK_NS)
+    assert B._is_racy(fine, now) and not B._is_racy(fine, now + B.TICK_NS)
     coarse = (10, 1_800_000_000 * 10**9, 1_800_000_000 * 10**9, 1)    # whole-second stamps: 2 s
-    assert I._is_racy(coarse, 1_800_000_001 * 10**9) and not I._is_racy(coarse, 1_800_000_002 * 10**9 + 1)
+    assert B._is_racy(coarse, 1_800_000_001 * 10**9) and not B._is_racy(coarse, 1_800_000_002 * 10**9 + 1)
 
 
 def test_while_the_index_is_built_a_changed_file_is_left_out_not_misquoted(
         home: Home, ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(I, "TICK_NS", 0)
+    monkeypatch.setattr(B, "TICK_NS", 0)
     put(ws, "memory/a.md", entry("2026-09-10", "Lisbon flight at 07:40") + "\n")
     put(ws, "memory/b.md", entry("2026-09-11", "Lisbon hotel is Casa Azul") + "\n")
     assert len(recall(home, BOT, "Lisbon plans?", TODAY).notes) == 2
