@@ -203,6 +203,15 @@ def _parse(home: Home, bot: str, name: str, key: _Key, now: int, memo: StemMemo)
             topic, per_passage)
 
 
+def _parse_into(g: _Gather, names: Iterable[tuple[str, _Key]], home: Home, bot: str, now: int,
+                memo: StemMemo) -> None:
+    """Parse *names* (see :func:`_parse`) into *g*; a file gone meanwhile is left out."""
+    for name, key in names:
+        got = _parse(home, bot, name, key, now, memo)
+        if got is not None:
+            g.add(got)
+
+
 class _Batch:
     """The changes of one refresh between two commits, gathered in memory and written at :meth:`flush`.
 
@@ -440,8 +449,5 @@ def _parse_all(names: list[tuple[str, _Key]]) -> _Shipped:
     assert _job is not None
     home, bot, now, memo = _job
     g = _Gather(0)
-    for name, key in names:
-        got = _parse(home, bot, name, key, now, memo)
-        if got is not None:
-            g.add(got)
+    _parse_into(g, names, home, bot, now, memo)
     return g.ship()

@@ -118,10 +118,6 @@ class _Found:
     text: str
 
 
-def _idf(n: int, df: int) -> float:
-    return ranking.idf(n, df)
-
-
 def _postings(conn: sqlite3.Connection, stemmed: list[str]) -> dict[str, Postings]:
     """Each word's postings (see :func:`.index_build.encode`: its rows joined in pid order), for the
     words some passage holds."""
@@ -148,9 +144,10 @@ def _query(conn: sqlite3.Connection, home: Home, bot: str, keys: list[str], need
     # the storage fetch: each stem's postings (pid, tf, passage length; df = their number), decoded from
     # its packed rows; ranking does the arithmetic
     post = _postings(conn, stemmed)
-    terms = [ranking.Term(s, _idf(n, len(post[s][0])), list(zip(*post[s]))) if s in post
-             else ranking.Term(s, _idf(n, 0), []) for s in stemmed]
-    avg = max(float(_meta(conn, "length") or 0) / n, 1.0)
+    terms = [ranking.Term(s, ranking.idf(n, len(post[s][0])), list(zip(*post[s]))) if s in post
+             else ranking.Term(s, ranking.idf(n, 0), []) for s in stemmed]
+    total = float(_meta(conn, "length") or 0)
+    avg = max(total / n, 1.0)
     t = today.toordinal()
     files: dict[int, tuple[str, str, int, int, int, int, str]] = {}
 
@@ -163,14 +160,12 @@ def _query(conn: sqlite3.Connection, home: Home, bot: str, keys: list[str], need
 
     spans: list[tuple[int, int, int]] = conn.execute("SELECT first_pid, n, id FROM files").fetchall()
     topics = ranking.Topics(spans)
-    # name matches: the stems of the message in a topic's file name, title or aliases
-    name_hits: dict[int, int] = {}
+    # name matches: the stems of the message (their indices) in a topic's file name, title or aliases
     names: dict[int, list[int]] = {}
     matching = load_files(" OR ".join(["instr(names, ?) > 0"] * len(stemmed)), [f" {k} " for k in stemmed])
     for fid in matching:
         held = [i for i, s in enumerate(stemmed) if f" {s} " in files[fid][1]]
         if held:
-            name_hits[fid] = len(held)
             names[fid] = held
 
     def topic_len(wanted: Collection[int]) -> dict[int, int]:
@@ -195,7 +190,7 @@ def _query(conn: sqlite3.Connection, home: Home, bot: str, keys: list[str], need
         return {int(pid): [ids[f"{t}.md"] for t in str(lk).split("\n") if f"{t}.md" in ids] for pid, lk in rows}
 
     scored = ranking.rank(terms, need, avg, topics, names, n, topic_len,
-                          float(_meta(conn, "length") or 0) / max(len(topics), 1), linked) if len(post) >= need else []
+                          total / max(len(topics), 1), linked) if len(post) >= need else []
     ranked: list[tuple[float, int, int, int]] = []     # (score, day, pid, file id)
     if scored:
         score_of = {pid: sc for sc, pid, _fid in scored}
@@ -231,8 +226,8 @@ def _query(conn: sqlite3.Connection, home: Home, bot: str, keys: list[str], need
     if len(out) < MAX_NOTES:
         # topics whose file name, title or alias matches: their opening, below every passage
         have = {f.file for f in out}
-        order = sorted((f for f in name_hits if name_hits[f] >= need and files[f][4]),
-                       key=lambda f: (-name_hits[f], -files[f][5], files[f][0]))
+        order = sorted((f for f in names if len(names[f]) >= need and files[f][4]),
+                       key=lambda f: (-len(names[f]), -files[f][5], files[f][0]))
         for fid in order:
             if len(out) >= MAX_NOTES:
                 break

@@ -25,7 +25,7 @@ from .safeio import FILE_MODE, make_dirs, read_file
 from .words import Stems, guess_language
 from .passages import _Key, StemMemo, _list_topics, _topic_folder
 from .index_build import (
-    PARALLEL_BYTES, WORKER_SHARE, _Batch, _can_fork, _file_hash, _is_racy, _parse, _parse_all, _worker,
+    PARALLEL_BYTES, WORKER_SHARE, _Batch, _can_fork, _file_hash, _is_racy, _parse_all, _parse_into, _worker,
 )
 
 TYPE_CHECKING = False   # as typing's: typing itself is not imported at run time
@@ -241,10 +241,7 @@ def _refresh(conn: sqlite3.Connection, home: Home, bot: str, listing: dict[str, 
             parts = [None] * len(steps)
         for n, ((mine, theirs), done) in enumerate(zip(steps, parts)):
             g = batch.gather
-            for name, key in mine:
-                got = _parse(home, bot, name, key, now, memo)
-                if got is not None:
-                    g.add(got)
+            _parse_into(g, mine, home, bot, now, memo)
             if done is not None:
                 from concurrent.futures.process import BrokenProcessPool   # loaded with the pool
 
@@ -252,10 +249,7 @@ def _refresh(conn: sqlite3.Connection, home: Home, bot: str, listing: dict[str, 
                     g.absorb(done.result())
                 except (BrokenProcessPool, OSError) as e:
                     logger.info("recall's index worker failed (%s): parsing its files here", e)
-                    for name, key in theirs:
-                        got = _parse(home, bot, name, key, now, memo)
-                        if got is not None:
-                            g.add(got)
+                    _parse_into(g, theirs, home, bot, now, memo)
             racy = racy or g.racy
             if n < len(steps) - 1:
                 batch.flush()

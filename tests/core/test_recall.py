@@ -517,8 +517,8 @@ def test_an_alias_that_is_a_folder_path_names_the_topic_by_its_last_part() -> No
 
 def test_a_name_word_weighs_by_its_rarity() -> None:
     from botmemory.core import ranking
-    top = R._idf(1000, 0)
-    common, rare = R._idf(1000, 400), R._idf(1000, 2)
+    top = ranking.idf(1000, 0)
+    common, rare = ranking.idf(1000, 400), ranking.idf(1000, 2)
     terms = [ranking.Term("t", t, []) for t in (top, common, rare)]
     weight = ranking.name_scores(terms, {0: [0], 1: [1], 2: [2]}, top)
     assert weight[0] == pytest.approx(top)            # a word no passage holds: full weight
