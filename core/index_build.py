@@ -88,7 +88,7 @@ class _Gather:
         self.base = self.next_pid = base
         self.post: dict[str, list[int]] = {}
         self.files: list[tuple[object, ...]] = []      # (name, size, mtime_ns, ctime_ns, ino, racy, hash, day,
-        self.vocab: list[set[str] | tuple[list[str], array[int]]] = []   # names, opening, first_pid, n) and
+        self.vocab: list[set[str] | tuple[list[str], array[int]]] = []   # names, opening, secret, first_pid, n) and
         # each file's words (from a worker: its word list and indices into it)
         self.passages: list[tuple[int, int | None, int, str | None]] = []
         self.shipped: list[tuple[_Shipped, int]] = []    # what a worker gathered, and its pids' shift
@@ -97,7 +97,7 @@ class _Gather:
     def add(self, got: _Parsed) -> None:
         """A parsed file: its passages and their words' postings."""
         assert not self.shipped, "a file added after a worker's would break the pid order of the rows"
-        name, key, racy, digest, mday, names, opening, topic, per_passage = got
+        name, key, racy, digest, mday, names, opening, secret, topic, per_passage = got
         first = pid = self.next_pid
         post = self.post
         rows = self.passages
@@ -114,7 +114,8 @@ class _Gather:
                     lst += (pid, tf, length)
             vocab.update(counts)
             pid += 1
-        self.files.append((name, *key, int(racy), digest, mday, names, int(opening), first, pid - first))
+        self.files.append((name, *key, int(racy), digest, mday, names, int(opening), int(secret), first,
+                           pid - first))
         self.vocab.append(vocab)
         self.next_pid = pid
         self.racy = self.racy or racy
@@ -179,9 +180,9 @@ class _Shipped:
     racy: bool
 
 
-_Parsed = tuple[str, _Key, bool, str, int, str, bool, _Topic, list[dict[str, int]]]
+_Parsed = tuple[str, _Key, bool, str, int, str, bool, bool, _Topic, list[dict[str, int]]]
 """A topic file parsed for the index: name, change key, racy, hash, modification day, name stems
-(" a b "), whether it has an opening, its passages and each passage's stem counts."""
+(" a b "), whether it has an opening, whether it holds a secret, its passages and each passage's stem counts."""
 
 
 def _parse(home: Home, bot: str, name: str, key: _Key, now: int, memo: StemMemo) -> _Parsed | None:
@@ -193,14 +194,15 @@ def _parse(home: Home, bot: str, name: str, key: _Key, now: int, memo: StemMemo)
     topic, digest, text = got
     from .redact import contains_secret, redact   # on first use: a warm recall never needs it
 
-    if contains_secret(text):
+    secret = contains_secret(text)
+    if secret:
         topic = _Topic([_Passage(p.day, p.until, redact(p.text), redact(p.heading)) for p in topic.passages],
                        {w for t in topic.names for w in _index_words(redact(t))}, topic.opening)
     # a paragraph's words and its section heading's (the heading counts toward the gate too)
     per_passage = [_stem_counts(f"{p.heading}\n{p.text}" if p.heading else p.text, memo) for p in topic.passages]
     names = " ".join(sorted({memo.stems(k) for k in topic.names}))
     return (name, key, _is_racy(key, now), digest, _mday(key).toordinal(), f" {names} ", topic.opening is not None,
-            topic, per_passage)
+            secret, topic, per_passage)
 
 
 def _parse_into(g: _Gather, names: Iterable[tuple[str, _Key]], home: Home, bot: str, now: int,
@@ -319,7 +321,7 @@ class _Batch:
         self.next_fid = fid
         conn.executemany(
             "INSERT INTO files(id, name, size, mtime_ns, ctime_ns, ino, racy, hash, day, names, opening,"
-            " first_pid, n, wids) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", file_rows)
+            " secret, first_pid, n, wids) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", file_rows)
         conn.executemany("INSERT INTO passages(pid, file_id, day, until, len, links) VALUES (?, ?, ?, ?, ?, ?)",
                          passage_rows)
         conn.executemany("INSERT INTO postings(wid, start, data) VALUES (?, ?, ?)",

@@ -46,7 +46,9 @@ passage's length), one row per word and build step (:mod:`.recall_index`, built 
 recall decodes each stem's postings and :mod:`.ranking` scores them. It
 keeps no text: a recalled passage is read again from its file, checked by the
 SHA-256 the file was indexed with, and every word is taken from redacted text,
-so no secret is copied out of the workspace. Each topic file is keyed by its
+so no secret is copied out of the workspace; the index marks a file that holds
+a credential (one written outside botmemory), and a note recalled from it is
+redacted before it goes out. Each topic file is keyed by its
 (size, mtime_ns, ctime_ns, inode) and the index keeps a fingerprint of the
 listing it matches, so a call lists the folder (one ``stat`` a file) and reads
 nothing else when nothing changed; new or changed files are re-parsed, deleted
@@ -149,13 +151,14 @@ def _query(conn: sqlite3.Connection, home: Home, bot: str, keys: list[str], need
     total = float(_meta(conn, "length") or 0)
     avg = max(total / n, 1.0)
     t = today.toordinal()
-    files: dict[int, tuple[str, str, int, int, int, int, str]] = {}
+    files: dict[int, tuple[str, str, int, int, int, int, str, int]] = {}
 
     def load_files(where: str, args: Sequence[Any]) -> list[int]:
-        rows = conn.execute(f"SELECT id, name, names, first_pid, n, opening, day, hash FROM files WHERE {where}",
-                            args).fetchall()
+        rows = conn.execute(f"SELECT id, name, names, first_pid, n, opening, day, hash, secret FROM files"
+                            f" WHERE {where}", args).fetchall()
         for r in rows:
-            files[int(r[0])] = (str(r[1]), str(r[2]), int(r[3]), int(r[4]), int(r[5]), int(r[6]), str(r[7]))
+            files[int(r[0])] = (str(r[1]), str(r[2]), int(r[3]), int(r[4]), int(r[5]), int(r[6]), str(r[7]),
+                                int(r[8]))
         return [int(r[0]) for r in rows]
 
     spans: list[tuple[int, int, int]] = conn.execute("SELECT first_pid, n, id FROM files").fetchall()
@@ -210,10 +213,19 @@ def _query(conn: sqlite3.Connection, home: Home, bot: str, keys: list[str], need
 
     def topic_of_file(fid: int) -> _Topic | None:
         if fid not in texts:
-            name, _names, _first, _n, _op, _day, digest = files[fid]
+            name, _names, _first, _n, _op, _day, digest, _secret = files[fid]
             got = _reread_topic(home, bot, name)
             texts[fid] = got[0] if got is not None and got[1] == digest else None
         return texts[fid]
+
+    def shown(fid: int, text: str) -> str:
+        # a note of a file that holds a credential goes out redacted: the block lands in an agent's context
+        # and from there in its transcripts on disk
+        if not files[fid][7]:
+            return text
+        from .redact import redact   # only then: a warm recall never imports it
+
+        return redact(text)
 
     for _score, day, pid, fid in chosen:
         topic = topic_of_file(fid)
@@ -222,7 +234,7 @@ def _query(conn: sqlite3.Connection, home: Home, bot: str, keys: list[str], need
             if strict:
                 return None
             continue
-        out.append(_Found(prefix + files[fid][0], date.fromordinal(day), topic.passages[i].text))
+        out.append(_Found(prefix + files[fid][0], date.fromordinal(day), shown(fid, topic.passages[i].text)))
     if len(out) < MAX_NOTES:
         # topics whose file name, title or alias matches: their opening, below every passage
         have = {f.file for f in out}
@@ -240,7 +252,7 @@ def _query(conn: sqlite3.Connection, home: Home, bot: str, keys: list[str], need
                     return None
                 continue
             if topic.opening is not None:
-                out.append(_Found(prefix + name, date.fromordinal(files[fid][5]), topic.opening))
+                out.append(_Found(prefix + name, date.fromordinal(files[fid][5]), shown(fid, topic.opening)))
     return out
 
 

@@ -38,19 +38,20 @@ logger = get_logger(__name__)
 
 # ----- the index
 
-SCHEMA_VERSION = 14
+SCHEMA_VERSION = 15
 """Bump whenever the schema, the word rules, the stop list or the listing fingerprint (:func:`_digest`) change:
 an index of another version is rebuilt."""
 
 _SCHEMA = (
     "CREATE TABLE meta(k TEXT PRIMARY KEY, v TEXT NOT NULL)",
     # one row a topic file: its change key (racy: read again next time, see RACY_NS), the SHA-256 of its
-    # bytes, modification day, name stems (" a b "), whether it has an opening, its passages (first_pid,
+    # bytes, modification day, name stems (" a b "), whether it has an opening, whether it holds a secret
+    # (a recalled passage of it is redacted before it is shown), its passages (first_pid,
     # n: passages of one file have consecutive ids) and the ids of the words it holds (for dropping its postings)
     "CREATE TABLE files(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, size INTEGER NOT NULL,"
     " mtime_ns INTEGER NOT NULL, ctime_ns INTEGER NOT NULL, ino INTEGER NOT NULL, racy INTEGER NOT NULL,"
     " hash TEXT NOT NULL, day INTEGER NOT NULL, names TEXT NOT NULL, opening INTEGER NOT NULL,"
-    " first_pid INTEGER NOT NULL, n INTEGER NOT NULL, wids BLOB NOT NULL)",
+    " secret INTEGER NOT NULL, first_pid INTEGER NOT NULL, n INTEGER NOT NULL, wids BLOB NOT NULL)",
     # no text: a passage is found again in its file (checked by the file's hash) when it is recalled;
     # links: the topics the passage links to (passages.link_targets: lower-cased, one a line), or NULL
     "CREATE TABLE passages(pid INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, day INTEGER NOT NULL,"

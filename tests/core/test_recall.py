@@ -577,3 +577,41 @@ def test_a_passage_s_links_are_indexed_by_their_target_topic() -> None:
     assert link_targets("[[Über Café]]") == ["Über café"]      # as SQLite's lower() folds the file's name
     assert link_targets("[the panel](Notes/Sidebar%20tips.md#hide), [site](https://x.org/a), [b](<B c.md>)"
                         ) == ["sidebar tips", "b c"]
+
+
+GHP = "ghp_Zq8Lk2mN4pQ7rT1vX9yB3cD5fG6hJ0kL2mN4"
+
+
+def test_a_note_from_a_topic_holding_a_credential_is_recalled_redacted(home: Home, ws: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    # written outside botmemory (botmemory's own writes never keep one): the index marks the file
+    put(ws, "memory/deploys.md", entry("2026-10-01", f"The ferry server deploy key is {GHP}") + "\n")
+    put(ws, "memory/ferry.md", "# Ferry\n\nThe ferry server runs the harbour timetable.\n")
+    r = recall(home, BOT, "What is the deploy key for the ferry server?", TODAY)
+    assert {n.file for n in r.notes} == {"memory/deploys.md", "memory/ferry.md"}
+    assert GHP not in r.text and "«redacted" in r.text
+    assert "The ferry server runs the harbour timetable." in r.text      # a clean topic is shown as it is
+    # and the same when the forked worker parsed the file (it takes the last files of a build)
+    monkeypatch.setattr(I, "PARALLEL_BYTES", 0)
+    monkeypatch.setattr(I, "_can_fork", lambda: True)
+    handed: list[str] = []
+    worker = I._worker
+
+    class Counting:       # the real worker process, noting the files handed to it
+        def __init__(self, *args: object) -> None:
+            self.pool = worker(*args)  # type: ignore[arg-type]
+
+        def submit(self, fn: object, names: list[tuple[str, object]]) -> object:
+            handed.extend(n for n, _key in names)
+            return self.pool.submit(fn, names)  # type: ignore[arg-type]
+
+        def shutdown(self, **kw: object) -> None:
+            self.pool.shutdown(**kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(I, "_worker", Counting)
+    put(ws, "memory/zz-keys.md", entry("2026-10-02", f"The harbour gate key is {GHP}") + "\n")
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{I.index_path(home, BOT)}{suffix}").unlink(missing_ok=True)
+    r = recall(home, BOT, "What is the key for the harbour gate?", TODAY, background=False)
+    assert "zz-keys.md" in handed and any(n.file == "memory/zz-keys.md" for n in r.notes)
+    assert GHP not in r.text and "«redacted" in r.text
