@@ -1,5 +1,5 @@
 """Building recall's index: topics parsed into passages and stem counts, postings gathered in memory and
-packed into rows, and the worker process that parses part of a large build.
+packed into rows, and the worker processes that parse a large build.
 
 :mod:`.recall_index` keeps the database (schema, refresh, sync, the builder's lock and process) and calls
 these; :mod:`.recall` decodes the rows for :mod:`.ranking`. A passage here is exactly the passage
@@ -77,21 +77,28 @@ def _unpack_wids(blob: bytes) -> array[int]:
     return wids
 
 
+FILE_COLUMNS = ("id", "name", "size", "mtime_ns", "ctime_ns", "ino", "racy", "hash", "day", "names", "opening",
+                "secret", "length", "days", "untils", "links", "first_pid", "n", "wids")
+"""The columns of a file's row, in the order :class:`_Gather` keeps them (after the id: see
+recall_index's schema)."""
+
+
 class _Gather:
     """Parsed files' passages and postings, in memory (no database: a worker process fills one too).
 
     *post* maps each word to flat (pid, tf, passage length) triples in pid order; a file's passages
-    take consecutive pids from *next_pid*; *passages* holds (day, until, length, links) from pid *base* on.
+    take consecutive pids from *next_pid*. *files* holds each file's row of the index's files table from
+    its name on (see :data:`FILE_COLUMNS`: its passages' days, end dates and links packed in it), its
+    first pid and number of passages last.
     """
 
     def __init__(self, base: int) -> None:
         self.base = self.next_pid = base
         self.post: dict[str, list[int]] = {}
-        self.files: list[tuple[object, ...]] = []      # (name, size, mtime_ns, ctime_ns, ino, racy, hash, day,
-        self.vocab: list[set[str] | tuple[list[str], array[int]]] = []   # names, opening, secret, first_pid, n) and
-        # each file's words (from a worker: its word list and indices into it)
-        self.passages: list[tuple[int, int | None, int, str | None]] = []
-        self.shipped: list[tuple[_Shipped, int]] = []    # what a worker gathered, and its pids' shift
+        self.files: list[tuple[object, ...]] = []
+        self.vocab: list[set[str] | tuple[list[str], array[int]]] = []   # each file's words (from a worker:
+        # its word list and indices into it)
+        self.shipped: list[_Shipped] = []    # what workers gathered
         self.racy = False
 
     def add(self, got: _Parsed) -> None:
@@ -100,12 +107,15 @@ class _Gather:
         name, key, racy, digest, mday, names, opening, secret, topic, per_passage = got
         first = pid = self.next_pid
         post = self.post
-        rows = self.passages
         vocab: set[str] = set()
-        for p, counts in zip(topic.passages, per_passage):
+        days, untils, total = array("i"), array("i"), 0
+        links: list[str] = []
+        for i, (p, counts) in enumerate(zip(topic.passages, per_passage)):
             length = sum(counts.values())
-            rows.append((p.day.toordinal() if p.day else mday, p.until.toordinal() if p.until else None, length,
-                         "\n".join(link_targets(p.text)) or None))
+            total += length
+            days.append(p.day.toordinal() if p.day else mday)
+            untils.append(p.until.toordinal() if p.until else 0)
+            links.extend(f"{i}\t{t}" for t in link_targets(p.text))
             for w, tf in counts.items():
                 lst = post.get(w)
                 if lst is None:
@@ -114,56 +124,62 @@ class _Gather:
                     lst += (pid, tf, length)
             vocab.update(counts)
             pid += 1
-        self.files.append((name, *key, int(racy), digest, mday, names, int(opening), int(secret), first,
-                           pid - first))
+        self.files.append((name, *key, int(racy), digest, mday, names, int(opening), int(secret), total,
+                           days.tobytes(), untils.tobytes() if any(untils) else None, "\n".join(links) or None,
+                           first, pid - first))
         self.vocab.append(vocab)
         self.next_pid = pid
         self.racy = self.racy or racy
 
     def ship(self) -> _Shipped:
         """This gathering as bytes (cheap to send from the worker: no list of numbers to pickle): each
-        word's postings row encoded here (pids from *base*), each file's words as indices into *words*."""
+        word's postings row encoded here and its first pid, each file's words as indices into *words*."""
         words = list(self.post)
         index = {w: i for i, w in enumerate(words)}
         post = self.post
-        return _Shipped(self.base, words, [_row(post[w]) for w in words], self.files,
+        return _Shipped(self.base, self.next_pid, words, [_row(post[w]) for w in words],
+                        array("I", [post[w][0] for w in words]).tobytes(), self.files,
                         [array("I", map(index.__getitem__, v)).tobytes() for v in self.vocab if isinstance(v, set)],
-                        self.passages, self.racy)
+                        self.racy)
 
     def absorb(self, other: _Shipped) -> None:
-        """Add what a worker gathered from pid ``other.base`` on, after what this one holds (its pids are
-        shifted when its rows are written: see :meth:`rows`). Nothing is added after it."""
-        off = self.next_pid - other.base
-        self.shipped.append((other, off))
-        self.files.extend((*f[:-2], f[-2] + off, f[-1]) for f in other.files)   # type: ignore[operator]
+        """Add what a worker gathered (pids ``other.base`` to ``other.end``, above every pid this one holds:
+        its files keep their pids and its rows are written as they are). Only a worker's are added after it."""
+        assert not self.post and other.base >= self.next_pid, "a worker's rows would break the pid order"
+        self.shipped.append(other)
+        self.files.extend(other.files)
         for v in other.vocab:
             idx = array("I")
             idx.frombytes(v)
             self.vocab.append((other.words, idx))
-        self.passages.extend(other.passages)
-        self.next_pid += len(other.passages)
+        self.next_pid = other.end
         self.racy = self.racy or other.racy
 
     def rows(self) -> dict[str, tuple[int, bytes]]:
-        """Each word's postings row (its first pid, the row): this process's postings, then a worker's."""
-        out = {w: (lst[0], _row(lst)) for w, lst in self.post.items()}
-        for other, off in self.shipped:
-            for w, data in zip(other.words, other.rows):
-                n = len(data) // 10
-                pids = array("I")
-                pids.frombytes(data[:4 * n])
-                if off:
-                    pids = array("I", map(off.__add__, pids))
-                    data = pids.tobytes() + data[4 * n:]
-                had = out.get(w)
-                out[w] = (pids[0], data) if had is None else (had[0], _concat(had[1], data))
-        return out
+        """Each word's postings row (its first pid, the row): this process's postings, or the workers'
+        rows joined in pid order."""
+        if not self.shipped:
+            return {w: (lst[0], _row(lst)) for w, lst in self.post.items()}
+        starts: dict[str, int] = {}
+        parts: dict[str, list[bytes]] = {}
+        for other in self.shipped:
+            firsts = array("I")
+            firsts.frombytes(other.firsts)
+            for w, first, data in zip(other.words, firsts, other.rows):
+                got = parts.get(w)
+                if got is None:
+                    parts[w] = [data]
+                    starts[w] = first
+                else:
+                    got.append(data)
+        return {w: (starts[w], got[0] if len(got) == 1 else _concat(got)) for w, got in parts.items()}
 
 
-def _concat(a: bytes, b: bytes) -> bytes:
-    """One postings row of two (the pids of *b* above those of *a*): all pids, then lengths, then counts."""
-    na, nb = len(a) // 10, len(b) // 10
-    return b"".join((a[:4 * na], b[:4 * nb], a[4 * na:8 * na], b[4 * nb:8 * nb], a[8 * na:], b[8 * nb:]))
+def _concat(rows: list[bytes]) -> bytes:
+    """One postings row of several (each one's pids above the one's before): all pids, lengths, counts."""
+    ns = [len(r) // 10 for r in rows]
+    return b"".join([r[:4 * n] for r, n in zip(rows, ns)] + [r[4 * n:8 * n] for r, n in zip(rows, ns)]
+                    + [r[8 * n:] for r, n in zip(rows, ns)])
 
 
 @record()
@@ -172,11 +188,12 @@ class _Shipped:
     *base*) and each file's words (as indices into *words*, array('I') bytes)."""
 
     base: int
+    end: int        # the first pid after its passages
     words: list[str]
     rows: list[bytes]
+    firsts: bytes   # each row's first pid (array('I'))
     files: list[tuple[object, ...]]
     vocab: list[bytes]
-    passages: list[tuple[int, int | None, int, str | None]]
     racy: bool
 
 
@@ -198,9 +215,13 @@ def _parse(home: Home, bot: str, name: str, key: _Key, now: int, memo: StemMemo)
     if secret:
         topic = _Topic([_Passage(p.day, p.until, redact(p.text), redact(p.heading)) for p in topic.passages],
                        {w for t in topic.names for w in _index_words(redact(t))}, topic.opening)
+    names = " ".join(sorted({memo.stems(k) for k in topic.names}))
+    if len(topic.passages) > key[0] // 2 + 1:     # it grew since it was listed: read it again next time
+        logger.info("recall's index reads %s again next time: it changed while it was read", name)
+        return (name, key, True, "", _mday(key).toordinal(), f" {names} ", topic.opening is not None, secret,
+                _Topic([], topic.names, topic.opening), [])
     # a paragraph's words and its section heading's (the heading counts toward the gate too)
     per_passage = [_stem_counts(f"{p.heading}\n{p.text}" if p.heading else p.text, memo) for p in topic.passages]
-    names = " ".join(sorted({memo.stems(k) for k in topic.names}))
     return (name, key, _is_racy(key, now), digest, _mday(key).toordinal(), f" {names} ", topic.opening is not None,
             secret, topic, per_passage)
 
@@ -238,7 +259,7 @@ class _Batch:
         one = self.conn.execute
         self.next_wid = int(one("SELECT COALESCE(MAX(wid), 0) + 1 FROM words").fetchone()[0])
         self.next_fid = int(one("SELECT COALESCE(MAX(id), 0) + 1 FROM files").fetchone()[0])
-        self.gather = _Gather(int(one("SELECT COALESCE(MAX(pid), 0) + 1 FROM passages").fetchone()[0]))
+        self.gather = _Gather(int(one("SELECT COALESCE(MAX(first_pid + n), 0) + 1 FROM files").fetchone()[0]))
 
     def drop(self, file_id: int) -> None:
         """Drop a file: its rows now, its postings at the flush."""
@@ -247,7 +268,6 @@ class _Batch:
         first, n = int(row[0]), int(row[1])
         for w in _unpack_wids(bytes(row[2])):
             self.drops.setdefault(w, []).append((first, first + n))
-        conn.execute("DELETE FROM passages WHERE file_id = ?", (file_id,))
         conn.execute("DELETE FROM files WHERE id = ?", (file_id,))
 
     def _word_ids(self, words: list[str]) -> dict[str, int]:
@@ -301,12 +321,8 @@ class _Batch:
         self.new_words.clear()
         fid = self.next_fid
         file_rows = []
-        passage_rows: list[tuple[int, int, int, int | None, int, str | None]] = []
-        got = g.passages
         theirs: dict[int, list[int]] = {}      # a worker's word list -> the word ids
         for f, v in zip(g.files, g.vocab):
-            first, n = f[-2], f[-1]
-            assert isinstance(first, int) and isinstance(n, int)
             if isinstance(v, set):
                 wids = list(map(ids.__getitem__, v))
             else:
@@ -315,15 +331,10 @@ class _Batch:
                     theirs[id(words)] = list(map(ids.__getitem__, words))
                 wids = list(map(theirs[id(words)].__getitem__, idx))
             file_rows.append((fid, *f, _pack_wids(wids)))
-            i = first - g.base
-            passage_rows.extend((first + k, fid, *got[i + k]) for k in range(n))
             fid += 1
         self.next_fid = fid
-        conn.executemany(
-            "INSERT INTO files(id, name, size, mtime_ns, ctime_ns, ino, racy, hash, day, names, opening,"
-            " secret, first_pid, n, wids) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", file_rows)
-        conn.executemany("INSERT INTO passages(pid, file_id, day, until, len, links) VALUES (?, ?, ?, ?, ?, ?)",
-                         passage_rows)
+        conn.executemany(f"INSERT INTO files({', '.join(FILE_COLUMNS)}) VALUES ({', '.join('?' * len(FILE_COLUMNS))})",
+                         file_rows)
         conn.executemany("INSERT INTO postings(wid, start, data) VALUES (?, ?, ?)",
                          [(ids[w], start, data) for w, (start, data) in rows.items()])
         if not self.fresh and rows:
@@ -411,11 +422,23 @@ def _is_racy(key: _Key, now: int) -> bool:
 
 
 PARALLEL_BYTES = 1_000_000
-"""A build that reads more than this between two commits has a second process parse part of its files
-(where a process can be forked: Linux, not a frozen bundle, two cores or more); otherwise one process
+"""A build that reads more than this has two forked processes parse its files (where a process can be
+forked: Linux, not a frozen bundle, two cores or more) while this one writes; otherwise this one
 parses them all."""
-WORKER_SHARE = 0.6
-"""The worker's share of those bytes (this process also writes the index)."""
+WORKERS = 2
+"""The parse processes of a large build: this process only gathers and writes what they parsed, so two
+keep two cores busy (its writing of a step overlaps their parsing of the next)."""
+
+
+def _halves(step: list[tuple[str, _Key]]) -> list[list[tuple[str, _Key]]]:
+    """A build step's files in two parts of about equal bytes (in order), one for each parse process."""
+    size = sum(k[0] for _n, k in step)
+    k, part = 0, 0
+    while k < len(step) - 1 and part + step[k][1][0] / 2 < size / 2:
+        part += step[k][1][0]
+        k += 1
+    return [step[:k], step[k:]] if k else [step]
+
 
 _job: tuple[Home, str, int, StemMemo] | None = None
 """What the forked worker parses with: home, bot, the refresh's time and the word -> stem memo."""
@@ -436,20 +459,39 @@ def _can_fork() -> bool:
 
 
 def _worker(home: Home, bot: str, now: int, language: str) -> Executor:
-    """A forked process that parses files for this refresh (it inherits what it needs: nothing is pickled
-    but the names it is given and what it gathers)."""
+    """Forked processes that parse files for this refresh (they inherit what they need: nothing is pickled
+    but the names each is given and what it gathers)."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
     global _job
     _job = (home, bot, now, StemMemo(Stems(language)))
-    return ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork"))
+    return ProcessPoolExecutor(max_workers=WORKERS, mp_context=multiprocessing.get_context("fork"))
 
 
-def _parse_all(names: list[tuple[str, _Key]]) -> _Shipped:
-    """In the worker: parse *names* into a gathering of pids from 0 (the caller shifts them)."""
+def _parse_all(names: list[tuple[str, _Key]], base: int) -> _Shipped:
+    """In a worker: parse *names* into a gathering of pids from *base* (see :func:`reserve`)."""
     assert _job is not None
     home, bot, now, memo = _job
-    g = _Gather(0)
+    return _parse_shipped(names, base, home, bot, now, memo)
+
+
+def _parse_shipped(names: list[tuple[str, _Key]], base: int, home: Home, bot: str, now: int,
+                   memo: StemMemo) -> _Shipped:
+    g = _Gather(base)
     _parse_into(g, names, home, bot, now, memo)
     return g.ship()
+
+
+def reserve(names: list[tuple[str, _Key]]) -> int:
+    """The passage ids set aside for *names* in a build parsed by workers: each file's size in bytes / 2, +1.
+
+    A passage takes at least one character and one line break, so no file holds more (and :func:`_parse`
+    leaves out the passages of a file that grew past it since it was listed). A worker is handed the first
+    id of its part, so that what it sends back is written as it is."""
+    return sum(key[0] // 2 + 1 for _n, key in names)
+
+
+PID_LIMIT = 1 << 31
+"""A build whose parts' ids would pass this starts the index over (passage ids are kept as 32-bit
+numbers; the gaps a parallel build leaves add up only over hundreds of large rebuilds)."""

@@ -56,9 +56,14 @@ ones dropped, and a file indexed within a timestamp tick of its change is hashed
 again once (never parsed again unless its bytes changed). When more than
 ``INLINE_BYTES`` wait to be indexed, recall answers from what is indexed so far
 and a detached process builds the rest (:func:`refresh_index` is the same build
-for the tray app and ``watch``); a long build commits after 2, 4, 8, … MB read, so
-that a recall meanwhile sees its progress, and on Linux shares the parsing with
-a forked worker process (which also encodes its files' postings rows). The files stay the source of truth: a missing,
+for the tray app and ``watch``); a long build commits after 2, 4, 8, … MB read (then
+in smaller steps, so that little is left to write once everything is parsed), so
+that a recall meanwhile sees its progress. On Linux a large build is parsed by two
+forked worker processes, each handed half of a step's files and the passage ids
+they may use (a file's size / 2 + 1: no file holds more passages), so that what
+they send back (their files' postings rows, encoded) is written as it is while
+they parse the next step. Each file's row keeps its passages' days, end dates and
+link targets packed, so recall reads no table of passages. The files stay the source of truth: a missing,
 outdated or corrupt index is rebuilt from them, and when no index can be kept on
 disk one is built in memory for the call. SQLite's WAL mode lets processes
 recall while another writes; updates are serialised by its write lock.
@@ -73,6 +78,7 @@ from __future__ import annotations
 
 
 import os
+from array import array
 import sqlite3
 from collections.abc import Collection, Sequence
 from datetime import date
@@ -172,37 +178,50 @@ def _query(conn: sqlite3.Connection, home: Home, bot: str, keys: list[str], need
             names[fid] = held
 
     def topic_len(wanted: Collection[int]) -> dict[int, int]:
-        ranges = [(fid, first, cnt) for first, cnt, fid in spans if fid in wanted]
-        if not ranges:
-            return {}
-        values = ",".join("(?, ?, ?)" for _ in ranges)
+        ids = list(wanted)
         return {int(fid): int(total) for fid, total in conn.execute(
-            f"WITH r(fid, a, n) AS (VALUES {values}) SELECT r.fid, SUM(p.len) FROM r JOIN passages p"
-            " ON p.pid >= r.a AND p.pid < r.a + r.n GROUP BY r.fid", [x for r in ranges for x in r])}
+            f"SELECT id, length FROM files WHERE id IN ({','.join('?' * len(ids))})", ids)} if ids else {}
 
     def linked(pids: Sequence[int]) -> dict[int, list[int]]:
         # the topics these passages link to: a link names a topic file of the folder's top level
-        rows = conn.execute(f"SELECT pid, links FROM passages WHERE pid IN ({','.join('?' * len(pids))})"
-                            " AND links IS NOT NULL", list(pids)).fetchall()
-        targets = {f"{t}.md" for _pid, lk in rows for t in str(lk).split("\n")}
+        of = {pid: topics.of(pid) for pid in pids}
+        fids = sorted(set(of.values()))
+        out: dict[int, list[str]] = {}
+        for first, lk in conn.execute(f"SELECT first_pid, links FROM files WHERE id IN ({','.join('?' * len(fids))})"
+                                      " AND links IS NOT NULL", fids):
+            for line in str(lk).split("\n"):
+                i, target = line.split("\t", 1)
+                pid = int(first) + int(i)
+                if pid in of:
+                    out.setdefault(pid, []).append(target)
+        targets = {f"{t}.md" for ts in out.values() for t in ts}
         if not targets:
             return {}
         ids = {str(nm): int(fid) for fid, nm in conn.execute(     # by the index on lower(name)
             f"SELECT id, lower(name) FROM files WHERE lower(name) IN ({','.join('?' * len(targets))})",
             list(targets))}
-        return {int(pid): [ids[f"{t}.md"] for t in str(lk).split("\n") if f"{t}.md" in ids] for pid, lk in rows}
+        return {pid: [ids[f"{t}.md"] for t in ts if f"{t}.md" in ids] for pid, ts in out.items()}
 
     scored = ranking.rank(terms, need, avg, topics, names, n, topic_len,
                           total / max(len(topics), 1), linked) if len(post) >= need else []
     ranked: list[tuple[float, int, int, int]] = []     # (score, day, pid, file id)
     if scored:
-        score_of = {pid: sc for sc, pid, _fid in scored}
-        marks = ",".join("?" * len(score_of))
-        for pid, fid, day, until in conn.execute(
-                f"SELECT pid, file_id, day, until FROM passages WHERE pid IN ({marks})", list(score_of)):
-            if until is not None and until < t:
-                continue
-            ranked.append((score_of[pid], day, pid, fid))
+        # each passage's day and end date, from its file's row
+        of_file: dict[int, list[tuple[float, int]]] = {}
+        for sc, pid, fid in scored:
+            of_file.setdefault(fid, []).append((sc, pid))
+        fids = list(of_file)
+        for fid, first, days, untils in conn.execute(
+                f"SELECT id, first_pid, days, untils FROM files WHERE id IN ({','.join('?' * len(fids))})", fids):
+            day_of, until_of = array("i"), array("i")
+            day_of.frombytes(days)
+            if untils is not None:
+                until_of.frombytes(untils)
+            for sc, pid in of_file[int(fid)]:
+                i = pid - int(first)
+                if until_of and 0 < until_of[i] < t:
+                    continue
+                ranked.append((sc, day_of[i], pid, int(fid)))
     ranked.sort(reverse=True)
     missing = sorted({r[3] for r in ranked} - set(files))
     if missing:

@@ -2,7 +2,7 @@
 
 :mod:`.recall` describes what it keeps (no text; files keyed by stat, checked by hash) and when it is
 rebuilt; ``python -m botmemory.core.recall_index --build HOME BOT`` is the background build. What a build
-parses, gathers and packs (and its worker process) is :mod:`.index_build`.
+parses, gathers and packs (and its worker processes) is :mod:`.index_build`.
 """
 from __future__ import annotations
 
@@ -25,20 +25,21 @@ from .safeio import FILE_MODE, make_dirs, read_file
 from .words import Stems, guess_language
 from .passages import _Key, StemMemo, _list_topics, _topic_folder
 from .index_build import (
-    PARALLEL_BYTES, WORKER_SHARE, _Batch, _can_fork, _file_hash, _is_racy, _parse_all, _parse_into, _worker,
+    PARALLEL_BYTES, PID_LIMIT, _Batch, _Shipped, _can_fork, _file_hash, _halves, _is_racy, _parse_all, _parse_into,
+    _parse_shipped, _worker, reserve,
 )
 
 TYPE_CHECKING = False   # as typing's: typing itself is not imported at run time
 
 if TYPE_CHECKING:
-    from concurrent.futures import Executor
+    from concurrent.futures import Executor, Future
 
 logger = get_logger(__name__)
 
 
 # ----- the index
 
-SCHEMA_VERSION = 15
+SCHEMA_VERSION = 16
 """Bump whenever the schema, the word rules, the stop list or the listing fingerprint (:func:`_digest`) change:
 an index of another version is rebuilt."""
 
@@ -46,16 +47,17 @@ _SCHEMA = (
     "CREATE TABLE meta(k TEXT PRIMARY KEY, v TEXT NOT NULL)",
     # one row a topic file: its change key (racy: read again next time, see RACY_NS), the SHA-256 of its
     # bytes, modification day, name stems (" a b "), whether it has an opening, whether it holds a secret
-    # (a recalled passage of it is redacted before it is shown), its passages (first_pid,
-    # n: passages of one file have consecutive ids) and the ids of the words it holds (for dropping its postings)
+    # (a recalled passage of it is redacted before it is shown), its passages: their words in all (length),
+    # each one's day and end date (array('i') of day ordinals, in order; untils NULL when none has one, else 0
+    # for none), the topics they link to (links: "i<TAB>target" lines, i the passage's number in the file,
+    # target as passages.link_targets gives it; NULL when none), their ids (first_pid, n: passages of one
+    # file have consecutive ids), and the ids of the words it holds (for dropping its postings).
+    # No text: a passage is found again in its file (checked by the file's hash) when it is recalled
     "CREATE TABLE files(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, size INTEGER NOT NULL,"
     " mtime_ns INTEGER NOT NULL, ctime_ns INTEGER NOT NULL, ino INTEGER NOT NULL, racy INTEGER NOT NULL,"
     " hash TEXT NOT NULL, day INTEGER NOT NULL, names TEXT NOT NULL, opening INTEGER NOT NULL,"
-    " secret INTEGER NOT NULL, first_pid INTEGER NOT NULL, n INTEGER NOT NULL, wids BLOB NOT NULL)",
-    # no text: a passage is found again in its file (checked by the file's hash) when it is recalled;
-    # links: the topics the passage links to (passages.link_targets: lower-cased, one a line), or NULL
-    "CREATE TABLE passages(pid INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, day INTEGER NOT NULL,"
-    " until INTEGER, len INTEGER NOT NULL, links TEXT)",
+    " secret INTEGER NOT NULL, length INTEGER NOT NULL, days BLOB NOT NULL, untils BLOB, links TEXT,"
+    " first_pid INTEGER NOT NULL, n INTEGER NOT NULL, wids BLOB NOT NULL)",
     "CREATE TABLE words(wid INTEGER PRIMARY KEY, word TEXT NOT NULL UNIQUE)",
     # word -> passages, packed (see encode): each row a run of postings in pid order; *start* is at most
     # its first pid and above every pid of the word's row before
@@ -156,6 +158,9 @@ def _up_to_date(known: _Known, listing: dict[str, _Key]) -> bool:
 INLINE_BYTES = 8_000_000
 """Topics to (re)index up to this many bytes are indexed before answering; more are indexed by a
 background process while recall answers from what is indexed so far."""
+LANGUAGE_SAMPLE = 400_000
+"""Characters of the largest topics a new index tells the notes' language from (function words are
+frequent: a few pages settle it; more only delays the build)."""
 COMMIT_BYTES = 2_000_000
 """A long build commits every this many bytes read, so that other processes see its progress."""
 
@@ -189,7 +194,7 @@ def _refresh(conn: sqlite3.Connection, home: Home, bot: str, listing: dict[str, 
         language = _meta(conn, "language")
         known = _known(conn)
         if language is None or not known:
-            language = guess_language(_sample_texts(home, bot, listing))
+            language = guess_language(_sample_texts(home, bot, listing), LANGUAGE_SAMPLE)
             conn.execute("INSERT OR REPLACE INTO meta(k, v) VALUES ('language', ?)", (language,))
         memo = StemMemo(Stems(language))
         batch = _Batch(conn)
@@ -213,44 +218,61 @@ def _refresh(conn: sqlite3.Connection, home: Home, bot: str, listing: dict[str, 
             if old is not None:
                 batch.drop(old[0])
             todo.append((name, key))
-        # the files up to each commit: after 2, 4, 8, … MB (each commit adds a row per word); a second
-        # process parses part of each step's files (all steps are handed to it at once: it parses the
-        # next while this one writes)
-        steps: list[tuple[list[tuple[str, _Key]], list[tuple[str, _Key]]]] = []
+        if batch.gather.base + reserve(todo) >= PID_LIMIT:
+            # passage ids only grow (a file indexed again takes new ones): after very many rebuilds, start over
+            logger.info("recall's index starts over: its passage ids reach %d", batch.gather.base)
+            for table in ("files", "words", "postings"):
+                conn.execute(f"DELETE FROM {table}")
+            batch = _Batch(conn)
+            todo = sorted(listing.items())
+        # the files up to each commit: after 2, 4, 8, … MB (each commit adds a row per word), then in
+        # steps of half of what is left (at least COMMIT_BYTES), so that the last step, written after
+        # everything is parsed, is a small one. A large build is parsed by two forked processes, each
+        # step in two halves handed out as they free up; this one gathers their results in order and
+        # writes a step while they parse the next ones
+        steps: list[list[tuple[str, _Key]]] = []
         total = i = 0
         everything = sum(k[0] for _n, k in todo)
         while i < len(todo):
-            limit = max(commit_bytes, total) if commit_bytes else everything
+            limit = min(max(commit_bytes, total), max(commit_bytes, (everything - total) // 2)) \
+                if commit_bytes else everything
             j, size = i, 0
             while j < len(todo) and (size < limit or j == i):
                 size += todo[j][1][0]
                 j += 1
-            mine, theirs = todo[i:j], []
-            if size > PARALLEL_BYTES and _can_fork():
-                k, part = len(mine), 0
-                while k > 0 and part < WORKER_SHARE * size:
-                    k -= 1
-                    part += mine[k][1][0]
-                mine, theirs = mine[:k], mine[k:]
-            steps.append((mine, theirs))
+            steps.append(todo[i:j])
             total += size
             i = j
-        if any(theirs for _m, theirs in steps):
+        parts: list[list[list[tuple[str, _Key]]]] = [[step] for step in steps]
+        futures: list[list[Future[_Shipped]]] = []
+        bases: list[list[int]] = []
+        if everything > PARALLEL_BYTES and _can_fork():
+            parts = [_halves(step) for step in steps]
+            # each part's first passage id, set aside in advance (what a worker sends is written as it is;
+            # the ids stay below PID_LIMIT, see above)
+            pid = batch.gather.base
+            for halves in parts:
+                bases.append([])
+                for part in halves:
+                    bases[-1].append(pid)
+                    pid += reserve(part)
             pool = _worker(home, bot, now, language)
-            parts = [pool.submit(_parse_all, theirs) if theirs else None for _m, theirs in steps]
-        else:
-            parts = [None] * len(steps)
-        for n, ((mine, theirs), done) in enumerate(zip(steps, parts)):
+            futures = [[pool.submit(_parse_all, part, base) for part, base in zip(halves, at)]
+                       for halves, at in zip(parts, bases)]
+        for n, halves in enumerate(parts):
             g = batch.gather
-            _parse_into(g, mine, home, bot, now, memo)
-            if done is not None:
+            for k, part in enumerate(halves):
+                if not futures:
+                    _parse_into(g, part, home, bot, now, memo)
+                    continue
                 from concurrent.futures.process import BrokenProcessPool   # loaded with the pool
 
                 try:
-                    g.absorb(done.result())
+                    got = futures[n][k].result()
                 except (BrokenProcessPool, OSError) as e:
                     logger.info("recall's index worker failed (%s): parsing its files here", e)
-                    _parse_into(g, theirs, home, bot, now, memo)
+                    got = _parse_shipped(part, bases[n][k], home, bot, now, memo)
+                g.absorb(got)
             racy = racy or g.racy
             if n < len(steps) - 1:
                 batch.flush()
@@ -299,8 +321,8 @@ def _finish(conn: sqlite3.Connection, listing: str = "") -> str:
     conn.execute("INSERT OR REPLACE INTO meta(k, v) VALUES ('listing', ?)", (listing,))
     generation = os.urandom(8).hex()
     conn.execute("INSERT OR REPLACE INTO meta(k, v) VALUES ('generation', ?)", (generation,))
-    conn.execute("INSERT OR REPLACE INTO meta(k, v) SELECT 'passages', COUNT(*) FROM passages")
-    conn.execute("INSERT OR REPLACE INTO meta(k, v) SELECT 'length', COALESCE(SUM(len), 0) FROM passages")
+    conn.execute("INSERT OR REPLACE INTO meta(k, v) SELECT 'passages', COALESCE(SUM(n), 0) FROM files")
+    conn.execute("INSERT OR REPLACE INTO meta(k, v) SELECT 'length', COALESCE(SUM(length), 0) FROM files")
     return generation
 
 

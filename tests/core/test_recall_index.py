@@ -77,7 +77,7 @@ def test_a_count_too_large_for_a_row_is_kept_at_its_ceiling() -> None:
     assert (list(pids), list(tfs), list(lens)) == ([3, 9], [2, B.MAX_TF], [5, 80_000])
 
 
-def test_a_build_shared_with_a_worker_process_holds_what_one_process_builds(
+def test_a_build_parsed_by_worker_processes_holds_what_one_process_builds(
         home: Home, ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     rng = random.Random(5)
     for i in range(40):
@@ -91,13 +91,13 @@ def test_a_build_shared_with_a_worker_process_holds_what_one_process_builds(
     shared: list[int] = []
     worker = I._worker
 
-    class Counting:       # the real worker process, counting the files handed to it
+    class Counting:       # the real worker processes, counting the files handed to them
         def __init__(self, *args: object) -> None:
             self.pool = worker(*args)  # type: ignore[arg-type]
 
-        def submit(self, fn: object, names: list[object]) -> object:
+        def submit(self, fn: object, names: list[object], *args: object) -> object:
             shared.append(len(names))
-            return self.pool.submit(fn, names)  # type: ignore[arg-type]
+            return self.pool.submit(fn, names, *args)  # type: ignore[arg-type]
 
         def shutdown(self, **kw: object) -> None:
             self.pool.shutdown(**kw)  # type: ignore[arg-type]
@@ -107,10 +107,11 @@ def test_a_build_shared_with_a_worker_process_holds_what_one_process_builds(
     monkeypatch.setattr(I, "_can_fork", lambda: True)
     I.refresh_index(home, BOT)
     assert _contents(home) == alone
-    assert len(alone) == len(WORDS) and len(shared) > 2 and 0 < sum(shared) < 40
+    # each step in two halves, one for each process; this one only writes
+    assert len(alone) == len(WORDS) and len(shared) > 2 and sum(shared) == 40
 
 
-def _die(names: list[object]) -> object:
+def _die(names: list[object], base: int) -> object:
     import os
 
     os._exit(3)        # the worker process dies (killed, out of memory, …)
@@ -149,3 +150,69 @@ def test_the_listing_fingerprint_changes_with_any_key_and_not_with_order() -> No
     huge = dict(listing, **{"b.md": (20, -5, 3, 2**64 - 1)})            # an inode past a signed 64-bit integer
     assert I._digest(huge) != d and I._digest(huge) == I._digest(dict(huge))
     assert I._digest({}) != I._digest({"a.md": (0, 0, 0, 0)})
+
+
+def _first_pids(home: Home) -> list[int]:
+    conn = sqlite3.connect(I.index_path(home, BOT))
+    try:
+        return sorted(int(r[0]) for r in conn.execute("SELECT first_pid FROM files"))
+    finally:
+        conn.close()
+
+
+def test_workers_are_handed_their_passage_ids_and_their_rows_are_written_as_they_are(
+        home: Home, ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = random.Random(8)
+    for i in range(30):
+        (ws / f"memory/t{i:02d}.md").write_text(_text(rng), encoding="utf-8")
+    monkeypatch.setattr(I, "COMMIT_BYTES", 1500)
+    monkeypatch.setattr(I, "PARALLEL_BYTES", 0)
+    monkeypatch.setattr(I, "_can_fork", lambda: True)
+    I.refresh_index(home, BOT)
+    firsts = _first_pids(home)
+    sizes = {p.name: p.stat().st_size for p in (ws / "memory").glob("t*.md")}
+    # a part's files take ids from the part's own first id on: the parts' bounds leave gaps
+    assert firsts[0] == 1 and any(b - a > 6 for a, b in zip(firsts, firsts[1:]))
+    assert firsts[-1] < 1 + sum(s // 2 + 1 for s in sizes.values())
+    built = _contents(home)
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{I.index_path(home, BOT)}{suffix}").unlink(missing_ok=True)
+    monkeypatch.setattr(I, "PARALLEL_BYTES", 10**12)
+    I.refresh_index(home, BOT)
+    assert _contents(home) == built
+
+
+def test_an_index_whose_passage_ids_reach_the_limit_starts_over(
+        home: Home, ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = random.Random(9)
+    for i in range(10):
+        (ws / f"memory/t{i}.md").write_text(_text(rng), encoding="utf-8")
+    I.refresh_index(home, BOT)
+    alone = _contents(home)
+    limit = _first_pids(home)[-1] + 40
+    monkeypatch.setattr(I, "PID_LIMIT", limit)
+    for _round in range(6):          # each rewrite of a file takes new ids, above all others
+        for i in rng.sample(range(10), 4):
+            (ws / f"memory/t{i}.md").write_text(_text(rng), encoding="utf-8")
+        I.refresh_index(home, BOT)
+        assert _first_pids(home)[-1] < limit
+    kept = _contents(home)
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{I.index_path(home, BOT)}{suffix}").unlink(missing_ok=True)
+    I.refresh_index(home, BOT)
+    assert kept == _contents(home) and alone != kept
+
+
+def test_a_file_that_grew_past_its_listed_size_is_left_empty_and_read_again(home: Home, ws: Path) -> None:
+    from botmemory.core.passages import StemMemo
+    from botmemory.core.words import Stems
+
+    p = ws / "memory/grown.md"
+    p.write_text(_text(random.Random(4)) * 3, encoding="utf-8")
+    st = p.stat()
+    memo = StemMemo(Stems("english"))
+    whole = B._parse(home, BOT, "grown.md", (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino), 0, memo)
+    assert whole is not None and len(whole[-1]) > 2 and whole[3]
+    # listed when it was 4 bytes: it holds more passages than 4 bytes can, so it changed while it was read
+    got = B._parse(home, BOT, "grown.md", (4, st.st_mtime_ns, st.st_ctime_ns, st.st_ino), 0, memo)
+    assert got is not None and got[-1] == [] and got[-2].passages == [] and got[3] == "" and got[2] is True
