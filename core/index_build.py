@@ -107,25 +107,27 @@ class _Gather:
         name, key, racy, digest, mday, names, opening, secret, topic, per_passage = got
         first = pid = self.next_pid
         post = self.post
+        get = post.get
         vocab: set[str] = set()
-        days, untils, total = array("i"), array("i"), 0
-        links: list[str] = []
-        for i, (p, counts) in enumerate(zip(topic.passages, per_passage)):
-            length = sum(counts.values())
-            total += length
-            days.append(p.day.toordinal() if p.day else mday)
-            untils.append(p.until.toordinal() if p.until else 0)
-            links.extend(f"{i}\t{t}" for t in link_targets(p.text))
+        lengths = list(map(sum, map(dict.values, per_passage)))
+        for counts, length in zip(per_passage, lengths):
             for w, tf in counts.items():
-                lst = post.get(w)
+                lst = get(w)
                 if lst is None:
                     post[w] = [pid, tf, length]
                 else:
                     lst += (pid, tf, length)
             vocab.update(counts)
             pid += 1
+        passages = topic.passages
+        total = sum(lengths)
+        days = array("i", [p.day.toordinal() if p.day else mday for p in passages])
+        untils = array("i", [p.until.toordinal() if p.until else 0 for p in passages]) \
+            if any(p.until for p in passages) else None
+        links = [f"{i}\t{t}" for i, p in enumerate(passages) if "[[" in p.text or "](" in p.text
+                 for t in link_targets(p.text)]
         self.files.append((name, *key, int(racy), digest, mday, names, int(opening), int(secret), total,
-                           days.tobytes(), untils.tobytes() if any(untils) else None, "\n".join(links) or None,
+                           days.tobytes(), untils.tobytes() if untils else None, "\n".join(links) or None,
                            first, pid - first))
         self.vocab.append(vocab)
         self.next_pid = pid
