@@ -179,6 +179,10 @@ class _Gather:
 
 def _concat(rows: list[bytes]) -> bytes:
     """One postings row of several (each one's pids above the one's before): all pids, lengths, counts."""
+    if len(rows) == 2:      # a step's two halves: the usual case
+        a, b = rows
+        na, nb = len(a) // 10, len(b) // 10
+        return b"".join((a[:4 * na], b[:4 * nb], a[4 * na:8 * na], b[4 * nb:8 * nb], a[8 * na:], b[8 * nb:]))
     ns = [len(r) // 10 for r in rows]
     return b"".join([r[:4 * n] for r, n in zip(rows, ns)] + [r[4 * n:8 * n] for r, n in zip(rows, ns)]
                     + [r[8 * n:] for r, n in zip(rows, ns)])

@@ -216,3 +216,21 @@ def test_a_file_that_grew_past_its_listed_size_is_left_empty_and_read_again(home
     # listed when it was 4 bytes: it holds more passages than 4 bytes can, so it changed while it was read
     got = B._parse(home, BOT, "grown.md", (4, st.st_mtime_ns, st.st_ctime_ns, st.st_ino), 0, memo)
     assert got is not None and got[-1] == [] and got[-2].passages == [] and got[3] == "" and got[2] is True
+
+
+@pytest.mark.parametrize("parts", [2, 3])
+def test_rows_of_consecutive_parts_join_into_one_row_in_pid_order(parts: int) -> None:
+    from array import array
+
+    rng = random.Random(parts)
+    rows, want = [], ([], [], [])
+    pid = 1
+    for _ in range(parts):
+        n = rng.randint(1, 5)
+        pids = array("I", [pid + 2 * k for k in range(n)])
+        tfs, lens = array("I", [rng.randint(1, 9) for _ in range(n)]), array("I", [rng.randint(1, 99) for _ in range(n)])
+        rows.append(B.encode(pids, tfs, lens))
+        for got, part in zip(want, (pids, tfs, lens)):
+            got.extend(part)
+        pid += 2 * n + 7
+    assert [list(a) for a in B.decode(B._concat(rows))] == want
