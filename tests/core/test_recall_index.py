@@ -223,7 +223,8 @@ def test_rows_of_consecutive_parts_join_into_one_row_in_pid_order(parts: int) ->
     from array import array
 
     rng = random.Random(parts)
-    rows, want = [], ([], [], [])
+    rows: list[bytes] = []
+    want: tuple[list[int], list[int], list[int]] = ([], [], [])
     pid = 1
     for _ in range(parts):
         n = rng.randint(1, 5)
@@ -233,4 +234,4 @@ def test_rows_of_consecutive_parts_join_into_one_row_in_pid_order(parts: int) ->
         for got, part in zip(want, (pids, tfs, lens)):
             got.extend(part)
         pid += 2 * n + 7
-    assert [list(a) for a in B.decode(B._concat(rows))] == want
+    assert [list(a) for a in B.decode(B._concat(rows))] == list(want)
