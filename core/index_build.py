@@ -342,7 +342,7 @@ class _Batch:
         conn.executemany(f"INSERT INTO files({', '.join(FILE_COLUMNS)}) VALUES ({', '.join('?' * len(FILE_COLUMNS))})",
                          file_rows)
         conn.executemany("INSERT INTO postings(wid, start, data) VALUES (?, ?, ?)",
-                         [(ids[w], start, data) for w, (start, data) in rows.items()])
+                         sorted([(ids[w], start, data) for w, (start, data) in rows.items()]))
         if not self.fresh and rows:
             self._merge([ids[w] for w in rows])
         self.gather = _Gather(g.next_pid)

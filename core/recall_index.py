@@ -226,8 +226,8 @@ def _refresh(conn: sqlite3.Connection, home: Home, bot: str, listing: dict[str, 
             batch = _Batch(conn)
             todo = sorted(listing.items())
         # the files up to each commit: after 2, 4, 8, … MB (each commit adds a row per word), then in
-        # steps of half of what is left (at least COMMIT_BYTES), so that the last step, written after
-        # everything is parsed, is a small one. A large build is parsed by two forked processes, each
+        # steps of half of what is left (at least COMMIT_BYTES, the last one with what remains), so that
+        # the last step, written after everything is parsed, is a small one. A large build is parsed by two forked processes, each
         # step in two halves handed out as they free up; this one gathers their results in order and
         # writes a step while they parse the next ones
         steps: list[list[tuple[str, _Key]]] = []
@@ -236,6 +236,8 @@ def _refresh(conn: sqlite3.Connection, home: Home, bot: str, listing: dict[str, 
         while i < len(todo):
             limit = min(max(commit_bytes, total), max(commit_bytes, (everything - total) // 2)) \
                 if commit_bytes else everything
+            if everything - total - limit < commit_bytes:     # no small step left over at the end
+                limit = everything
             j, size = i, 0
             while j < len(todo) and (size < limit or j == i):
                 size += todo[j][1][0]
