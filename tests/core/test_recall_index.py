@@ -235,3 +235,17 @@ def test_rows_of_consecutive_parts_join_into_one_row_in_pid_order(parts: int) ->
             got.extend(part)
         pid += 2 * n + 7
     assert [list(a) for a in B.decode(B._concat(rows))] == list(want)
+
+
+def test_rows_packed_at_once_are_each_word_s_row_as_encode_makes_it() -> None:
+    from array import array
+
+    rng = random.Random(11)
+    flats = []
+    for _ in range(200):
+        n = rng.choice([1, 1, 2, 3, 40])
+        pids = sorted(rng.sample(range(1, 10**9), n))
+        flats.append([x for pid in pids for x in (pid, rng.choice([1, 2, 7, 70_000]), rng.randint(1, 10**6))])
+    rows, firsts = B._rows(flats)
+    assert list(firsts) == [f[0] for f in flats]
+    assert rows == [B.encode(array("I", f[0::3]), array("I", f[1::3]), array("I", f[2::3])) for f in flats]
