@@ -186,6 +186,8 @@ def _query(conn: sqlite3.Connection, home: Home, bot: str, keys: list[str], need
         # the topics these passages link to: a link names a topic file of the folder's top level
         of = {pid: topics.of(pid) for pid in pids}
         fids = sorted(set(of.values()))
+        if not fids:
+            return {}
         out: dict[int, list[str]] = {}
         for first, lk in conn.execute(f"SELECT first_pid, links FROM files WHERE id IN ({','.join('?' * len(fids))})"
                                       " AND links IS NOT NULL", fids):
