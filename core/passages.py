@@ -251,6 +251,20 @@ def _topic_body(text: str) -> str:
     return "\n".join(text.split("\n")[start:])
 
 
+def _body_lines(text: str) -> list[str]:
+    """The lines of :func:`_topic_body` (without the empty one after a last line break), the text split
+    once: the frontmatter's end found as :func:`.frontmatter.split` finds it, in the lines."""
+    lines = text.split("\n")
+    if text.startswith(("---\n", "---\r\n")):
+        for i in range(1, len(lines)):
+            if lines[i].rstrip("\r") in ("---", "..."):
+                del lines[:i + 1]
+                break
+    if lines and not lines[-1]:
+        lines.pop()
+    return lines
+
+
 def _analyse_topic(rel: str, text: str, names: bool = True) -> _Topic:
     """A topic's passages, opening and (with *names*) the content words of its name, title and aliases.
 
@@ -258,13 +272,15 @@ def _analyse_topic(rel: str, text: str, names: bool = True) -> _Topic:
     indented lines and a fence right below it), without making a Block: the index reads every topic
     this way, and recall reads a file again the same way to find a passage's text (the same function:
     the same passages). tests/core/test_passages_split.py compares it with the scan-based reading.
+    The common lines cost no regex: a line that is no bullet is never an entry, and the line below an
+    entry is a fence only when it starts with a backtick, a tilde or white space.
     """
-    body = _topic_body(text)
+    lines = _body_lines(text)
     passages: list[_Passage] = []
+    add = passages.append
     para: list[str] = []
     opening: list[str] = []
     heading: list[str] = []     # a section heading not yet followed by its paragraph
-    lines = (body[:-1] if body.endswith("\n") else body).split("\n") if body else []
     n = len(lines)
     i = 0
     while i < n:
@@ -276,14 +292,14 @@ def _analyse_topic(rel: str, text: str, names: bool = True) -> _Topic:
             line = line.rstrip()
             if not line:
                 if para:
-                    passages.append(_Passage(None, None, "\n".join(para).strip("\n"), "\n".join(heading)))
+                    add(_Passage(None, None, "\n".join(para).strip("\n"), "\n".join(heading)))
                     para, heading = [], []
                 continue
             if len(opening) < OPENING_LINES:
                 opening.append(line)
             if "#" in line[:4] and _HEADING.match(line):    # (a heading's "#" is within its first 4 characters)
                 if para:
-                    passages.append(_Passage(None, None, "\n".join(para).strip("\n"), "\n".join(heading)))
+                    add(_Passage(None, None, "\n".join(para).strip("\n"), "\n".join(heading)))
                     para = []
                 heading = [line]
             else:
@@ -292,12 +308,14 @@ def _analyse_topic(rel: str, text: str, names: bool = True) -> _Topic:
         first = i - 1
         while i < n:        # the entry's own lines
             line = lines[i]
-            if line[:1] in (" ", "\t"):
+            c = line[:1]
+            if c == " " or c == "\t":
                 if not line.strip():
                     break
                 i += 1
                 continue
-            if _FENCE.match(line):     # the older form: a fenced code block right below the entry
+            if (c == "`" or c == "~" or c.isspace()) and _FENCE.match(line):
+                # the older form: a fenced code block right below the entry
                 end = _fence_end(lines, i)
                 if end is None:
                     break
@@ -306,23 +324,25 @@ def _analyse_topic(rel: str, text: str, names: bool = True) -> _Topic:
             break
         if f[0] is BlockKind.STRUCK:
             if para:
-                passages.append(_Passage(None, None, "\n".join(para).strip("\n"), "\n".join(heading)))
+                add(_Passage(None, None, "\n".join(para).strip("\n"), "\n".join(heading)))
                 para, heading = [], []
             continue
         heading = []
-        own = lines[first:i]
         if len(opening) < OPENING_LINES:
-            opening.extend(ln.rstrip() for ln in own if ln.strip())
+            opening.extend(ln.rstrip() for ln in lines[first:i] if ln.strip())
         if para:
-            passages.append(_Passage(None, None, "\n".join(para).strip("\n"), ""))
+            add(_Passage(None, None, "\n".join(para).strip("\n"), ""))
             para = []
-        entry_text = "\n".join((f[2], *own[1:])).strip() if len(own) > 1 else f[2].strip()
-        if "\n" in entry_text:
-            entry_text = "\n".join(ln.rstrip() for ln in entry_text.split("\n"))
+        if i - first > 1:
+            entry_text = "\n".join((f[2], *lines[first + 1:i])).strip()
+            if "\n" in entry_text:
+                entry_text = "\n".join([ln.rstrip() for ln in entry_text.split("\n")])
+        else:
+            entry_text = f[2]       # (stripped by head_fields)
         if entry_text:
-            passages.append(_Passage(f[1], f[5], entry_text))
+            add(_Passage(f[1], f[5], entry_text))
     if para:
-        passages.append(_Passage(None, None, "\n".join(para).strip("\n"), "\n".join(heading)))
+        add(_Passage(None, None, "\n".join(para).strip("\n"), "\n".join(heading)))
 
     opening = opening[:OPENING_LINES]
     useful = any(not _HEADING.match(ln) for ln in opening)
