@@ -9,6 +9,7 @@ import os
 import re
 import stat
 from collections import _count_elements  # type: ignore[attr-defined]  # Counter's counting loop (C)
+from collections import namedtuple
 from collections.abc import Callable
 from datetime import date
 from functools import lru_cache
@@ -227,12 +228,16 @@ class Hit:
 # ----- passages of a topic
 
 
-@record(frozen=True)
-class _Passage:
-    day: date | None        # None: dated by the file's modification date
-    until: date | None
-    text: str
-    heading: str = ""       # the section heading above a hand-written paragraph: indexed with it, not shown
+if TYPE_CHECKING:
+    from typing import NamedTuple
+
+    class _Passage(NamedTuple):
+        day: date | None        # None: dated by the file's modification date
+        until: date | None
+        text: str
+        heading: str = ""       # the section heading above a hand-written paragraph: indexed with it, not shown
+else:   # the same named tuple without importing typing; a tuple: an index build makes one for every passage
+    _Passage = namedtuple("_Passage", ("day", "until", "text", "heading"), defaults=("",))
 
 
 @record(frozen=True)
