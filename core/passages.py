@@ -102,7 +102,7 @@ def fold(word: str) -> str:
 
 
 def _is_content(word: str) -> bool:
-    if is_cjk_token(word):
+    if not word.isascii() and is_cjk_token(word):
         return not is_particle(word)
     return len(word) >= 3 and word not in STOP_WORDS
 

@@ -125,7 +125,7 @@ class Stems:
         if s is None:
             if len(self._cache) > 500_000:
                 self._cache.clear()
-            s = self._cache[word] = word if is_cjk_token(word) or word.isdigit() else self._stem(word)
+            s = self._cache[word] = word if word.isdigit() or not word.isascii() and is_cjk_token(word) else self._stem(word)
         return s
 
 
