@@ -13,6 +13,7 @@ from collections import namedtuple
 from collections.abc import Callable
 from datetime import date
 from functools import lru_cache
+from itertools import filterfalse
 from pathlib import Path
 
 from .record import record, field
@@ -22,7 +23,7 @@ from .entries import _FENCE, BULLETS, BlockKind, _fence_end, head_fields
 from .errors import BadInput, BotMemoryError
 from .paths import FileKind, Home, classify
 from .safeio import open_dir_nofollow
-from .words import Stems, is_cjk_token, is_particle, tokens
+from .words import Stems, is_cjk_token, is_particle, normalize, normalized_tokens, tokens
 
 TYPE_CHECKING = False   # as typing's: typing itself is not imported at run time
 
@@ -130,6 +131,9 @@ _ASCII_WORDS = bytes(c if chr(c).isalnum() and c < 128 else 32 for c in range(25
 """A byte table for ASCII text: letters lowercased, digits kept, every other byte a space. On ASCII text,
 ``text.encode().translate(_ASCII_WORDS).split()`` is ``_TOKEN.findall(text.lower())`` as bytes, three
 times as fast (no regex engine: a table lookup a byte and C splitting)."""
+_WORD_PIECES = _ASCII_WORDS[:128] + bytes(range(128, 256))
+"""The same for UTF-8 text, a byte of a character that is not ASCII kept: the pieces it splits into are
+words and pieces holding such a character (to be read by the regex)."""
 
 
 class StemMemo(dict[str, str]):
@@ -166,15 +170,19 @@ class _AsciiMemo(dict[bytes, str]):
 def _stem_counts(text: str, memo: StemMemo) -> dict[str, int]:
     """How often each content stem occurs in *text* (the words mapped and counted at C speed).
 
-    ASCII text (nearly every passage) is tokenized as bytes: lowercased and split by one byte table
-    (:data:`_ASCII_WORDS`), each word's stem looked up by its bytes. Other text goes through
-    :func:`_words` (NFC, Unicode letters, CJK bigrams). tests/core/test_stem_counts.py compares both
-    with the plain reading on every kind of text."""
+    The text is cut into words as bytes: lowercased and split at every ASCII character that is no letter
+    or digit by one byte table (:data:`_ASCII_WORDS`), each ASCII word's stem looked up by its bytes.
+    In text that is not ASCII (NFC and lowercased first, as :func:`_words` reads it) a piece holding
+    another character is read by the regex (Unicode letters, CJK bigrams). tests/core/test_stem_counts.py
+    compares this with the plain token-by-token reading on every kind of text."""
     out: dict[str, int] = {}
     if text.isascii():
         _count_elements(out, map(memo.ascii.__getitem__, text.encode().translate(_ASCII_WORDS).split()))
     else:
-        _count_elements(out, map(memo.__getitem__, _words(text)))
+        pieces = normalize(text).encode().translate(_WORD_PIECES).split()
+        _count_elements(out, map(memo.ascii.__getitem__, filter(bytes.isascii, pieces)))
+        others = b" ".join(filterfalse(bytes.isascii, pieces)).decode()    # (no token spans a space)
+        _count_elements(out, map(memo.__getitem__, normalized_tokens(others)))
     out.pop("", None)
     return out
 

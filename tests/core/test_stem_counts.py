@@ -37,6 +37,9 @@ TEXTS = [
     "東京タワーに行きました", "iPhone15を買った", "ひらがなだけ", "カタカナ", "漢字",
     "Ωμέγα ΣΊΣΥΦΟΣ Москва", "٣٤ ١٢٣ digits ²³", "emoji 🙂 and — dashes “quotes” …",
     "İstanbul KELVIN \u212a", "\x00nul\x00bytes\x00", "x" * 300,
+    "ΟΔΟΣ.ΑΛΛΟΣ ΟΔΟΣ'Α ΟΔΟΣ:Α ΟΔΟΣ_Α ΟΔΟΣ Α",        # a final sigma is lowered by what follows a "." or "'"
+    "café-naïve_x.y résumé", "mixed ascii words and one émigré among them", "naïve café x",
+    "か\u3099 ka\u3099ki", "東京-タワー 東京_タワー", "Ⅻ ⅻ ① ½ x²",
 ]
 
 
