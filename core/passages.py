@@ -10,7 +10,7 @@ import re
 import stat
 from collections import _count_elements  # type: ignore[attr-defined]  # Counter's counting loop (C)
 from collections import namedtuple
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import date
 from functools import lru_cache
 from itertools import filterfalse
@@ -181,7 +181,8 @@ def _stem_counts(text: str, memo: StemMemo) -> dict[str, int]:
     else:
         pieces = normalize(text).encode().translate(_WORD_PIECES).split()
         _count_elements(out, map(memo.ascii.__getitem__, filter(bytes.isascii, pieces)))
-        others = b" ".join(filterfalse(bytes.isascii, pieces)).decode()    # (no token spans a space)
+        odd: Iterable[bytes] = filterfalse(bytes.isascii, pieces)
+        others = b" ".join(odd).decode()    # (no token spans a space)
         _count_elements(out, map(memo.__getitem__, normalized_tokens(others)))
     out.pop("", None)
     return out
