@@ -101,6 +101,9 @@ LINES = [
     "* ~~struck~~ · superseded 2026-02-02 · moved 2026-03-03", "- ~~bad~~ · superseded 2026-99-02",
     "```", "~~~", "  ```", "```python", "code: 1", "---", "title: T", "aliases: [a, b]",
     "- 2026-01-02 · from learned by bob (noticed) · note", "trailing spaces   ", "## Heading ##",
+    # not ASCII; fences after white space other than a space or a tab (the fence check's first character)
+    "東京タワーに行きました", '- 2026-01-02 · from chat "旅行" · 京都のお寺', "  café naïve", "# Überschrift",
+    "\u00a0```", "\r```", "\x0b~~~", "\u3000~~~", "`code`", "~tilde", "- ٢٠٢٦-٠١-٠٢ · digits", "line\r",
 ]
 
 
