@@ -265,18 +265,21 @@ def _topic_body(text: str) -> str:
     return "\n".join(text.split("\n")[start:])
 
 
-def _body_lines(text: str) -> list[str]:
-    """The lines of :func:`_topic_body` (without the empty one after a last line break), the text split
-    once: the frontmatter's end found as :func:`.frontmatter.split` finds it, in the lines."""
+def _split_topic(text: str) -> tuple[str | None, list[str]]:
+    """A topic's frontmatter (its lines with both fences, None when it has none) and the lines of
+    :func:`_topic_body` (without the empty one after a last line break): the text split once, the
+    frontmatter's end found in the lines as :func:`.frontmatter.split` finds it."""
     lines = text.split("\n")
+    head = None
     if text.startswith(("---\n", "---\r\n")):
         for i in range(1, len(lines)):
             if lines[i].rstrip("\r") in ("---", "..."):
+                head = "\n".join(lines[:i + 1])
                 del lines[:i + 1]
                 break
     if lines and not lines[-1]:
         lines.pop()
-    return lines
+    return head, lines
 
 
 def _analyse_topic(rel: str, text: str, names: bool = True) -> _Topic:
@@ -289,7 +292,7 @@ def _analyse_topic(rel: str, text: str, names: bool = True) -> _Topic:
     The common lines cost no regex: a line that is no bullet is never an entry, and the line below an
     entry is a fence only when it starts with a backtick, a tilde or white space.
     """
-    lines = _body_lines(text)
+    head, lines = _split_topic(text)
     passages: list[_Passage] = []
     add = passages.append
     para: list[str] = []
@@ -363,7 +366,9 @@ def _analyse_topic(rel: str, text: str, names: bool = True) -> _Topic:
 
     words: set[str] = set()
     if names:
-        fm = frontmatter.read_fast(text)   # the simple form without the YAML parser
+        # the simple form without the YAML parser; read from the frontmatter's lines alone (the same
+        # frontmatter: it ends at the first closing fence), not split out of the whole text again
+        fm = frontmatter.read_fast(head) if head is not None else None
         name_text = [rel.rsplit("/", 1)[-1][:-3]]
         if fm is not None:
             name_text.extend(t for t in (fm.title,) if t)
