@@ -129,6 +129,7 @@ class Document:
         return [b for b in self.blocks if b.kind in (BlockKind.ENTRY, BlockKind.STRUCK)]
 
 
+@functools.lru_cache(maxsize=4096)     # a file's entries share few dates (a date is immutable)
 def _day(text: str) -> date | None:
     try:
         return date.fromisoformat(text)
