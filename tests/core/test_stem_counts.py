@@ -4,6 +4,8 @@ its content stem and counted. ASCII text takes a faster path (bytes split by a t
 compare both paths with the plain one on every kind of text."""
 from __future__ import annotations
 
+from pathlib import Path
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -60,6 +62,18 @@ def test_the_ascii_path_is_the_regex_tokens() -> None:
     assert [w.decode() for w in text.encode().translate(P._ASCII_WORDS).split()] == P._TOKEN.findall(text.lower())
     P._stem_counts(text, memo)
     assert memo.ascii and all(memo.ascii[w] == memo[w.decode()] for w in memo.ascii)
+
+
+def test_the_same_counts_on_the_test_data() -> None:
+    # every passage of every file under tests/core/data, with its heading as the index counts it
+    files = [p for p in sorted((Path(__file__).parent / "data").rglob("*")) if p.is_file()]
+    passages = 0
+    for path in files:
+        topic = P._analyse_topic(path.name, path.read_text(encoding="utf-8", errors="replace"), names=False)
+        for p in topic.passages:
+            _same(f"{p.heading}\n{p.text}" if p.heading else p.text)
+            passages += 1
+    assert passages > 500
 
 
 ALPHABET = st.sampled_from(list("aAbzZ09_ -\n\t.,'#") + ["é", "e\u0301", "ß", "東", "京", "を", "タ", "Σ", "İ", "²"])
