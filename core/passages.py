@@ -259,6 +259,7 @@ class _Topic:
 
 
 def _topic_body(text: str) -> str:
+    """A topic's text after its frontmatter (what :func:`_split_topic` gives as lines)."""
     start = frontmatter.body_start(text)
     if not start:
         return text
