@@ -28,9 +28,10 @@ MAX_ENTRY_LINES = 20
 
 BULLETS = ("- ", "* ")   # an entry's bullet, and a hand-written list line's
 _DATE = r"(\d{4}-\d{2}-\d{2})"
-_ENTRY = re.compile(rf"^[-*] {_DATE} · (.*)$")
 _STRUCK = re.compile(rf"^[-*] ~~(.*)~~ · superseded {_DATE}((?: · moved \d{{4}}-\d{{2}}-\d{{2}})?)\s*$")
-_SOURCE = re.compile(r'^(from (?:chat|room) "[^"\n]*"|from [\w.-]+|learned by [\w.-]+)( \(noticed\))? · (.*)$')
+_HEAD = re.compile(rf'^[-*] {_DATE} · (?:(from (?:chat|room) "[^"\n]*"|from [\w.-]+|learned by [\w.-]+)( \(noticed\))? · )?'
+                   r'(.*)$')
+"""An entry's first line: date, source (optional), `` (noticed)``, the rest."""
 _SOURCE_TITLE = re.compile(r'from (?:chat|room) "([^"\n]*)"')
 _SUFFIX = re.compile(rf"^(.*?) · (until|moved) {_DATE}\s*$", re.DOTALL)
 _FENCE = re.compile(r"^\s*(```|~~~)")
@@ -128,6 +129,7 @@ class Document:
         return [b for b in self.blocks if b.kind in (BlockKind.ENTRY, BlockKind.STRUCK)]
 
 
+@functools.lru_cache(maxsize=4096)     # a file's entries share few dates (a date is immutable)
 def _day(text: str) -> date | None:
     try:
         return date.fromisoformat(text)
@@ -153,26 +155,28 @@ until, moved — a :class:`Block`'s fields."""
 
 def head_fields(line: str) -> HeadFields | None:
     """The fields of an entry's (or a struck entry's) first line, None for any other line: what
-    :func:`parse_block_head` makes a Block of (session search reads them without making one)."""
-    m = _STRUCK.match(line) if line[2:4] == "~~" else None     # (the regex's own start: no search otherwise)
+    :func:`parse_block_head` makes a Block of (session search and recall's indexer read them without
+    making one). An entry's line is read by one regex (:data:`_HEAD`), the first of any other
+    line's characters after the bullet say it can be none (no regex run for it)."""
+    third = line[2:3]
+    if third == "~":
+        m = _STRUCK.match(line) if line[3:4] == "~" else None
+        if m:
+            day = _day(m.group(2))
+            if day is not None:
+                inner, moved_at = m.group(1, 3)
+                moved = _day(moved_at[-10:]) if moved_at else None
+                original = head_fields("- " + inner)
+                text = original[2] if original is not None and original[0] is BlockKind.ENTRY else inner
+                return BlockKind.STRUCK, day, text, original[3] if original is not None else None, False, None, moved
+        return None
+    if not third.isdecimal():      # (what the date's first \d needs)
+        return None
+    m = _HEAD.match(line)
     if m:
-        day = _day(m.group(2))
+        at, source, noticed, rest = m.groups()
+        day = _day(at)
         if day is not None:
-            inner = m.group(1)
-            moved = _day(m.group(3)[-10:]) if m.group(3) else None
-            original = head_fields("- " + inner)
-            text = original[2] if original is not None and original[0] is BlockKind.ENTRY else inner
-            return BlockKind.STRUCK, day, text, original[3] if original is not None else None, False, None, moved
-    m = _ENTRY.match(line)
-    if m:
-        day = _day(m.group(1))
-        if day is not None:
-            rest = m.group(2)
-            source: str | None = None
-            noticed = False
-            sm = _SOURCE.match(rest)
-            if sm:
-                source, noticed, rest = sm.group(1), bool(sm.group(2)), sm.group(3)
             until = moved = None
             while " · until " in rest or " · moved " in rest:    # (what _SUFFIX needs: no search otherwise)
                 xm = _SUFFIX.match(rest)
@@ -188,7 +192,7 @@ def head_fields(line: str) -> HeadFields | None:
                 else:
                     break
                 rest = xm.group(1)
-            return BlockKind.ENTRY, day, rest.strip(), source, noticed, until, moved
+            return BlockKind.ENTRY, day, rest.strip(), source, noticed is not None, until, moved
     return None
 
 

@@ -70,8 +70,14 @@ def _split(word: str) -> Iterator[str]:
 
 def tokens(text: str) -> list[str]:
     """Every token of *text*: its words, CJK runs as bigrams, lowercased, in order."""
-    found = _WORD.findall(normalize(text))
-    if text.isascii():
+    return normalized_tokens(normalize(text))
+
+
+def normalized_tokens(text: str) -> list[str]:
+    """:func:`tokens` of a text already :func:`normalize`-d (or of a piece of one cut at ASCII characters
+    that are neither letters nor digits: no token spans one)."""
+    found = _WORD.findall(text)
+    if text.isascii() or _CJK.search(text) is None:     # (no token to split: no per-token search)
         return found
     out: list[str] = []
     for w in found:
@@ -125,7 +131,7 @@ class Stems:
         if s is None:
             if len(self._cache) > 500_000:
                 self._cache.clear()
-            s = self._cache[word] = word if is_cjk_token(word) or word.isdigit() else self._stem(word)
+            s = self._cache[word] = word if word.isdigit() or not word.isascii() and is_cjk_token(word) else self._stem(word)
         return s
 
 

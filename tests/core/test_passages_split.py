@@ -12,7 +12,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from botmemory.core import passages as P
+from botmemory.core import frontmatter, passages as P
 from botmemory.core.entries import BlockKind, scan
 
 DATA = Path(__file__).parent / "data"
@@ -60,8 +60,16 @@ def _reference(rel: str, text: str, names: bool = True) -> P._Topic:
     flush()
     opening = opening[:P.OPENING_LINES]
     useful = any(not P._HEADING.match(ln) for ln in opening)
-    topic = P._analyse_topic(rel, text, names)      # the names part is not what changed
-    return P._Topic(passages, topic.names, "\n".join(opening) if useful else None)
+    words: set[str] = set()
+    if names:       # the frontmatter read from the whole text
+        fm = frontmatter.read_fast(text)
+        name_text = [rel.rsplit("/", 1)[-1][:-3]]
+        if fm is not None:
+            name_text.extend(t for t in (fm.title,) if t)
+            name_text.extend(a.rsplit("/", 1)[-1] for a in fm.aliases if a)
+        for t in name_text:
+            words.update(P._index_words(t))
+    return P._Topic(passages, words, "\n".join(opening) if useful else None)
 
 
 def _same(text: str) -> None:
@@ -101,13 +109,30 @@ LINES = [
     "* ~~struck~~ · superseded 2026-02-02 · moved 2026-03-03", "- ~~bad~~ · superseded 2026-99-02",
     "```", "~~~", "  ```", "```python", "code: 1", "---", "title: T", "aliases: [a, b]",
     "- 2026-01-02 · from learned by bob (noticed) · note", "trailing spaces   ", "## Heading ##",
+    # not ASCII; fences after white space other than a space or a tab (the fence check's first character)
+    "東京タワーに行きました", '- 2026-01-02 · from chat "旅行" · 京都のお寺', "  café naïve", "# Überschrift",
+    "\u00a0```", "\r```", "\x0b~~~", "\u3000~~~", "`code`", "~tilde", "- ٢٠٢٦-٠١-٠٢ · digits", "line\r",
+]
+
+
+FRONTMATTERS = [
+    "", "---\ntitle: A page\n---\n", "---\ntitle: Trips abroad\naliases: [Old/Lisbon flights, ferry]\n---\n",
+    "---\r\ntitle: Windows lines\r\n---\r\n", "---\ntitle: Dots\n...\n", "---\ntitle: never closed\n",
+    "---\ntitle: two\n---\n---\n", "---\n---\n", "---\ntitle: 東京の旅\naliases: café\n---", "--- \ntitle: no\n---\n",
+    "---\ntitle: [not, simple]\n---\n", "---\ntitle: A\ntitle: twice\n---\n",
 ]
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.lists(st.sampled_from(LINES), max_size=40), st.booleans(), st.booleans())
-def test_same_on_generated_edge_cases(lines: list[str], frontmatter: bool, newline: bool) -> None:
-    text = "\n".join(lines) + ("\n" if newline else "")
-    if frontmatter:
-        text = "---\ntitle: A page\n---\n" + text
+@given(st.lists(st.sampled_from(LINES), max_size=40), st.sampled_from(FRONTMATTERS), st.booleans())
+def test_same_on_generated_edge_cases(lines: list[str], front: str, newline: bool) -> None:
+    text = front + "\n".join(lines) + ("\n" if newline else "")
     _same(text)
+
+
+def test_names_from_the_frontmatter() -> None:
+    for front in FRONTMATTERS:
+        for body in ("", "\n", "text", "---\ntitle: in the body\n---\n"):
+            _same(front + body)
+    names = {"embed", "files", "trips", "abroad", "lisbon", "flights", "ferry"}    # an alias's folders left out
+    assert P._analyse_topic("Embed files.md", FRONTMATTERS[2]).names == names
