@@ -163,19 +163,18 @@ class _Gather:
         if not self.shipped:
             rows, firsts = _rows(list(self.post.values()))
             return dict(zip(self.post, zip(firsts, rows)))
-        starts: dict[str, int] = {}
-        parts: dict[str, list[bytes]] = {}
+        out: dict[str, tuple[int, bytes]] = {}
         for other in self.shipped:
             firsts = array("I")
             firsts.frombytes(other.firsts)
+            if not out:
+                out = dict(zip(other.words, zip(firsts, other.rows)))
+                continue
+            get = out.get
             for w, first, data in zip(other.words, firsts, other.rows):
-                got = parts.get(w)
-                if got is None:
-                    parts[w] = [data]
-                    starts[w] = first
-                else:
-                    got.append(data)
-        return {w: (starts[w], got[0] if len(got) == 1 else _concat(got)) for w, got in parts.items()}
+                had = get(w)
+                out[w] = (first, data) if had is None else (had[0], _concat([had[1], data]))
+        return out
 
 
 def _concat(rows: list[bytes]) -> bytes:
