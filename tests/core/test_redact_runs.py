@@ -46,7 +46,7 @@ FILLER = "Notes from the week: the garden, the train to Lyon and a long call.\n"
 
 def _places(trigger: str) -> list[str]:
     """*trigger* at the start, the end, mid-line, after non-ASCII text, after a CJK run (glued and spaced),
-    alone, and after a long stretch of prose."""
+    alone, after a long stretch of prose, and glued to characters that join a gate run but not a window."""
     return [
         trigger,
         trigger + "\n" + FILLER,
@@ -56,6 +56,11 @@ def _places(trigger: str) -> list[str]:
         CJK + trigger,
         CJK + " " + trigger + " " + CJK,
         FILLER * 80 + trigger + "\n" + FILLER * 3,
+        "- ~~" + trigger + "~~ · superseded",  # struck through: '~' is a gate character, not a window one
+        "me@" + trigger + "|x",
+        FILLER * 20 + "~" + trigger,
+        FILLER * 20 + "|" + trigger + "@ done",
+        "|" + trigger + "@",
     ]
 
 
@@ -171,6 +176,18 @@ def test_each_trigger_anywhere_is_found_as_without_the_gates(source: str) -> Non
     assert sum(1 for g in got if g) > len(texts) // 2
 
 
+def test_dense_texts_are_found_as_without_the_gates() -> None:
+    """Texts full of keywords and token runs, where one regex pass replaces trying each place (flags, dash
+    keywords) and one pass finds all windows and entropy runs; and the same shapes sparse in prose."""
+    shapes = assignment_shapes() + provider_shapes()
+    dense = "\n".join(shapes)
+    texts = [dense, dense + "\n" + " ".join(c.secret for c in CASES), FILLER * 600 + dense[:1500]]
+    assert not R._sparse(R._find_runs(R._scan_copy(dense)).gate, dense)
+    assert R._sparse(R._find_runs(R._scan_copy(texts[2])).gate, texts[2])
+    got = _assert_same(texts)
+    assert all(got)
+
+
 def test_the_sample_corpora_are_found_as_without_the_gates() -> None:
     texts = [p.read_text(encoding="utf-8", errors="replace") for p in sorted(DATA.rglob("*"))
              if p.is_file() and p.suffix in (".md", ".py", ".txt", ".json", ".jsonl", "")]
@@ -188,8 +205,9 @@ _LIMITS: dict[str, Callable[[pytest.MonkeyPatch], None]] = {
 
 @pytest.mark.parametrize("limit", list(_LIMITS))
 def test_each_reach_is_sharp(limit: str) -> None:
-    """The shapes above sit exactly at the gates' reach: one character less and the gated scan misses one."""
-    texts = provider_shapes() + assignment_shapes()
+    """The shapes above sit exactly at the gates' reach: one character less and the gated scan misses one
+    (each in a page of prose, where a flag is looked for next to its keyword rather than by a regex pass)."""
+    texts = [FILLER * 40 + t for t in provider_shapes() + assignment_shapes()]
     want = ungated(texts)
     with pytest.MonkeyPatch.context() as mp:
         _LIMITS[limit](mp)
@@ -269,6 +287,36 @@ def test_most_gate_lengths_are_exact() -> None:
 
 
 # --- the pieces --------------------------------------------------------------------------------------------
+
+
+def _naive(low: str) -> tuple[str, ...]:
+    return tuple(w for w in R._PROVIDER_WORDS if w in low)
+
+
+@pytest.mark.parametrize("runs_from", [0, 4096])
+def test_the_words_found_through_runs_are_those_a_search_finds(monkeypatch: pytest.MonkeyPatch, runs_from: int) -> None:
+    monkeypatch.setattr(R, "_RUNS_FROM", runs_from)
+    R._RUNS_CLEAN.clear()
+    R._RUNS_WITH.clear()
+    texts = [p.read_text(encoding="utf-8", errors="replace") for p in sorted(DATA.rglob("*.md"))]
+    texts += [s.context.format(s.secret) for s in PROVIDERS] + provider_shapes()
+    for text in texts + ["\n".join(texts)]:
+        low = R._lower(R._scan_copy(text))
+        assert R._provider_words_in(low) == _naive(low)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from([*R._PROVIDER_WORDS, "_", "-", " ", "\n", "X", "é", "İ", "µ", "語", "0"]),
+                          st.text(max_size=6)), max_size=40))
+def test_any_text_gives_the_same_words(pieces: list[str]) -> None:
+    low = R._lower(R._scan_copy("".join(pieces)))
+    saved = R._RUNS_FROM
+    R._RUNS_FROM = 0
+    try:
+        assert R._provider_words_in(low) == _naive(low)
+    finally:
+        R._RUNS_FROM = saved
+
 
 
 def test_lower_is_str_lower_for_every_latin1_character() -> None:
