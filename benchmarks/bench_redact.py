@@ -17,11 +17,19 @@
    the least CPU time of a few runs, measured in this run (the machine may be
    shared; its other processes slow the wall clock, not our CPU time).
    --quick uses 100 KB and 1 MB instead.
+5. The secret check of ordinary topics (issue 14: recall's index build calls
+   contains_secret on every topic file): bench_recall.py's generated topics
+   (2,000 files, 26.8 MB there; 400 here, --quick 100), contains_secret on
+   each, against one `re.findall(r"\\S+")` pass over the same texts.
+
+Every timed run starts with redaction's scan cache empty (it remembers the
+last few texts it scanned: a repeat would measure a look-up).
 """
 from __future__ import annotations
 
 import gzip
 import importlib.util
+import random
 import re
 import sys
 import time
@@ -29,7 +37,8 @@ from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
-from botmemory.core.redact import find_secrets, redact
+from botmemory.core import redact as redact_module
+from botmemory.core.redact import contains_secret, find_secrets, redact
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "core" / "data" / "redaction"
 
@@ -48,6 +57,7 @@ def best_time(fn: Callable[[], object], n: int) -> float:
     slow the wall clock, not this process's CPU time."""
     times = []
     for _ in range(n):
+        redact_module._scan_cached.cache_clear()
         t = time.process_time()
         fn()
         times.append(time.process_time() - t)
@@ -135,6 +145,19 @@ def main() -> None:
         worst = max(worst, ratio)
         print(f"{name:42} {t_small * 1000:8.1f}ms {t_big * 1000:8.1f}ms {ratio:21.2f}×")
     print(f"{'worst ratio':42} {'':10} {'':10} {worst:21.2f}×  (target ≤ 1.2)")
+
+    recall = load("bench_recall_topics", Path(__file__).resolve().parent / "bench_recall.py")
+    rng = random.Random(7)
+    vocab = recall.Vocabulary(rng)
+    topics = [recall.topic(rng, vocab, i, int(13_400 * rng.uniform(0.5, 1.5)))[1]
+              for i in range(100 if quick else 400)]
+    size = sum(len(t.encode()) for t in topics)
+    check = best_time(lambda: [contains_secret(t) for t in topics], 3)
+    base = best_time(lambda: [re.findall(r"\S+", t) for t in topics], 3)
+    held = sum(map(contains_secret, topics))
+    print(f"contains_secret on {len(topics)} ordinary topics ({size / 1e6:.1f} MB, {held} hold a secret): "
+          f"{check * 1000:.1f} ms = {check / size * 1e9:.1f} ns a byte; one regex pass {base * 1000:.1f} ms, "
+          f"ratio {check / base:.2f}×")
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@
 Everything that reaches disk goes through :func:`redact` (spec: "Where it
 lives"; DESIGN.md: "Redaction marker").  N is the secret's length in
 characters, not bytes.  Standard library only; every pattern is compiled at
-import, and a megabyte of ordinary notes takes a few tens of milliseconds.
+import, and a megabyte of ordinary notes takes about 13 ms.
 
 What counts as a secret:
 
@@ -94,6 +94,20 @@ Known trade-offs (deliberate):
 Redaction is idempotent: :func:`find_secrets` re-checks the redacted text and
 widens its answer until the redacted text holds no secret, so
 ``redact(redact(x)) == redact(x)`` for every ``x``.
+
+Speed (recall's index build checks every topic): most of a note can hold no
+secret, and cheap looks prove it before a regex runs, without changing what
+is found.  One bytes.translate and bytes.find pass finds the text's gate runs
+(maximal runs of token characters, 12 or longer, ``_find_runs``); the token
+rules run over the windows inside them, a rule that runs over the whole text
+only when a gate run is as long as its pattern proves a match must be
+(``_gate_length`` reads the pattern's parse tree), a provider word is looked
+for only within reach of a run that can hold its value, and the high-entropy
+check splits only the windows.  Every other regex runs only when the text
+holds a literal each of its matches holds (``_holds``), the assignment
+keywords are found with str.find, and a flag or dash keyword is tried only
+next to one.  tests/core/test_redact_runs.py compares the result with every
+such gate off.
 """
 
 from __future__ import annotations
@@ -101,14 +115,16 @@ from __future__ import annotations
 import binascii
 import codecs
 import functools
+import importlib
 import math
 import re
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sized
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
+from typing import Any
 
 __all__ = [
     "MARKER_FORMAT",
@@ -135,6 +151,15 @@ class Secret:
 
 # A candidate span: (start, end, kind).
 _Span = tuple[int, int, str]
+
+# The regex parser, to read our own patterns: how far a match reaches, what
+# it holds (no stub for mypy).
+_sre_parser: Any = importlib.import_module("re._parser")
+
+
+def _max_width(pattern: str, flags: int = 0) -> int:
+    """The most characters a match of *pattern* spans."""
+    return int(_sre_parser.parse(pattern, flags).getwidth()[1])
 
 # ---------------------------------------------------------------------------
 # Token-shaped provider keys
@@ -506,14 +531,15 @@ _NETRC_RE = re.compile(r"(?m)^[ \t]*machine[ \t]+\S+[^\n]*?\bpassword[ \t]+(\S+)
 
 # Cheap pre-filters (over the lower-cased text): the lines worth looking at
 # for assignments.
-_KEYWORDS = tuple(re.compile(w) for w in ("pass", "pw", "secret", "token", "key"))
+_KEYWORDS = ("pass", "pw", "secret", "token", "key")
 _AFTER_KEYWORD_RE = re.compile(r"[a-z0-9_.\-]{0,64}+[\"'`*_ \t]{0,8}+[=:]")
 # Bounded: "--" then an unbounded [a-z0-9-]* rescanned a run of dashes from
 # every position (quadratic on "-----…").
-_FLAG_KEYWORD_RE = re.compile(
-    r"--(?<![a-z0-9-]--)(?:[a-z0-9][a-z0-9-]{0,40}?)?(?:pass|pwd|pw|secret|token|key)"
-)
+_FLAG_HEAD = r"--(?<![a-z0-9-]--)(?:[a-z0-9][a-z0-9-]{0,40}?)?"
+_FLAG_KEYWORD_RE = re.compile(_FLAG_HEAD + "(?:pass|pwd|pw|secret|token|key)")
 _NETRC_KEYWORD_RE = re.compile(r"machine[ \t]")
+# "--" starts a flag match at most this far before its keyword.
+_FLAG_REACH = _max_width(_FLAG_HEAD)
 _DASH_KEYWORD_RE = re.compile(r"(?:password|passwd|passphrase|pwd)[ \t]+-[ \t]")
 
 # A key names a credential when its last word is one of these ...
@@ -912,19 +938,73 @@ def _value_span(
     return (vstart, vstart + m.end(), m.group())
 
 
+def _holds(text: str, literal: str) -> bool:
+    """Whether *text* holds *literal*: the pre-filter before a regex that only
+    matches where the literal is (a literal search is far cheaper than a
+    regex pass).  One function, so that tests can turn every such gate off."""
+    return literal in text
+
+
+def _literal_hits(low: str, word: str) -> Iterator[int]:
+    """Where *word* starts in *low*: the matches ``re.finditer`` gives for it."""
+    p = low.find(word)
+    while p >= 0:
+        yield p
+        p = low.find(word, p + len(word))
+
+
+# Trying a regex at a place from Python costs about what a regex pass over
+# this many characters does.
+_TRY_COST = 512
+
+
+def _sparse(places: Sized, text: str) -> bool:
+    """Whether working on each of *places* from Python (trying a regex, cutting
+    a run) is cheaper than a pass over the whole *text*."""
+    return len(places) * _TRY_COST < len(text)
+
+
+def _matches_at(low: str, starts: Iterable[int], rx: re.Pattern[str]) -> Iterator[int]:
+    """Where ``rx.finditer(low)`` finds a match, when every match starts at
+    one of *starts*: only those places are tried."""
+    end = 0
+    for p in sorted(starts):
+        if p >= end:
+            m = rx.match(low, p)
+            if m is not None:
+                yield p
+                end = max(m.end(), p + 1)
+
+
 def _assignments(text: str, low: str) -> Iterator[_Span]:
     line_starts: set[int] = set()
 
     def hits() -> Iterator[Iterator[int]]:
+        # Literals are found with str.find, far faster than a regex pass; a
+        # regex is tried only where its literal is.
+        at = {word: list(_literal_hits(low, word)) for word in _KEYWORDS}
         for word in _KEYWORDS:  # a keyword followed by ':' or '='
-            yield (
-                m.start()
-                for m in word.finditer(low)
-                if _AFTER_KEYWORD_RE.match(low, m.end())
-            )
-        yield (m.start() for m in _FLAG_KEYWORD_RE.finditer(low))
-        yield (m.start() for m in _NETRC_KEYWORD_RE.finditer(low))
-        yield (m.start() for m in _DASH_KEYWORD_RE.finditer(low))
+            yield (p for p in at[word] if _AFTER_KEYWORD_RE.match(low, p + len(word)))
+        # A flag's keyword starts 2 to _FLAG_REACH characters after its "--".
+        keywords = [q for found in at.values() for q in found]
+        if _sparse(keywords, low):
+            flags: set[int] = set()
+            for p in keywords:
+                d = low.find("--", max(0, p - _FLAG_REACH), p)
+                while d >= 0:
+                    flags.add(d)
+                    d = low.find("--", d + 1, p)
+            yield _matches_at(low, flags, _FLAG_KEYWORD_RE)
+        else:
+            yield (m.start() for m in _FLAG_KEYWORD_RE.finditer(low))
+        if _holds(low, "machine"):
+            yield (m.start() for m in _NETRC_KEYWORD_RE.finditer(low))
+        # Every _DASH_KEYWORD_RE match starts with "pass" or "pwd".
+        dash = at["pass"] + [p for p in at["pw"] if low.startswith("pwd", p)]
+        if _sparse(dash, low):
+            yield _matches_at(low, dash, _DASH_KEYWORD_RE)
+        else:
+            yield (m.start() for m in _DASH_KEYWORD_RE.finditer(low))
 
     for positions in hits():
         line_end = -1
@@ -1255,6 +1335,20 @@ def _candidate_pieces(
                 yield pa, pb
 
 
+def _runs_within(
+    scan: str, a: int, b: int, stops: str, table: bytes, min_len: int
+) -> Iterator[tuple[int, int]]:
+    """The maximal runs of *table*'s characters, *min_len* or longer, inside
+    the run scan[a:b] of a wider set: that set less the characters *stops*."""
+    if b - a < min_len:
+        return
+    if all(scan.find(c, a, b) < 0 for c in stops):  # one memchr each
+        yield a, b
+        return
+    for s, e in _runs(scan[a:b], table, min_len):
+        yield a + s, a + e
+
+
 def _runs(scan: str, table: bytes, min_len: int) -> Iterator[tuple[int, int]]:
     """Maximal runs of the characters *table* maps to 'a', min_len or longer.
 
@@ -1275,12 +1369,32 @@ def _runs(scan: str, table: bytes, min_len: int) -> Iterator[tuple[int, int]]:
         pos = mapped.find(needle, end)
 
 
+def _entropy_runs(
+    scan: str, windows: list[tuple[int, int]] | None
+) -> Iterator[tuple[int, int]]:
+    """The maximal runs of _RUN_CHARS, _ENTROPY_MIN_LEN or longer.
+
+    Each lies inside one of the *windows* (the maximal runs of the token
+    rules' characters, a superset), so only those are looked into; without
+    them, the whole text.
+    """
+    if windows is None or not _sparse(windows, scan):
+        yield from _runs(scan, _RUN_TABLE, _ENTROPY_MIN_LEN)  # one pass
+        return
+    for a, b in windows:
+        yield from _runs_within(scan, a, b, ".:", _RUN_TABLE, _ENTROPY_MIN_LEN)
+
+
 def _high_entropy(
-    text: str, scan: str, taken: list[_Span], blocks: list[_PemBlock]
+    text: str,
+    scan: str,
+    taken: list[_Span],
+    blocks: list[_PemBlock],
+    windows: list[tuple[int, int]] | None = None,
 ) -> Iterator[_Span]:
     zones: list[tuple[int, int]] | None = None
     cut_starts = [s for s, _, _ in taken]
-    for rs, re_ in _runs(scan, _RUN_TABLE, _ENTROPY_MIN_LEN):
+    for rs, re_ in _entropy_runs(scan, windows):
         # Every candidate mixes upper case, lower case and digits; most runs
         # (hex digests, paths, long words) fail that at C speed.
         if not (
@@ -1330,16 +1444,53 @@ _PROVIDER_WORDS = (
     "telegram", "together", "travis", "twilio", "twitch", "twitter", "typeform",
     "vercel", "yandex", "zendesk", "secret",
 )
-_PROVIDER_TAIL_RE = re.compile(
-    r"""
+# What _PROVIDER_TAIL_RE reads between the provider word and the value.
+_PROVIDER_TAIL_HEAD = r"""
     [A-Za-z0-9_.-]{0,30}+                         # _API_KEY, .client-secret
     (?:[ \t]{1,2}[A-Za-z][A-Za-z_-]{0,15}+){0,3}+ # " global key", " api token"
     [ \t'"`\]]{0,3}+(?:=>|:=|[=:,>]|\|\|)?+[ \t'"`=]{0,5}+
-    (?P<v>[A-Za-z0-9_=.+/~:|%-]{12,200}+)
-    """,
-    re.VERBOSE,
+"""
+_PROVIDER_VALUE_CHARS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_=.+/~:|%-"
+_PROVIDER_TAIL_RE = re.compile(
+    _PROVIDER_TAIL_HEAD + r"(?P<v>[A-Za-z0-9_=.+/~:|%-]{12,200}+)", re.VERBOSE
 )
 _PROVIDER_VALUE_END = frozenset("@")
+_PROVIDER_RUN_BYTES = bytes(c if c in b"abcdefghijklmnopqrstuvwxyz0123456789_-" else 32 for c in range(256))
+"""Maps every byte that is not one of the characters provider words are made of to a space."""
+assert all(w.encode("ascii").translate(_PROVIDER_RUN_BYTES) == w.encode("ascii") for w in _PROVIDER_WORDS)
+_RUNS_CLEAN: set[bytes] = set()
+_RUNS_WITH: dict[bytes, tuple[str, ...]] = {}
+"""Runs seen before: those holding no provider word, and the words the others hold (a text's runs repeat
+across texts, and across the scans of one text and of its redacted copy, so each is looked into once)."""
+_RUNS_FROM = 4096
+"""From this many characters, provider words are found through the text's distinct runs rather than one
+search of the whole text per word."""
+
+
+def _provider_words_in(low: str) -> tuple[str, ...]:
+    """The provider words that occur in *low*, in ``_PROVIDER_WORDS`` order: exactly those ``in`` finds.
+
+    Every occurrence lies inside a run of the words' characters (a character above U+00FF, encoded as
+    ``?``, ends a run like any other), so a long text (much of a token dump lies near a value) is split
+    into its distinct runs and only runs not seen before are searched."""
+    if len(low) < _RUNS_FROM:
+        return tuple(w for w in _PROVIDER_WORDS if w in low)
+    runs = set(low.encode("latin-1", "replace").translate(_PROVIDER_RUN_BYTES).split())
+    new = runs - _RUNS_CLEAN
+    if new:
+        if len(_RUNS_CLEAN) >= 200_000:
+            _RUNS_CLEAN.clear()
+            _RUNS_WITH.clear()
+        for run in new:
+            if run not in _RUNS_WITH:
+                text = run.decode("ascii")
+                got = tuple(w for w in _PROVIDER_WORDS if w in text)
+                if got:
+                    _RUNS_WITH[run] = got
+                else:
+                    _RUNS_CLEAN.add(run)
+    found = {w for run in runs.intersection(_RUNS_WITH) for w in _RUNS_WITH[run]}
+    return tuple(w for w in _PROVIDER_WORDS if w in found) if found else ()
 _DATEISH_RE = re.compile(r"[0-9]+(?:[.:/_-][0-9]+)*")
 _DOMAINISH_RE = re.compile(r"(?:[a-z0-9-]+\.)+[a-z]{2,}(?:/.*)?|.*\.[a-z]{2,4}")
 _PLAIN_PART_RE = re.compile(r"[A-Za-z][a-z]*|[A-Z]+|[a-z]+|[0-9]{1,4}")
@@ -1364,46 +1515,39 @@ def _provider_value_ok(v: str) -> bool:
     return _shannon(v) >= (2.8 if len(v) < 20 else 3.3)
 
 
-_PROVIDER_RUN_BYTES = bytes(c if c in b"abcdefghijklmnopqrstuvwxyz0123456789_-" else 32 for c in range(256))
-"""Maps every byte that is not one of the characters provider words are made of to a space."""
-assert all(w.encode("ascii").translate(_PROVIDER_RUN_BYTES) == w.encode("ascii") for w in _PROVIDER_WORDS)
-_RUNS_CLEAN: set[bytes] = set()
-_RUNS_WITH: dict[bytes, tuple[str, ...]] = {}
-"""Runs seen before: those holding no provider word, and the words the others hold (a text's runs repeat
-across texts, so each is looked into once)."""
-_RUNS_FROM = 4096
-"""From this many characters, provider words are found through the text's distinct runs rather than one
-search of the whole text per word."""
+def _provider_windows(scan: str, low: str, runs: _Runs) -> str:
+    """The parts of *low* where a provider word can start a finding, joined.
+
+    A finding's value is 12 or more of _PROVIDER_VALUE_CHARS, with a digit
+    and a letter (or 15 digits), and starts at most _PROVIDER_REACH
+    characters after the provider word's start: so the word lies in the
+    _PROVIDER_REACH characters before a gate run that has a digit and a
+    letter (or is 15 long), or in that run itself.  Ordinary prose has few
+    such runs, and a search of these parts for 90 words costs little.
+    """
+    parts: list[str] = []
+    end = 0
+    for a, b in runs.gate:
+        if (b - a >= 15 or _ASCII_LETTER_RE.search(scan, a, b)) and _DIGIT_RE.search(
+            scan, a, b
+        ):
+            lo = max(end, a - _PROVIDER_REACH)
+            if lo > end and parts:
+                parts.append("\n")
+            parts.append(low[lo:b])
+            end = b
+    return "".join(parts)
 
 
-def _provider_words_in(low: str) -> tuple[str, ...]:
-    """The provider words that occur in *low*, in ``_PROVIDER_WORDS`` order: exactly those ``in`` finds.
-
-    Every occurrence lies inside a run of the words' characters (a character above U+00FF, encoded as
-    ``?``, ends a run like any other), so a long text is split into its distinct runs and only runs not
-    seen before are searched."""
-    if len(low) < _RUNS_FROM:
-        return tuple(w for w in _PROVIDER_WORDS if w in low)
-    runs = set(low.encode("latin-1", "replace").translate(_PROVIDER_RUN_BYTES).split())
-    new = runs - _RUNS_CLEAN
-    if new:
-        if len(_RUNS_CLEAN) >= 200_000:
-            _RUNS_CLEAN.clear()
-            _RUNS_WITH.clear()
-        for run in new:
-            if run not in _RUNS_WITH:
-                text = run.decode("ascii")
-                got = tuple(w for w in _PROVIDER_WORDS if w in text)
-                if got:
-                    _RUNS_WITH[run] = got
-                else:
-                    _RUNS_CLEAN.add(run)
-    found = {w for run in runs.intersection(_RUNS_WITH) for w in _RUNS_WITH[run]}
-    return tuple(w for w in _PROVIDER_WORDS if w in found) if found else ()
-
-
-def _provider_keyword(text: str, scan: str, low: str) -> Iterator[_Span]:
-    for word in _provider_words_in(low):
+def _provider_keyword(
+    text: str, scan: str, low: str, runs: _Runs | None = None
+) -> Iterator[_Span]:
+    if runs is None:
+        runs = _find_runs(scan)
+    near = _provider_windows(scan, low, runs)
+    if not near:
+        return
+    for word in _provider_words_in(near):  # no other word can start a finding
         p = low.find(word)
         while p >= 0:
             nxt = p + len(word)
@@ -1462,13 +1606,156 @@ _NEEDLES = {
     for r in _PROVIDER_RULES
 }
 
+# ---------------------------------------------------------------------------
+# Gate runs: one pass over the text that shows where a token can be at all
+# ---------------------------------------------------------------------------
 
-def _token_rules(text: str, scan: str, low: str) -> Iterator[_Span]:
+# The characters of every provider key, webhook URL and keyed value: the
+# windows' characters, the provider value's ('~', '|', '%') and '@', '$'
+# (Teams webhooks, Braintree tokens).  The maximal runs of these, 12 or
+# longer, are found with one bytes.translate and bytes.find pass; in
+# ordinary prose they are few and short, and each detector below that finds
+# tokens looks only there, or runs only when a run is long enough.
+_GATE_CHARS = bytes(sorted(set(_RUN_CHARS + b".:" + _PROVIDER_VALUE_CHARS + b"@$")))
+_GATE_TABLE = bytes(ord("a") if i in _GATE_CHARS else ord(" ") for i in range(256))
+_GATE_MIN_LEN = 12
+assert set(_RUN_CHARS + b".:") <= set(_GATE_CHARS)  # windows lie in gate runs
+_GATE_ONLY = bytes(set(_GATE_CHARS) - set(_RUN_CHARS + b".:")).decode("ascii")
+
+
+@dataclass(frozen=True)
+class _Runs:
+    """A text's gate runs (maximal, _GATE_MIN_LEN or longer), the longest
+    one's length, and its windows (maximal runs of the window characters,
+    _WINDOW_MIN_LEN or longer: each lies inside a gate run)."""
+
+    gate: list[tuple[int, int]]
+    longest: int
+    windows: list[tuple[int, int]]
+
+
+def _find_runs(scan: str) -> _Runs:
+    gate = list(_runs(scan, _GATE_TABLE, _GATE_MIN_LEN))
+    if _sparse(gate, scan):  # the windows from inside the gate runs
+        windows = [
+            w
+            for a, b in gate
+            for w in _runs_within(scan, a, b, _GATE_ONLY, _WINDOW_TABLE, _WINDOW_MIN_LEN)
+        ]
+    else:  # many runs (a token dump): one pass
+        windows = list(_runs(scan, _WINDOW_TABLE, _WINDOW_MIN_LEN))
+    return _Runs(gate, max((b - a for a, b in gate), default=0), windows)
+
+
+_REPEATS = ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT")
+
+
+def _min_width(items: Any) -> int:
+    """The fewest characters a parsed pattern (a list of items) matches."""
+    total = 0
+    for op, av in items:
+        name = str(op)
+        if name in ("LITERAL", "NOT_LITERAL", "IN", "ANY", "CATEGORY"):
+            total += 1
+        elif name == "SUBPATTERN":
+            total += _min_width(av[3])
+        elif name == "ATOMIC_GROUP":
+            total += _min_width(av)
+        elif name in _REPEATS:
+            total += av[0] * _min_width(av[2])
+        elif name == "BRANCH":
+            total += min(_min_width(b) for b in av[1])
+        # ASSERT, ASSERT_NOT, AT: no width; GROUPREF: at least none.
+    return total
+
+
+def _only(items: Any, allowed: frozenset[int]) -> bool:
+    """Whether every character a parsed pattern consumes is in *allowed*."""
+    for op, av in items:
+        name = str(op)
+        if name == "LITERAL":
+            ok = av in allowed
+        elif name == "IN":
+            ok = all(
+                (str(o) == "LITERAL" and a in allowed)
+                or (str(o) == "RANGE" and all(c in allowed for c in range(a[0], a[1] + 1)))
+                for o, a in av
+            )
+        elif name == "SUBPATTERN":
+            ok = _only(av[3], allowed)
+        elif name == "ATOMIC_GROUP":
+            ok = _only(av, allowed)
+        elif name in _REPEATS:
+            ok = _only(av[2], allowed)
+        elif name == "BRANCH":
+            ok = all(_only(b, allowed) for b in av[1])
+        else:  # look-arounds and anchors consume nothing; the rest may
+            ok = name in ("ASSERT", "ASSERT_NOT", "AT")
+        if not ok:
+            return False
+    return True
+
+
+def _guaranteed_run(items: Any, allowed: frozenset[int]) -> int:
+    """A length that every match of a parsed pattern holds a stretch of
+    *allowed* characters of (0 when none can be shown)."""
+    best = cur = 0
+    for op, av in items:
+        if _only([(op, av)], allowed):
+            cur += _min_width([(op, av)])
+            best = max(best, cur)
+            continue
+        cur = 0
+        name = str(op)
+        if name == "SUBPATTERN":
+            best = max(best, _guaranteed_run(av[3], allowed))
+        elif name == "ATOMIC_GROUP":
+            best = max(best, _guaranteed_run(av, allowed))
+        elif name in _REPEATS and av[0] >= 1:
+            best = max(best, _guaranteed_run(av[2], allowed))
+        elif name == "BRANCH":
+            best = max(best, min(_guaranteed_run(b, allowed) for b in av[1]))
+    return best
+
+
+def _gate_length(rx: re.Pattern[str]) -> int:
+    """How long a gate run every match of *rx* lies in (0: not known, run it
+    always).  Lower-cased text has the same gate runs as the scan copy."""
+    if rx.flags & re.IGNORECASE:
+        return 0  # 'k' would match the Kelvin sign, outside the gate
+    n = _guaranteed_run(_sre_parser.parse(rx.pattern, rx.flags), frozenset(_GATE_CHARS))
+    return n if n >= _GATE_MIN_LEN else 0
+
+
+# A provider word starts at most this far before its value's gate run.
+_PROVIDER_REACH = _max_width(_PROVIDER_TAIL_HEAD, re.VERBOSE) + max(map(len, _PROVIDER_WORDS))
+_ASCII_LETTER_RE = re.compile(r"[A-Za-z]")
+
+# Each rule with where it runs (0 windows, 1 the scan copy, 2 the lower-cased
+# text), its literal, and the gate run it needs (only for the rules that run
+# over the whole text: a window is itself a gate run).
+_RULE_PLAN: tuple[tuple[_Rule, int, str, int], ...] = tuple(
+    (
+        rule,
+        2 if rule.on_lower else 1 if rule.on_scan else 0,
+        _NEEDLES[rule.regex.pattern],
+        _gate_length(rule.regex) if rule.on_lower or rule.on_scan else 0,
+    )
+    for rule in _PROVIDER_RULES
+)
+_WHOLE_TEXT_PLAN = tuple(p for p in _RULE_PLAN if p[1])
+
+
+def _token_rules(
+    text: str, scan: str, low: str, runs: _Runs | None = None
+) -> Iterator[_Span]:
+    if runs is None:
+        runs = _find_runs(scan)
     parts: list[str] = []
     win_starts: list[int] = []
     orig_starts: list[int] = []
     length = 0
-    for a, b in _runs(scan, _WINDOW_TABLE, _WINDOW_MIN_LEN):
+    for a, b in runs.windows:
         parts.append(scan[a:b])
         win_starts.append(length)
         orig_starts.append(a)
@@ -1485,15 +1772,17 @@ def _token_rules(text: str, scan: str, low: str) -> Iterator[_Span]:
             shift = orig_starts[i] - win_starts[i]
             yield m.start(rule.group) + shift - rule.back, m.end(rule.group) + shift
 
-    present: dict[str, bool] = {}
-    for rule in _PROVIDER_RULES:
-        needle = _NEEDLES[rule.regex.pattern]
+    hays = (windows, scan, low)
+    present: dict[tuple[int, str], bool] = {}
+    # No window: no window rule matches (each matches at least a character).
+    for rule, hay, needle, min_run in _RULE_PLAN if windows else _WHOLE_TEXT_PLAN:
+        if min_run > runs.longest:
+            continue  # every match lies in a gate run this long
         if needle:
-            hay = low if rule.on_lower else scan if rule.on_scan else windows
-            key = ("l" if rule.on_lower else "s" if rule.on_scan else "w") + needle
-            if key not in present:
-                present[key] = needle in hay
-            if not present[key]:
+            got = present.get((hay, needle))
+            if got is None:
+                got = present[(hay, needle)] = _holds(hays[hay], needle)
+            if not got:
                 continue  # a literal search is far cheaper than a regex pass
         for s, e in where(rule):
             if rule.kind == "facebook_token":
@@ -1541,13 +1830,15 @@ def _pem(text: str, blocks: list[_PemBlock]) -> Iterator[_Span]:
 
 
 def _credentials(text: str, scan: str, low: str) -> Iterator[_Span]:
-    if "://" in scan:
+    # Each regex runs only when the text holds a literal that every match
+    # holds: a literal search is far cheaper than a regex pass.
+    if _holds(scan, "@") and _holds(scan, "://"):
         for m in _URL_CRED_RE.finditer(scan):
             if m.start() == 0 or not text[m.start() - 1].isalnum():
                 continue  # no scheme
             if not _is_placeholder(text[m.start(1) : m.end(1)]):
                 yield (m.start(1), m.end(1), "url_password")
-    for m in _BEARER_RE.finditer(low):
+    for m in _BEARER_RE.finditer(low) if _holds(low, "bearer") else ():
         tok = text[m.start(1) : m.end(1)].rstrip(".")
         if _is_placeholder(tok):
             continue
@@ -1555,10 +1846,10 @@ def _credentials(text: str, scan: str, low: str) -> Iterator[_Span]:
         mixed = any(c.isupper() for c in tok) and any(c.islower() for c in tok)
         if has_digit or (mixed and len(tok) >= 16):
             yield (m.start(1), m.start(1) + len(tok), "bearer_token")
-    for m in _AUTH_HEADER_RE.finditer(low):
+    for m in _AUTH_HEADER_RE.finditer(low) if _holds(low, "authorization") else ():
         if not _is_placeholder(text[m.start(1) : m.end(1)]):
             yield (m.start(1), m.end(1), "authorization")
-    if "curl" in low:
+    if _holds(low, "curl"):
         line_end = -1
         curl_at = -1
         for m in _CURL_USER_RE.finditer(low):
@@ -1593,6 +1884,16 @@ def _merge(spans: list[_Span]) -> list[_Span]:
 
 def _lower(text: str) -> str:
     """Lower-cased *text* with the same offsets."""
+    if not text.isascii():
+        # A scan copy is all Latin-1: bytes.translate is several times faster
+        # than lower() on a non-ASCII string, and gives the same (lower() maps
+        # each character up to U+00FF to one character up to U+00FF).
+        try:
+            raw = text.encode("latin-1")
+        except UnicodeEncodeError:
+            pass
+        else:
+            return raw.translate(_LATIN1_LOWER).decode("latin-1")
     low = text.lower()
     if len(low) == len(text):  # lower() only ever lengthens (İ → i̇)
         return low
@@ -1600,6 +1901,8 @@ def _lower(text: str) -> str:
 
 
 _ASCII_LOWER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
+_LATIN1_LOWER = "".join(chr(c).lower() for c in range(256)).encode("latin-1")
+assert len(_LATIN1_LOWER) == 256
 
 
 def _scan_copy(text: str) -> str:
@@ -1642,18 +1945,21 @@ def _scan_cached(text: str) -> tuple[_Span, ...]:
 def _scan_text(text: str) -> list[_Span]:
     scan = _scan_copy(text)
     low = _lower(scan)
-    blocks = _pem_blocks(scan) if "-----BEGIN " in scan else []
+    runs = _find_runs(scan)
+    # "BEGIN" alone is found faster than the whole line (its letters are rare
+    # in lower-case prose, so the search skips ahead).
+    blocks = _pem_blocks(scan) if _holds(scan, "BEGIN") and _holds(scan, "-----BEGIN ") else []
     found: list[_Span] = []
     found.extend(_pem(scan, blocks))
-    found.extend(_token_rules(text, scan, low))
+    found.extend(_token_rules(text, scan, low, runs))
     found.extend(_credentials(text, scan, low))
     found.extend(_assignments(text, low))
-    found.extend(_provider_keyword(text, scan, low))
+    found.extend(_provider_keyword(text, scan, low, runs))
     specific = _merge(found)
     # Markers already in the text are never (part of) a secret.
-    if "«redacted " in text:
+    if _holds(scan, "«") and _holds(text, "«redacted "):
         specific = _drop_marker_only(text, specific)
-    entropy = list(_high_entropy(text, scan, specific, blocks))
+    entropy = list(_high_entropy(text, scan, specific, blocks, runs.windows))
     return _merge(specific + entropy) if entropy else specific
 
 
