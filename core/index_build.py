@@ -109,7 +109,6 @@ class _Gather:
         first = pid = self.next_pid
         post = self.post
         get = post.get
-        vocab: set[str] = set()
         lengths = list(map(sum, map(dict.values, per_passage)))
         for counts, length in zip(per_passage, lengths):
             for w, tf in counts.items():
@@ -118,8 +117,8 @@ class _Gather:
                     post[w] = [pid, tf, length]
                 else:
                     lst += (pid, tf, length)
-            vocab.update(counts)
             pid += 1
+        vocab: set[str] = set().union(*per_passage)
         passages = topic.passages
         total = sum(lengths)
         days = array("i", [p.day.toordinal() if p.day else mday for p in passages])
@@ -482,6 +481,8 @@ def _worker(home: Home, bot: str, now: int, language: str) -> Executor:
     but the names each is given and what it gathers)."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
+
+    from . import redact  # noqa: F401 - compiled once here: the forked workers inherit it
 
     global _job
     _job = (home, bot, now, StemMemo(Stems(language)))
