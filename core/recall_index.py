@@ -161,7 +161,7 @@ background process while recall answers from what is indexed so far."""
 LANGUAGE_SAMPLE = 400_000
 """Characters of the largest topics a new index tells the notes' language from (function words are
 frequent: a few pages settle it; more only delays the build)."""
-COMMIT_BYTES = 2_000_000
+COMMIT_BYTES = 4_000_000
 """A long build commits every this many bytes read, so that other processes see its progress."""
 
 
