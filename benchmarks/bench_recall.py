@@ -7,8 +7,8 @@ home, then times whole processes (byte-code compiled, page cache warm) and
 prints each against its target, measured in the same run:
 
 - reading + tokenizing every topic once in Python (the floor a build cannot beat);
-- the cold build (``refresh_index`` in a fresh process; on Linux with two cores two forked workers
-  parse the files while it writes, so the figure depends on both cores being free): <= 3x that, <= 4 s;
+- the cold build (``refresh_index`` in a fresh process; on Linux one forked worker a core parses the
+  files while it writes, so the figure depends on the cores being free; best of 3): <= 3x that, <= 4 s;
 - the first ``botmemory recall`` with no index: answers from what is indexed so
   far, within 300 ms, while the index is built in the background;
 - a build right after the files were written (all "racy"), then the next call:

@@ -178,7 +178,7 @@ class _Gather:
 
 def _concat(rows: list[bytes]) -> bytes:
     """One postings row of several (each one's pids above the one's before): all pids, lengths, counts."""
-    if len(rows) == 2:      # a step's two halves: the usual case
+    if len(rows) == 2:      # a step's parts are joined two at a time
         a, b = rows
         na, nb = len(a) // 10, len(b) // 10
         return b"".join((a[:4 * na], b[:4 * nb], a[4 * na:8 * na], b[4 * nb:8 * nb], a[8 * na:], b[8 * nb:]))
@@ -440,22 +440,39 @@ def _is_racy(key: _Key, now: int) -> bool:
 
 
 PARALLEL_BYTES = 1_000_000
-"""A build that reads more than this has two forked processes parse its files (where a process can be
+"""A build that reads more than this has forked processes parse its files (where a process can be
 forked: Linux, not a frozen bundle, two cores or more) while this one writes; otherwise this one
 parses them all."""
-WORKERS = 2
-"""The parse processes of a large build: this process only gathers and writes what they parsed, so two
-keep two cores busy (its writing of a step overlaps their parsing of the next)."""
+MAX_WORKERS = 4
+"""At most this many parse processes for a large build (one a core: this process only gathers and writes what
+they parsed, and its writing of a step overlaps their parsing of the next)."""
 
 
-def _halves(step: list[tuple[str, _Key]]) -> list[list[tuple[str, _Key]]]:
-    """A build step's files in two parts of about equal bytes (in order), one for each parse process."""
+def _workers() -> int:
+    """How many processes parse a large build: one for each core this process may run on, up to MAX_WORKERS."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):   # pragma: no cover
+        cores = os.cpu_count() or 1
+    return max(1, min(cores, MAX_WORKERS))
+
+
+def _parts(step: list[tuple[str, _Key]], n: int) -> list[list[tuple[str, _Key]]]:
+    """A build step's files in *n* parts of about equal bytes (in order; fewer when it has fewer files),
+    one for each parse process."""
     size = sum(k[0] for _n, k in step)
-    k, part = 0, 0
-    while k < len(step) - 1 and part + step[k][1][0] / 2 < size / 2:
-        part += step[k][1][0]
-        k += 1
-    return [step[:k], step[k:]] if k else [step]
+    out: list[list[tuple[str, _Key]]] = []
+    part: list[tuple[str, _Key]] = []
+    got = 0
+    for name, key in step:
+        part.append((name, key))
+        got += key[0]
+        if len(out) < n - 1 and got >= size * (len(out) + 1) / n:
+            out.append(part)
+            part = []
+    if part:
+        out.append(part)
+    return out
 
 
 _job: tuple[Home, str, int, StemMemo] | None = None
@@ -486,7 +503,7 @@ def _worker(home: Home, bot: str, now: int, language: str) -> Executor:
 
     global _job
     _job = (home, bot, now, StemMemo(Stems(language)))
-    return ProcessPoolExecutor(max_workers=WORKERS, mp_context=multiprocessing.get_context("fork"))
+    return ProcessPoolExecutor(max_workers=_workers(), mp_context=multiprocessing.get_context("fork"))
 
 
 def _parse_all(names: list[tuple[str, _Key]], base: int) -> _Shipped:

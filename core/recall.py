@@ -56,10 +56,10 @@ ones dropped, and a file indexed within a timestamp tick of its change is hashed
 again once (never parsed again unless its bytes changed). When more than
 ``INLINE_BYTES`` wait to be indexed, recall answers from what is indexed so far
 and a detached process builds the rest (:func:`refresh_index` is the same build
-for the tray app and ``watch``); a long build commits after 2, 4, 8, … MB read (then
+for the tray app and ``watch``); a long build commits after 4, 8, 16, … MB read (then
 in smaller steps, so that little is left to write once everything is parsed), so
-that a recall meanwhile sees its progress. On Linux a large build is parsed by two
-forked worker processes, each handed half of a step's files and the passage ids
+that a recall meanwhile sees its progress. On Linux a large build is parsed by
+forked worker processes (one a core, up to four), each handed a part of a step's files and the passage ids
 they may use (a file's size / 2 + 1: no file holds more passages), so that what
 they send back (their files' postings rows, encoded) is written as it is while
 they parse the next step. Each file's row keeps its passages' days, end dates and

@@ -25,8 +25,8 @@ from .safeio import FILE_MODE, make_dirs, read_file
 from .words import Stems, guess_language
 from .passages import _Key, StemMemo, _list_topics, _topic_folder
 from .index_build import (
-    PARALLEL_BYTES, PID_LIMIT, _Batch, _Shipped, _can_fork, _file_hash, _halves, _is_racy, _parse_all, _parse_into,
-    _parse_shipped, _worker, reserve,
+    PARALLEL_BYTES, PID_LIMIT, _Batch, _Shipped, _can_fork, _file_hash, _is_racy, _parse_all, _parse_into,
+    _parse_shipped, _parts, _worker, _workers, reserve,
 )
 
 TYPE_CHECKING = False   # as typing's: typing itself is not imported at run time
@@ -225,11 +225,12 @@ def _refresh(conn: sqlite3.Connection, home: Home, bot: str, listing: dict[str, 
                 conn.execute(f"DELETE FROM {table}")
             batch = _Batch(conn)
             todo = sorted(listing.items())
-        # the files up to each commit: after 2, 4, 8, … MB (each commit adds a row per word), then in
+        # the files up to each commit: after 4, 8, 16, … MB (each commit adds a row per word), then in
         # steps of half of what is left (at least COMMIT_BYTES, the last one with what remains), so that
-        # the last step, written after everything is parsed, is a small one. A large build is parsed by two forked processes, each
-        # step in two halves handed out as they free up; this one gathers their results in order and
-        # writes a step while they parse the next ones
+        # the last step, written after everything is parsed, is a small one. A large build is parsed by
+        # forked processes (one a core), each step in as many parts as there are processes, handed out
+        # as they free up; this one gathers their results in order and writes a step while they parse
+        # the next ones
         steps: list[list[tuple[str, _Key]]] = []
         total = i = 0
         everything = sum(k[0] for _n, k in todo)
@@ -249,21 +250,21 @@ def _refresh(conn: sqlite3.Connection, home: Home, bot: str, listing: dict[str, 
         futures: list[list[Future[_Shipped]]] = []
         bases: list[list[int]] = []
         if everything > PARALLEL_BYTES and _can_fork():
-            parts = [_halves(step) for step in steps]
+            parts = [_parts(step, _workers()) for step in steps]
             # each part's first passage id, set aside in advance (what a worker sends is written as it is;
             # the ids stay below PID_LIMIT, see above)
             pid = batch.gather.base
-            for halves in parts:
+            for split in parts:
                 bases.append([])
-                for part in halves:
+                for part in split:
                     bases[-1].append(pid)
                     pid += reserve(part)
             pool = _worker(home, bot, now, language)
-            futures = [[pool.submit(_parse_all, part, base) for part, base in zip(halves, at)]
-                       for halves, at in zip(parts, bases)]
-        for n, halves in enumerate(parts):
+            futures = [[pool.submit(_parse_all, part, base) for part, base in zip(split, at)]
+                       for split, at in zip(parts, bases)]
+        for n, split in enumerate(parts):
             g = batch.gather
-            for k, part in enumerate(halves):
+            for k, part in enumerate(split):
                 if not futures:
                     _parse_into(g, part, home, bot, now, memo)
                     continue

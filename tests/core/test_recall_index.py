@@ -107,7 +107,7 @@ def test_a_build_parsed_by_worker_processes_holds_what_one_process_builds(
     monkeypatch.setattr(I, "_can_fork", lambda: True)
     I.refresh_index(home, BOT)
     assert _contents(home) == alone
-    # each step in two halves, one for each process; this one only writes
+    # each step in one part a worker process (one a core); this one only writes
     assert len(alone) == len(WORDS) and len(shared) > 2 and sum(shared) == 40
 
 
@@ -249,3 +249,32 @@ def test_rows_packed_at_once_are_each_word_s_row_as_encode_makes_it() -> None:
     rows, firsts = B._rows(flats)
     assert list(firsts) == [f[0] for f in flats]
     assert rows == [B.encode(array("I", f[0::3]), array("I", f[1::3]), array("I", f[2::3])) for f in flats]
+
+
+def test_a_step_is_cut_into_parts_of_about_equal_bytes_in_order() -> None:
+    step = [(f"t{i}.md", (size, 0, 0, i)) for i, size in enumerate([10, 900, 30, 40, 500, 500, 20, 5, 600, 7])]
+    for n in (1, 2, 3, 4):
+        parts = B._parts(step, n)
+        assert [f for p in parts for f in p] == step and len(parts) == n and all(parts)
+        sizes = [sum(k[0] for _n, k in p) for p in parts]
+        assert max(sizes) - min(sizes) <= 900
+    assert B._parts(step[:2], 4) == [step[:2]] and B._parts(step[1:2], 3) == [step[1:2]]     # fewer files: fewer parts
+
+
+@pytest.mark.parametrize("workers", [1, 3, 4])
+def test_a_build_parsed_by_any_number_of_workers_holds_what_one_process_builds(
+        home: Home, ws: Path, monkeypatch: pytest.MonkeyPatch, workers: int) -> None:
+    rng = random.Random(workers)
+    for i in range(25):
+        (ws / f"memory/t{i:02d}.md").write_text(_text(rng), encoding="utf-8")
+    I.refresh_index(home, BOT)
+    alone = _contents(home)
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{I.index_path(home, BOT)}{suffix}").unlink(missing_ok=True)
+    monkeypatch.setattr(I, "COMMIT_BYTES", 1500)
+    monkeypatch.setattr(I, "PARALLEL_BYTES", 0)
+    monkeypatch.setattr(I, "_can_fork", lambda: True)
+    monkeypatch.setattr(I, "_workers", lambda: workers)
+    monkeypatch.setattr(B, "_workers", lambda: workers)
+    I.refresh_index(home, BOT)
+    assert _contents(home) == alone and len(alone) == len(WORDS)
