@@ -309,8 +309,10 @@ def main() -> int:
             t_first <= 0.3)
         time.sleep(1.0)                    # the background builder takes its lock
         refresh_index(home, BOT)           # and this waits for it to finish
-        drop_index()
-        t_cold, _ = once(build)
+        t_cold = float("inf")
+        for _run in range(3):       # like the baseline, the best of three (each from no index at all)
+            drop_index()
+            t_cold = min(t_cold, once(build)[0])
         row("cold build (whole process)", f"{t_cold:.2f} s = {t_cold / t_read:.1f} x read+tokenize",
             "<= 3x and <= 4 s", t_cold <= 3 * t_read and t_cold <= 4.0)
         idx_size = sum(p.stat().st_size for p in idx.parent.glob(idx.name + "*"))
