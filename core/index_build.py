@@ -476,7 +476,7 @@ def _parts(step: list[tuple[str, _Key]], n: int) -> list[list[tuple[str, _Key]]]
 
 
 _job: tuple[Home, str, int, StemMemo] | None = None
-"""What the forked worker parses with: home, bot, the refresh's time and the word -> stem memo."""
+"""What the forked workers parse with: home, bot, the refresh's time and the word -> stem memo."""
 
 
 def _can_fork() -> bool:
