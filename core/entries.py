@@ -177,23 +177,29 @@ def head_fields(line: str) -> HeadFields | None:
         at, source, noticed, rest = m.groups()
         day = _day(at)
         if day is not None:
-            until = moved = None
-            while " · until " in rest or " · moved " in rest:    # (what _SUFFIX needs: no search otherwise)
-                xm = _SUFFIX.match(rest)
-                if not xm:
-                    break
-                d = _day(xm.group(3))
-                if d is None:
-                    break
-                if xm.group(2) == "until" and until is None:
-                    until = d
-                elif xm.group(2) == "moved" and moved is None and until is None:
-                    moved = d
-                else:
-                    break
-                rest = xm.group(1)
+            rest, until, moved = _suffixes(rest)
             return BlockKind.ENTRY, day, rest.strip(), source, noticed is not None, until, moved
     return None
+
+
+def _suffixes(rest: str) -> tuple[str, date | None, date | None]:
+    """An entry's text without its `` · until DATE`` and `` · moved DATE`` ends, and those dates."""
+    until = moved = None
+    while " · until " in rest or " · moved " in rest:    # (what _SUFFIX needs: no search otherwise)
+        xm = _SUFFIX.match(rest)
+        if not xm:
+            break
+        d = _day(xm.group(3))
+        if d is None:
+            break
+        if xm.group(2) == "until" and until is None:
+            until = d
+        elif xm.group(2) == "moved" and moved is None and until is None:
+            moved = d
+        else:
+            break
+        rest = xm.group(1)
+    return rest, until, moved
 
 
 def scan(text: str) -> Iterator[Block | str]:

@@ -44,21 +44,7 @@ def _reference(line: str) -> E.HeadFields | None:
             sm = _SOURCE.match(rest)
             if sm:
                 source, noticed, rest = sm.group(1), bool(sm.group(2)), sm.group(3)
-            until = moved = None
-            while " · until " in rest or " · moved " in rest:
-                xm = E._SUFFIX.match(rest)
-                if not xm:
-                    break
-                d = _day(xm.group(3))
-                if d is None:
-                    break
-                if xm.group(2) == "until" and until is None:
-                    until = d
-                elif xm.group(2) == "moved" and moved is None and until is None:
-                    moved = d
-                else:
-                    break
-                rest = xm.group(1)
+            rest, until, moved = E._suffixes(rest)     # (unchanged: the same loop)
             return E.BlockKind.ENTRY, day, rest.strip(), source, noticed, until, moved
     return None
 

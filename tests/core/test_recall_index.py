@@ -41,6 +41,32 @@ def _text(rng: random.Random) -> str:
                      for _ in range(rng.randint(1, 6))) + "\n"
 
 
+def _write(ws: Path, seed: int, files: int) -> None:
+    rng = random.Random(seed)
+    for i in range(files):
+        (ws / f"memory/t{i:02d}.md").write_text(_text(rng), encoding="utf-8")
+
+
+def _drop_index(home: Home) -> None:
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{I.index_path(home, BOT)}{suffix}").unlink(missing_ok=True)
+
+
+def _built_alone(home: Home) -> dict[str, list[tuple[str, int, int, int]]]:
+    """What one process builds from the topics (its index is dropped again)."""
+    I.refresh_index(home, BOT)
+    alone = _contents(home)
+    _drop_index(home)
+    return alone
+
+
+def _parallel(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every build parsed by worker processes, in several steps."""
+    monkeypatch.setattr(I, "COMMIT_BYTES", 1500)
+    monkeypatch.setattr(I, "PARALLEL_BYTES", 0)
+    monkeypatch.setattr(I, "_can_fork", lambda: True)
+
+
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_an_index_updated_file_by_file_holds_what_a_build_from_nothing_holds(
         home: Home, ws: Path, monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
@@ -60,12 +86,10 @@ def test_an_index_updated_file_by_file_holds_what_a_build_from_nothing_holds(
         I.refresh_index(home, BOT)
         updated = _contents(home)
         kept = {s: p.read_bytes() for s in ("", "-wal") if (p := Path(f"{index}{s}")).exists()}
-        for suffix in ("", "-wal", "-shm"):
-            Path(f"{index}{suffix}").unlink(missing_ok=True)
+        _drop_index(home)
         I.refresh_index(home, BOT)
         assert updated == _contents(home)
-        for suffix in ("", "-wal", "-shm"):
-            Path(f"{index}{suffix}").unlink(missing_ok=True)
+        _drop_index(home)
         for suffix, data in kept.items():          # go on updating the index updated so far
             Path(f"{index}{suffix}").write_bytes(data)
 
@@ -79,15 +103,9 @@ def test_a_count_too_large_for_a_row_is_kept_at_its_ceiling() -> None:
 
 def test_a_build_parsed_by_worker_processes_holds_what_one_process_builds(
         home: Home, ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    rng = random.Random(5)
-    for i in range(40):
-        (ws / f"memory/t{i:02d}.md").write_text(_text(rng), encoding="utf-8")
+    _write(ws, 5, 40)
     monkeypatch.setattr(I, "COMMIT_BYTES", 1500)          # several commits, each shared
-    monkeypatch.setattr(I, "PARALLEL_BYTES", 10**12)
-    I.refresh_index(home, BOT)
-    alone = _contents(home)
-    for suffix in ("", "-wal", "-shm"):
-        Path(f"{I.index_path(home, BOT)}{suffix}").unlink(missing_ok=True)
+    alone = _built_alone(home)
     shared: list[int] = []
     worker = I._worker
 
@@ -103,8 +121,7 @@ def test_a_build_parsed_by_worker_processes_holds_what_one_process_builds(
             self.pool.shutdown(**kw)  # type: ignore[arg-type]
 
     monkeypatch.setattr(I, "_worker", Counting)
-    monkeypatch.setattr(I, "PARALLEL_BYTES", 0)
-    monkeypatch.setattr(I, "_can_fork", lambda: True)
+    _parallel(monkeypatch)
     I.refresh_index(home, BOT)
     assert _contents(home) == alone
     # each step in one part a worker process (one a core); this one only writes
@@ -119,16 +136,9 @@ def _die(names: list[object], base: int) -> object:
 
 def test_when_the_worker_dies_this_process_parses_its_files(
         home: Home, ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    rng = random.Random(6)
-    for i in range(20):
-        (ws / f"memory/t{i:02d}.md").write_text(_text(rng), encoding="utf-8")
-    I.refresh_index(home, BOT)
-    alone = _contents(home)
-    for suffix in ("", "-wal", "-shm"):
-        Path(f"{I.index_path(home, BOT)}{suffix}").unlink(missing_ok=True)
-    monkeypatch.setattr(I, "COMMIT_BYTES", 1500)
-    monkeypatch.setattr(I, "PARALLEL_BYTES", 0)
-    monkeypatch.setattr(I, "_can_fork", lambda: True)
+    _write(ws, 6, 20)
+    alone = _built_alone(home)
+    _parallel(monkeypatch)
     monkeypatch.setattr(I, "_parse_all", _die)
     I.refresh_index(home, BOT)
     assert _contents(home) == alone and len(alone) == len(WORDS)
@@ -162,12 +172,8 @@ def _first_pids(home: Home) -> list[int]:
 
 def test_workers_are_handed_their_passage_ids_and_their_rows_are_written_as_they_are(
         home: Home, ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    rng = random.Random(8)
-    for i in range(30):
-        (ws / f"memory/t{i:02d}.md").write_text(_text(rng), encoding="utf-8")
-    monkeypatch.setattr(I, "COMMIT_BYTES", 1500)
-    monkeypatch.setattr(I, "PARALLEL_BYTES", 0)
-    monkeypatch.setattr(I, "_can_fork", lambda: True)
+    _write(ws, 8, 30)
+    _parallel(monkeypatch)
     I.refresh_index(home, BOT)
     firsts = _first_pids(home)
     sizes = {p.name: p.stat().st_size for p in (ws / "memory").glob("t*.md")}
@@ -175,8 +181,7 @@ def test_workers_are_handed_their_passage_ids_and_their_rows_are_written_as_they
     assert firsts[0] == 1 and any(b - a > 6 for a, b in zip(firsts, firsts[1:]))
     assert firsts[-1] < 1 + sum(s // 2 + 1 for s in sizes.values())
     built = _contents(home)
-    for suffix in ("", "-wal", "-shm"):
-        Path(f"{I.index_path(home, BOT)}{suffix}").unlink(missing_ok=True)
+    _drop_index(home)
     monkeypatch.setattr(I, "PARALLEL_BYTES", 10**12)
     I.refresh_index(home, BOT)
     assert _contents(home) == built
@@ -197,8 +202,7 @@ def test_an_index_whose_passage_ids_reach_the_limit_starts_over(
         I.refresh_index(home, BOT)
         assert _first_pids(home)[-1] < limit
     kept = _contents(home)
-    for suffix in ("", "-wal", "-shm"):
-        Path(f"{I.index_path(home, BOT)}{suffix}").unlink(missing_ok=True)
+    _drop_index(home)
     I.refresh_index(home, BOT)
     assert kept == _contents(home) and alone != kept
 
@@ -264,16 +268,9 @@ def test_a_step_is_cut_into_parts_of_about_equal_bytes_in_order() -> None:
 @pytest.mark.parametrize("workers", [1, 3, 4])
 def test_a_build_parsed_by_any_number_of_workers_holds_what_one_process_builds(
         home: Home, ws: Path, monkeypatch: pytest.MonkeyPatch, workers: int) -> None:
-    rng = random.Random(workers)
-    for i in range(25):
-        (ws / f"memory/t{i:02d}.md").write_text(_text(rng), encoding="utf-8")
-    I.refresh_index(home, BOT)
-    alone = _contents(home)
-    for suffix in ("", "-wal", "-shm"):
-        Path(f"{I.index_path(home, BOT)}{suffix}").unlink(missing_ok=True)
-    monkeypatch.setattr(I, "COMMIT_BYTES", 1500)
-    monkeypatch.setattr(I, "PARALLEL_BYTES", 0)
-    monkeypatch.setattr(I, "_can_fork", lambda: True)
+    _write(ws, workers, 25)
+    alone = _built_alone(home)
+    _parallel(monkeypatch)
     monkeypatch.setattr(I, "_workers", lambda: workers)
     monkeypatch.setattr(B, "_workers", lambda: workers)
     I.refresh_index(home, BOT)
