@@ -28,7 +28,7 @@ about the person or a preference has no quote really in the person's words
 (whitespace and quote marks normalised); a number, path or URL of the entry is
 not in its quotes (so a decision or outcome without a quote holds none); its
 quote is a question, a task or a "suppose…"; it looks like a secret
-(core/redact.py's detector); it mentions forgotten words; it was removed from
+(core/redact/, the detector); it mentions forgotten words; it was removed from
 About me before; it is already noted. Then:
 
 - ``memory``: a dated ``(noticed)`` entry in MEMORY.md through the budget rule

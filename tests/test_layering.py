@@ -126,6 +126,22 @@ def test_core_modules_import_only_lower_layers():
     assert bad == []
 
 
+# Inside the redact package, lowest first: a module imports only the modules before it (the package's
+# __init__, the public API and the scan, all of them). docs/ARCHITECTURE.md lists what each holds.
+REDACT_MODULES = ["base", "rules", "runs", "placeholders", "credentials", "assign", "entropy", "provider", "__init__"]
+
+
+def test_the_redact_modules_import_only_those_before_them():
+    package = CORE / "redact"
+    assert {p.stem for p in package.glob("*.py")} == set(REDACT_MODULES), "add the new module to REDACT_MODULES"
+    bad = []
+    for i, name in enumerate(REDACT_MODULES):
+        for dep in sorted(_raw_imports(package / f"{name}.py", level=1)):
+            if dep not in REDACT_MODULES[:i]:
+                bad.append(f"redact.{name} imports {dep}")
+    assert bad == []
+
+
 def test_core_loads_no_qt():
     code = (
         "import sys, importlib\n"

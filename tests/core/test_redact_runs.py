@@ -9,7 +9,9 @@ limits: shrinking a limit by one loses a finding (``test_each_limit_is_sharp``).
 """
 from __future__ import annotations
 
+import importlib
 import importlib.util
+import pkgutil
 import re
 import sys
 from collections.abc import Callable, Iterator
@@ -24,6 +26,17 @@ from hypothesis import strategies as st
 from botmemory.core import redact as R
 
 DATA = Path(__file__).parent / "data"
+
+# The package and its modules: each module reads a name it imports from its own globals.
+_MODULES = [R] + [importlib.import_module(f"{R.__name__}.{m.name}") for m in pkgutil.iter_modules(R.__path__)]
+
+
+def _patch(mp: pytest.MonkeyPatch, name: str, value: object) -> None:
+    """Set *name* to *value* in every module of the redact package that binds it."""
+    where = [m for m in _MODULES if name in vars(m)]
+    assert where, name
+    for m in where:
+        mp.setattr(m, name, value)
 
 
 def _load(name: str, file: str) -> ModuleType:
@@ -74,12 +87,12 @@ def _gates_off() -> Iterator[None]:
             windows = list(R._runs(scan, R._WINDOW_TABLE, R._WINDOW_MIN_LEN))
             return R._Runs([(0, len(scan))], 10**9, windows)
 
-        mp.setattr(R, "_find_runs", runs)
-        mp.setattr(R, "_provider_windows", lambda scan, low, runs: low)
-        mp.setattr(R, "_entropy_runs", lambda scan, windows: R._runs(scan, R._RUN_TABLE, R._ENTROPY_MIN_LEN))
-        mp.setattr(R, "_matches_at", lambda low, starts, rx: (m.start() for m in rx.finditer(low)))
-        mp.setattr(R, "_literal_hits", lambda low, word: (m.start() for m in re.finditer(re.escape(word), low)))
-        mp.setattr(R, "_holds", lambda text, literal: True)
+        _patch(mp, "_find_runs", runs)
+        _patch(mp, "_provider_windows", lambda scan, low, runs: low)
+        _patch(mp, "_entropy_runs", lambda scan, windows: R._runs(scan, R._RUN_TABLE, R._ENTROPY_MIN_LEN))
+        _patch(mp, "_matches_at", lambda low, starts, rx: (m.start() for m in rx.finditer(low)))
+        _patch(mp, "_literal_hits", lambda low, word: (m.start() for m in re.finditer(re.escape(word), low)))
+        _patch(mp, "_holds", lambda text, literal: True)
         yield
 
 
@@ -198,8 +211,8 @@ def test_the_sample_corpora_are_found_as_without_the_gates() -> None:
 
 # Each limit a gate relies on, and a change that makes it one too small.
 _LIMITS: dict[str, Callable[[pytest.MonkeyPatch], None]] = {
-    "provider reach": lambda mp: mp.setattr(R, "_PROVIDER_REACH", R._PROVIDER_REACH - 1),
-    "flag reach": lambda mp: mp.setattr(R, "_FLAG_REACH", R._FLAG_REACH - 1),
+    "provider reach": lambda mp: _patch(mp, "_PROVIDER_REACH", R._PROVIDER_REACH - 1),
+    "flag reach": lambda mp: _patch(mp, "_FLAG_REACH", R._FLAG_REACH - 1),
 }
 
 
@@ -276,8 +289,8 @@ def test_each_whole_text_rule_runs_at_its_gate_length(rule: R._Rule, min_run: in
     if longest == min_run:
         with pytest.MonkeyPatch.context() as mp:
             plan = tuple((r, h, n, m + 1 if r is rule else m) for r, h, n, m in R._RULE_PLAN)
-            mp.setattr(R, "_RULE_PLAN", plan)
-            mp.setattr(R, "_WHOLE_TEXT_PLAN", tuple(p for p in plan if p[1]))
+            _patch(mp, "_RULE_PLAN", plan)
+            _patch(mp, "_WHOLE_TEXT_PLAN", tuple(p for p in plan if p[1]))
             assert not any(k == rule.kind for _, _, k in gated([text])[0])
 
 
@@ -295,7 +308,7 @@ def _naive(low: str) -> tuple[str, ...]:
 
 @pytest.mark.parametrize("runs_from", [0, 4096])
 def test_the_words_found_through_runs_are_those_a_search_finds(monkeypatch: pytest.MonkeyPatch, runs_from: int) -> None:
-    monkeypatch.setattr(R, "_RUNS_FROM", runs_from)
+    _patch(monkeypatch, "_RUNS_FROM", runs_from)
     R._RUNS_CLEAN.clear()
     R._RUNS_WITH.clear()
     texts = [p.read_text(encoding="utf-8", errors="replace") for p in sorted(DATA.rglob("*.md"))]
