@@ -108,6 +108,12 @@ holds a literal each of its matches holds (``_holds``), the assignment
 keywords are found with str.find, and a flag or dash keyword is tried only
 next to one.  tests/core/test_redact_runs.py compares the result with every
 such gate off.
+
+The detectors live in this package's modules, each importing only those
+before it: ``base`` (the marker, a span, the literal gates), ``rules`` (the
+token rules table), ``runs`` (gate runs, windows, gate lengths, the token
+rules run over them), ``placeholders``, ``credentials``, ``assign``,
+``entropy`` and ``provider``; this module puts them together.
 """
 
 from __future__ import annotations
