@@ -34,33 +34,7 @@ _NETRC_KEYWORD_RE = re.compile(r"machine[ \t]")
 _FLAG_REACH = _max_width(_FLAG_HEAD)
 _DASH_KEYWORD_RE = re.compile(r"(?:password|passwd|passphrase|pwd)[ \t]+-[ \t]")
 
-# A key names a credential when its last word is one of these ...
-_KEY_TAIL_WORDS = frozenset(
-    {
-        "password",
-        "passwd",
-        "passphrase",
-        "pass",
-        "pwd",
-        "pw",
-        "secret",
-        "token",
-        "apikey",
-        "accesskey",
-        "secretkey",
-        "privatekey",
-        "accountkey",
-        "signingkey",
-        "encryptionkey",
-        "masterkey",
-        "authkey",
-        "appkey",
-        "sessionkey",
-        "licensekey",
-        "secretkeybase",
-    }
-)
-# ... or its last word ends with one of these (PGPASSWORD, authtoken).
+# A key names a credential when its last word ends with one of these (PGPASSWORD, authtoken) ...
 _KEY_TAIL_SUFFIXES = (
     "password",
     "passwd",
@@ -71,6 +45,24 @@ _KEY_TAIL_SUFFIXES = (
     "accesskey",
     "secretkey",
     "privatekey",
+)
+# ... or is one of these.
+_KEY_TAIL_WORDS = frozenset(
+    {
+        *_KEY_TAIL_SUFFIXES,
+        "pass",
+        "pwd",
+        "pw",
+        "accountkey",
+        "signingkey",
+        "encryptionkey",
+        "masterkey",
+        "authkey",
+        "appkey",
+        "sessionkey",
+        "licensekey",
+        "secretkeybase",
+    }
 )
 _PASSWORDISH = frozenset({"password", "passwd", "passphrase", "pass", "pwd", "pw"})
 # In a phrase key ("Wifi password:", "Client secret:") a bare "pass" is a ski
