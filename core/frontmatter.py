@@ -31,10 +31,19 @@ def split(text: str) -> tuple[str | None, int]:
     if not text.startswith("---\n") and not text.startswith("---\r\n"):
         return None, 0
     lines = text.split("\n")
+    n = spanned(lines)
+    return ("\n".join(lines[1:n - 1]), n) if n else (None, 0)
+
+
+def spanned(lines: list[str]) -> int:
+    """How many of a text's lines (split at ``\n``) its frontmatter spans with its fences (0: none): an
+    opening ``---`` line, then up to the first closing ``---`` or ``...``."""
+    if len(lines) < 2 or lines[0] not in ("---", "---\r"):
+        return 0
     for i in range(1, len(lines)):
         if lines[i].rstrip("\r") in ("---", "..."):
-            return "\n".join(lines[1:i]), i + 1
-    return None, 0
+            return i + 1
+    return 0
 
 
 def _safe_load(raw: str) -> object:

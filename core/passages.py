@@ -269,15 +269,11 @@ def _topic_body(text: str) -> str:
 def _split_topic(text: str) -> tuple[str | None, list[str]]:
     """A topic's frontmatter (its lines with both fences, None when it has none) and the lines of
     :func:`_topic_body` (without the empty one after a last line break): the text split once, the
-    frontmatter's end found in the lines as :func:`.frontmatter.split` finds it."""
+    frontmatter's end found in the lines (:func:`.frontmatter.spanned`)."""
     lines = text.split("\n")
-    head = None
-    if text.startswith(("---\n", "---\r\n")):
-        for i in range(1, len(lines)):
-            if lines[i].rstrip("\r") in ("---", "..."):
-                head = "\n".join(lines[:i + 1])
-                del lines[:i + 1]
-                break
+    n = frontmatter.spanned(lines)
+    head = "\n".join(lines[:n]) if n else None
+    del lines[:n]
     if lines and not lines[-1]:
         lines.pop()
     return head, lines
