@@ -220,15 +220,15 @@ def _parse(home: Home, bot: str, name: str, key: _Key, now: int, memo: StemMemo)
     if secret:
         topic = _Topic([_Passage(p.day, p.until, redact(p.text), redact(p.heading)) for p in topic.passages],
                        {w for t in topic.names for w in _index_words(redact(t))}, topic.opening)
-    names = " ".join(sorted({memo.stems(k) for k in topic.names}))
-    if len(topic.passages) > key[0] // 2 + 1:     # it grew since it was listed: read it again next time
+    grown = len(topic.passages) > key[0] // 2 + 1     # more than its listed size can hold (see reserve)
+    if grown:       # it changed while it was read: indexed empty, as racy with no hash (read again next time)
         logger.info("recall's index reads %s again next time: it changed while it was read", name)
-        return (name, key, True, "", _mday(key).toordinal(), f" {names} ", topic.opening is not None, secret,
-                _Topic([], topic.names, topic.opening), [])
+        topic, digest = _Topic([], topic.names, topic.opening), ""
     # a paragraph's words and its section heading's (the heading counts toward the gate too)
     per_passage = [_stem_counts(f"{p.heading}\n{p.text}" if p.heading else p.text, memo) for p in topic.passages]
-    return (name, key, _is_racy(key, now), digest, _mday(key).toordinal(), f" {names} ", topic.opening is not None,
-            secret, topic, per_passage)
+    names = " ".join(sorted({memo.stems(k) for k in topic.names}))
+    return (name, key, grown or _is_racy(key, now), digest, _mday(key).toordinal(), f" {names} ",
+            topic.opening is not None, secret, topic, per_passage)
 
 
 def _parse_into(g: _Gather, names: Iterable[tuple[str, _Key]], home: Home, bot: str, now: int,
@@ -493,9 +493,9 @@ def _can_fork() -> bool:
         return (os.cpu_count() or 1) >= 2
 
 
-def _worker(home: Home, bot: str, now: int, language: str) -> Executor:
-    """Forked processes that parse files for this refresh (they inherit what they need: nothing is pickled
-    but the names each is given and what it gathers)."""
+def _worker(home: Home, bot: str, now: int, language: str, workers: int) -> Executor:
+    """*workers* forked processes that parse files for this refresh (they inherit what they need: nothing
+    is pickled but the names each is given and what it gathers)."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
@@ -503,7 +503,7 @@ def _worker(home: Home, bot: str, now: int, language: str) -> Executor:
 
     global _job
     _job = (home, bot, now, StemMemo(Stems(language)))
-    return ProcessPoolExecutor(max_workers=_workers(), mp_context=multiprocessing.get_context("fork"))
+    return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"))
 
 
 def _parse_all(names: list[tuple[str, _Key]], base: int) -> _Shipped:

@@ -250,7 +250,8 @@ def _refresh(conn: sqlite3.Connection, home: Home, bot: str, listing: dict[str, 
         futures: list[list[Future[_Shipped]]] = []
         bases: list[list[int]] = []
         if everything > PARALLEL_BYTES and _can_fork():
-            parts = [_parts(step, _workers()) for step in steps]
+            workers = _workers()
+            parts = [_parts(step, workers) for step in steps]
             # each part's first passage id, set aside in advance (what a worker sends is written as it is;
             # the ids stay below PID_LIMIT, see above)
             pid = batch.gather.base
@@ -259,7 +260,7 @@ def _refresh(conn: sqlite3.Connection, home: Home, bot: str, listing: dict[str, 
                 for part in split:
                     bases[-1].append(pid)
                     pid += reserve(part)
-            pool = _worker(home, bot, now, language)
+            pool = _worker(home, bot, now, language, workers)
             futures = [[pool.submit(_parse_all, part, base) for part, base in zip(split, at)]
                        for split, at in zip(parts, bases)]
         for n, split in enumerate(parts):

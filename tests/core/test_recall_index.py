@@ -272,6 +272,5 @@ def test_a_build_parsed_by_any_number_of_workers_holds_what_one_process_builds(
     alone = _built_alone(home)
     _parallel(monkeypatch)
     monkeypatch.setattr(I, "_workers", lambda: workers)
-    monkeypatch.setattr(B, "_workers", lambda: workers)
     I.refresh_index(home, BOT)
     assert _contents(home) == alone and len(alone) == len(WORDS)
