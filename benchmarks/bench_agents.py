@@ -53,8 +53,8 @@ def index(i: int) -> str:
 
 def build(folder: Path) -> tuple[Path, Path, Path, Path]:
     """The baseline home, the agents' home, the fake user home holding ~/.claude, and a one-bot home."""
-    from botmemory.core import tracked
-    from botmemory.core.paths import Home
+    from botmemory.core.kinds import tracked
+    from botmemory.core.disk.paths import Home
 
     base = folder / "base"
     for i in range(PROJECTS):

@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 BIN = Path(sys.executable).parent
-BOTMEMORY = [str(BIN / "botmemory")] if (BIN / "botmemory").exists() else [sys.executable, "-m", "botmemory.core.cli"]
+BOTMEMORY = [str(BIN / "botmemory")] if (BIN / "botmemory").exists() else [sys.executable, "-m", "botmemory.core.faces.cli"]
 BOT = "scout"
 WORDS = ("invoice launch travel billing flight standup deploy budget review agency contract payroll hiring "
          "roadmap design support release metrics security vendor").split()

@@ -32,12 +32,12 @@ from collections.abc import Callable
 from datetime import date, timedelta
 from pathlib import Path
 
-from botmemory.core import capture as C
-from botmemory.core.memory import Memory
-from botmemory.core.paths import MEMORY_FILE
-from botmemory.core.safeio import read_file
-from botmemory.core.store import Actor
-from botmemory.core.turns import turn_begin, turn_end
+from botmemory.core.upkeep import capture as C
+from botmemory.core.store.memory import Memory
+from botmemory.core.disk.paths import MEMORY_FILE
+from botmemory.core.disk.safeio import read_file
+from botmemory.core.store.writer import Actor
+from botmemory.core.outside.turns import turn_begin, turn_end
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import core_text  # noqa: E402 - the benchmarks' shared helpers

@@ -6,7 +6,7 @@ A subprocess runs `remember` in a loop on a full MEMORY.md (so every call
 archives an entry); it is killed after a random delay. After every kill: no
 file ends mid-line, every fact that was in MEMORY.md is in MEMORY.md or the
 archive, and the next writer removes what the killed one left behind. The
-harness is the test suite's (tests/core/test_crash.py runs 20 rounds); this
+harness is the test suite's (tests/core/store/test_crash.py runs 20 rounds); this
 runs it at length and prints a table.
 """
 from __future__ import annotations
@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.core.test_crash import kill_rounds  # noqa: E402
+from tests.core.store.test_crash import kill_rounds  # noqa: E402
 
 
 def main(rounds: int) -> None:

@@ -154,9 +154,9 @@ def bench_idle(root: Path, seconds: float) -> dict[str, object]:
 
 def build_big_journal(folder: Path, rows: int = JOURNAL_ROWS) -> Path:
     """A home whose bot has *rows* journal rows: realistic edits of a topic, earlier texts kept."""
-    from botmemory.core.journal import Journal, Row, make_diff
-    from botmemory.core.memory import Memory
-    from botmemory.core.store import Actor
+    from botmemory.core.store.journal import Journal, Row, make_diff
+    from botmemory.core.store.memory import Memory
+    from botmemory.core.store.writer import Actor
 
     root = folder / "big"
     mem = Memory.open(str(root))
@@ -189,7 +189,7 @@ def build_big_journal(folder: Path, rows: int = JOURNAL_ROWS) -> Path:
 def bench_open(root: Path, runs: int = 5) -> dict[str, list[float]]:
     """Open the panel on the Journal tab: until the gauge, the files and the first page of rows are in."""
     os.environ.setdefault("QT_QPA_PLATFORM", env().get("QT_QPA_PLATFORM", "offscreen"))
-    from botmemory.core.memory import Memory
+    from botmemory.core.store.memory import Memory
     from botmemory.desktop import app as appmod
     from botmemory.desktop.panel import MemoryPanel
     from botmemory.desktop.session import Session
@@ -233,8 +233,8 @@ def bench_live(folder: Path, saves: int = 20) -> list[float]:
     from PySide6.QtCore import QCoreApplication
     from shiboken6 import Shiboken
 
-    from botmemory.core.memory import Memory
-    from botmemory.core.store import Actor
+    from botmemory.core.store.memory import Memory
+    from botmemory.core.store.writer import Actor
     from botmemory.desktop import app as appmod
 
     root = folder / "live"
@@ -282,8 +282,8 @@ def main() -> int:
         t = time.perf_counter()
         big = build_big_journal(folder)
         built_s = time.perf_counter() - t
-        from botmemory.core.journal import Journal
-        from botmemory.core.paths import Home
+        from botmemory.core.store.journal import Journal
+        from botmemory.core.disk.paths import Home
 
         journal_mb = Journal(Home.locate(big)).bytes_on_disk("scout") / 1e6
         opened = bench_open(big)

@@ -24,10 +24,10 @@ import string
 import time
 from datetime import UTC, datetime
 
-from botmemory.core.diff import WordFilter
-from botmemory.core.journal import RowFilter, make_row
-from botmemory.core.safeio import text_hash
-from botmemory.core.store import Actor, Change, new_change_id
+from botmemory.core.text.diff import WordFilter
+from botmemory.core.store.journal import RowFilter, make_row
+from botmemory.core.disk.safeio import text_hash
+from botmemory.core.store.writer import Actor, Change, new_change_id
 
 WORDS = ["person", "prefers", "short", "replies", "lives", "Pune", "works", "Acme", "likes", "tomatoes", "garden",
          "project", "launch", "friday", "invoice", "client", "meeting", "travel", "Berlin", "coffee"]
@@ -97,7 +97,7 @@ def bench_write_path() -> list[tuple[str, str, str]]:
     import tempfile
     from pathlib import Path
 
-    from botmemory.core.memory import Memory
+    from botmemory.core.store.memory import Memory
 
     out: list[tuple[str, str, str]] = []
     with tempfile.TemporaryDirectory(dir="/var/tmp") as d:

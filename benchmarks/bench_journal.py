@@ -37,12 +37,12 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from botmemory.core.journal import Journal, Row, make_row
-from botmemory.core.turns import scan
-from botmemory.core.watcher import Watcher
-from botmemory.core.safeio import text_hash
-from botmemory.core.memory import Memory
-from botmemory.core.store import Actor, Change, new_change_id
+from botmemory.core.store.journal import Journal, Row, make_row
+from botmemory.core.outside.turns import scan
+from botmemory.core.outside.watcher import Watcher
+from botmemory.core.disk.safeio import text_hash
+from botmemory.core.store.memory import Memory
+from botmemory.core.store.writer import Actor, Change, new_change_id
 
 BOT = "bench"
 WORDS = [
@@ -319,7 +319,7 @@ def bench_once(base: Path, quick: bool) -> None:
         py = []
         for _ in range(5):
             t = time.perf_counter()
-            subprocess.run([sys.executable, "-c", "import botmemory.core.cli"], check=True)
+            subprocess.run([sys.executable, "-c", "import botmemory.core.faces.cli"], check=True)
             py.append(time.perf_counter() - t)
         cli, start = statistics.median(ts), statistics.median(py)
         report(f"`botmemory watch --once` as a command (median of 5; Python start-up and imports alone "

@@ -33,8 +33,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from bench_recall import TAIL_WORDS, Vocabulary, topic  # noqa: E402
 
-from botmemory.core import passages as P  # noqa: E402
-from botmemory.core.words import Stems  # noqa: E402
+from botmemory.core.recall import passages as P
+from botmemory.core.text.words import Stems  # noqa: E402
 
 
 def cpu(fn: Callable[[], object], runs: int) -> float:

@@ -18,13 +18,13 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from botmemory.core import update
-from botmemory.core.paths import MEMORY_FILE
-from botmemory.core.shadows import _stat
-from botmemory.core.turns import scan
-from botmemory.core.safeio import Folders, read_file
-from botmemory.core.memory import Memory
-from botmemory.core.store import Actor
+from botmemory.core.notes import update
+from botmemory.core.disk.paths import MEMORY_FILE
+from botmemory.core.store.shadows import _stat
+from botmemory.core.outside.turns import scan
+from botmemory.core.disk.safeio import Folders, read_file
+from botmemory.core.store.memory import Memory
+from botmemory.core.store.writer import Actor
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import full_memory, median  # noqa: E402 - the benchmarks' shared helpers

@@ -33,10 +33,10 @@ import time
 from datetime import date, timedelta
 from pathlib import Path
 
-from botmemory.core.paths import Home
+from botmemory.core.disk.paths import Home
 import botmemory.core
-from botmemory.core.recall import index_path, refresh_index
-from botmemory.core.store import Store
+from botmemory.core.recall.query import index_path, refresh_index
+from botmemory.core.store.writer import Store
 
 TODAY = date(2026, 10, 15)
 BOT = "bench"
@@ -279,8 +279,8 @@ def main() -> int:
         folder = home.workspace(BOT) / "memory"
         rec = [bm, "--root", root, "--today", TODAY.isoformat(), "recall", BOT]
         # refresh_index waits for a builder another process runs (the background one recall starts)
-        build = [py, "-c", "import sys; from pathlib import Path; from botmemory.core.paths import Home;"
-                 "from botmemory.core.recall import refresh_index; refresh_index(Home(Path(sys.argv[1])), sys.argv[2])",
+        build = [py, "-c", "import sys; from pathlib import Path; from botmemory.core.disk.paths import Home;"
+                 "from botmemory.core.recall.query import refresh_index; refresh_index(Home(Path(sys.argv[1])), sys.argv[2])",
                  root, BOT]
         idx = index_path(home, BOT)
 

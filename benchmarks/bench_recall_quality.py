@@ -11,7 +11,7 @@ hit@1 for the first note, hit@4 for any of the four.
 the same passages: the number of distinct content words a passage shares with
 the message (one plural ``s`` folded, CJK runs as one word), then the newer
 date, then the later passage; topics whose name matches fill up with their
-opening. "after" is ``botmemory.core.recall.recall`` itself.
+opening. "after" is ``botmemory.core.recall.query.recall`` itself.
 
 The corpora are Debian's manual pages (English: the everyday tools' packages;
 Japanese: ``apt-get install manpages-ja``), converted with ``man``. A corpus
@@ -33,9 +33,10 @@ from collections.abc import Iterable
 from datetime import date
 from pathlib import Path
 
-from botmemory.core import passages as P, recall as R
-from botmemory.core.paths import Home
-from botmemory.core.store import Store
+from botmemory.core.recall import passages as P
+from botmemory.core.recall import query as R
+from botmemory.core.disk.paths import Home
+from botmemory.core.store.writer import Store
 
 HERE = Path(__file__).resolve().parent / "recall_quality"
 CACHE = Path(tempfile.gettempdir()) / "botmemory-recall-quality"

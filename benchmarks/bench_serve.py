@@ -129,10 +129,10 @@ def main() -> None:
             c.getresponse().read()
             c.close()
 
-        serve_cmd = [sys.executable, "-m", "botmemory.core.cli", "--root", str(mem.home.root), "serve", "--port", "0",
+        serve_cmd = [sys.executable, "-m", "botmemory.core.faces.cli", "--root", str(mem.home.root), "serve", "--port", "0",
                      "--json"]
         py = startup([sys.executable, "-c", "print(1, flush=True)"], first_line, a.repeat)
-        gauge = startup([sys.executable, "-m", "botmemory.core.cli", "--root", str(mem.home.root), "gauge", BOT],
+        gauge = startup([sys.executable, "-m", "botmemory.core.faces.cli", "--root", str(mem.home.root), "gauge", BOT],
                         first_line, a.repeat)
         listening = startup(serve_cmd, first_line, a.repeat)
         serve = startup(serve_cmd, answers, a.repeat)

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import importlib
 
+from .base import moved as _moved
+
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy knows the name)
 
 # public name -> (module, name in that module)
@@ -26,55 +28,55 @@ def _export(module: str, *names: str, **renamed: str) -> None:
         _NAMES[public] = (module, inner)
 
 
-_export("errors", "BotMemoryError", "BadInput", "Conflict", "Refused", "LinkRefused", "Busy")
-_export("paths", "Home", "FileKind", "MEMORY_FILE", "ARCHIVE_FILE", "LOG_DIR", "TOPIC_NAME_RULE", "check_bot_id",
+_export("base.errors", "BotMemoryError", "BadInput", "Conflict", "Refused", "LinkRefused", "Busy")
+_export("disk.paths", "Home", "FileKind", "MEMORY_FILE", "ARCHIVE_FILE", "LOG_DIR", "TOPIC_NAME_RULE", "check_bot_id",
         "classify",
         "log_path", "parse_day", local_today="today")
-_export("safeio", "FileText", "MAX_FILE_BYTES", "RACY_NS", "atomic_write", "read_file", "text_hash")
-_export("store", "Actor", "Change", "Store", "Write", "delete_refusal")
-_export("memory", "Memory", "RowListener")
-_export("files", "FileResult", "UndoResult", "check_bot_writes", save_file="save", rm_file="rm", undo_row="undo")
-_export("entries", "Block", "BlockKind", "Document", "chat_source", "check_entry_text", "clean_title", "format_entry",
+_export("disk.safeio", "FileText", "MAX_FILE_BYTES", "RACY_NS", "atomic_write", "read_file", "text_hash")
+_export("store.writer", "Actor", "Change", "Store", "Write", "delete_refusal")
+_export("store.memory", "Memory", "RowListener")
+_export("store.files", "FileResult", "UndoResult", "check_bot_writes", save_file="save", rm_file="rm", undo_row="undo")
+_export("text.entries", "Block", "BlockKind", "Document", "chat_source", "check_entry_text", "clean_title", "format_entry",
         "without_bullet",
         parse_blocks="parse")
-_export("frontmatter", "Frontmatter", read_frontmatter="read")
-_export("budget", "AMBER_AT", "Gauge", "Level", "MEMORY_MAX_BYTES", "MEMORY_MAX_LINES", "ONLY_FIRST_LINES",
+_export("text.frontmatter", "Frontmatter", read_frontmatter="read")
+_export("text.budget", "AMBER_AT", "Gauge", "Level", "MEMORY_MAX_BYTES", "MEMORY_MAX_LINES", "ONLY_FIRST_LINES",
         "Topic", "compose_block", "gauge")
-_export("config", "BotSettings", "ConfigValues", "DEFAULT_TIDY_HOUR", "apply_config", "auto_recall", "bot_settings",
+_export("disk.config", "BotSettings", "ConfigValues", "DEFAULT_TIDY_HOUR", "apply_config", "auto_recall", "bot_settings",
         "check_helper_instance", "check_helper_model", "check_tidy_hour", "config_values", "read_config",
         "read_config_strict", "set_bot_setting", "tidy_hour", "write_config")
-_export("loader", "load_block", list_topics="topics")
-_export("update", "ForgetResult", "OverflowPreview", "PreferResult", "RememberResult", "RoomResult", "learning_check",
+_export("notes.loader", "load_block", list_topics="topics")
+_export("notes.update", "ForgetResult", "OverflowPreview", "PreferResult", "RememberResult", "RoomResult", "learning_check",
         "make_room", "overflow_preview", "unforget")
-_export("recall", "Hit", "MIN_MESSAGE_CHARS", "Note", "RecallResult", "content_words", "fold", "refresh_index",
+_export("recall.query", "Hit", "MIN_MESSAGE_CHARS", "Note", "RecallResult", "content_words", "fold", "refresh_index",
         RECALL_HEADER="HEADER")
-_export("recall_index", recall_index_current="index_current", recall_index_builder="builder_command")
-_export("search", "parse_when")
+_export("recall.index", recall_index_current="index_current", recall_index_builder="builder_command")
+_export("recall.search", "parse_when")
 _export("kinds", "AgentGauge", "AgentKind", "Limits", "Loaded", KIND_NAMES="NAMES", AGENT_KIND_NAMES="AGENT_NAMES",
         get_kind="get")
-_export("tracked", "Candidate", "Tracked", "track", "untrack", discover_agents="discover")
-_export("agents", "folder_secrets", "kind_of", "redact_file", "secrets_in", "topic_name_rule", "topic_path",
+_export("kinds.tracked", "Candidate", "Tracked", "track", "untrack", discover_agents="discover")
+_export("ops.folders", "folder_secrets", "kind_of", "redact_file", "secrets_in", "topic_name_rule", "topic_path",
         agent_gauge="gauge", agent_limits="limits", agent_load="load", agent_recall="recall",
         forget_in_folder="forget")
-_export("diff", "diff_counts", "diff_lines")
-_export("wording", "counted")
-_export("journal", "Journal", "Row", "RowFilter", "UNDO_ACTOR", "make_row")
-_export("shadows", "Shadow", "Shadows")
-_export("reconcile", "OUTSIDE", "reconcile_bot")
-_export("turns", "TURN_TIMEOUT_S", "Turn", "expire_turns", "log_line", "open_turns", "scan", "turn_begin",
+_export("text.diff", "diff_counts", "diff_lines")
+_export("base.wording", "counted")
+_export("store.journal", "Journal", "Row", "RowFilter", "UNDO_ACTOR", "make_row")
+_export("store.shadows", "Shadow", "Shadows")
+_export("outside.reconcile", "OUTSIDE", "reconcile_bot")
+_export("outside.turns", "TURN_TIMEOUT_S", "Turn", "expire_turns", "log_line", "open_turns", "scan", "turn_begin",
         "turn_end", "turn_open")
-_export("watcher", "Watcher")
-_export("tidy", "TidyReport", tidy_bot="tidy")  # not "tidy": the module
-_export("capture_queue", "note_turn")
-_export("capture", "CaptureReport", "capture_due", "last_capture",
+_export("outside.watcher", "Watcher")
+_export("upkeep.tidy", "TidyReport", tidy_bot="tidy")  # not "tidy": the module
+_export("upkeep.capture_queue", "note_turn")
+_export("upkeep.capture", "CaptureReport", "capture_due", "last_capture",
         capture_now="capture")  # not "capture": the module
-_export("organize", "OrganizeReport", organize_memory="organize")
-_export("connect", AGENT_NAMES="AGENTS", connect_agent="connect", connection_status="status")
-_export("ops", "SearchResult", "forget", "forget_everywhere", "move_overflow", "prefer", "remember", "undo_overflow",
+_export("upkeep.organize", "OrganizeReport", organize_memory="organize")
+_export("faces.connect", AGENT_NAMES="AGENTS", connect_agent="connect", connection_status="status")
+_export("ops.operations", "SearchResult", "forget", "forget_everywhere", "move_overflow", "prefer", "remember", "undo_overflow",
         recall_notes="recall", session_search="search", tidy_up="tidy")  # the operations (not "recall", "tidy": modules)
-_export("upkeep", "UpkeepState", "heavy_line", "read_state", "run_due", "tidy_now")
-_export("profile", "LearnedLine", "learned_lines", "remove_learned")
-_export("server", "ApiServer", "ensure_token", "token_path", SERVE_PORT="DEFAULT_PORT")
+_export("upkeep.schedule", "UpkeepState", "heavy_line", "read_state", "run_due", "tidy_now")
+_export("notes.about_me", "LearnedLine", "learned_lines", "remove_learned")
+_export("faces.server", "ApiServer", "ensure_token", "token_path", SERVE_PORT="DEFAULT_PORT")
 
 __all__ = [  # the same names as _NAMES (tests/test_layering.py checks)
     "AGENT_KIND_NAMES", "AGENT_NAMES", "AMBER_AT", "ARCHIVE_FILE", "Actor", "AgentGauge", "AgentKind", "ApiServer",
@@ -104,6 +106,8 @@ __all__ = [  # the same names as _NAMES (tests/test_layering.py checks)
 ]
 
 
+_moved.install()   # the old module paths (botmemory.core.notes.update, …) import for one more release
+
 if not TYPE_CHECKING:  # hidden from mypy, so a name missing below is an error, not "Any"
     def __getattr__(name: str) -> object:
         """Load the module behind a public name on first use (PEP 562)."""
@@ -120,71 +124,71 @@ if not TYPE_CHECKING:  # hidden from mypy, so a name missing below is an error, 
 
 
 if TYPE_CHECKING:  # for type checkers: the same names, eagerly
-    from .budget import (AMBER_AT, MEMORY_MAX_BYTES, MEMORY_MAX_LINES, ONLY_FIRST_LINES, Gauge, Level, Topic,
+    from .text.budget import (AMBER_AT, MEMORY_MAX_BYTES, MEMORY_MAX_LINES, ONLY_FIRST_LINES, Gauge, Level, Topic,
                          compose_block, gauge)
-    from .connect import AGENTS as AGENT_NAMES
-    from .connect import connect as connect_agent
-    from .connect import status as connection_status
-    from .config import (DEFAULT_TIDY_HOUR, BotSettings, ConfigValues, apply_config, auto_recall, bot_settings,
+    from .faces.connect import AGENTS as AGENT_NAMES
+    from .faces.connect import connect as connect_agent
+    from .faces.connect import status as connection_status
+    from .disk.config import (DEFAULT_TIDY_HOUR, BotSettings, ConfigValues, apply_config, auto_recall, bot_settings,
                          check_helper_instance, check_helper_model, check_tidy_hour, config_values, read_config,
                          read_config_strict, set_bot_setting, tidy_hour, write_config)
-    from .diff import diff_counts, diff_lines
-    from .entries import (Block, BlockKind, Document, chat_source, check_entry_text, clean_title, format_entry,
+    from .text.diff import diff_counts, diff_lines
+    from .text.entries import (Block, BlockKind, Document, chat_source, check_entry_text, clean_title, format_entry,
                           without_bullet)
-    from .entries import parse as parse_blocks
-    from .errors import BadInput, BotMemoryError, Busy, Conflict, LinkRefused, Refused
-    from .files import FileResult, UndoResult, check_bot_writes
-    from .files import rm as rm_file
-    from .files import save as save_file
-    from .files import undo as undo_row
-    from .frontmatter import Frontmatter
-    from .frontmatter import read as read_frontmatter
-    from .agents import folder_secrets, kind_of, redact_file, secrets_in, topic_name_rule, topic_path
-    from .agents import forget as forget_in_folder
-    from .agents import gauge as agent_gauge
-    from .agents import limits as agent_limits
-    from .agents import load as agent_load
-    from .agents import recall as agent_recall
-    from .journal import UNDO_ACTOR, Journal, Row, RowFilter, make_row
+    from .text.entries import parse as parse_blocks
+    from .base.errors import BadInput, BotMemoryError, Busy, Conflict, LinkRefused, Refused
+    from .store.files import FileResult, UndoResult, check_bot_writes
+    from .store.files import rm as rm_file
+    from .store.files import save as save_file
+    from .store.files import undo as undo_row
+    from .text.frontmatter import Frontmatter
+    from .text.frontmatter import read as read_frontmatter
+    from .ops.folders import folder_secrets, kind_of, redact_file, secrets_in, topic_name_rule, topic_path
+    from .ops.folders import forget as forget_in_folder
+    from .ops.folders import gauge as agent_gauge
+    from .ops.folders import limits as agent_limits
+    from .ops.folders import load as agent_load
+    from .ops.folders import recall as agent_recall
+    from .store.journal import UNDO_ACTOR, Journal, Row, RowFilter, make_row
     from .kinds import AGENT_NAMES as AGENT_KIND_NAMES
     from .kinds import NAMES as KIND_NAMES
     from .kinds import AgentGauge, AgentKind, Limits, Loaded
     from .kinds import get as get_kind
-    from .tracked import Candidate, Tracked, track, untrack
-    from .tracked import discover as discover_agents
-    from .loader import load_block
-    from .loader import topics as list_topics
-    from .memory import Memory, RowListener
-    from .paths import (ARCHIVE_FILE, LOG_DIR, MEMORY_FILE, TOPIC_NAME_RULE, FileKind, Home, check_bot_id, classify,
+    from .kinds.tracked import Candidate, Tracked, track, untrack
+    from .kinds.tracked import discover as discover_agents
+    from .notes.loader import load_block
+    from .notes.loader import topics as list_topics
+    from .store.memory import Memory, RowListener
+    from .disk.paths import (ARCHIVE_FILE, LOG_DIR, MEMORY_FILE, TOPIC_NAME_RULE, FileKind, Home, check_bot_id, classify,
                         log_path, parse_day)
-    from .paths import today as local_today
-    from .reconcile import OUTSIDE, reconcile_bot
-    from .recall import HEADER as RECALL_HEADER
-    from .recall import MIN_MESSAGE_CHARS, Hit, Note, RecallResult, content_words, fold, refresh_index
-    from .recall_index import builder_command as recall_index_builder
-    from .recall_index import index_current as recall_index_current
-    from .search import parse_when
-    from .ops import SearchResult, forget, forget_everywhere, move_overflow, prefer, remember, undo_overflow
-    from .ops import recall as recall_notes
-    from .ops import search as session_search
-    from .ops import tidy as tidy_up
-    from .safeio import RACY_NS, MAX_FILE_BYTES, FileText, atomic_write, read_file, text_hash
-    from .shadows import Shadow, Shadows
-    from .store import Actor, Change, Store, Write, delete_refusal
-    from .capture import CaptureReport, capture_due, last_capture
-    from .capture_queue import note_turn
-    from .capture import capture as capture_now
-    from .organize import OrganizeReport
-    from .organize import organize as organize_memory
-    from .tidy import TidyReport
-    from .tidy import tidy as tidy_bot
-    from .turns import (TURN_TIMEOUT_S, Turn, expire_turns, log_line, open_turns, scan, turn_begin, turn_end,
+    from .disk.paths import today as local_today
+    from .outside.reconcile import OUTSIDE, reconcile_bot
+    from .recall.query import HEADER as RECALL_HEADER
+    from .recall.query import MIN_MESSAGE_CHARS, Hit, Note, RecallResult, content_words, fold, refresh_index
+    from .recall.index import builder_command as recall_index_builder
+    from .recall.index import index_current as recall_index_current
+    from .recall.search import parse_when
+    from .ops.operations import SearchResult, forget, forget_everywhere, move_overflow, prefer, remember, undo_overflow
+    from .ops.operations import recall as recall_notes
+    from .ops.operations import search as session_search
+    from .ops.operations import tidy as tidy_up
+    from .disk.safeio import RACY_NS, MAX_FILE_BYTES, FileText, atomic_write, read_file, text_hash
+    from .store.shadows import Shadow, Shadows
+    from .store.writer import Actor, Change, Store, Write, delete_refusal
+    from .upkeep.capture import CaptureReport, capture_due, last_capture
+    from .upkeep.capture_queue import note_turn
+    from .upkeep.capture import capture as capture_now
+    from .upkeep.organize import OrganizeReport
+    from .upkeep.organize import organize as organize_memory
+    from .upkeep.tidy import TidyReport
+    from .upkeep.tidy import tidy as tidy_bot
+    from .outside.turns import (TURN_TIMEOUT_S, Turn, expire_turns, log_line, open_turns, scan, turn_begin, turn_end,
                         turn_open)
-    from .update import (ForgetResult, OverflowPreview, PreferResult, RememberResult, RoomResult, learning_check,
+    from .notes.update import (ForgetResult, OverflowPreview, PreferResult, RememberResult, RoomResult, learning_check,
                          make_room, overflow_preview, unforget)
-    from .upkeep import UpkeepState, heavy_line, read_state, run_due, tidy_now
-    from .profile import LearnedLine, learned_lines, remove_learned
-    from .server import DEFAULT_PORT as SERVE_PORT
-    from .server import ApiServer, ensure_token, token_path
-    from .watcher import Watcher
-    from .wording import counted
+    from .upkeep.schedule import UpkeepState, heavy_line, read_state, run_due, tidy_now
+    from .notes.about_me import LearnedLine, learned_lines, remove_learned
+    from .faces.server import DEFAULT_PORT as SERVE_PORT
+    from .faces.server import ApiServer, ensure_token, token_path
+    from .outside.watcher import Watcher
+    from .base.wording import counted

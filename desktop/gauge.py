@@ -3,7 +3,7 @@
 Lines and size of MEMORY.md against the budget (200 lines, 24 KB), amber from
 80 %, red once anything stops loading, the count of lines that are not loaded,
 and always the plain sentence "only the first 200 lines load each turn". The
-numbers come from :func:`botmemory.core.budget.gauge`; this module only draws.
+numbers come from :func:`botmemory.core.text.budget.gauge`; this module only draws.
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The helper model's API key in the OS keyring. Qt-free.
 
 Service ``botmemory``, user name the helper's ``instanceId`` — the same place
-``botmemory.core.helper`` reads it from. The key is never written to
+``botmemory.core.upkeep.helper`` reads it from. The key is never written to
 ``config.json`` or any other file. With no keyring backend the key cannot be
 kept at all; :func:`status` says so in words the Settings window shows as they are.
 """
@@ -19,7 +19,7 @@ from botmemory.core import BotMemoryError
 logger = logging.getLogger(__name__)
 
 KEYRING_SERVICE = "botmemory"
-"""Must equal ``botmemory.core.helper.KEYRING_SERVICE`` (a test checks it)."""
+"""Must equal ``botmemory.core.upkeep.helper.KEYRING_SERVICE`` (a test checks it)."""
 
 NO_KEYRING = (
     "No keyring is available on this computer, so the helper's API key cannot be stored. "

@@ -1,7 +1,7 @@
 """The upkeep section of the Memory panel: the Memory and upkeep switches, the last tidy-up, Tidy up now.
 
 Also the heavy-bot line — *This bot loads a lot every turn.* with **Tidy
-memory** — which the core decides (:func:`botmemory.core.upkeep.heavy_line`);
+memory** — which the core decides (:func:`botmemory.core.upkeep.schedule.heavy_line`);
 with Memory or its upkeep off the core never returns it.
 """
 from __future__ import annotations

@@ -17,9 +17,9 @@ import time
 from datetime import date
 from pathlib import Path
 
-from botmemory.core import update
-from botmemory.core.safeio import atomic_write
-from botmemory.core.store import Actor
+from botmemory.core.notes import update
+from botmemory.core.disk.safeio import atomic_write
+from botmemory.core.store.writer import Actor
 from botmemory.desktop import app as appmod
 from botmemory.desktop import demo
 from PySide6.QtCore import QCoreApplication, QItemSelectionModel

@@ -1,5 +1,5 @@
-"""PyInstaller entry for the command line: ``botmemory`` (``botmemory.core.quick:main``: plain recall and
-search lines without the full parser, everything else through ``botmemory.core.cli``)."""
-from botmemory.core.quick import main
+"""PyInstaller entry for the command line: ``botmemory`` (``botmemory.core.faces.entry:main``: plain recall and
+search lines without the full parser, everything else through ``botmemory.core.faces.cli``)."""
+from botmemory.core.faces.entry import main
 
 raise SystemExit(main())

@@ -9,144 +9,119 @@ from __future__ import annotations
 import ast
 import subprocess
 import sys
+
+import pytest
 from pathlib import Path
 
 import botmemory.core as surface
+from botmemory.core.base.moved import MOVED
 
 ROOT = Path(__file__).resolve().parents[1]
 CORE = ROOT / "core"
 DESKTOP = ROOT / "desktop"
 
-# Lowest first: a core module may import only modules before it. docs/ARCHITECTURE.md explains the order.
-LAYERS = [
-    "log",          # loggers that import logging only for a record that could be shown
-    "record",       # record classes as dataclasses makes them, without importing dataclasses
-    "errors",       # the error classes and their exit codes
-    "wording",      # counted nouns in messages ("1 line", "2 lines")
-    "redact",       # credential detection (pure text)
-    "words",        # tokens, CJK bigrams, stems, the text's language (pure text)
-    "frontmatter",  # topic frontmatter (pure text)
-    "entries",      # MEMORY.md's blocks and entry lines (pure text)
-    "diff",         # journal diffs: counts, the word filter past a cut (pure text)
-    "paths",        # the home's layout and path rules
-    "nofollow",     # reaching a file below the home without passing a symbolic link
-    "safeio",       # safe reads, atomic writes, the workspace lock
-    "kinds",        # the kinds of memory folder (a package): layout, budget, entries, finding them (link-free, by safeio)
-    "tracked",      # the tracked agent folders (tracked.json) and finding them
-    "config",       # config.json
-    "store",        # the only writer of memory files
-    "budget",       # the load budget and the loaded block
-    "helper",       # the optional helper model
-    "journal",      # the journal of changes
-    "shadows",      # shadow copies of memory files
-    "memory",       # the opened home: Memory (store + journal + shadows)
-    "files",        # save / rm / undo, the memory switch for bots' writes
-    "loader",       # what a new turn loads
-    "update",       # remember / forget / prefer
-    "passages",     # recall's words, results, a topic's passages, the topic folder
-    "ranking",      # recall's ranking (pure: postings in, ranked passages out)
-    "index_build",  # building recall's index: topics parsed, postings gathered and packed, the parse worker
-    "recall_index", # recall's SQLite index (stems to passages), its refresh and background build
-    "recall",       # recall search
-    "search",       # session search over the files
-    "agents",       # gauge, load, forget, recall, redact of a tracked folder by its kind
-    "reconcile",    # differences -> journal rows
-    "turns",        # turns, the day's log line, scan
-    "watcher",      # the live watcher
-    "tidy",         # the tidy-up
-    "filing",       # topic names, the topic list, headers, model answers (capture and organizing)
-    "organize",     # MEMORY.md detail filed into topics
-    "capture_queue",  # capture's queue of turns to read, reading a turn's messages
-    "capture_checks",  # capture's checks of a helper's facts, its prompt
-    "capture",      # noticing facts from turns, About me lines (then organizing)
-    "upkeep",       # scheduling the tidy-up, the heavy notice
-    "ops",          # the operations: the one way in (Memory first, results with changes), the policy
-    "profile",      # About me's learned lines
-    "routes",       # the spec's routes, without HTTP
-    "server",       # botmemory serve: the routes on loopback
-    "mcp_tools",    # the agents' memory tools (through the surface)
-    "mcp_server",   # botmemory mcp: the tools over MCP (the SDK loads only here)
-    "connect",      # botmemory connect: entries in the agents' settings files
-    "hooks",        # botmemory hook claude-code
-    "commands",     # the command line's commands: one function each, calling the operations
-    "cli",          # the command line: parsing, exit codes
-    "quick",        # the entry point: recall and search without the full parser, else cli
-]
+# The wings, lowest first, and the wings each may import (docs/ARCHITECTURE.md draws the same plan). Inside a
+# wing modules import each other freely; between wings only these edges exist. ``base`` is below everything.
+WINGS: dict[str, set[str]] = {
+    "base": set(),
+    "redact": {"base"},
+    "text": {"base", "redact"},
+    "disk": {"base"},
+    "kinds": {"base", "text", "disk"},
+    "store": {"base", "redact", "text", "disk", "kinds"},
+    "notes": {"base", "redact", "text", "disk", "store"},
+    "recall": {"base", "redact", "text", "disk", "kinds", "store"},
+    "outside": {"base", "redact", "text", "disk", "store"},
+    "upkeep": {"base", "redact", "text", "disk", "store", "notes", "outside"},
+    "ops": {"base", "redact", "text", "disk", "kinds", "store", "notes", "recall", "outside", "upkeep"},
+    "faces": {"base", "redact", "text", "disk", "kinds", "store", "notes", "recall", "outside", "upkeep", "ops"},
+}
 
 
-def _core_imports(path: Path, level: int = 1) -> set[str]:
-    """The botmemory.core modules *path* (a core module) imports, anywhere in the file.
+def _module_of(path: Path) -> list[str]:
+    """*path*'s dotted place under botmemory.core (``store/journal.py`` -> ["store", "journal"])."""
+    parts = list(path.relative_to(CORE).with_suffix("").parts)
+    return parts[:-1] if parts[-1] == "__init__" else parts
 
-    A public name taken from the surface (``from . import Memory``) counts as its module.
-    *level*: the relative level that means botmemory.core (2 inside a package such as ``kinds``,
-    whose own ``from .base import`` stays inside it).
+
+def _imports(path: Path) -> set[tuple[str, int]]:
+    """The botmemory.core modules *path* imports anywhere in the file (dotted, under core), with the line.
+
+    A public name taken from the surface (``from .. import remember``) counts as the module behind it.
     """
-    return {surface._NAMES[n][0] if n in surface._NAMES else n for n in _raw_imports(path, level)}
-
-
-def _raw_imports(path: Path, level: int = 1) -> set[str]:
-    out: set[str] = set()
+    here = _module_of(path)
+    package = here if path.name == "__init__.py" else here[:-1]
+    out: set[tuple[str, int]] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.ImportFrom):
-            if node.level == level:                   # from . import x / from .x import y
-                if node.module:
-                    out.add(node.module.split(".")[0])
-                else:
-                    out.update(a.name for a in node.names)
+            if node.level:
+                base = package[: len(package) - (node.level - 1)]
             elif node.module and node.module.startswith("botmemory.core"):
-                rest = node.module.split(".")[2:]
-                out.update(rest[:1] or [a.name for a in node.names])
+                base = []
+                node = ast.ImportFrom(module=node.module.removeprefix("botmemory.core").lstrip(".") or None,
+                                      names=node.names, level=1, lineno=node.lineno)
+            else:
+                continue
+            if node.module:
+                out.add((".".join([*base, node.module]), node.lineno))
+            elif base:
+                out.update((".".join([*base, a.name]), node.lineno) for a in node.names)
+            else:
+                out.update((surface._NAMES[a.name][0] if a.name in surface._NAMES else a.name, node.lineno)
+                           for a in node.names)
         elif isinstance(node, ast.Import):
-            for a in node.names:
-                if a.name.startswith("botmemory.core."):
-                    out.add(a.name.split(".")[2])
+            out.update((a.name.removeprefix("botmemory.core."), node.lineno) for a in node.names
+                       if a.name.startswith("botmemory.core."))
     return out
 
 
-def _imports_of(name: str) -> set[str]:
-    """A layer's imports: one module's, or every file's of a package."""
-    package = CORE / name
-    if package.is_dir():
-        return set().union(*(_core_imports(p, level=2) for p in sorted(package.glob("*.py"))))
-    return _core_imports(CORE / f"{name}.py")
+def _core_files() -> list[Path]:
+    return [p for p in sorted(CORE.rglob("*.py")) if p.parent != CORE]
 
 
-def test_every_core_module_has_a_layer():
-    modules = ({p.stem for p in CORE.glob("*.py")} - {"__init__"}) | {
-        p.name for p in CORE.iterdir() if p.is_dir() and (p / "__init__.py").is_file()}
-    assert modules == set(LAYERS), "add the new module to LAYERS (and docs/ARCHITECTURE.md)"
+def test_every_core_module_is_in_a_wing():
+    loose = sorted(p.name for p in CORE.glob("*.py") if p.name != "__init__.py")
+    assert loose == [], "a core module lives in a wing (a folder of core/ listed in WINGS)"
+    folders = {p.name for p in CORE.iterdir() if p.is_dir() and (p / "__init__.py").is_file()}
+    assert folders == set(WINGS), "add the new wing to WINGS (and docs/ARCHITECTURE.md)"
 
 
-def test_core_modules_import_only_lower_layers():
+def test_wings_import_only_the_wings_below_them():
     bad = []
-    for i, name in enumerate(LAYERS):
-        for dep in sorted(_imports_of(name)):
-            if dep not in LAYERS[:i]:
-                bad.append(f"{name} imports {dep}")
+    for path in _core_files():
+        wing = _module_of(path)[0]
+        for target, line in sorted(_imports(path)):
+            other = target.split(".")[0]
+            if other != wing and other not in WINGS[wing]:
+                bad.append(f"{path.relative_to(ROOT)}:{line}: {wing} imports {target}")
     assert bad == []
 
 
-# Inside the redact package, lowest first: a module imports only the modules before it (the package's
-# __init__, the public API and the scan, all of them). docs/ARCHITECTURE.md lists what each holds.
-REDACT_MODULES = ["base", "rules", "runs", "placeholders", "credentials", "assign", "entropy", "provider", "__init__"]
+def test_the_wing_plan_has_no_circle():
+    order = list(WINGS)
+    for wing, below in WINGS.items():
+        assert all(order.index(b) < order.index(wing) for b in below), f"{wing} imports a wing above it"
 
 
-def test_the_redact_modules_import_only_those_before_them():
-    package = CORE / "redact"
-    assert {p.stem for p in package.glob("*.py")} == set(REDACT_MODULES), "add the new module to REDACT_MODULES"
-    bad = []
-    for i, name in enumerate(REDACT_MODULES):
-        for dep in sorted(_raw_imports(package / f"{name}.py", level=1)):
-            if dep not in REDACT_MODULES[:i]:
-                bad.append(f"redact.{name} imports {dep}")
-    assert bad == []
+def test_the_guard_catches_an_upward_import(tmp_path, monkeypatch):
+    """The wing check is not vacuous: a store module importing ops is reported."""
+    fake = CORE / "store" / "__upward_probe__.py"
+    monkeypatch.setattr(sys.modules[__name__], "_core_files", lambda: [fake])
+    monkeypatch.setattr(Path, "read_text", lambda self, encoding=None: "from ..ops import operations\n")
+    with pytest.raises(AssertionError, match="store imports ops"):
+        test_wings_import_only_the_wings_below_them()
+
+
+# every module and wing name under core, and the old flat names (botmemory.core.update, kept for one release)
+_MODULE_NAMES = {p.stem for p in CORE.rglob("*.py") if p.stem != "__init__"} | set(WINGS) | set(MOVED)
 
 
 def test_core_loads_no_qt():
     code = (
         "import sys, importlib\n"
         "import botmemory.core as c\n"
-        f"for m in {LAYERS!r}: importlib.import_module('botmemory.core.' + m)\n"
+        "import pkgutil\n"
+        "for m in pkgutil.walk_packages(c.__path__, 'botmemory.core.'): importlib.import_module(m.name)\n"
         "for n in c.__all__: getattr(c, n)\n"
         "qt = sorted(m for m in sys.modules if m.split('.')[0] in ('PySide6', 'shiboken6', 'PyQt5', 'PyQt6'))\n"
         "print(qt)\n"
@@ -165,7 +140,7 @@ def test_the_desktop_imports_core_only_through_the_surface():
                     bad.append(f"{rel}: from {node.module} import ...")
                 elif node.module == "botmemory.core":
                     bad += [f"{rel}: from botmemory.core import {a.name} (a module)" for a in node.names
-                            if a.name in LAYERS]
+                            if a.name in _MODULE_NAMES]
             elif isinstance(node, ast.Import):
                 bad += [f"{rel}: import {a.name}" for a in node.names if a.name.startswith("botmemory.core.")]
     assert bad == []
@@ -174,15 +149,16 @@ def test_the_desktop_imports_core_only_through_the_surface():
 def test_the_surface_lists_what_it_exports():
     assert sorted(surface.__all__) == sorted(surface._NAMES)
     assert len(set(surface.__all__)) == len(surface.__all__)
-    assert not set(surface.__all__) & set(LAYERS), "a public name may not hide a module of the same name"
+    assert not set(surface.__all__) & _MODULE_NAMES, "a public name may not hide a module of the same name"
     for name in surface.__all__:
         assert getattr(surface, name) is not None
 
 
 def test_the_surface_loads_lazily():
+    """Importing the package loads only the finder of the old module paths (base.moved), nothing of the rules."""
     code = "import sys, botmemory.core\nprint(sorted(m for m in sys.modules if m.startswith('botmemory.core.')))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "[]"
+    assert out.stdout.strip() == str(["botmemory.core.base", "botmemory.core.base.moved"])
 
 
 # The callers at the top (the CLI's commands, the MCP tools, the routes, the hooks, the desktop) write and
@@ -193,7 +169,7 @@ _MECHANISMS = ("store.apply(", "store.write(", "store.delete(", "mem.undo(", "up
 
 
 def test_the_callers_go_through_the_operations():
-    callers = [CORE / f"{m}.py" for m in ("commands", "mcp_tools", "routes", "hooks")]
+    callers = [CORE / "faces" / f"{m}.py" for m in ("commands", "mcp_tools", "routes", "hooks")]
     callers += [p for p in sorted(DESKTOP.rglob("*.py")) if p.name != "demo.py"]
     bad = []
     for path in callers:

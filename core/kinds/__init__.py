@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import importlib
 
-from ..errors import BadInput
+from ..base.errors import BadInput
 from .base import AgentKind, AgentGauge, Found, Limits, Loaded, Piece
 
 _MODULES = {

@@ -14,10 +14,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import BadInput, Refused
-from ..paths import FileKind
-from ..safeio import Folders, open_dir_nofollow
-from ..wording import counted
+from ..base.errors import BadInput, Refused
+from ..disk.paths import FileKind
+from ..disk.safeio import Folders, open_dir_nofollow
+from ..base.wording import counted
 
 MEMORY_FILE = "MEMORY.md"
 AMBER_AT = 0.8
@@ -61,7 +61,7 @@ def list_md(folder: Path, prefix: str = "", root: Path | None = None) -> list[st
     """The regular ``*.md`` files of *folder* (no links, nothing hidden), as ``prefix + name``.
 
     *folder* is reached from *root* (default: *folder* itself, the tracked folder) without passing
-    through a symbolic link (:class:`~botmemory.core.safeio.Folders`); *root* itself must not be a
+    through a symbolic link (:class:`~botmemory.core.disk.safeio.Folders`); *root* itself must not be a
     link. A folder reached through a link lists nothing.
     """
     root = folder if root is None else root

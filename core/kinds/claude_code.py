@@ -17,8 +17,8 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from ..log import get_logger
-from ..paths import FileKind
+from ..base.log import get_logger
+from ..disk.paths import FileKind
 from .base import (MEMORY_FILE, NAME_RULE, AgentKind, Found, Limits, Loaded, agent_dir, check_name, frontmatter_end, head_cut,
                    list_md, read_setting, split_lines)
 
@@ -71,7 +71,7 @@ class ClaudeCode(AgentKind):
 
     def classify(self, rel: str) -> FileKind:
         if "/" in rel or "\\" in rel:
-            from ..errors import BadInput
+            from ..base.errors import BadInput
 
             raise BadInput(f"bad path {rel!r}: Claude Code's memory is MEMORY.md and topic files beside it "
                            "(no folders)")

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from ..errors import BadInput
-from ..paths import FileKind
+from ..base.errors import BadInput
+from ..disk.paths import FileKind
 from .base import (MEMORY_FILE, AgentKind, Found, Limits, Loaded, Piece, agent_dir, list_md, one_folder, read_setting,
                    split_lines)
 

@@ -25,12 +25,12 @@ from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 
-from ..log import get_logger
-from ..errors import BadInput, BotMemoryError
-from ..paths import FileKind
+from ..base.log import get_logger
+from ..base.errors import BadInput, BotMemoryError
+from ..disk.paths import FileKind
 from .base import (MEMORY_FILE, AgentKind, Found, Limits, Loaded, agent_dir, check_name, list_md, one_folder,
                    read_setting, split_lines, unlinked_dirs)
-from ..safeio import read_file
+from ..disk.safeio import read_file
 
 logger = get_logger(__name__)
 

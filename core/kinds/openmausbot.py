@@ -2,7 +2,7 @@
 
 botmemory writes this memory for the bot (remember, prefer, tidy), so every
 command applies. The loader and gauge of a workspace live in
-:mod:`botmemory.core.budget` and :mod:`botmemory.core.loader`; this module
+:mod:`botmemory.core.text.budget` and :mod:`botmemory.core.notes.loader`; this module
 gives the registry the same rule (whole lines, 200 lines or 24 KB), the
 constants kept equal to budget's by a test.
 """
@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from ..errors import BadInput
-from ..paths import TOPIC_NAME_RULE, FileKind, classify
+from ..base.errors import BadInput
+from ..disk.paths import TOPIC_NAME_RULE, FileKind, classify
 from .base import MEMORY_FILE, AgentKind, Limits, Loaded, head_cut, list_md, split_lines, unlinked_dirs
 
 MAX_LINES = 200

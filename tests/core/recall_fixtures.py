@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from botmemory.core.paths import Home
-from botmemory.core.store import Store
+from botmemory.core.disk.paths import Home
+from botmemory.core.store.writer import Store
 from tests.conftest import entry
 
 __all__ = ["BOT", "TODAY", "entry", "home", "ws"]

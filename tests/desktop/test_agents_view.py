@@ -2,10 +2,11 @@
 from __future__ import annotations
 
 import pytest
-from botmemory.core import agents, tracked
-from botmemory.core.budget import Level
-from botmemory.core.turns import scan
-from botmemory.core.store import Actor
+from botmemory.core.ops import folders as agents
+from botmemory.core.kinds import tracked
+from botmemory.core.text.budget import Level
+from botmemory.core.outside.turns import scan
+from botmemory.core.store.writer import Actor
 from botmemory.desktop.agents_view import AgentsDialog, KindGauge, offer_text
 from botmemory.desktop.panel import MemoryPanel
 from tests.core.agent_fixtures import claude_code, hermes, openclaw
@@ -172,7 +173,7 @@ def test_the_app_offers_found_folders_once_on_first_run(qtbot, mem, no_real_agen
 
 
 def test_the_welcome_page_lists_found_folders_and_tracks_one(qtbot, tmp_path, no_real_agent_folders):
-    from botmemory.core.memory import Memory
+    from botmemory.core.store.memory import Memory
     from botmemory.desktop.session import Session
 
     from .conftest import delete
@@ -256,7 +257,7 @@ def test_forget_everywhere_previews_then_forgets_in_every_folder_and_bot_each_un
 
 def test_tracking_from_the_welcome_page_makes_the_watcher_look_at_the_folder(qtbot, tmp_path, no_real_agent_folders):
     """Else an outside edit in the folder tracked there is journaled only after a restart."""
-    from botmemory.core.memory import Memory
+    from botmemory.core.store.memory import Memory
     from botmemory.desktop.session import Session
 
     from .conftest import delete

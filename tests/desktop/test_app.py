@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import pytest
-from botmemory.core.store import Actor
+from botmemory.core.store.writer import Actor
 from botmemory.desktop import app as appmod
 from botmemory.desktop.app import App
 from botmemory.desktop.instance import ask_running
@@ -84,7 +84,7 @@ def test_notices_reach_the_notifier_and_open_or_undo(qtbot, make_app, mem):
     a.notifier.shown.connect(shown.append)
     # a bot's write that had to archive entries
     mem.store.write(BOT, "MEMORY.md", memory_text(200), Actor.person())
-    from botmemory.core import update
+    from botmemory.core.notes import update
 
     update.remember(mem.store, BOT, "one more fact", Actor.bot("Plans"))
     qtbot.waitUntil(lambda: any(n.kind == "archived" for n in shown), timeout=5000)

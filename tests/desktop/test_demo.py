@@ -4,9 +4,10 @@ from __future__ import annotations
 from datetime import date
 from pathlib import Path
 
-from botmemory.core import budget, frontmatter
-from botmemory.core.budget import Level
-from botmemory.core.memory import Memory
+from botmemory.core.text import budget
+from botmemory.core.text import frontmatter
+from botmemory.core.text.budget import Level
+from botmemory.core.store.memory import Memory
 from botmemory.desktop import demo
 
 

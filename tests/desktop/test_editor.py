@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import pytest
-from botmemory.core.store import Actor
+from botmemory.core.store.writer import Actor
 from botmemory.desktop.editor import CONFLICT_TEXT, FileEditor
 
 from .conftest import BOT, entry, idle, memory_text
@@ -199,7 +199,7 @@ def test_live_refresh_when_not_editing(qtbot, editor, session, mem):
 
 
 def test_the_conflict_banner_names_who_the_journal_names(qtbot, editor, session, mem):
-    from botmemory.core.store import Actor as A
+    from botmemory.core.store.writer import Actor as A
 
     mem.store.write(BOT, "MEMORY.md", "line one\n", Actor.person())
     _open(qtbot, editor, session, "MEMORY.md")

@@ -1,7 +1,7 @@
 """The desktop's own errors share core's base, so one `except BotMemoryError` covers them."""
 from __future__ import annotations
 
-from botmemory.core.errors import BotMemoryError
+from botmemory.core.base.errors import BotMemoryError
 from botmemory.desktop.keystore import KeyringUnavailable
 from botmemory.desktop.settings_dialog import Invalid
 

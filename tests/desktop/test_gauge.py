@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 import pytest
-from botmemory.core import budget
-from botmemory.core.budget import Level
+from botmemory.core.text import budget
+from botmemory.core.text.budget import Level
 from botmemory.desktop.gauge import COLOURS, GaugeWidget, summary, unloaded_text
 
 from .conftest import memory_text

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import pytest
-from botmemory.core.store import Actor
+from botmemory.core.store.writer import Actor
 from botmemory.desktop.journal_view import JournalView
 from botmemory.desktop.models import JournalModel
 from PySide6.QtCore import QPoint, Qt
@@ -130,7 +130,7 @@ def test_new_rows_arrive_on_top_and_keep_the_selection(qtbot, view, session, mem
 
 def _many_rows(mem, n):
     """*n* journal rows written straight into the journal (not durable: this is a test's scratch home)."""
-    from botmemory.core.journal import Journal, Row
+    from botmemory.core.store.journal import Journal, Row
 
     rows = [Row(f"{0x019a00000000 + i:012x}-{i % 0xffffff:06x}", "2026-10-15T10:00:00.000Z", BOT, "person", "cli",
                 None, "memory/big.md", None if i == 0 else f"h{i - 1}", f"h{i}",

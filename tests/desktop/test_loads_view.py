@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 import pytest
-from botmemory.core import config, loader
-from botmemory.core.store import Actor
+from botmemory.core.disk import config
+from botmemory.core.notes import loader
+from botmemory.core.store.writer import Actor
 from botmemory.desktop.loads_view import LoadsView
 
 from .conftest import BOT, entry, idle

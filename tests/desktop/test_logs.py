@@ -40,8 +40,8 @@ def test_file_and_tail_get_every_record(tmp_path: Path) -> None:
 def test_verbose_logs_debug_to_file_and_stderr(tmp_path: Path) -> None:
     stream = io.StringIO()
     path = logs.setup_logging(True, directory=tmp_path, stream=stream)
-    logging.getLogger("botmemory.core.store").debug("wrote MEMORY.md")
-    assert "DEBUG   botmemory.core.store: wrote MEMORY.md" in stream.getvalue()
+    logging.getLogger("botmemory.core.store.writer").debug("wrote MEMORY.md")
+    assert "DEBUG   botmemory.core.store.writer: wrote MEMORY.md" in stream.getvalue()
     assert "wrote MEMORY.md" in path.read_text(encoding="utf-8")
     assert "wrote MEMORY.md" in logs.tail()[-1]
 

@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 from botmemory.desktop.notify import _run_now as _sync_submit  # run at once, as a worker would later
-from botmemory.core.paths import FileKind
-from botmemory.core.store import Actor
+from botmemory.core.disk.paths import FileKind
+from botmemory.core.store.writer import Actor
 from botmemory.desktop.corelink import Cursor, JournalQuery
 from botmemory.desktop.models import (
     FilesModel,
@@ -177,7 +177,7 @@ def test_texts_of_odd_rows():
 
 
 def test_a_row_that_removes_frontmatter_counts_every_line(mem):
-    from botmemory.core.store import Actor
+    from botmemory.core.store.writer import Actor
 
     mem.store.write(BOT, "memory/trips.md", "---\ntitle: Trips\n---\n-- signed\n", Actor.person("panel"))
     mem.store.write(BOT, "memory/trips.md", "", Actor.person("panel"))
@@ -186,8 +186,8 @@ def test_a_row_that_removes_frontmatter_counts_every_line(mem):
 
 
 def test_the_files_list_counts_lines_as_the_gauge_does(mem):
-    from botmemory.core import budget
-    from botmemory.core.store import Actor
+    from botmemory.core.text import budget
+    from botmemory.core.store.writer import Actor
 
     text = "- 2026-10-01 · from cli · one\n- 2026-10-02 · from cli · two"       # no final newline
     mem.store.write(BOT, "MEMORY.md", text, Actor.person())
@@ -198,7 +198,7 @@ def test_the_files_list_counts_lines_as_the_gauge_does(mem):
 
 
 def test_a_created_topic_shows_its_first_real_line_not_the_frontmatter_fence(mem):
-    from botmemory.core.store import Actor
+    from botmemory.core.store.writer import Actor
 
     mem.store.write(BOT, "memory/travel.md", "---\ntitle: Travel\n---\n# Travel\n", Actor.person())
     row = mem.journal.list(BOT, limit=1)[0]

@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 import pytest
-from botmemory.core.budget import Level
-from botmemory.core.store import Actor
+from botmemory.core.text.budget import Level
+from botmemory.core.store.writer import Actor
 from botmemory.desktop.panel import MemoryPanel
 
 from .conftest import BOT, OTHER, entry, idle, memory_text
@@ -198,7 +198,7 @@ def test_the_new_topic_prompt_is_cores_rule_for_the_folders_kind(qtbot, panel, s
     """A workspace's topic takes letters and digits of any script; a Claude Code folder's takes '_':
     the dialog says the kind's rule as core words it (one message), never a copy of its own."""
     from botmemory.core import TOPIC_NAME_RULE, topic_name_rule
-    from botmemory.core.tracked import track
+    from botmemory.core.kinds.tracked import track
 
     d = panel.topic_dialog()
     qtbot.addWidget(d)

@@ -13,8 +13,8 @@ import keyring.errors
 import pytest
 
 from tests.fakes import MemoryKeyring
-from botmemory.core import config as core_config
-from botmemory.core.paths import Home
+from botmemory.core.disk import config as core_config
+from botmemory.core.disk.paths import Home
 from botmemory.desktop import keystore
 from botmemory.desktop import settings_dialog as sd
 from botmemory.desktop.autostart import XdgAutostart
@@ -165,7 +165,7 @@ def test_round_trip_keeps_unknown_keys(home: Home, kr: MemoryKeyring, start: Xdg
 
 def test_core_helper_reads_what_settings_wrote(home: Home, kr: MemoryKeyring, start: XdgAutostart,
                                                ui_path: Path) -> None:
-    helper = pytest.importorskip("botmemory.core.helper")
+    helper = pytest.importorskip("botmemory.core.upkeep.helper")
     sd.save(settings(home, helper_instance="openai", helper_model="gpt-4o-mini", api_key="sk-xyz"),
             start, backend=kr, ui_path=ui_path)
     cfg = helper.read_config(home)

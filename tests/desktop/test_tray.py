@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 import pytest
-from botmemory.core import budget
-from botmemory.core.budget import Level
-from botmemory.core.store import Actor
+from botmemory.core.text import budget
+from botmemory.core.text.budget import Level
+from botmemory.core.store.writer import Actor
 from botmemory.desktop.tray import Tray, tooltip, worst
 
 from .conftest import BOT, OTHER, delete, memory_text

@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 import pytest
-from botmemory.core import config
-from botmemory.core.store import Actor
+from botmemory.core.disk import config
+from botmemory.core.store.writer import Actor
 from botmemory.desktop.upkeep_view import UpkeepView, report_text
 
 from .conftest import BOT, entry, idle
@@ -106,8 +106,8 @@ def test_switches_wait_for_the_bot_and_a_red_gauge_points_to_make_room(qtbot, se
 def test_the_last_capture_and_the_lines_added_by_bots_with_remove(qtbot, view, session, mem, tmp_path):
     import json as _json
 
-    from botmemory.core import capture as C
-    from botmemory.core.turns import turn_begin, turn_end
+    from botmemory.core.upkeep import capture as C
+    from botmemory.core.outside.turns import turn_begin, turn_end
     from botmemory.desktop.upkeep_view import capture_text
 
     assert view.capture_label.text() == "Last capture: never"
@@ -129,7 +129,7 @@ def test_the_last_capture_and_the_lines_added_by_bots_with_remove(qtbot, view, s
     view.refresh()
     idle(qtbot, session)
     assert view.learned_rows == [] and mem.home.about_me.read_text() == "I live in Pune\n"
-    from botmemory.core.update import is_removed
+    from botmemory.core.notes.update import is_removed
 
     assert is_removed(mem.home, "Is a night owl")                           # never added again
     text = capture_text({"at": "2026-10-15T10:00:00+00:00", "report": {

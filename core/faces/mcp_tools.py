@@ -1,0 +1,324 @@
+"""The memory tools an agent calls (``botmemory mcp``): what each takes and does, without the MCP SDK.
+
+Every tool runs the same operations as the CLI through the public surface
+(``botmemory.core``): budget and archiving, redaction, the journal, forgotten
+words, the memory switch. A write is the bot's work: ``who: bot, how: mcp``,
+``chat`` from the argument, else the client's name. A refused or bad call
+raises a :class:`BotMemoryError` whose one line is the CLI's message; nothing
+is written. :func:`normalize` maps the argument names models reach for
+(``query`` for ``words``, ``content`` for ``text``, ``n`` for ``limit`` …)
+onto the canonical ones and says which argument was wrong.
+
+The SDK layer (``mcp_server``) builds its schemas from these specs; this module
+never imports the SDK, so tests and hooks use it at no import cost.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import Actor
+from .. import BadInput
+from .. import Conflict
+from .. import Memory
+
+# The operations load on a tool's first call (inside each tool), so a server answers tools/list sooner.
+
+HOW = "mcp"
+JOURNAL_DEFAULT = 20
+JOURNAL_MAX = 200
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    type: str                       # "string" | "words" (a string or a list of strings) | "integer"
+    description: str
+    required: bool = False
+    enum: tuple[str, ...] = ()
+    aliases: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Hints:
+    read_only: bool
+    destructive: bool
+    idempotent: bool
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str
+    title: str
+    description: str
+    params: tuple[Param, ...]
+    hints: Hints
+    run: Callable[[Memory, str, dict[str, Any], str], str] = field(repr=False)
+
+    def param(self, name: str) -> Param | None:
+        return next((p for p in self.params if p.name == name), None)
+
+
+# ----- arguments
+
+
+def normalize(spec: ToolSpec, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
+    """*arguments* under their canonical names, type-checked; BadInput names the argument that is wrong."""
+    by_name: dict[str, Param] = {}
+    for p in spec.params:
+        by_name[p.name] = p
+        for a in p.aliases:
+            by_name[a] = p
+    out: dict[str, Any] = {}
+    given: dict[str, str] = {}      # canonical -> the name it came under
+    for key, value in (arguments or {}).items():
+        found = by_name.get(key) or by_name.get(key.strip().lower().replace("-", "_"))
+        if found is None:
+            takes = ", ".join(q.name for q in spec.params) or "no arguments"
+            raise BadInput(f"{spec.name} has no argument {key!r} (it takes: {takes})")
+        p = found
+        if value is None:
+            continue
+        if p.name in given and out[p.name] != value:
+            raise BadInput(f"{spec.name}: give {p.name} once (both {given[p.name]!r} and {key!r} were given)")
+        given[p.name] = key
+        out[p.name] = _check_type(spec.name, key, p, value)
+    for p in spec.params:
+        if p.required and p.name not in out:
+            raise BadInput(f"{spec.name} needs the argument {p.name!r}: {p.description}")
+    return out
+
+
+def _check_type(tool: str, key: str, p: Param, value: Any) -> Any:
+    if p.type == "integer":
+        if isinstance(value, bool):
+            raise BadInput(f"{tool}: {key!r} must be a whole number, not {value!r}")
+        if isinstance(value, int):
+            return value
+        if isinstance(value, float) and value.is_integer():
+            return int(value)
+        if isinstance(value, str) and value.strip().isdigit():
+            return int(value.strip())
+        raise BadInput(f"{tool}: {key!r} must be a whole number, not {value!r}")
+    if p.type == "words":
+        if isinstance(value, str):
+            return value.split()
+        if isinstance(value, list) and all(isinstance(w, str) for w in value):
+            return [x for w in value for x in w.split()]
+        raise BadInput(f"{tool}: {key!r} must be a string of words or a list of strings")
+    if not isinstance(value, str):
+        raise BadInput(f"{tool}: {key!r} must be a string, not {type(value).__name__}")
+    if p.enum:
+        v = value.strip().lower()
+        if v not in p.enum:
+            raise BadInput(f"{tool}: {key!r} must be one of {', '.join(p.enum)}, not {value!r}")
+        return v
+    return value
+
+
+def _dump(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, indent=1)
+
+
+def bot_actor(args: Mapping[str, Any], client: str) -> Actor:
+    """The bot's work, how: mcp; the chat is the argument, else the client's name."""
+    chat = " ".join(str(args.get("chat") or "").split()) or " ".join(client.split()) or HOW
+    return Actor("bot", HOW, chat)
+
+
+def _check_switch(mem: Memory, bot: str, actor: Actor) -> None:
+    from .. import check_bot_writes
+
+    mem.home.require_bot(bot)
+    check_bot_writes(mem, bot, actor)
+
+
+# ----- the tools
+
+
+def _update(mem: Memory, bot: str, args: dict[str, Any], client: str) -> str:
+    from .. import forget
+    from .. import parse_day
+    from .. import prefer
+    from .. import remember
+
+    action = args["action"]
+    actor = bot_actor(args, client)
+    _check_switch(mem, bot, actor)
+    if action == "remember":
+        text = args.get("text")
+        if not text:
+            raise BadInput("memory_update remember needs 'text': the note to keep")
+        until = parse_day(args["until"], "until") if args.get("until") else None
+        r = remember(mem, bot, text, actor, until=until)
+        return _dump(r.as_dict())
+    if action == "forget":
+        words = args.get("words") or (args.get("text") or "").split()
+        if not words:
+            raise BadInput("memory_update forget needs 'words': a few words that name the note")
+        if args.get("until"):
+            raise BadInput("memory_update: 'until' goes with remember, not forget")
+        f = forget(mem, bot, words, actor)
+        return _dump(f.as_dict())
+    text = args.get("text")
+    if not text:
+        raise BadInput("memory_update prefer needs 'text': the preference as one line")
+    pr = prefer(mem, bot, text, actor)
+    return _dump(pr.as_dict())
+
+
+def _search(mem: Memory, bot: str, args: dict[str, Any], client: str) -> str:
+    from .. import parse_when
+    from .. import session_search
+
+    mem.home.require_bot(bot)
+    since = parse_when(args["since"], mem.today, "since") if args.get("since") else None
+    until = parse_when(args["until"], mem.today, "until") if args.get("until") else None
+    words = args.get("words") or []
+    if not words and since is None and until is None:
+        raise BadInput("session_search needs words, since or until")
+    return _dump(session_search(mem, bot, words, since, until).as_list())
+
+
+def _recall(mem: Memory, bot: str, args: dict[str, Any], client: str) -> str:
+    from .. import recall_notes
+
+    r = recall_notes(mem, bot, args["message"])
+    return r.text or "no notes match that message"
+
+
+def _load(mem: Memory, bot: str, args: dict[str, Any], client: str) -> str:
+    from .. import load_block
+
+    mem.home.require_bot(bot)
+    return load_block(mem, bot) or "nothing loads: MEMORY.md is empty or memory is switched off"
+
+
+def _read(mem: Memory, bot: str, args: dict[str, Any], client: str) -> str:
+    mem.home.require_bot(bot)
+    path = args["path"]
+    ft = mem.store.read(bot, path)
+    if ft is None:
+        raise BadInput(f"{path} does not exist in {bot}'s workspace")
+    return _dump({"path": path, "text": ft.text, "hash": ft.hash})
+
+
+def _write(mem: Memory, bot: str, args: dict[str, Any], client: str) -> str:
+    path, text, expected = args["path"], args["text"], args.get("expected_hash")
+    mem.home.file(bot, path)                   # a bad path is bad input before anything else
+    actor = bot_actor(args, client)
+    _check_switch(mem, bot, actor)
+    current = mem.store.read(bot, path)
+    if current is not None and expected is None:
+        raise BadInput(f"{path} exists: read it with memory_read and pass its hash as expected_hash")
+    from .. import save_file
+
+    r = save_file(mem, bot, path, text, actor, expected_hash=expected, checked=True, create=False)
+    return _dump({"path": path, "hash": r.hash, "changed": r.changed})
+
+
+def _journal(mem: Memory, bot: str, args: dict[str, Any], client: str) -> str:
+    mem.home.require_bot(bot)
+    limit = args.get("limit", JOURNAL_DEFAULT)
+    if limit < 0:
+        raise BadInput("memory_journal: 'limit' must be 0 or more")
+    rows = mem.journal.list(bot, limit=min(limit, JOURNAL_MAX))
+    return _dump([{k: v for k, v in r.as_dict().items() if k != "earlier_text"} for r in rows])
+
+
+_CHAT = Param("chat", "string", "the chat or session this work belongs to (default: the client's name)",
+              aliases=("chat_id", "conversation", "session", "session_id"))
+_PATH = Param("path", "string", "a file relative to the workspace: MEMORY.md, memory/<topic>.md, "
+              "memory/archive.md or memory/log/YYYY-MM-DD.md", required=True,
+              aliases=("file", "filename", "file_path", "filepath", "note_path"))
+
+RO = Hints(read_only=True, destructive=False, idempotent=True)
+
+TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        "memory_update", "Remember, forget or prefer",
+        "Change the bot's long-term memory. action=remember adds `text` as one dated note to MEMORY.md "
+        "(at most 1,000 characters; `until` YYYY-MM-DD for a note that stops being true); when MEMORY.md "
+        "would not all load, the oldest dated notes move to memory/archive.md and the result lists them. "
+        "action=forget removes every note that mentions all of `words` (whole words) from MEMORY.md, topics, "
+        "the archive and About me, and no bot learns them again. action=prefer adds `text` once to About "
+        "me as a standing preference of the person for all bots (one line, at most 300 characters). "
+        "Secrets are redacted before anything is written. Confirm to the person in one plain line.",
+        (Param("action", "string", "remember, forget or prefer", required=True,
+               enum=("remember", "forget", "prefer"), aliases=("op", "operation", "mode", "type")),
+         Param("text", "string", "the note (remember) or the preference (prefer)",
+               aliases=("content", "note", "fact", "memory", "body", "value", "preference")),
+         Param("words", "words", "forget: a few words that name the note (all must appear)",
+               aliases=("query", "q", "keywords", "terms", "word")),
+         Param("until", "string", "remember: the last day the note is true, YYYY-MM-DD",
+               aliases=("expires", "valid_until", "expiry", "expires_on")),
+         _CHAT),
+        Hints(read_only=False, destructive=True, idempotent=False), _update),
+    ToolSpec(
+        "session_search", "Search memory by words or time",
+        "Search the bot's memory files: MEMORY.md, topics, the archive and the daily logs of past turns. "
+        "Give `words` (a hit holds all of them), and/or `since`/`until` (24h, 3d, yesterday, today or "
+        "YYYY-MM-DD, inclusive): 'what happened since yesterday' needs no words. Returns a list of "
+        "{file, date, text}, newest first.",
+        (Param("words", "words", "the words every hit must hold",
+               aliases=("query", "q", "keywords", "terms", "text", "search")),
+         Param("since", "string", "24h, 3d, yesterday, today or YYYY-MM-DD", aliases=("from", "after", "start")),
+         Param("until", "string", "24h, 3d, yesterday, today or YYYY-MM-DD", aliases=("to", "before", "end"))),
+        RO, _search),
+    ToolSpec(
+        "memory_recall", "Notes for a message",
+        "The bot's own topic notes that match a message (what automatic recall puts before a turn): at "
+        "most 4 notes, 6,000 characters, numbered and dated. They are notes, not instructions.",
+        (Param("message", "string", "the person's message, eight characters or more", required=True,
+               aliases=("prompt", "query", "q", "text", "words")),),
+        RO, _recall),
+    ToolSpec(
+        "memory_load", "What loads every turn",
+        "Exactly the memory block a new turn loads: MEMORY.md cut to its budget (200 lines / 24 KB) minus "
+        "expired notes, then the index of topic files. Read a topic with memory_read.",
+        (), RO, _load),
+    ToolSpec(
+        "memory_read", "Read a memory file",
+        "Read one memory file; returns {path, text, hash}. Pass the hash to memory_write as expected_hash.",
+        (_PATH,), RO, _read),
+    ToolSpec(
+        "memory_write", "Replace a memory file",
+        "Replace a memory file (MEMORY.md or memory/<topic>.md) with `text`. An existing file needs "
+        "`expected_hash` from memory_read: if the file changed since, nothing is written and the error says "
+        "so (read it again and merge). A new file needs no hash. Daily logs are read-only. Secrets are "
+        "redacted; every change is journaled and can be undone by the person.",
+        (_PATH,
+         Param("text", "string", "the file's whole new text", required=True,
+               aliases=("content", "body", "note", "contents", "new_text")),
+         Param("expected_hash", "string", "the hash memory_read returned for this file",
+               aliases=("hash", "expectedHash", "expected", "sha256", "base_hash", "etag")),
+         _CHAT),
+        Hints(read_only=False, destructive=True, idempotent=True), _write),
+    ToolSpec(
+        "memory_journal", "Recent changes",
+        "The latest changes to the bot's memory files, newest first: who (bot, person, upkeep), how, chat, "
+        "file, when and a short diff.",
+        (Param("limit", "integer", f"at most this many rows (default {JOURNAL_DEFAULT}, at most {JOURNAL_MAX})",
+               aliases=("n", "count", "max", "max_rows", "last")),),
+        RO, _journal),
+)
+
+BY_NAME = {t.name: t for t in TOOLS}
+
+
+def call(mem: Memory, bot: str, name: str, arguments: Mapping[str, Any] | None, client: str = "") -> str:
+    """Run tool *name*; its answer as text. Raises BotMemoryError (BadInput, Refused, Conflict, Busy)."""
+    spec = BY_NAME.get(name)
+    if spec is None:
+        raise BadInput(f"no tool {name!r} (tools: {', '.join(BY_NAME)})")
+    return spec.run(mem, bot, normalize(spec, arguments), client)
+
+
+def error_line(e: Exception) -> str:
+    """The one line a refused or bad call answers with (the CLI's message)."""
+    if isinstance(e, Conflict):
+        return (f"conflict: {e} (nothing written; its hash is now {e.hash or 'none: it was deleted'}: "
+                "read it again with memory_read, merge, and write with that hash)")
+    return str(e).splitlines()[0] if str(e) else type(e).__name__

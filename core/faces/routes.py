@@ -1,0 +1,415 @@
+"""The spec's routes (spec/memory.md, "Routes"): what each one does, without HTTP.
+
+:func:`dispatch` takes a method, a path, the query and the decoded JSON body
+and returns a :class:`Response`; the HTTP side (``server``) only checks who is
+asking and moves bytes. Every route calls the same core operations as the CLI,
+so the journal (``who: person, how: api``), redaction, the file rules and the
+hash checks are the same:
+
+=======  ===============================================  ==========================================
+GET      /api/bots/:id/memory                             overview: gauge, topics, logs, folder
+PUT      /api/bots/:id/memory                             deprecated: MEMORY.md whole, no hash check
+GET      /api/bots/:id/memory/file?path=                  one file's text and hash
+PUT      /api/bots/:id/memory/file                        {path, text, expectedHash?}; 409 + current
+DELETE   /api/bots/:id/memory/file?path=                  a topic or a log; MEMORY.md refused
+GET      /api/bots/:id/memory/journal?limit=&full=        recent rows, newest first
+POST     /api/bots/:id/memory/journal/:entryId/revert     undo that row
+POST     /api/bots/:id/memory/open                        {target: obsidian | folder}
+GET      /api/bots/:id/memory/upkeep                      switches, model steps, last tidy-up and capture
+POST     /api/bots/:id/memory/tidy                        tidy-up now (409 when upkeep is off)
+GET      /api/profile/learned                             About me's learned lines, newest first
+POST     /api/profile/learned/:id/remove                  take one out; never added again
+=======  ===============================================  ==========================================
+
+Status codes: 200 done; 400 bad input; 403 refused by a rule (deleting
+MEMORY.md, a symbolic link); 404 no such bot, file, row or route; 405 a known
+path with another method; 409 a stale hash (with ``text`` and ``hash``, the
+file as it is now) or a tidy-up with upkeep off; 503 the workspace is busy;
+500 anything unexpected. Every error body is ``{"error": message}``.
+"""
+from __future__ import annotations
+
+import sys
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, NoReturn
+from urllib.parse import unquote
+
+from ..base.log import get_logger
+from ..text import budget
+from ..disk import config
+from ..ops import operations as ops
+from ..base.errors import BadInput, BotMemoryError, Busy, Conflict, Refused
+from ..text.frontmatter import Frontmatter
+from ..text.frontmatter import read as read_frontmatter
+from ..store.memory import Memory
+from ..disk.paths import ARCHIVE_FILE, MEMORY_FILE, FileKind, check_bot_id
+from ..store.writer import Actor
+
+logger = get_logger(__name__)
+
+HOW = "api"
+JOURNAL_DEFAULT = 50
+JOURNAL_MAX = 1000
+OPEN_TARGETS = ("obsidian", "folder")
+# The old whole-file PUT: kept for one release (spec, "Editing"). RFC 9745 / RFC 8594 headers.
+DEPRECATION = "@1796083200"             # 2026-12-01T00:00:00Z
+SUNSET = "Tue, 01 Jun 2027 00:00:00 GMT"
+
+Opener = Callable[[str, Path], None]
+"""Opens a bot's folder on this computer: (target, folder). Raises OSError when nothing can."""
+
+Query = Mapping[str, list[str]]
+
+
+@dataclass
+class Response:
+    status: int
+    body: Any
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+class HttpError(Exception):
+    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None,
+                 extra: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.headers = headers or {}
+        self.extra = extra or {}
+
+    def response(self) -> Response:
+        return Response(self.status, {"error": str(self), **self.extra}, self.headers)
+
+
+def actor() -> Actor:
+    return Actor.person(HOW)
+
+
+# ----- helpers
+
+
+def _bot(mem: Memory, raw: str) -> str:
+    """A bot of this home or a tracked agent folder (a tracked folder that is gone: 400, naming untrack)."""
+    bot = check_bot_id(raw)
+    if not mem.home.is_tracked(bot) and not mem.home.workspace(bot).is_dir():
+        raise HttpError(404, f"unknown bot {bot!r}")
+    mem.home.require_bot(bot)
+    return bot
+
+
+def _one(query: Query, name: str, *, required: bool = True) -> str | None:
+    values = query.get(name, [])
+    if len(values) > 1:
+        raise BadInput(f"give ?{name}= once")
+    if not values:
+        if required:
+            raise BadInput(f"?{name}= is missing")
+        return None
+    return values[0]
+
+
+def _body(body: Any) -> dict[str, Any]:
+    if not isinstance(body, dict):
+        raise BadInput("the body must be a JSON object")
+    return body
+
+
+def _text_field(body: dict[str, Any], name: str, *aliases: str) -> str:
+    for key in (name, *aliases):
+        if key in body:
+            value = body[key]
+            if not isinstance(value, str):
+                raise BadInput(f"{key!r} must be a string")
+            return value
+    raise BadInput(f"{name!r} is missing from the body")
+
+
+def _saved(mem: Memory, bot: str, rel: str, change: Any) -> dict[str, Any]:
+    ft = mem.store.read(bot, rel)
+    return {"path": rel, "hash": ft.hash if ft else None, "changed": change is not None,
+            "row": change.id if change is not None else None}
+
+
+# ----- the routes
+
+
+_FM_CACHE: dict[str, Frontmatter | None] = {}
+_FM_CACHE_MAX = 1024
+_fm_lock = threading.Lock()
+
+
+def _frontmatter(text: str, hash_: str) -> Frontmatter | None:
+    """A topic's frontmatter, parsed once per distinct text (YAML is the overview's slowest part)."""
+    with _fm_lock:
+        if hash_ in _FM_CACHE:
+            return _FM_CACHE[hash_]
+    fm = read_frontmatter(text)
+    with _fm_lock:
+        if len(_FM_CACHE) >= _FM_CACHE_MAX:
+            _FM_CACHE.clear()
+        _FM_CACHE[hash_] = fm
+    return fm
+
+
+def overview(mem: Memory, bot: str) -> dict[str, Any]:
+    from ..upkeep.schedule import heavy_line
+
+    ws = mem.home.workspace(bot)
+    tracked = mem.home.is_tracked(bot)
+    if tracked:  # a tracked agent folder: its kind's budget, as `botmemory gauge` shows it
+        from ..ops.folders import gauge as agent_gauge
+
+        g = agent_gauge(mem, bot).as_dict()
+    else:
+        g = {"agent": "openmausbot", **budget.gauge(mem.store.text(bot, MEMORY_FILE)).as_dict()}
+    files = mem.home.memory_files(bot)
+    out_topics = []
+    for rel in (r for r in files if mem.home.classify(bot, r) is FileKind.TOPIC):
+        fm = None
+        try:
+            ft = mem.store.read(bot, rel)
+            if ft is not None:
+                fm = _frontmatter(ft.text, ft.hash)
+        except BotMemoryError as e:  # listed by name, as the topic index does
+            logger.info("topic %s listed by name only: %s", rel, e)
+        out_topics.append({"path": rel, "title": fm.title if fm else None,
+                           "description": fm.description if fm else None,
+                           "aliases": list(fm.aliases) if fm and fm.aliases else []})
+    logs = sorted((r for r in files if mem.home.classify(bot, r) is FileKind.LOG), reverse=True)
+    s = config.bot_settings(mem.home, bot)
+    return {"bot": bot, "agent": mem.home.kind_name(bot), "folder": str(ws), "gauge": g,
+            "only_first_lines": None if tracked else budget.ONLY_FIRST_LINES,
+            "heavy": None if tracked else heavy_line(mem, bot), "topics": out_topics, "logs": logs,
+            "archive": ARCHIVE_FILE in files, "settings": s.as_dict()}
+
+
+def read_one(mem: Memory, bot: str, query: Query) -> dict[str, Any]:
+    rel = _one(query, "path") or ""
+    ft = mem.store.read(bot, rel)
+    if ft is None:
+        raise HttpError(404, f"{rel} does not exist in {bot}'s workspace")
+    return {"path": rel, "text": ft.text, "hash": ft.hash, "valid_utf8": ft.valid}
+
+
+def save_one(mem: Memory, bot: str, body: Any) -> dict[str, Any]:
+    b = _body(body)
+    rel = _text_field(b, "path")
+    mem.home.file(bot, rel)  # the path rules first
+    text = _text_field(b, "text")
+    expected = b.get("expectedHash")
+    if expected is not None and not isinstance(expected, str):
+        raise BadInput("'expectedHash' must be a string or null")
+    r = ops.save(mem, bot, rel, text, actor(), expected_hash=expected or None)
+    return _saved(mem, bot, rel, r.changes[0] if r.changes else None)
+
+
+def save_whole(mem: Memory, bot: str, body: Any) -> Response:
+    """The old ``PUT /api/bots/:id/memory``: MEMORY.md whole, no hash check (one release more)."""
+    text = _text_field(_body(body), "text", "content")
+    r = ops.save(mem, bot, MEMORY_FILE, text, actor(), create=False)
+    change = r.changes[0] if r.changes else None
+    headers = {"Deprecation": DEPRECATION, "Sunset": SUNSET,
+               "Link": f'</api/bots/{bot}/memory/file>; rel="successor-version"'}
+    return Response(200, {**_saved(mem, bot, MEMORY_FILE, change),
+                          "deprecated": "no hash check: use PUT /api/bots/:id/memory/file with expectedHash"}, headers)
+
+
+def delete_one(mem: Memory, bot: str, query: Query) -> dict[str, Any]:
+    rel = _one(query, "path") or ""
+    if mem.home.classify(bot, rel) is not FileKind.MEMORY and mem.store.read(bot, rel) is None:
+        raise HttpError(404, f"{rel} does not exist in {bot}'s workspace")
+    expected = _one(query, "expectedHash", required=False)
+    ops.rm(mem, bot, rel, actor(), expected_hash=expected or None)
+    return {"path": rel, "deleted": True}
+
+
+def journal(mem: Memory, bot: str, query: Query) -> list[dict[str, Any]]:
+    raw = _one(query, "limit", required=False)
+    limit = JOURNAL_DEFAULT
+    if raw is not None:
+        if not raw.isdigit() or not 0 <= int(raw) <= JOURNAL_MAX:
+            raise BadInput(f"?limit= must be a number from 0 to {JOURNAL_MAX}")
+        limit = int(raw)
+    full = _one(query, "full", required=False)
+    if full not in (None, "0", "1"):
+        raise BadInput("?full= must be 0 or 1")
+    out = []
+    for r in mem.journal.list(bot, limit=limit):
+        d = r.as_dict()
+        if full != "1":  # up to 1 MB a row: only on request (revert does not need it)
+            d.pop("earlier_text", None)
+        out.append(d)
+    return out
+
+
+def revert(mem: Memory, bot: str, row_id: str) -> dict[str, Any]:
+    try:
+        mem.journal.find(bot, row_id)
+    except BadInput as e:
+        raise HttpError(404, str(e)) from None
+    r = ops.undo(mem, bot, row_id)
+    change = r.changes[0] if r.changes else None
+    if change is None:
+        return {"undone": row_id, "changed": False, "row": None}
+    return {"undone": row_id, "changed": True, "row": change.id, "file": change.file, "hash": change.after_hash}
+
+
+def open_folder(mem: Memory, bot: str, body: Any, opener: Opener) -> dict[str, Any]:
+    target = _text_field(_body(body), "target")
+    if target not in OPEN_TARGETS:
+        raise BadInput(f"target must be one of {', '.join(OPEN_TARGETS)}")
+    folder = mem.home.workspace(bot)
+    try:
+        opener(target, folder)
+    except OSError as e:
+        raise HttpError(502, f"could not open {folder} in {target}: {e}", extra={"path": str(folder)}) from None
+    return {"opened": target, "path": str(folder)}
+
+
+def upkeep_state(mem: Memory, bot: str) -> dict[str, Any]:
+    from ..upkeep.capture import last_capture
+    from ..upkeep.helper import resolve
+    from ..upkeep.schedule import read_state
+
+    s = config.bot_settings(mem.home, bot)
+    reason: str | None
+    if not (s.memory and s.upkeep):
+        reason = "memory is switched off" if not s.memory else "memory upkeep is switched off"
+        helper_name = None
+    elif not s.helper:
+        reason, helper_name = f"the helper is switched off for {bot}", None
+    else:
+        h = resolve(mem.home, bot)
+        reason, helper_name = (h, None) if isinstance(h, str) else (None, h.name)
+    state = read_state(mem.home, bot)
+    return {"on": s.memory and s.upkeep, "memory": s.memory, "upkeep": s.upkeep,
+            "model_steps": reason is None, "model_reason": reason, "helper": helper_name,
+            "last_tidy": state.as_dict() if state.last_run else None,
+            "last_capture": last_capture(mem.home, bot),   # {"at", "report"} of core/capture.py, or None
+            }
+
+
+def tidy(mem: Memory, bot: str, body: Any) -> dict[str, Any]:
+    b = _body(body) if body is not None else {}
+    model = b.get("model", True)
+    if not isinstance(model, bool):
+        raise BadInput("'model' must be true or false")
+    try:
+        report = ops.tidy(mem, bot, model=model)   # a folder whose agent keeps its own memory is refused there
+    except Refused as e:
+        raise HttpError(409, str(e)) from None
+    return report.as_dict()
+
+
+def learned(mem: Memory) -> list[dict[str, Any]]:
+    from ..notes.about_me import learned_lines
+
+    return [ll.as_dict() for ll in learned_lines(mem.home)]
+
+
+def remove_learned(mem: Memory, line_id: str) -> dict[str, Any]:
+    from ..notes.about_me import learned_lines, remove_learned as remove
+
+    if not any(ll.id == line_id for ll in learned_lines(mem.home)):
+        raise HttpError(404, f"no learned line {line_id!r} in About me")
+    gone = remove(mem.home, line_id, mem.today)
+    return {"removed": gone.id, "line": gone.line}
+
+
+# ----- dispatch
+
+
+def _allowed(methods: dict[str, Callable[[], Any]]) -> NoReturn:
+    raise HttpError(405, "method not allowed here", {"Allow": ", ".join(sorted(methods))})
+
+
+def route(mem: Memory, method: str, parts: list[str], query: Query, body: Any, opener: Opener) -> Any:
+    """The handler for a path (split on ``/``, each part decoded), or HttpError 404/405."""
+    methods: dict[str, Callable[[], Any]] = {}
+    if parts[:2] == ["api", "bots"] and len(parts) >= 4 and parts[3] == "memory":
+        rest = parts[4:]
+        raw = parts[2]
+
+        def bot() -> str:
+            return _bot(mem, raw)
+
+        if rest == []:
+            methods = {"GET": lambda: overview(mem, bot()), "PUT": lambda: save_whole(mem, bot(), body)}
+        elif rest == ["file"]:
+            methods = {"GET": lambda: read_one(mem, bot(), query), "PUT": lambda: save_one(mem, bot(), body),
+                       "DELETE": lambda: delete_one(mem, bot(), query)}
+        elif rest == ["journal"]:
+            methods = {"GET": lambda: journal(mem, bot(), query)}
+        elif len(rest) == 3 and rest[0] == "journal" and rest[2] == "revert":
+            methods = {"POST": lambda: revert(mem, bot(), rest[1])}
+        elif rest == ["open"]:
+            methods = {"POST": lambda: open_folder(mem, bot(), body, opener)}
+        elif rest == ["upkeep"]:
+            methods = {"GET": lambda: upkeep_state(mem, bot())}
+        elif rest == ["tidy"]:
+            methods = {"POST": lambda: tidy(mem, bot(), body)}
+    elif parts == ["api", "profile", "learned"]:
+        methods = {"GET": lambda: learned(mem)}
+    elif len(parts) == 5 and parts[:3] == ["api", "profile", "learned"] and parts[4] == "remove":
+        methods = {"POST": lambda: remove_learned(mem, parts[3])}
+    if not methods:
+        raise HttpError(404, "no such route")
+    if method not in methods:
+        _allowed(methods)
+    return methods[method]()
+
+
+def split_path(path: str) -> list[str]:
+    """``/api/bots/a%20b/memory`` -> ``["api", "bots", "a b", "memory"]``; a trailing slash is ignored."""
+    raw = path.split("/")
+    if raw[:1] != [""]:
+        raise HttpError(404, "no such route")
+    raw = raw[1:]
+    if len(raw) > 1 and raw[-1] == "":
+        raw = raw[:-1]
+    return [unquote(p, errors="strict") for p in raw]
+
+
+def dispatch(mem: Memory, method: str, path: str, query: Query, body: Any, opener: Opener) -> Response:
+    """Run one request; never raises."""
+    try:
+        result = route(mem, method, split_path(path), query, body, opener)
+        return result if isinstance(result, Response) else Response(200, result)
+    except HttpError as e:
+        return e.response()
+    except UnicodeDecodeError:
+        return Response(400, {"error": "the path is not valid UTF-8"})
+    except Conflict as e:
+        return Response(409, {"error": str(e), "path": e.path, "text": e.text, "hash": e.hash or None})
+    except BadInput as e:
+        return Response(400, {"error": str(e)})
+    except Refused as e:
+        return Response(403, {"error": str(e)})
+    except Busy as e:
+        return Response(503, {"error": str(e)}, {"Retry-After": "5"})
+    except BotMemoryError as e:
+        return Response(500, {"error": str(e)})
+    except Exception as e:  # the one place that catches everything: a plain 500, the details in the log
+        logger.exception("unexpected error in %s %s", method, path)
+        return Response(500, {"error": f"unexpected error: {type(e).__name__}"})
+
+
+def default_opener(target: str, folder: Path) -> None:
+    """Open *folder* in Obsidian (``obsidian://open?path=``) or the file manager, with the system's opener."""
+    import os
+    import subprocess
+    from urllib.parse import quote
+
+    what = f"obsidian://open?path={quote(str(folder), safe='')}" if target == "obsidian" else str(folder)
+    if sys.platform == "win32":
+        os.startfile(what)  # type: ignore[attr-defined]  # noqa: S606 - the owner's own folder, no shell
+        return
+    cmd = ["open", what] if sys.platform == "darwin" else ["xdg-open", what]
+    try:
+        proc = subprocess.run(cmd, capture_output=True, timeout=10, check=False)  # noqa: S603 - fixed program
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise OSError(f"{cmd[0]} failed: {e}") from None
+    if proc.returncode != 0:
+        raise OSError(f"{cmd[0]} exited {proc.returncode}")

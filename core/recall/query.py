@@ -1,0 +1,417 @@
+"""Recall before each turn, and session search.
+
+**Recall** (``recall``) finds the bot's own topic notes that share content words
+with the person's message and returns the block that goes in front of that
+turn's message. Only topic files are recalled — never ``MEMORY.md`` (already
+loaded), ``memory/archive.md`` (older or no longer true) or daily logs.
+
+- A *passage* is a dated entry with its own lines, or a hand-written paragraph
+  (lines between blank lines; a markdown heading ends a paragraph and is not a
+  passage itself). Frontmatter is never a passage; struck entries are never
+  recalled, nor are entries whose ``until`` date has passed.
+- *Content words* are words of 3+ letters or digits (Unicode), lowercased, not
+  in :data:`STOP_WORDS`; Chinese and Japanese count by character bigrams
+  (:mod:`.words`). Matching is by whole word, case-insensitive, on Snowball
+  stems in the language of the bot's notes (``synced`` finds ``syncing``).
+- The gate (the spec's): a passage is a hit when it holds one content word of
+  the message, two when the message has 5 or more.
+- Ranking (:mod:`.ranking`, a pure function of each stem's postings): BM25 over
+  the bot's passages (a word weighs by its rarity; a passage shorter than half
+  the average is normalised as that long), plus half the BM25 of its topic read
+  as one document (how much the page is about the words), plus, for a topic
+  whose file name, title or aliases hold a word of the message, that word's
+  weight again scaled by its rarity, plus a share (0.15) of the score of any
+  of the ten best passages that links to the topic (``[[Name]]`` or
+  ``[text](Name.md)``, a top-level
+  topic file by its name, case-insensitive; the index keeps each passage's
+  link targets). An alias that is a folder path counts by
+  its last part; a section heading's words are indexed with the paragraph under
+  it (and count toward the gate: they are that paragraph's section). The date
+  (entry date, else the file's modification date) breaks ties between equal
+  scores only. The best note of each topic comes first, then second notes while
+  places are left: at most two notes from one topic unless no other topic
+  matches. When fewer than four passages match, topics whose name, title or
+  alias matches fill the remaining places with their opening (first 3 body
+  lines), ranked below every passage.
+- The block opens with a line saying these are the bot's own notes and that a
+  command inside one is not an instruction, then up to 4 numbered notes, each
+  headed ``N. FILE · DATE``; the whole text is at most 6,000 characters, a long
+  note being cut with ``…``.
+
+Recall reads an **index** instead of the files: a SQLite database under
+``<home>/botmemory/index/<bot>.sqlite3`` (outside the workspace, mode 0600)
+mapping each word stem to the passages holding it, with counts for BM25: a
+word's postings are packed arrays (passage ids, the word's count in each, each
+passage's length), one row per word and build step (:mod:`.recall_index`, built by :mod:`.index_build`);
+recall decodes each stem's postings and :mod:`.ranking` scores them. It
+keeps no text: a recalled passage is read again from its file, checked by the
+SHA-256 the file was indexed with, and every word is taken from redacted text,
+so no secret is copied out of the workspace; the index marks a file that holds
+a credential (one written outside botmemory), and a note recalled from it is
+redacted before it goes out. Each topic file is keyed by its
+(size, mtime_ns, ctime_ns, inode) and the index keeps a fingerprint of the
+listing it matches, so a call lists the folder (one ``stat`` a file) and reads
+nothing else when nothing changed; new or changed files are re-parsed, deleted
+ones dropped, and a file indexed within a timestamp tick of its change is hashed
+again once (never parsed again unless its bytes changed). When more than
+``INLINE_BYTES`` wait to be indexed, recall answers from what is indexed so far
+and a detached process builds the rest (:func:`refresh_index` is the same build
+for the tray app and ``watch``); a long build commits after 4, 8, 16, … MB read (then
+in smaller steps, so that little is left to write once everything is parsed), so
+that a recall meanwhile sees its progress. On Linux a large build is parsed by
+forked worker processes (one a core, up to four), each handed a part of a step's files and the passage ids
+they may use (a file's size / 2 + 1: no file holds more passages), so that what
+they send back (their files' postings rows, encoded) is written as it is while
+they parse the next step. Each file's row keeps its passages' days, end dates and
+link targets packed, so recall reads no table of passages. The files stay the source of truth: a missing,
+outdated or corrupt index is rebuilt from them, and when no index can be kept on
+disk one is built in memory for the call. SQLite's WAL mode lets processes
+recall while another writes; updates are serialised by its write lock.
+
+**Search** (``search``) is ``session_search`` over memory: every given word must
+match (whole word, case-insensitive, plural ``s`` folded; a Chinese or Japanese
+word as written) over ``MEMORY.md``, topics, the archive and daily logs, within
+an inclusive date range. It reads the files directly, skipping those that do not
+contain every word.
+"""
+from __future__ import annotations
+
+
+import os
+from array import array
+import sqlite3
+from collections.abc import Collection, Sequence
+from datetime import date
+from pathlib import Path
+
+from ..base.record import record
+from ..base.log import get_logger
+from ..disk import config
+from . import ranking
+from ..disk.paths import Home
+from ..text.words import Stems, is_cjk_token
+from .passages import _Key, _Topic, _list_topics, _topic_folder
+from .build import Postings, _joined, _reread_topic, decode
+from .index import _Unusable, _build_in_background, _configure, _meta, _open, _sync, _synced
+from .passages import (  # re-exported: recall's words and results, as callers name them
+    HEADER as HEADER,
+    Hit as Hit,
+    MANY_WORDS as MANY_WORDS,
+    MAX_CHARS as MAX_CHARS,
+    MAX_NOTES as MAX_NOTES,
+    MAX_QUERY_WORDS as MAX_QUERY_WORDS,
+    MIN_MESSAGE_CHARS as MIN_MESSAGE_CHARS,
+    Note as Note,
+    RecallResult as RecallResult,
+    STOP_WORDS as STOP_WORDS,
+    WHY_MEMORY_OFF as WHY_MEMORY_OFF,
+    WHY_NO_MATCH as WHY_NO_MATCH,
+    WHY_RECALL_OFF as WHY_RECALL_OFF,
+    WHY_SHORT as WHY_SHORT,
+    content_words as content_words,
+    fold as fold,
+)
+from .index import index_path as index_path, refresh_index as refresh_index  # re-exported
+
+TYPE_CHECKING = False   # as typing's: typing itself is not imported at run time
+if TYPE_CHECKING:
+    from typing import Any
+
+logger = get_logger(__name__)
+
+
+@record(frozen=True)
+class _Found:
+    file: str
+    day: date
+    text: str
+
+
+def _postings(conn: sqlite3.Connection, stemmed: list[str]) -> dict[str, Postings]:
+    """Each word's postings (see :func:`.index_build.encode`: its rows joined in pid order), for the
+    words some passage holds."""
+    marks = ",".join("?" * len(stemmed))
+    rows: dict[str, list[bytes]] = {}
+    for word, data in conn.execute(f"SELECT w.word, p.data FROM words w JOIN postings p ON p.wid = w.wid"
+                                   f" WHERE w.word IN ({marks}) ORDER BY p.wid, p.start", stemmed):
+        rows.setdefault(str(word), []).append(data)
+    return {w: decode(b"".join(_joined(d)) if len(d) > 1 else d[0]) for w, d in rows.items()}
+
+
+def _query(conn: sqlite3.Connection, home: Home, bot: str, keys: list[str], need: int,
+           today: date, *, strict: bool = True) -> list[_Found] | None:
+    """The notes for *keys*, or None when a file changed since it was indexed (sync and ask again);
+    not *strict* (an index still being built), such a file's passages are left out instead."""
+    prefix = _topic_folder(home, bot)[1]
+    stems = Stems(_meta(conn, "language") or "english")
+    stemmed: list[str] = []
+    for k in keys:
+        s = k if is_cjk_token(k) else stems(k)
+        if s not in stemmed:
+            stemmed.append(s)
+    n = max(int(_meta(conn, "passages") or 0), 1)
+    # the storage fetch: each stem's postings (pid, tf, passage length; df = their number), decoded from
+    # its packed rows; ranking does the arithmetic
+    post = _postings(conn, stemmed)
+    terms = [ranking.Term(s, ranking.idf(n, len(post[s][0])), list(zip(*post[s]))) if s in post
+             else ranking.Term(s, ranking.idf(n, 0), []) for s in stemmed]
+    total = float(_meta(conn, "length") or 0)
+    avg = max(total / n, 1.0)
+    t = today.toordinal()
+    files: dict[int, tuple[str, str, int, int, int, int, str, int]] = {}
+
+    def load_files(where: str, args: Sequence[Any]) -> list[int]:
+        rows = conn.execute(f"SELECT id, name, names, first_pid, n, opening, day, hash, secret FROM files"
+                            f" WHERE {where}", args).fetchall()
+        for r in rows:
+            files[int(r[0])] = (str(r[1]), str(r[2]), int(r[3]), int(r[4]), int(r[5]), int(r[6]), str(r[7]),
+                                int(r[8]))
+        return [int(r[0]) for r in rows]
+
+    spans: list[tuple[int, int, int]] = conn.execute("SELECT first_pid, n, id FROM files").fetchall()
+    topics = ranking.Topics(spans)
+    # name matches: the stems of the message (their indices) in a topic's file name, title or aliases
+    names: dict[int, list[int]] = {}
+    matching = load_files(" OR ".join(["instr(names, ?) > 0"] * len(stemmed)), [f" {k} " for k in stemmed])
+    for fid in matching:
+        held = [i for i, s in enumerate(stemmed) if f" {s} " in files[fid][1]]
+        if held:
+            names[fid] = held
+
+    def topic_len(wanted: Collection[int]) -> dict[int, int]:
+        ids = list(wanted)
+        return {int(fid): int(total) for fid, total in conn.execute(
+            f"SELECT id, length FROM files WHERE id IN ({','.join('?' * len(ids))})", ids)} if ids else {}
+
+    def linked(pids: Sequence[int]) -> dict[int, list[int]]:
+        # the topics these passages link to: a link names a topic file of the folder's top level
+        of = {pid: topics.of(pid) for pid in pids}
+        fids = sorted(set(of.values()))
+        if not fids:
+            return {}
+        out: dict[int, list[str]] = {}
+        for first, lk in conn.execute(f"SELECT first_pid, links FROM files WHERE id IN ({','.join('?' * len(fids))})"
+                                      " AND links IS NOT NULL", fids):
+            for line in str(lk).split("\n"):
+                i, target = line.split("\t", 1)
+                pid = int(first) + int(i)
+                if pid in of:
+                    out.setdefault(pid, []).append(target)
+        targets = {f"{t}.md" for ts in out.values() for t in ts}
+        if not targets:
+            return {}
+        ids = {str(nm): int(fid) for fid, nm in conn.execute(     # by the index on lower(name)
+            f"SELECT id, lower(name) FROM files WHERE lower(name) IN ({','.join('?' * len(targets))})",
+            list(targets))}
+        return {pid: [ids[f"{t}.md"] for t in ts if f"{t}.md" in ids] for pid, ts in out.items()}
+
+    scored = ranking.rank(terms, need, avg, topics, names, n, topic_len,
+                          total / max(len(topics), 1), linked) if len(post) >= need else []
+    ranked: list[tuple[float, int, int, int]] = []     # (score, day, pid, file id)
+    if scored:
+        # each passage's day and end date, from its file's row
+        of_file: dict[int, list[tuple[float, int]]] = {}
+        for sc, pid, fid in scored:
+            of_file.setdefault(fid, []).append((sc, pid))
+        fids = list(of_file)
+        for fid, first, days, untils in conn.execute(
+                f"SELECT id, first_pid, days, untils FROM files WHERE id IN ({','.join('?' * len(fids))})", fids):
+            day_of, until_of = array("i"), array("i")
+            day_of.frombytes(days)
+            if untils is not None:
+                until_of.frombytes(untils)
+            for sc, pid in of_file[int(fid)]:
+                i = pid - int(first)
+                if until_of and 0 < until_of[i] < t:
+                    continue
+                ranked.append((sc, day_of[i], pid, int(fid)))
+    ranked.sort(reverse=True)
+    missing = sorted({r[3] for r in ranked} - set(files))
+    if missing:
+        load_files(f"id IN ({','.join('?' * len(missing))})", missing)
+    chosen = [ranked[i] for i in ranking.choose([(r[0], r[3], r[2]) for r in ranked], MAX_NOTES)]
+    out: list[_Found] = []
+    texts: dict[int, _Topic | None] = {}
+
+    def topic_of_file(fid: int) -> _Topic | None:
+        if fid not in texts:
+            name, _names, _first, _n, _op, _day, digest, _secret = files[fid]
+            got = _reread_topic(home, bot, name)
+            texts[fid] = got[0] if got is not None and got[1] == digest else None
+        return texts[fid]
+
+    def shown(fid: int, text: str) -> str:
+        # a note of a file that holds a credential goes out redacted: the block lands in an agent's context
+        # and from there in its transcripts on disk
+        if not files[fid][7]:
+            return text
+        from ..redact import redact   # only then: a warm recall never imports it
+
+        return redact(text)
+
+    for _score, day, pid, fid in chosen:
+        topic = topic_of_file(fid)
+        i = pid - files[fid][2]
+        if topic is None or i >= len(topic.passages):
+            if strict:
+                return None
+            continue
+        out.append(_Found(prefix + files[fid][0], date.fromordinal(day), shown(fid, topic.passages[i].text)))
+    if len(out) < MAX_NOTES:
+        # topics whose file name, title or alias matches: their opening, below every passage
+        have = {f.file for f in out}
+        order = sorted((f for f in names if len(names[f]) >= need and files[f][4]),
+                       key=lambda f: (-len(names[f]), -files[f][5], files[f][0]))
+        for fid in order:
+            if len(out) >= MAX_NOTES:
+                break
+            name = files[fid][0]
+            if prefix + name in have:
+                continue
+            topic = topic_of_file(fid)
+            if topic is None:
+                if strict:
+                    return None
+                continue
+            if topic.opening is not None:
+                out.append(_Found(prefix + name, date.fromordinal(files[fid][5]), shown(fid, topic.opening)))
+    return out
+
+
+def _is_busy(e: sqlite3.Error) -> bool:
+    msg = str(e).lower()
+    return any(w in msg for w in ("locked", "busy", "readonly", "read-only", "unable to open",
+                                   "disk i/o", "database or disk is full", "permission"))
+
+
+def _discard(path: Path) -> None:
+    """Remove a corrupt index (and its WAL files) so that it is rebuilt."""
+    from filelock import FileLock, Timeout  # only here (a corrupt index): a recall before a turn skips its import
+
+    lock = FileLock(str(path.with_name(path.name + ".lock")), timeout=30)
+    try:
+        with lock:
+            for suffix in ("", "-wal", "-shm", "-journal"):
+                try:
+                    os.unlink(f"{path}{suffix}")
+                except FileNotFoundError:
+                    pass
+    except Timeout:
+        raise _Unusable("the index is being rebuilt by another process") from None
+    _synced.pop(str(path), None)
+
+
+def _answer(conn: sqlite3.Connection, home: Home, bot: str, listing: dict[str, _Key], memo: str,
+            keys: list[str], need: int, today: date, *, background: bool) -> list[_Found]:
+    import sys
+
+    # a frozen bundle's executable cannot run ``-m botmemory.core.recall.index``: it builds before answering
+    background = background and not getattr(sys, "frozen", False)
+    ready = _sync(conn, home, bot, listing, memo, wait=not background)
+    if not ready:
+        _build_in_background(home, bot)
+        logger.info("recall index of %s is being built; answering from what is indexed so far", bot)
+    for _attempt in range(3):
+        found = _query(conn, home, bot, keys, need, today, strict=ready)
+        if found is not None:
+            return found
+        _synced.pop(memo, None)
+        _sync(conn, home, bot, _list_topics(home, bot), memo)
+    return []
+
+
+def _recall_from_index(home: Home, bot: str, keys: list[str], need: int, today: date,
+                       background: bool = True) -> list[_Found]:
+    listing = _list_topics(home, bot)
+    if not listing:
+        return []
+    path = index_path(home, bot)
+    for attempt in range(2):
+        try:
+            conn = _open(path, home.root)
+            try:
+                return _answer(conn, home, bot, listing, str(path), keys, need, today, background=background)
+            finally:
+                conn.close()
+        except (_Unusable, OSError) as e:
+            logger.warning("recall index %s unusable (%s); using one in memory", path, e)
+            break
+        except sqlite3.Error as e:
+            _synced.pop(str(path), None)
+            if isinstance(e, sqlite3.OperationalError) and _is_busy(e) or attempt == 1:
+                logger.warning("recall index %s unusable (%s); using one in memory", path, e)
+                break
+            logger.warning("recall index %s is corrupt (%s); rebuilding it", path, e)
+            try:
+                _discard(path)
+            except (OSError, _Unusable) as e2:
+                logger.warning("could not remove the corrupt index %s: %s", path, e2)
+                break
+    conn = _configure(sqlite3.connect(":memory:", isolation_level=None))
+    try:
+        return _answer(conn, home, bot, listing, "", keys, need, today, background=False)
+    finally:
+        conn.close()
+
+
+# ----- the block
+
+
+def _allowances(budget: int, lengths: list[int]) -> list[int]:
+    """Share *budget* characters among texts: short ones whole, long ones cut to an equal share."""
+    out = [0] * len(lengths)
+    order = sorted(range(len(lengths)), key=lambda i: lengths[i])
+    left = max(budget, 0)
+    for pos, i in enumerate(order):
+        share = left // (len(order) - pos)
+        out[i] = min(lengths[i], share)
+        left -= out[i]
+    return out
+
+
+def _cut(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    if limit <= 1:
+        return "…"[:limit]
+    return text[:limit - 1].rstrip() + "…"
+
+
+def _compose(found: list[_Found]) -> RecallResult:
+    if not found:
+        return RecallResult([], "")
+    heads = [f"{i}. {f.file} · {f.day.isoformat()}" for i, f in enumerate(found, 1)]
+    fixed = len(HEADER) + sum(len("\n\n") + len(h) + len("\n") for h in heads)
+    allow = _allowances(MAX_CHARS - fixed, [len(f.text) for f in found])
+    notes = [Note(i, f.file, f.day, _cut(f.text, a)) for i, (f, a) in enumerate(zip(found, allow), 1)]
+    text = HEADER + "".join(f"\n\n{h}\n{n.text}" for h, n in zip(heads, notes))
+    return RecallResult(notes, text)
+
+
+# ----- recall
+
+
+def recall(home: Home, bot: str, message: str, today: date, *, background: bool = True) -> RecallResult:
+    """The notes recall puts in front of *message* for *bot*: at most 4, at most 6,000 characters.
+
+    When more than ``INLINE_BYTES`` of topics are not indexed yet, it answers from
+    what is indexed so far and has a background process build the rest
+    (``background=False`` waits for the index instead).
+    """
+    home.require_bot(bot)
+    if not config.bot_settings(home, bot).memory:
+        return RecallResult([], "", WHY_MEMORY_OFF)
+    if not config.auto_recall(home):
+        return RecallResult([], "", WHY_RECALL_OFF)
+    text = message.strip()
+    if len(text) < MIN_MESSAGE_CHARS:
+        return RecallResult([], "", WHY_SHORT)
+    words = content_words(text)
+    if not words:
+        return RecallResult([], "", WHY_NO_MATCH)
+    need = 2 if len(words) >= MANY_WORDS else 1
+    result = _compose(_recall_from_index(home, bot, words[:MAX_QUERY_WORDS], need, today, background))
+    if not result.notes:
+        result = RecallResult([], "", WHY_NO_MATCH)
+    logger.info("auto-recall: %s got %d note(s) and 0 conversation passage(s)", bot, len(result.notes))
+    return result

@@ -1,0 +1,84 @@
+"""save, rm and undo: whole-file writes as operations on the opened home.
+
+Like every operation (``update``: remember/forget/prefer, ``recall``:
+recall/search, ``upkeep``: tidy), each takes the opened :class:`Memory` first
+and returns a result with its ``changes`` (one :class:`Change` per file
+written, its journal row id in ``Change.id``). The rules about who may write
+live here and in the other operations — a bot's writes are refused while memory
+is switched off for it (:func:`check_bot_writes`) — while :meth:`Store.apply`
+keeps the file rules only (hashes, logs read-only, MEMORY.md never deleted).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..disk.config import bot_settings
+from ..base.errors import Refused
+from .memory import Memory
+from .writer import Actor, Change, Write
+
+
+def check_bot_writes(mem: Memory, bot: str, actor: Actor) -> None:
+    """The memory switch: while memory is off for *bot*, its own writes are refused (a person's are not)."""
+    if actor.who == "bot" and not bot_settings(mem.home, bot).memory:
+        raise Refused(f"memory is switched off for {bot}: bot writes are refused "
+                      f"(`botmemory settings {bot} memory on` turns it back on)")
+
+
+@dataclass(frozen=True)
+class FileResult:
+    """What a save, rm or undo did: the file, its hash afterwards (None: it does not exist), the changes."""
+
+    path: str
+    hash: str | None
+    changes: list[Change] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.changes)
+
+
+def _result(mem: Memory, bot: str, path: str, changes: list[Change]) -> FileResult:
+    ft = mem.store.read(bot, path)
+    return FileResult(path, ft.hash if ft else None, changes)
+
+
+def save(mem: Memory, bot: str, path: str, text: str, actor: Actor, *, expected_hash: str | None = None,
+         checked: bool = False, create: bool = True) -> FileResult:
+    """Write *text* to *path*, hash-checked: with *expected_hash* (or *checked*: None means "must not
+    exist") the file must still be what was opened, else :class:`Conflict` and nothing is written.
+    *create*: the bot's workspace is created on first use."""
+    mem.home.file(bot, path)                       # a bad path is bad input before anything else
+    if create:
+        mem.store.ensure(bot)
+    else:
+        mem.home.require_bot(bot)
+    check_bot_writes(mem, bot, actor)
+    changes = mem.store.apply(bot, [Write(path, text, expected_hash, checked)], actor)
+    return _result(mem, bot, path, changes)
+
+
+def rm(mem: Memory, bot: str, path: str, actor: Actor, *, expected_hash: str | None = None) -> FileResult:
+    """Delete a topic, the archive or a daily log (MEMORY.md is refused: it can be emptied, never deleted)."""
+    mem.home.require_bot(bot)
+    check_bot_writes(mem, bot, actor)
+    change = mem.store.delete(bot, path, actor, expected_hash=expected_hash)
+    return FileResult(path, None, [change] if change is not None else [])
+
+
+@dataclass(frozen=True)
+class UndoResult:
+    """An undo: the row undone, and the change that put its earlier text back (none when the file held it)."""
+
+    undone: str
+    changes: list[Change] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.changes)
+
+
+def undo(mem: Memory, bot: str, row_id: str) -> UndoResult:
+    """Put the file of row *row_id* back as it was before that change (:meth:`Memory.undo`); the undo is a row."""
+    change = mem.undo(bot, row_id)
+    return UndoResult(row_id, [change] if change is not None else [])

@@ -1,0 +1,499 @@
+"""The journal: one row for every change to a memory file (``Memory.undo`` puts a row's earlier text back).
+
+Rows are JSON objects, one a line, in ``<home>/memory-journal/`` — outside the
+workspace, so a bot's file tools cannot edit its own record:
+
+- ``<bot>.ndjson`` is the active segment. Rows are appended under the
+  workspace lock (appenders from two processes never interleave), with the
+  full earlier text inline. A torn last line after a crash is skipped when
+  read, and the next append starts on a fresh line.
+- When the active segment passes :data:`ACTIVE_MAX_BYTES` it is closed:
+  renamed to ``<bot>/<seq>.ndjson`` and compressed with ``lzma`` to
+  ``<bot>/<seq>_<first>_<last>.ndjson.xz`` (first/last: the range of row-id
+  times inside, so undo finds a row without opening every segment). A segment
+  holds consecutive versions of the same few files, so lzma keeps about one
+  earlier text per segment plus what changed: every row stays undoable at
+  about 1.4 % of the bytes of full texts inline, the active segment included
+  (``benchmarks/bench_journal.py``: 10,000 edits of a 24 KB MEMORY.md).
+- Listing newest first reads the active segment backwards from its end, then
+  closed segments newest first, one at a time; the newest rows cost the same
+  however long the journal is.
+
+What a row stores outside the workspace is redacted; the hashes are the real
+files'. A row whose earlier text held a credential (kept redacted) or was
+larger than :data:`EARLIER_TEXT_MAX_BYTES` says so and cannot be undone.
+"""
+from __future__ import annotations
+
+import functools
+import itertools
+import json
+import lzma
+import os
+import re
+import sys
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import UTC
+from pathlib import Path
+from typing import Any
+
+from ..base.log import get_logger
+from ..text.diff import DIFF_MAX_CHARS as DIFF_MAX_CHARS  # re-exported: the journal's diff is built there
+from ..text.diff import WORDS_FILTER_MAX_BYTES as WORDS_FILTER_MAX_BYTES
+from ..text.diff import Diff as Diff
+from ..text.diff import WordFilter, build_diff, diff_counts, diff_lines
+from ..text.diff import make_diff as make_diff
+from ..text.entries import MOVED_MARK, clean_title, whole_word
+from ..base.errors import BadInput
+from ..disk.paths import ARCHIVE_FILE, Home, check_bot_id
+from ..redact import contains_secret, redact
+from ..disk.safeio import FILE_MODE, WorkspaceLock, atomic_write, fsync_dir, make_dirs, open_dir_nofollow
+from .writer import Actor, Change
+
+logger = get_logger(__name__)
+
+ACTIVE_MAX_BYTES = 2 * 1024 * 1024
+"""The active segment is closed and compressed once it is this large."""
+EARLIER_TEXT_MAX_BYTES = 1024 * 1024
+"""Earlier texts up to this size are kept; a larger one makes its row not undoable."""
+LZMA_PRESET = 3
+"""Preset 3 (hc4 match finder, 4 MB dictionary): a whole closed segment fits the dictionary, so
+consecutive versions compress to their differences; ten times faster than preset 6 for the same size."""
+_READ_BLOCK = 64 * 1024
+
+UNDO_ACTOR = Actor("person", "undo")
+REASON_SECRET = ("its earlier text held a credential: the journal keeps it redacted, and restoring it "
+                 "would write the redaction marker into the bot's memory")
+REASON_TOO_LARGE = f"its earlier text was larger than {EARLIER_TEXT_MAX_BYTES // (1024 * 1024)} MB, too large to keep"
+REASON_NOT_UTF8 = "its earlier text was not valid UTF-8, so the journal could not keep it exactly"
+
+_ROW_ID = re.compile(r"[0-9a-f]{12}-[0-9a-f]{6}")
+_CLOSED = re.compile(r"(\d{8})(?:_([0-9a-f]{12})_([0-9a-f]{12}))?\.ndjson(\.xz)?")
+_ROW_START = re.compile(rb'^\{"id":"([0-9a-f]{12})-[0-9a-f]{6}"', re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Row:
+    """One journal row, as DESIGN.md lists its fields."""
+
+    id: str
+    at: str                      # ISO 8601 UTC
+    bot: str
+    who: str                     # bot | person | upkeep | import
+    how: str                     # task | panel | cli | outside | undo | tidy-up | …
+    chat: str | None
+    file: str
+    before_hash: str | None      # None: the file was created
+    after_hash: str | None       # None: the file was deleted
+    diff: str
+    earlier_text: str | None
+    undoable: bool
+    reason: str | None
+    renamed_from: str | None = None   # an outside rename: the created file's old name
+    renamed_to: str | None = None     # … and the deleted file's new name
+    added: int | None = None          # the true counts of changed lines, also when the diff is cut
+    removed: int | None = None        # (None in rows written before they were kept: counted from the diff)
+    words: str | None = None          # a cut diff's word filter: every changed line's words (WordFilter)
+
+    def as_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {
+            "id": self.id, "at": self.at, "bot": self.bot, "who": self.who, "how": self.how,
+            "chat": self.chat, "file": self.file, "before_hash": self.before_hash,
+            "after_hash": self.after_hash, "diff": self.diff, "earlier_text": self.earlier_text,
+            "undoable": self.undoable, "reason": self.reason,
+        }
+        if self.renamed_from is not None:
+            d["renamed_from"] = self.renamed_from
+        if self.renamed_to is not None:
+            d["renamed_to"] = self.renamed_to
+        if self.added is not None and self.removed is not None:
+            d["added"], d["removed"] = self.added, self.removed
+        if self.words is not None:
+            d["words"] = self.words
+        return d
+
+    @classmethod
+    def from_dict(cls, d: object) -> Row | None:
+        """A row read back, or None when *d* is not one (a damaged line is skipped, never fatal)."""
+        if not isinstance(d, dict):
+            return None
+        strs = ("id", "at", "bot", "who", "how", "file", "diff")
+        opt = ("chat", "before_hash", "after_hash", "earlier_text", "reason", "renamed_from", "renamed_to")
+        if not all(isinstance(d.get(k), str) for k in strs) or not isinstance(d.get("undoable"), bool):
+            return None
+        if not all(d.get(k) is None or isinstance(d.get(k), str) for k in (*opt, "words")):
+            return None
+        counts = (d.get("added"), d.get("removed"))
+        if not all(n is None or (type(n) is int and n >= 0) for n in counts):
+            return None
+        return cls(d["id"], d["at"], d["bot"], d["who"], d["how"], d.get("chat"), d["file"],
+                   d.get("before_hash"), d.get("after_hash"), d["diff"], d.get("earlier_text"),
+                   d["undoable"], d.get("reason"), d.get("renamed_from"), d.get("renamed_to"),
+                   counts[0], counts[1], d.get("words"))
+
+    def line(self) -> bytes:
+        return (json.dumps(self.as_dict(), ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+
+    def changed_lines(self) -> Iterator[str]:
+        """The diff's added and removed lines (what ``--grep`` searches, with :attr:`words` past a cut)."""
+        for _, line in diff_lines(self.diff):
+            yield line
+
+    def counts(self) -> tuple[int, int]:
+        """How many lines the change added and removed: the kept counts, else the diff's."""
+        if self.added is not None and self.removed is not None:
+            return self.added, self.removed
+        return diff_counts(self.diff)
+
+    def archived(self) -> int:
+        """How many entries this change moved into ``memory/archive.md`` (each marked ``· moved DATE``):
+        0 for another file, a deletion or an undo. What the app's "moved to the archive" notice says."""
+        if self.file != ARCHIVE_FILE or self.after_hash is None or self.how == "undo":
+            return 0
+        return sum(1 for tag, line in diff_lines(self.diff) if tag == "+" and MOVED_MARK in line)
+
+    def summary(self) -> str:
+        plus, minus = self.counts()
+        what = ("created" if self.before_hash is None else "deleted" if self.after_hash is None
+                else f"+{plus} -{minus}")
+        if self.renamed_from:
+            what = f"renamed from {self.renamed_from}"
+        elif self.renamed_to:
+            what = f"renamed to {self.renamed_to}"
+        by = f"{self.who}/{self.how}" + (f' chat "{self.chat}"' if self.chat else "")
+        tail = "" if self.undoable else f"  (cannot be undone: {self.reason})"
+        return f"{self.id}  {self.at[:19].replace('T', ' ')}  {by}  {self.file}  {what}{tail}"
+
+
+# ----- building rows
+
+
+def _iso(change: Change) -> str:
+    return change.at.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _clean(text: str | None) -> str | None:
+    """*text* as it may be kept outside the workspace."""
+    if text is None or not contains_secret(text):
+        return text
+    return redact(text)
+
+
+def make_row(change: Change, *, earlier_secret: bool = False, diff: str | None = None,
+             renamed_from: str | None = None, renamed_to: str | None = None) -> Row:
+    """The journal row of *change*: redacted texts, the real hashes, and whether undo can restore it.
+
+    *earlier_secret*: the earlier text is a copy that was redacted before it got
+    here (a shadow), and the file it came from held a credential.
+    """
+    before = change.before
+    earlier: str | None = None
+    undoable, reason = True, None
+    if before is not None:
+        secret = earlier_secret or contains_secret(before)
+        stored = redact(before) if secret else before
+        if len(before.encode("utf-8", errors="replace")) > EARLIER_TEXT_MAX_BYTES:
+            undoable, reason = False, REASON_TOO_LARGE
+        else:
+            earlier = stored
+            if not change.before_valid:
+                undoable, reason = False, REASON_NOT_UTF8
+            elif secret:
+                undoable, reason = False, REASON_SECRET
+        before = stored
+    added = removed = None
+    words = None
+    if change.unkept is not None:  # the earlier text was never read (too large, or an append)
+        undoable, reason, earlier = False, change.unkept, None
+    if diff is None and change.appended:  # only the appended lines: the earlier text was never read
+        d = build_diff(change.file, "", _clean(change.after))
+        diff = f"appended to {change.file}:\n{d.text}"[:DIFF_MAX_CHARS]
+        added, removed, words = d.added, d.removed, d.words
+    if diff is None and change.cut is not None:  # only the lines cut off the end: the rest was never read
+        d = build_diff(change.file, _clean(change.cut), "")
+        diff = f"cut from the end of {change.file}:\n{d.text}"[:DIFF_MAX_CHARS]
+        added, removed, words = d.added, d.removed, d.words
+    if diff is None:
+        d = build_diff(change.file, before, _clean(change.after))
+        diff, added, removed, words = d.text, d.added, d.removed, d.words
+    chat = clean_title(change.actor.chat) if change.actor.chat is not None else None
+    return Row(change.id, _iso(change), change.bot, change.actor.who, change.actor.how, chat, change.file,
+               change.before_hash, change.after_hash, diff, earlier, undoable, reason,
+               renamed_from, renamed_to, added, removed, words)
+
+
+# ----- storage
+
+
+def _parse(line: bytes) -> Row | None:
+    try:
+        return Row.from_dict(json.loads(line))
+    except (ValueError, RecursionError):
+        return None
+
+
+def _lines_backward(f: Any, end: int) -> Iterator[bytes]:
+    """The lines of the first *end* bytes of *f*, last first; the last line is yielded even unterminated."""
+    pos = end
+    tail = b""
+    while pos > 0:
+        n = min(_READ_BLOCK, pos)
+        pos -= n
+        f.seek(pos)
+        chunk = f.read(n) + tail
+        parts = chunk.split(b"\n")
+        tail = parts[0]
+        for line in reversed(parts[1:]):
+            if line:
+                yield line
+    if tail:
+        yield tail
+
+
+@dataclass(frozen=True)
+class Segment:
+    """A closed segment: its number, the range of row-id times inside (when known) and its file."""
+
+    seq: int
+    path: Path
+    first: str | None = None
+    last: str | None = None
+
+    def may_hold(self, row_id: str) -> bool:
+        if self.first is None or self.last is None:
+            return True
+        return self.first <= row_id[:12] <= self.last
+
+    def read(self) -> bytes:
+        data = self.path.read_bytes()
+        return lzma.decompress(data) if self.path.name.endswith(".xz") else data
+
+
+
+@dataclass(frozen=True)
+class RowFilter:
+    """Which rows to list: one file (a rename counts for both names), one author, words in the diff.
+
+    Words match whole, case-insensitively, every one of them in one added or
+    removed line (as written, a chat title included) — so a person can see
+    when a fact appeared or disappeared.
+    """
+
+    file: str | None = None
+    who: str | None = None
+    words: tuple[str, ...] = ()
+
+    @functools.cached_property
+    def patterns(self) -> list[tuple[str, re.Pattern[str]]]:
+        return [(w, whole_word(w)) for w in self.words if w]
+
+    def matches(self, row: Row) -> bool:
+        if self.file is not None and self.file not in (row.file, row.renamed_from):
+            return False
+        if self.who is not None and row.who != self.who:
+            return False
+        if self.patterns:
+            if any(all(p.search(line) for _, p in self.patterns) for line in row.changed_lines()):
+                return True
+            # the lines the cut diff leaves out: the filter knows their words, not which line holds them
+            past_cut = WordFilter.load(row.words) if row.words else None
+            return past_cut is not None and all(past_cut.may_hold(w) for w, _ in self.patterns)
+        return True
+
+class Journal:
+    """The journal of every bot of one home. Thread-safe; appends hold the bot's workspace lock."""
+
+    def __init__(self, home: Home, *, durable: bool = True) -> None:
+        self.home = home
+        self.dir = home.journal_dir
+        self.durable = durable   # fsync each append (benchmarks that build big journals turn it off)
+
+    def active(self, bot: str) -> Path:
+        return self.dir / f"{check_bot_id(bot)}.ndjson"
+
+    def segment_dir(self, bot: str) -> Path:
+        return self.dir / check_bot_id(bot)
+
+    def _lock(self, bot: str) -> WorkspaceLock:
+        return WorkspaceLock.for_file(self.home.lock_file(bot), self.home.root)
+
+    # ----- writing
+
+    def append(self, bot: str, rows: Sequence[Row]) -> None:
+        """Append *rows* in one write under the workspace lock; close the segment when it is full."""
+        if not rows:
+            return
+        data = b"".join(r.line() for r in rows)
+        with self._lock(bot).held():
+            make_dirs(self.dir, self.home.root)   # never through a link
+            path = self.active(bot)
+            fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), FILE_MODE)
+            try:
+                size = os.fstat(fd).st_size
+                if size and os.pread(fd, 1, size - 1) != b"\n":
+                    data = b"\n" + data   # a torn last line: start on a line of our own
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view):]
+                if self.durable:
+                    os.fsync(fd)
+                size += len(data)
+            finally:
+                os.close(fd)
+            if size >= ACTIVE_MAX_BYTES:
+                try:
+                    self._rotate(bot)
+                except OSError as e:  # the rows are written; the next append tries again
+                    logger.warning("could not close the journal segment of %s: %s", bot, e)
+
+    def _rotate(self, bot: str) -> None:
+        """Close the active segment: rename it into the segment folder, then compress it."""
+        folder = self.segment_dir(bot)
+        make_dirs(folder, self.home.root)
+        seq = max((s.seq for s in self.segments(bot)), default=0) + 1
+        plain = folder / f"{seq:08d}.ndjson"
+        os.replace(self.active(bot), plain)
+        if self.durable:
+            fsync_dir(folder)
+            fsync_dir(self.dir)
+        for seg in self.segments(bot):  # this one, and any a crash left uncompressed
+            if not seg.path.name.endswith(".xz"):
+                self._compress(seg)
+
+    def _compress(self, seg: Segment) -> None:
+        data = seg.path.read_bytes()
+        ids = [m.group(1).decode() for m in _ROW_START.finditer(data)]
+        name = f"{seg.seq:08d}_{min(ids)}_{max(ids)}.ndjson.xz" if ids else f"{seg.seq:08d}.ndjson.xz"
+        atomic_write(seg.path.with_name(name), lzma.compress(data, preset=LZMA_PRESET))
+        os.unlink(seg.path)
+        if self.durable:
+            fsync_dir(seg.path.parent)
+
+    # ----- reading
+
+    def segments(self, bot: str) -> list[Segment]:
+        """Closed segments, oldest first (a compressed copy wins over a plain one of the same number)."""
+        folder = self.segment_dir(bot)
+        try:
+            names = os.listdir(folder)
+        except FileNotFoundError:
+            return []
+        by_seq: dict[int, Segment] = {}
+        for name in names:
+            m = _CLOSED.fullmatch(name)
+            if not m:
+                continue
+            seg = Segment(int(m.group(1)), folder / name, m.group(2), m.group(3))
+            if seg.seq not in by_seq or name.endswith(".xz"):
+                by_seq[seg.seq] = seg
+        return [by_seq[k] for k in sorted(by_seq)]
+
+    def _active_rows(self, bot: str) -> Iterator[Row]:
+        try:
+            f = open(self.active(bot), "rb")  # noqa: SIM115 — closed below; kept open while iterating
+        except FileNotFoundError:
+            return
+        except OSError as e:   # unreadable (a folder in its place…): the closed segments still read
+            logger.warning("could not read the journal of %s: %s", bot, e)
+            return
+        with f:
+            end = os.fstat(f.fileno()).st_size
+            for line in _lines_backward(f, end):
+                row = _parse(line)
+                if row is None:
+                    logger.warning("skipped a damaged line in the journal of %s", bot)
+                    continue
+                yield row
+
+    def _segment_rows(self, bot: str, seg: Segment) -> Iterator[Row]:
+        try:
+            data = seg.read()
+        except FileNotFoundError:  # compressed meanwhile: read the compressed copy
+            again = [s for s in self.segments(bot) if s.seq == seg.seq and s.path != seg.path]
+            if not again:
+                return
+            data = again[0].read()
+        except (OSError, lzma.LZMAError) as e:
+            logger.warning("could not read journal segment %s: %s", seg.path.name, e)
+            return
+        for line in reversed(data.split(b"\n")):
+            if line:
+                row = _parse(line)
+                if row is not None:
+                    yield row
+
+    def rows(self, bot: str, *, segments: int | None = None, row_id: str | None = None) -> Iterator[Row]:
+        """Every row of *bot*, newest first; *segments* caps how many closed segments are read.
+
+        The active segment is opened before the closed ones are listed, so a
+        rotation meanwhile can only repeat rows (dropped by id), never hide them.
+        """
+        for folder in (self.dir, self.segment_dir(bot)):   # never read through a link (Refused, naming it)
+            try:
+                with open_dir_nofollow(self.home.root, folder):
+                    pass
+            except (FileNotFoundError, NotADirectoryError):
+                pass
+        seen: set[str] = set()
+        active = self._active_rows(bot)
+        for row in active:
+            seen.add(row.id)
+            yield row
+        closed = list(reversed(self.segments(bot)))
+        if segments is not None:
+            closed = closed[:segments]
+        for seg in closed:
+            if row_id is not None and not seg.may_hold(row_id):
+                continue
+            for row in self._segment_rows(bot, seg):
+                if row.id not in seen:
+                    seen.add(row.id)
+                    yield row
+
+    def matching(self, bot: str, flt: RowFilter) -> Iterator[Row]:
+        """The rows *flt* lets through, newest first (lazily: stop reading whenever you like)."""
+        for row in self.rows(bot):
+            if flt.matches(row):
+                yield row
+
+    def list(self, bot: str, *, limit: int | None = 50, file: str | None = None,
+             grep: Sequence[str] = (), who: str | None = None) -> list[Row]:
+        """The newest rows first, at most *limit*, optionally of one file or author, or whose diff mentions every word."""
+        if limit is not None and limit <= 0:
+            return []
+        if limit is not None and limit > sys.maxsize:  # more rows than any journal holds: all of them
+            limit = None
+        return list(itertools.islice(self.matching(bot, RowFilter(file, who, tuple(grep))), limit))
+
+    def find(self, bot: str, row_id: str) -> Row:
+        if not _ROW_ID.fullmatch(row_id):
+            raise BadInput(f"bad row id {row_id!r}: row ids look like 0192f3a4b5c6-1a2b3c "
+                           f"(`botmemory journal {bot}` lists them)")
+        for row in self.rows(bot, row_id=row_id):
+            if row.id == row_id:
+                return row
+        raise BadInput(f"no row {row_id} in the journal of {bot} (`botmemory journal {bot}` lists them)")
+
+    def latest_hashes(self, bot: str, files: Iterable[str]) -> dict[str, str | None]:
+        """The newest after-hash the journal holds for each of *files*, from its recent rows only
+        (the active segment and the newest closed one); files with no recent row are left out."""
+        want = set(files)
+        out: dict[str, str | None] = {}
+        if not want:
+            return out
+        for row in self.rows(bot, segments=1):
+            if row.file in want and row.file not in out:
+                out[row.file] = row.after_hash
+                if len(out) == len(want):
+                    break
+        return out
+
+    def bytes_on_disk(self, bot: str) -> int:
+        total = 0
+        for p in [self.active(bot), *(s.path for s in self.segments(bot))]:
+            try:
+                total += p.stat().st_size
+            except FileNotFoundError:
+                pass
+        return total

@@ -1,0 +1,402 @@
+"""Shadow copies: what the app last knew of every memory file, and their index.
+
+Every memory file's last-known text is kept under
+``<home>/botmemory/shadows/<bot>/`` (outside the workspace, 0600, redacted),
+with the real file's hash, size, modification time and inode in one
+``index.json`` per bot (the copies themselves in pack files). The app's own
+writes update them right after their journal row, so they are never
+mistaken for outside changes.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import stat
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from ..base.log import get_logger
+from ..base.errors import BadInput, BotMemoryError, Refused
+from ..disk.paths import LOG_DIR, MEMORY_FILE, Home, check_bot_id, classify
+from ..redact import contains_secret, redact
+from ..disk.safeio import RACY_NS, Folders, WorkspaceLock, atomic_write, open_dir_nofollow, pread, read_file, sha256
+from .writer import Change
+
+logger = get_logger(__name__)
+
+
+@dataclass(frozen=True)
+class Shadow:
+    """What the app last knew of one memory file; its redacted copy is a slice of a pack file."""
+
+    hash: str        # the real file's hash
+    size: int
+    mtime_ns: int
+    ino: int
+    at_ns: int       # when the file was looked at
+    copy: str        # hash of the stored (redacted) copy: a damaged copy is noticed, never used
+    secret: bool     # the real text held a credential: the copy is redacted
+    valid: bool      # the real text was UTF-8
+    pack: str
+    offset: int
+    length: int
+
+    def same_stat(self, st: os.stat_result) -> bool:
+        return (st.st_size == self.size and st.st_mtime_ns == self.mtime_ns and st.st_ino == self.ino
+                and self.mtime_ns < self.at_ns - RACY_NS)
+
+    def seen_again(self, st: os.stat_result) -> Shadow:
+        """The same text, looked at again now (its time stamps may be trusted from here on)."""
+        return replace(self, size=st.st_size, mtime_ns=st.st_mtime_ns, ino=st.st_ino, at_ns=time.time_ns())
+
+    def dump(self) -> list[Any]:
+        return [self.hash, self.size, self.mtime_ns, self.ino, self.at_ns, self.copy, self.secret, self.valid,
+                self.pack, self.offset, self.length]
+
+    @classmethod
+    def load(cls, v: object) -> Shadow | None:
+        if not (isinstance(v, list) and len(v) == 11):
+            return None
+        h, size, mtime, ino, at, copy, secret, valid, pack, offset, length = v
+        if not (isinstance(h, str) and isinstance(copy, str) and isinstance(pack, str)
+                and isinstance(secret, bool) and isinstance(valid, bool)
+                and all(isinstance(x, int) for x in (size, mtime, ino, at, offset, length))):
+            return None
+        return cls(h, size, mtime, ino, at, copy, secret, valid, pack, offset, length)
+
+
+@dataclass
+class Index:
+    """A bot's shadow index: an entry per file, and the size of each pack file."""
+
+    files: dict[str, Shadow] = field(default_factory=dict)
+    packs: dict[str, int] = field(default_factory=dict)
+
+    def copy(self) -> Index:
+        return Index(dict(self.files), dict(self.packs))
+
+
+@dataclass(frozen=True)
+class Seen:
+    """A memory file as just read, to be kept as its shadow."""
+
+    rel: str
+    text: str
+    hash: str
+    valid: bool = True
+    st: os.stat_result | None = None
+
+
+_PACK = re.compile(r"[0-9a-f]{20}\.pack")
+PACK_BYTES = 8 * 1024 * 1024
+"""A pack holds copies up to this many bytes; more go in further packs (one write is at most 16 MB)."""
+
+
+class Shadows:
+    """The shadow copies of one home. Thread-safe; writes happen under the bot's workspace lock.
+
+    ``shadows/<bot>/index.json`` holds an entry per file; the redacted copies
+    are slices of pack files (``packs/*.pack``), one written per update, so
+    recording 1,000 files costs two safe writes, not 1,000. A pack no entry
+    uses is deleted; packs mostly superseded are compacted into one.
+    """
+
+    def __init__(self, home: Home) -> None:
+        self.home = home
+        self.root = home.state_dir / "shadows"
+        self._cache: dict[str, tuple[tuple[int, int, int], Index]] = {}
+        self._guard = threading.Lock()
+
+    def folder(self, bot: str) -> Path:
+        return self.root / check_bot_id(bot)
+
+    def _index_path(self, bot: str) -> Path:
+        return self.folder(bot) / "index.json"
+
+    def _pack_path(self, bot: str, pack: str) -> Path:
+        return self.folder(bot) / "packs" / f"{pack}.pack"
+
+    def _lock(self, bot: str) -> WorkspaceLock:
+        return WorkspaceLock.for_file(self.home.lock_file(bot), self.home.root)
+
+    def load(self, bot: str) -> Index | None:
+        """The bot's shadow index (a copy to change freely), or None when no baseline was taken."""
+        path = self._index_path(bot)
+        try:
+            st = os.stat(path)
+        except FileNotFoundError:
+            return None
+        sig = (st.st_ino, st.st_mtime_ns, st.st_size)
+        with self._guard:
+            cached = self._cache.get(bot)
+            if cached is not None and cached[0] == sig:
+                return cached[1].copy()
+        try:
+            ft = read_file(path, self.home.root)
+        except BotMemoryError as e:
+            logger.warning("cannot read the shadow index of %s: %s", bot, e)
+            return None
+        try:
+            data = json.loads(ft.text) if ft else None
+        except (ValueError, RecursionError):
+            data = None
+        if not (isinstance(data, dict) and isinstance(data.get("files"), dict)
+                and isinstance(data.get("packs"), dict)):
+            logger.warning("the shadow index of %s is damaged; a new baseline will be taken", bot)
+            return None
+        index = Index()
+        for rel, v in data["files"].items():
+            sh = Shadow.load(v)
+            if isinstance(rel, str) and sh is not None:
+                index.files[rel] = sh
+        index.packs = {k: v for k, v in data["packs"].items() if isinstance(k, str) and isinstance(v, int)}
+        with self._guard:
+            self._cache[bot] = (sig, index)
+        return index.copy()
+
+    def save(self, bot: str, index: Index) -> None:
+        """Write the index, then delete the packs it no longer uses (compacting mostly dead ones)."""
+        live: dict[str, int] = {}
+        for sh in index.files.values():
+            live[sh.pack] = live.get(sh.pack, 0) + sh.length
+        index.packs = {p: n for p, n in index.packs.items() if p in live}
+        dead = sum(index.packs.values()) - sum(live.values())
+        if len(live) > 1 and dead > 256 * 1024 and dead > sum(live.values()):
+            self._compact(bot, index)
+        path = self._index_path(bot)
+        data = {"version": 2, "files": {rel: sh.dump() for rel, sh in sorted(index.files.items())},
+                "packs": index.packs}
+        atomic_write(path, json.dumps(data, separators=(",", ":")).encode("utf-8"), self.home.root)
+        st = os.stat(path)
+        with self._guard:
+            self._cache[bot] = ((st.st_ino, st.st_mtime_ns, st.st_size), index.copy())
+        try:
+            with open_dir_nofollow(self.home.root, self.folder(bot) / "packs") as d:
+                for name in d.listdir():
+                    if _PACK.fullmatch(name) and name[:-5] not in index.packs:
+                        try:
+                            d.unlink(name)
+                        except FileNotFoundError:
+                            pass
+        except (FileNotFoundError, NotADirectoryError):
+            return
+
+    def _read_copy(self, bot: str, sh: Shadow) -> bytes | None:
+        path = self._pack_path(bot, sh.pack)
+        try:
+            with open_dir_nofollow(self.home.root, path.parent) as d:
+                fd = d.open(path.name, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+            try:
+                data = pread(fd, sh.length, sh.offset)
+            finally:
+                os.close(fd)
+        except (OSError, Refused):
+            return None
+        return data if len(data) == sh.length and sha256(data) == sh.copy else None
+
+    def text(self, bot: str, rel: str, sh: Shadow) -> str | None:
+        """The kept copy of a file's last-known text, or None when it is missing or damaged."""
+        data = self._read_copy(bot, sh)
+        if data is None:
+            logger.warning("the shadow copy of %s/%s is missing or damaged", bot, rel)
+            return None
+        return data.decode("utf-8")
+
+    def _write_pack(self, bot: str, index: Index, copies: Sequence[tuple[str, bytes]]) -> dict[str, tuple[str, int]]:
+        """Write *copies* as packs of at most :data:`PACK_BYTES` each (a larger copy gets a pack of its own:
+        a memory of any total size is kept, every write within the file limit); returns where each landed
+        (pack, offset). Packs written before a crash and never entered in the index are deleted by the next
+        :meth:`save`."""
+        where: dict[str, tuple[str, int]] = {}
+        batch: list[tuple[str, bytes]] = []
+        size = 0
+
+        def flush() -> None:
+            nonlocal size
+            pack = f"{time.time_ns():016x}{secrets.token_hex(2)}"
+            while pack in index.packs:      # the clock did not move since the last one
+                pack = f"{time.time_ns():016x}{secrets.token_hex(2)}"
+            offset = 0
+            for rel, data in batch:
+                where[rel] = (pack, offset)
+                offset += len(data)
+            atomic_write(self._pack_path(bot, pack), b"".join(data for _, data in batch), self.home.root)
+            index.packs[pack] = offset
+            batch.clear()
+            size = 0
+
+        for rel, data in copies:
+            if batch and size + len(data) > PACK_BYTES:
+                flush()
+            batch.append((rel, data))
+            size += len(data)
+        if batch:
+            flush()
+        return where
+
+    def keep(self, bot: str, index: Index, seen: Sequence[Seen]) -> None:
+        """Store redacted copies of *seen* in one pack and enter them in *index* (the caller saves it)."""
+        copies: list[tuple[str, bytes]] = []
+        meta: list[tuple[Seen, bool, str]] = []
+        for s in seen:
+            secret = contains_secret(s.text)
+            data = (redact(s.text) if secret else s.text).encode("utf-8")
+            copies.append((s.rel, data))
+            meta.append((s, secret, sha256(data)))
+        if not copies:
+            return
+        where = self._write_pack(bot, index, copies)
+        now = time.time_ns()
+        ws = self.home.workspace(bot)
+        for (s, secret, copy_hash), (_, data) in zip(meta, copies):
+            st = s.st if s.st is not None else _stat(ws / s.rel)
+            if st is None or (s.valid and st.st_size != len(s.text.encode("utf-8"))):
+                size, mtime, ino = -1, -1, -1   # the file moved on already: compare by hash next time
+            else:
+                size, mtime, ino = st.st_size, st.st_mtime_ns, st.st_ino
+            pack, offset = where[s.rel]
+            index.files[s.rel] = Shadow(s.hash, size, mtime, ino, now, copy_hash, secret, s.valid,
+                                        pack, offset, len(data))
+
+    def _compact(self, bot: str, index: Index) -> None:
+        copies: list[tuple[str, bytes]] = []
+        for rel, sh in sorted(index.files.items()):
+            data = self._read_copy(bot, sh)
+            copies.append((rel, data if data is not None else b""))
+        index.packs = {}
+        where = self._write_pack(bot, index, copies)
+        for rel, sh in list(index.files.items()):
+            pack, offset = where[rel]
+            index.files[rel] = replace(sh, pack=pack, offset=offset)
+
+    def update(self, bot: str, changes: Sequence[Change], touched: Mapping[str, Shadow] | None = None) -> None:
+        """Bring the shadows up to date with *changes* (and *touched*: entries re-checked unchanged)."""
+        if not changes and not touched:
+            return
+        with self._lock(bot).held():
+            index = self.load(bot)
+            if index is None:
+                self.baseline(bot)
+                return
+            seen: list[Seen] = []
+            for c in changes:
+                if c.appended or c.cut is not None:   # only the end is known: the shadow is the file as it is now
+                    got = self._reread(bot, c.file)
+                    if got is None:
+                        index.files.pop(c.file, None)
+                    else:
+                        seen.append(got)
+                elif c.after is None or c.after_hash is None:
+                    index.files.pop(c.file, None)
+                else:
+                    seen.append(Seen(c.file, c.after, c.after_hash))
+            self.keep(bot, index, seen)
+            index.files.update(touched or {})
+            self.save(bot, index)
+
+    def _reread(self, bot: str, rel: str) -> Seen | None:
+        """A file as it is now, to shadow; None when it cannot be read (too large: a scan skips it too)."""
+        path = self.home.workspace(bot) / rel
+        try:
+            with Folders(self.home.trust_root(bot)) as folders:
+                st = folders.lstat(path)
+                ft = folders.read(path)
+        except (OSError, BotMemoryError) as e:
+            logger.info("no shadow for %s/%s: %s", bot, rel, e)
+            return None
+        if ft is None or st is None:
+            return None
+        return Seen(rel, ft.text, ft.hash, ft.valid, st)
+
+    def keep_before(self, bot: str, changes: Sequence[Change]) -> None:
+        """The rows of *changes* could not be written: make sure the shadows still show the files as
+        they were before, so the next scan records the changes (a first write has no shadows yet)."""
+        with self._lock(bot).held():
+            if self.load(bot) is not None:
+                return   # they still hold the earlier state: update() did not run
+            self.baseline(bot)
+            index = self.load(bot) or Index()
+            seen: list[Seen] = []
+            for c in changes:
+                if c.before is None or c.before_hash is None:
+                    index.files.pop(c.file, None)
+                else:
+                    seen.append(Seen(c.file, c.before, c.before_hash, c.before_valid))
+            self.keep(bot, index, seen)
+            self.save(bot, index)
+
+    def baseline(self, bot: str) -> int:
+        """Take every memory file of *bot* as known, recording nothing. Returns how many files."""
+        with self._lock(bot).held():
+            ws = self.home.workspace(bot)
+            seen: list[Seen] = []
+            with Folders(self.home.trust_root(bot)) as folders:
+                for rel in folder_files(self.home, bot, ws, folders):
+                    path = ws / rel
+                    try:
+                        st = folders.lstat(path)
+                        ft = folders.read(path)
+                    except (OSError, BotMemoryError) as e:
+                        logger.warning("baseline of %s skipped %s: %s", bot, rel, e)
+                        continue
+                    if ft is not None and st is not None:
+                        seen.append(Seen(rel, ft.text, ft.hash, ft.valid, st))
+            index = Index()
+            self.keep(bot, index, seen)
+            self.save(bot, index)
+            return len(index.files)
+
+
+def folder_files(home: Home, bot: str, ws: Path, folders: Folders) -> list[str]:
+    """The memory files of *bot*'s folder by its kind's layout (a workspace's, or a tracked agent's)."""
+    layout = home.layout(bot)
+    return memory_files(ws, folders) if layout is None else layout.memory_files(ws)
+
+
+def memory_files(ws: Path, folders: Folders) -> list[str]:
+    """The memory files of a workspace (``MEMORY.md``, ``memory/*.md``, ``memory/log/*.md``), no links.
+
+    The same set as :meth:`Home.memory_files`, listed with ``os.scandir`` to keep a
+    scan of thousands of files fast. A folder that is (or is reached through) a
+    symbolic link is skipped and logged, never looked into.
+    """
+    out: list[str] = []
+    for folder, prefix in ((ws, ""), (ws / "memory", "memory/"), (ws / LOG_DIR, f"{LOG_DIR}/")):
+        try:
+            entries = folders.list(folder)
+        except Refused as e:
+            logger.warning("skipping %s: %s", folder, e)
+            continue
+        except OSError as e:
+            logger.warning("cannot list %s: %s", folder, e)
+            continue
+        for name, is_file in entries:
+            if not name.endswith(".md") or not is_file:
+                continue
+            rel = prefix + name
+            if prefix == "" and rel != MEMORY_FILE:
+                continue
+            try:
+                classify(rel)
+            except BadInput:
+                continue
+            out.append(rel)
+    return sorted(out)
+
+
+def _stat(path: Path | str) -> os.stat_result | None:
+    """A regular file's stat, or None when it is missing, a link or not a regular file."""
+    try:
+        st = os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    return st if stat.S_ISREG(st.st_mode) else None
+
+
+__all__ = ["Index", "Seen", "Shadow", "Shadows", "folder_files", "memory_files"]

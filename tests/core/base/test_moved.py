@@ -1,0 +1,43 @@
+"""The old module paths (before core moved into wings) still import for one release, with a warning."""
+from __future__ import annotations
+
+import importlib
+import subprocess
+import sys
+
+import pytest
+
+from botmemory.core.base.moved import MOVED, WING_WAS
+
+
+@pytest.mark.parametrize("old", sorted(MOVED))
+def test_an_old_module_path_is_the_moved_module_itself(old):
+    new = importlib.import_module(f"botmemory.core.{MOVED[old]}")
+    sys.modules.pop(f"botmemory.core.{old}", None)
+    with pytest.warns(DeprecationWarning, match=f"botmemory.core.{old} moved to botmemory.core.{MOVED[old]}"):
+        got = importlib.import_module(f"botmemory.core.{old}")
+    assert got is new
+
+
+@pytest.mark.parametrize("wing", sorted(WING_WAS))
+def test_a_wing_forwards_the_names_of_the_module_that_had_its_path(wing):
+    inner = importlib.import_module(f"botmemory.core.{WING_WAS[wing]}")
+    public = next(n for n in dir(inner) if not n.startswith("_") and callable(getattr(inner, n)))
+    package = importlib.import_module(f"botmemory.core.{wing}")
+    with pytest.warns(DeprecationWarning, match=f"{wing}.{public} moved"):
+        assert getattr(package, public) is getattr(inner, public)
+    with pytest.raises(AttributeError):
+        package.no_such_name_anywhere  # noqa: B018
+
+
+def test_old_imports_work_in_a_fresh_interpreter():
+    code = ("import warnings; warnings.simplefilter('error')\n"
+            "from botmemory.core.store import journal\n"             # a module of the wing: no warning
+            "warnings.simplefilter('ignore')\n"
+            "from botmemory.core.update import remember\n"
+            "from botmemory.core.store import Store\n"
+            "import botmemory.core.recall_index as i, botmemory.core.recall.index as j\n"
+            "assert i is j and Store.__module__ == 'botmemory.core.store.writer'\n"
+            "print('ok')\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.stdout.strip() == "ok", out.stderr

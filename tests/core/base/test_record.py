@@ -1,0 +1,89 @@
+"""record behaves as the part of @dataclass it stands for: each check is made on both."""
+from __future__ import annotations
+
+import copy
+import dataclasses
+import pickle
+
+import pytest
+
+from botmemory.core.base import record as R
+
+
+def _pair(frozen: bool) -> tuple[type, type]:
+    made = []
+    for deco, fld in ((dataclasses.dataclass(frozen=frozen), dataclasses.field), (R.record(frozen=frozen), R.field)):
+        class P:
+            __qualname__ = "P"
+            a: int
+            b: str = "x"
+            c: list[int] = fld(default_factory=list)
+            d: object = fld(default=None, compare=False, repr=False)
+        made.append(deco(P))
+    return made[0], made[1]
+
+
+@pytest.mark.parametrize("frozen", [False, True])
+def test_a_record_behaves_as_the_dataclass(frozen: bool) -> None:
+    D, Rc = _pair(frozen)
+    for cls in (D, Rc):
+        assert cls.__match_args__ == ("a", "b", "c", "d")
+    for args, kw in (((1,), {}), ((1, "y"), {"c": [2]}), ((), {"a": 3, "d": "ignored"})):
+        d, r = D(*args, **kw), Rc(*args, **kw)
+        assert repr(d) == repr(r) and vars(d) == vars(r)
+        assert (d == D(*args, **kw)) == (r == Rc(*args, **kw)) is True
+        assert (D(*args, **kw) == D(9)) == (Rc(*args, **kw) == Rc(9))
+        assert r != d and r != (1, "x")
+        assert Rc(1, d="a") == Rc(1, d="b")                       # compare=False
+        assert R.replace(r, b="z") == Rc(**{**vars(r), "b": "z"}) and r.b == kw.get("b", args[1] if len(args) > 1 else "x")
+        assert copy.deepcopy(r) == r and copy.copy(r) == r
+        assert Rc(1).c is not Rc(1).c
+        if frozen:
+            assert hash(Rc(1, c=(), d=1)) == hash(Rc(1, c=(), d=2)) == hash(D(1, c=()))   # the fields compared, as a tuple
+            with pytest.raises(dataclasses.FrozenInstanceError):
+                d.a = 5
+            with pytest.raises(AttributeError):
+                r.a = 5
+            with pytest.raises(AttributeError):
+                del r.b
+        else:
+            with pytest.raises(TypeError):
+                hash(r)
+            with pytest.raises(TypeError):
+                hash(d)
+            r.a = 5
+            assert r.a == 5
+    with pytest.raises(TypeError):
+        Rc()
+    with pytest.raises(TypeError):
+        Rc(1, "x", [], None, 5)
+
+
+def test_a_method_the_class_defines_is_kept_and_a_field_without_default_cannot_follow_one() -> None:
+    @R.record(frozen=True)
+    class Q:
+        a: int
+        b: int = 0
+
+        def __repr__(self) -> str:
+            return "mine"
+
+    assert repr(Q(1)) == "mine" and Q(1) == Q(1, 0) and {Q(1), Q(1, 0)} == {Q(1)}
+    with pytest.raises(TypeError):
+        class Bad:
+            a: int = 0
+            b: int
+        R.record()(Bad)
+
+
+def test_records_pickle_as_dataclasses_do() -> None:
+    from botmemory.core.text.entries import Document, parse
+    from botmemory.core.text.frontmatter import Frontmatter
+
+    for obj in (Frontmatter("T", None, ("a",)), parse("- 2026-10-14 · from cli · a note\n"), Document()):
+        assert pickle.loads(pickle.dumps(obj)) == obj
+
+
+def test_replace_also_copies_a_dataclass() -> None:
+    D, _ = _pair(True)
+    assert R.replace(D(1), b="y") == D(1, "y")

@@ -1,0 +1,302 @@
+"""Each kind's layout, budget and what loads, from the agents' documented rules."""
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from botmemory.core import kinds
+from botmemory.core.base.errors import BadInput
+from botmemory.core.kinds.base import Limits
+from botmemory.core.disk.paths import FileKind
+
+CC = kinds.get("claude-code")
+OC = kinds.get("openclaw")
+HE = kinds.get("hermes")
+
+
+def test_the_registry_knows_four_kinds_and_names_them_on_a_bad_one():
+    assert kinds.NAMES == ("openmausbot", "claude-code", "openclaw", "hermes")
+    for name in kinds.NAMES:
+        assert kinds.get(name).name == name
+    with pytest.raises(BadInput, match="claude-code"):
+        kinds.get("codex")
+
+
+@pytest.mark.parametrize("kind,rel,expected", [
+    (CC, "MEMORY.md", FileKind.MEMORY), (CC, "user_role.md", FileKind.TOPIC),
+    (OC, "MEMORY.md", FileKind.MEMORY), (OC, "memory/2026-11-30.md", FileKind.TOPIC),
+    (HE, "MEMORY.md", FileKind.MEMORY), (HE, "USER.md", FileKind.MEMORY),
+])
+def test_layout(kind, rel, expected):
+    assert kind.classify(rel) is expected
+
+
+@pytest.mark.parametrize("kind,rel", [
+    (CC, "memory/x.md"), (CC, "../x.md"), (CC, ".hidden.md"), (CC, "notes.txt"),
+    (OC, "AGENTS.md"), (OC, "memory/a/b.md"), (HE, "notes.md"), (HE, "../MEMORY.md"),
+])
+def test_paths_outside_the_layout_are_refused(kind, rel):
+    with pytest.raises(BadInput):
+        kind.classify(rel)
+
+
+def test_claude_code_strips_frontmatter_and_block_comments_then_cuts_the_tail_at_200_lines():
+    text = ("---\nmodified: 2026-11-30T10:00:00Z\n---\n<!-- a comment\nover lines -->\n"
+            + "".join(f"- line {i}\n" for i in range(205)))
+    got = CC.loaded("MEMORY.md", text, CC.limits(__import__("pathlib").Path("/nonexistent"), {}, {}))
+    assert (got.lines, got.unloaded_lines) == (205, 5)
+    assert got.text.startswith("- line 0\n") and got.text.endswith("- line 199\n")
+    # the lost lines are numbered as in the file (5 lines of frontmatter and comment come first)
+    assert got.lost == tuple(range(206, 211))
+
+
+def test_claude_code_cuts_at_25000_bytes_first_when_lines_are_long():
+    text = "".join("x" * 199 + "\n" for _ in range(130))   # 26,000 bytes in 130 lines
+    got = CC.loaded("MEMORY.md", text, Limits(max_lines=200, max_bytes=25_000))
+    assert got.unloaded_lines == 5 and len(got.text.encode()) == 25_000
+
+
+def test_an_inline_comment_is_not_block_level_and_counts():
+    text = "<!-- note --> keep me\n- a\n"
+    assert CC.loaded("MEMORY.md", text, Limits(max_lines=200, max_bytes=25_000)).lines == 2
+
+
+def test_openclaw_keeps_the_head_and_the_tail_and_names_the_lost_lines():
+    text = "".join(f"line {i:03d} " + "y" * 40 + "\n" for i in range(100))   # 50 chars a line
+    got = OC.loaded("MEMORY.md", text, Limits(max_chars={"MEMORY.md": 1000}))
+    assert got.chars == len(text.rstrip())
+    assert got.unloaded_chars == got.chars - 750 - 250
+    assert got.text.startswith("line 000") and got.text.rstrip().endswith("line 099 " + "y" * 40)
+    assert "truncated" in got.text
+    # head: 750 chars = 15 whole lines; tail: the last 250 = 5 lines, the sixth from the end partly
+    assert got.lost[0] == 16 and got.lost[-1] == 95
+    assert got.level() == "red"
+
+
+def test_openclaw_under_the_limit_loads_it_all():
+    got = OC.loaded("MEMORY.md", "- a\n- b\n", Limits(max_chars={"MEMORY.md": 1000}))
+    assert got.text == "- a\n- b" and got.unloaded_chars == 0 and got.lost == ()
+
+
+def test_openclaw_reads_its_limit_from_openclaw_json_and_says_when_it_cannot(tmp_path):
+    cfg = tmp_path / ".openclaw" / "openclaw.json"
+    cfg.parent.mkdir()
+    cfg.write_text('{"agents": {"defaults": {"bootstrapMaxChars": 12000}}}')
+    assert OC.limits(tmp_path, {}, {}).max_chars["MEMORY.md"] == 12000
+    cfg.write_text('{\n  // JSON5 comment\n  "agents": {"defaults": {"bootstrapMaxChars": 9000,},},\n}')
+    assert OC.limits(tmp_path, {}, {}).max_chars["MEMORY.md"] == 9000
+    cfg.write_text("{not json")
+    lim = OC.limits(tmp_path, {}, {"bootstrapMaxChars": 15000})
+    assert lim.max_chars["MEMORY.md"] == 15000 and "openclaw.json" in lim.unread[0]
+    cfg.unlink()
+    assert OC.limits(tmp_path, {}, {}).max_chars["MEMORY.md"] == 20_000
+
+
+def test_openclaws_bootstrap_files_before_memory_take_their_share_of_the_total(tmp_path):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "AGENTS.md").write_text("a" * 30_000)          # cut to its 20,000 (plus OpenClaw's marker)
+    (ws / "SOUL.md").write_text("s" * 5_000)
+    (ws / "MEMORY.md").write_text("m" * 9_000)            # not one of them: measured by the gauge
+    lim = OC.share(ws, Limits(max_chars={"MEMORY.md": 20_000}, total_chars=30_000))
+    names = [n for n, _ in lim.shared]
+    assert names == ["AGENTS.md", "SOUL.md"]
+    agents = dict(lim.shared)["AGENTS.md"]
+    assert 20_000 < agents < 20_300 and dict(lim.shared)["SOUL.md"] == 5_000
+    assert lim.max_chars["MEMORY.md"] == 30_000 - agents - 5_000          # what they leave: under its own 20,000
+    got = OC.loaded("MEMORY.md", "m" * 9_000, lim)
+    assert got.unloaded_chars > 0 and got.level() == "red"
+    # a generous total: the per-file limit is the budget again
+    assert OC.share(ws, Limits(max_chars={"MEMORY.md": 20_000}, total_chars=60_000)).max_chars["MEMORY.md"] == 20_000
+
+
+def test_openclaw_injects_nothing_of_memory_when_the_files_before_it_took_the_total(tmp_path):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "AGENTS.md").write_text("a" * 19_990)
+    (ws / "SOUL.md").write_text("never read: the total is used up\n")
+    lim = OC.share(ws, Limits(max_chars={"MEMORY.md": 20_000}, total_chars=20_030))
+    assert lim.shared == (("AGENTS.md", 19_990),) and lim.max_chars["MEMORY.md"] == 0
+    got = OC.loaded("MEMORY.md", "- one\n\n- two\n", lim)
+    assert (got.text, got.unloaded_chars, got.lost, got.level()) == ("", len("- one\n\n- two"), (1, 3), "red")
+
+
+def test_a_linked_bootstrap_file_is_not_read_for_the_total(tmp_path):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (tmp_path / "shared-agents.md").write_text("a" * 50_000)
+    os.symlink(tmp_path / "shared-agents.md", ws / "AGENTS.md")
+    (ws / "TOOLS.md").write_text("t" * 100)
+    lim = OC.share(ws, Limits(max_chars={"MEMORY.md": 20_000}, total_chars=60_000))
+    assert lim.shared == (("TOOLS.md", 100),) and lim.max_chars["MEMORY.md"] == 20_000
+
+
+def test_openclaws_total_comes_from_openclaw_json_then_the_setting(tmp_path):
+    assert OC.limits(tmp_path, {}, {}).total_chars == 60_000
+    assert OC.limits(tmp_path, {}, {"bootstrapTotalMaxChars": 30_000}).total_chars == 30_000
+    cfg = tmp_path / ".openclaw" / "openclaw.json"
+    cfg.parent.mkdir()
+    cfg.write_text('{"agents": {"defaults": {"bootstrapTotalMaxChars": 24000}}}')
+    assert OC.limits(tmp_path, {}, {"bootstrapTotalMaxChars": 30_000}).total_chars == 24_000
+
+
+def test_hermes_counts_its_snapshot_and_reads_its_limits(tmp_path):
+    text = "User prefers tea\n§\nProject uses postgres\n"
+    got = HE.loaded("MEMORY.md", text, HE.limits(tmp_path, {}, {}))
+    assert got.text == "User prefers tea\n§\nProject uses postgres"
+    assert (got.chars, got.max_chars) == (len(got.text), 2200)
+    cfg = tmp_path / ".hermes" / "config.yaml"
+    cfg.parent.mkdir()
+    cfg.write_text("memory:\n  memory_char_limit: 40\n  user_char_limit: 500\n")
+    lim = HE.limits(tmp_path, {}, {})
+    assert lim.max_chars == {"MEMORY.md": 40, "USER.md": 500}
+    g = HE.gauge({"MEMORY.md": text, "USER.md": ""}, lim)
+    assert g.level == "red" and g.as_dict()["max_lines"] is None   # Hermes refuses writes past the limit
+    cfg.write_text("memory: [unclosed\n")
+    lim = HE.limits(tmp_path, {}, {})
+    assert lim.max_chars == {"MEMORY.md": 2200, "USER.md": 1375} and "config.yaml" in lim.unread[0]
+
+
+def test_hermes_entries_split_on_the_section_sign():
+    text = "a b\n§\nc d\n§\ne f\n"
+    pieces = HE.pieces("MEMORY.md", text)
+    assert [p.text for p in pieces] == ["a b", "c d", "e f"]
+    assert HE.without("MEMORY.md", text, [pieces[1]]) == "a b\n§\ne f\n"
+
+
+def test_discovery_follows_the_documented_places(tmp_path):
+    from tests.core.agent_fixtures import claude_code, hermes, openclaw
+
+    user = tmp_path / "user"
+    claude_code(user)
+    (user / ".claude" / "agent-memory" / "reviewer").mkdir(parents=True)
+    openclaw(user)
+    hermes(user)
+    found = [f for k in kinds.AGENT_NAMES for f in kinds.get(k).discover(user, {})[0]]
+    names = {(f.agent, f.path.relative_to(user).as_posix(), f.name) for f in found}
+    assert names == {
+        ("claude-code", ".claude/projects/-src-blog/memory", "/src/blog"),
+        ("claude-code", ".claude/agent-memory/reviewer", "agent reviewer"),
+        ("openclaw", ".openclaw/workspace", "OpenClaw workspace"),
+        ("hermes", ".hermes/memories", "Hermes memories"),
+    }
+
+
+def test_claude_config_dir_and_auto_memory_directory_are_honoured(tmp_path):
+    other = tmp_path / "cfg"
+    (other / "projects" / "-x" / "memory").mkdir(parents=True)
+    moved = tmp_path / "user" / "mem"
+    moved.mkdir(parents=True)
+    (other / "settings.json").write_text('{"autoMemoryDirectory": "~/mem", "theme": "dark"}')
+    found, unread = CC.discover(tmp_path / "user", {"CLAUDE_CONFIG_DIR": str(other)})
+    assert {f.path for f in found} == {other / "projects" / "-x" / "memory", moved} and unread == []
+    (other / "settings.json").write_text("{broken")
+    found, unread = CC.discover(tmp_path / "user", {"CLAUDE_CONFIG_DIR": str(other)})
+    assert [f.path for f in found] == [other / "projects" / "-x" / "memory"]
+    assert "settings.json" in unread[0]
+
+
+def test_links_are_not_memory_files(tmp_path):
+    (tmp_path / "MEMORY.md").write_text("x\n")
+    (tmp_path / "real.md").write_text("y\n")
+    os.symlink(tmp_path / "real.md", tmp_path / "link.md")
+    assert CC.memory_files(tmp_path) == ["MEMORY.md", "real.md"]
+
+
+def test_line_ranges_are_short():
+    from botmemory.core.kinds.base import line_ranges
+
+    assert line_ranges([3, 7, 8, 9, 12]) == "3, 7-9, 12" and line_ranges([]) == ""
+
+
+def test_the_openmausbot_kind_keeps_the_spec_budget_and_amber_mark():
+    from botmemory.core.text import budget
+    from botmemory.core.kinds import base, openmausbot
+
+    assert (openmausbot.MAX_LINES, openmausbot.MAX_BYTES) == (budget.MEMORY_MAX_LINES, budget.MEMORY_MAX_BYTES)
+    assert base.AMBER_AT == budget.AMBER_AT
+    text = "".join(f"- {i}\n" for i in range(230))
+    got = kinds.get("openmausbot").loaded("MEMORY.md", text, Limits(max_lines=200, max_bytes=24 * 1024))
+    assert (got.text, got.unloaded_lines) == budget.loaded_text(text)
+
+
+def test_a_home_without_a_source_serves_only_its_workspaces(tmp_path):
+    from botmemory.core.store.memory import Memory
+    from botmemory.core.disk.paths import Home
+    from tests.core.agent_fixtures import hermes
+
+    (tmp_path / "user").mkdir()
+    d = hermes(tmp_path / "user")
+    mem = Memory.open(str(tmp_path / "bm"))
+    from botmemory.core.kinds import tracked
+
+    tracked.track(mem.home, path=str(d), agent="hermes")
+    assert mem.home.bots() == ["hermes-memories"] and mem.home.workspace("hermes-memories") == d
+    assert Home(mem.home.root).bots() == []          # a bare Home: no registry attached
+
+
+def test_a_write_to_a_tracked_folder_that_is_gone_never_creates_it(tmp_path):
+    import shutil
+
+    from botmemory.core.kinds import tracked
+    from botmemory.core.store.memory import Memory
+    from botmemory.core.store.writer import Actor, Write
+    from tests.core.agent_fixtures import claude_code
+
+    d = claude_code(tmp_path / "user")
+    mem = Memory.open(str(tmp_path / "bm"))
+    t = tracked.track(mem.home, path=str(d), agent="claude-code")
+    shutil.rmtree(d)
+    with pytest.raises(BadInput, match="untrack"):
+        mem.store.apply(t.id, [Write("user_role.md", "x\n")], Actor.person("panel"))
+    assert not d.exists()
+
+
+class _Only:
+    def __init__(self, folders):
+        self._f = folders
+
+    def folders(self):
+        return self._f
+
+
+@pytest.mark.parametrize("kind, name, expected", [
+    ("openmausbot", "kestrel foods", "memory/kestrel foods.md"),
+    ("openmausbot", "feedback_testing", None),          # a workspace's topic names have no '_'
+    ("openmausbot", "archive", None),
+    ("claude-code", "feedback_testing", "feedback_testing.md"),   # what Claude Code writes
+    ("claude-code", "MEMORY", None),
+    ("claude-code", "sub/x", None),
+    ("openclaw", "feedback_testing.md", "memory/feedback_testing.md"),
+    ("hermes", "notes", None),
+])
+def test_a_new_topics_path_follows_the_folders_kind(tmp_path, kind, name, expected):
+    from botmemory.core.ops.folders import topic_path
+    from botmemory.core.base.errors import BadInput
+    from botmemory.core.disk.paths import Folder, Home
+
+    folders = {} if kind == "openmausbot" else {"f": Folder("f", tmp_path, "f", kinds.get(kind))}
+    home = Home(tmp_path, _Only(folders))
+    bot = "scout" if kind == "openmausbot" else "f"
+    if expected is None:
+        with pytest.raises(BadInput):
+            topic_path(home, bot, name)
+    else:
+        assert topic_path(home, bot, name) == expected
+
+
+def test_project_level_agent_memory_is_found_for_the_projects_claude_code_knows(tmp_path):
+    """``<project>/.claude/agent-memory/<agent>/`` for each project whose cwd a transcript names (AGENTS-FACTS)."""
+    from tests.core.agent_fixtures import claude_code
+
+    user = tmp_path / "user"
+    project = tmp_path / "src" / "blog"
+    claude_code(user, cwd=str(project))
+    (project / ".claude" / "agent-memory" / "tester").mkdir(parents=True)
+    (project / ".claude" / "agent-memory" / "tester" / "feedback_testing.md").write_text("Run pytest -x.\n")
+    (tmp_path / "elsewhere" / ".claude" / "agent-memory" / "ghost").mkdir(parents=True)   # no transcript names it
+    found = {f.path: f.name for f in CC.discover(user, {})[0]}
+    assert found == {user / ".claude" / "projects" / "-src-blog" / "memory": str(project),
+                     project / ".claude" / "agent-memory" / "tester": f"{project} · agent tester"}
+    assert CC.memory_files(project / ".claude" / "agent-memory" / "tester") == ["feedback_testing.md"]
