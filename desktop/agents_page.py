@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from botmemory.core import AGENT_NAMES, Home, connect_agent, connection_status
+from botmemory.core.ops import CONNECT_AGENTS, Home, connect_agent, connection_status
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QComboBox, QFormLayout, QGridLayout, QGroupBox, QLabel, QPushButton, QVBoxLayout, QWidget
@@ -54,7 +54,7 @@ class AgentsPage(QGroupBox):
         form.addRow("Memory the agents use:", self.bot_combo)
         layout.addLayout(form)
         grid = QGridLayout()
-        for i, agent in enumerate(AGENT_NAMES):
+        for i, agent in enumerate(CONNECT_AGENTS):
             name = QLabel(f"<b>{TITLES.get(agent, agent)}</b>")
             self.state[agent] = QLabel("…")
             self.does[agent] = QLabel()

@@ -13,29 +13,10 @@ from __future__ import annotations
 import json
 import logging
 from collections import Counter
-from dataclasses import dataclass, field
 from typing import Any
 
-from botmemory.core import (
-    counted,
-    MEMORY_FILE,
-    MEMORY_MAX_BYTES,
-    MEMORY_MAX_LINES,
-    ONLY_FIRST_LINES,
-    Candidate,
-    Gauge,
-    Level,
-    Memory,
-    agent_gauge,
-    agent_limits,
-    agent_load,
-    atomic_write,
-    gauge,
-    get_kind,
-    kind_of,
-    track,
-    untrack,
-)
+from botmemory.core.ops import (Candidate, FolderGauge, Memory, atomic_write, counted, gauge, kind_label, kind_of,
+                                load, track, untrack)
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QDialog,
@@ -52,74 +33,9 @@ logger = logging.getLogger(__name__)
 OFFERED_FILE = "agents-offered.json"
 
 
-@dataclass(frozen=True)
-class KindGauge(Gauge):
-    """A tracked folder's gauge in the shape the panel and tray draw (``budget.Gauge``), with its kind's budget.
-
-    For a character budget (Hermes, OpenClaw) ``chars``/``max_chars`` are set
-    and the lines/size fields stand in for them so fractions stay right.
-    """
-
-    agent: str = "openmausbot"
-    label: str = ""
-    chars: int | None = None
-    max_chars: int | None = None
-    unloaded_chars: int = 0
-    kind_level: Level = Level.OK
-    unread: tuple[str, ...] = ()
-    files: tuple[dict[str, Any], ...] = field(default_factory=tuple)
-    shared_note: str = ""       # why the budget is below the per-file limit (OpenClaw's shared bootstrap total)
-
-    @property
-    def level(self) -> Level:
-        return self.kind_level
-
-    @property
-    def fill(self) -> float:
-        if self.max_chars:
-            return (self.chars or 0) / self.max_chars
-        return super().fill
-
-
-def gauge_of(mem: Memory, bot: str) -> Gauge:
+def gauge_of(mem: Memory, bot: str) -> FolderGauge:
     """The gauge of any bot: the spec's budget for a workspace, the kind's for a tracked folder (worker)."""
-    if not mem.home.is_tracked(bot):
-        return gauge(mem.store.text(bot, MEMORY_FILE))
-    ag = agent_gauge(mem, bot)
-    kind = kind_of(mem, bot)
-    main = ag.files[0]
-    level = Level(ag.level)
-    files = tuple({"file": f.file, "chars": f.chars, "max_chars": f.max_chars, "lines": f.lines,
-                   "level": f.level(kind.red_at_limit)} for f in ag.files)
-    if main.max_chars is not None:
-        return KindGauge(lines=main.chars, bytes=main.chars, loaded_lines=main.chars, loaded_bytes=main.chars,
-                         max_lines=main.max_chars, max_bytes=main.max_chars, agent=kind.name, label=kind.label,
-                         chars=main.chars, max_chars=main.max_chars, unloaded_chars=main.unloaded_chars,
-                         kind_level=level, unread=ag.unread, files=files, shared_note=ag.shared_note())
-    return KindGauge(lines=main.lines, bytes=main.bytes, loaded_lines=main.lines - main.unloaded_lines,
-                     loaded_bytes=min(main.bytes, main.max_bytes or main.bytes),
-                     max_lines=main.max_lines or MEMORY_MAX_LINES,
-                     max_bytes=main.max_bytes or MEMORY_MAX_BYTES,
-                     agent=kind.name, label=kind.label, kind_level=level, unread=ag.unread, files=files)
-
-
-def rule_text(g: Gauge) -> str:
-    """The load rule under the gauge, by kind."""
-    if not isinstance(g, KindGauge) or g.agent == "openmausbot":
-        return ONLY_FIRST_LINES[0].upper() + ONLY_FIRST_LINES[1:] + "."
-    if g.agent == "claude-code":
-        return (f"Claude Code loads the first {g.max_lines} lines or {g.max_bytes:,} bytes of MEMORY.md "
-                "at the start of every conversation; the rest is cut.")
-    if g.agent == "openclaw":
-        shared = g.shared_note
-        return (f"OpenClaw injects at most {g.max_chars:,} characters of MEMORY.md: "
-                "the head and the tail; the middle is lost."
-                + (f" {shared}." if shared else ""))
-    if g.agent == "hermes":
-        others = "; ".join(f"{f['file']}: {f['chars']:,} of {f['max_chars']:,} characters" for f in g.files[1:])
-        return ("Hermes loads MEMORY.md and USER.md whole at session start and refuses a write past the limit."
-                + (f" {others}." if others else ""))
-    return ""
+    return gauge(mem, bot, secrets=False)
 
 
 def loads_caption(mem: Memory, bot: str) -> str:
@@ -143,7 +59,7 @@ def display_name(mem: Memory, bot: str) -> str:
     f = mem.home.folder(bot)
     if f is None:
         return bot
-    label = get_kind(f.layout.name).label
+    label = kind_label(f.layout.name)
     return f"{f.name} · {label}" if f.name != bot else f"{bot} · {label}"
 
 
@@ -155,23 +71,13 @@ def topic_prefix(mem: Memory, bot: str) -> str | None:
 
 def loads_text(mem: Memory, bot: str) -> str:
     """Runs on the worker: exactly what a tracked folder's agent loads, then the lines that do not load, marked."""
-    kind = kind_of(mem, bot)
-    text = agent_load(mem, bot)
-    lim = agent_limits(mem, bot)
+    r = load(mem, bot)
+    text = r.text
     lost_parts: list[str] = []
-    for rel in kind.budgeted:
-        ft = mem.store.read(bot, rel)
-        if ft is None:
-            continue
-        got = kind.loaded(rel, ft.text, lim)
-        if not got.lost:
-            continue
-        lines = ft.text.splitlines()
-        where = "in the middle" if kind.name == "openclaw" else "at the end"
-        lost_parts.append(f"✗ {counted(len(got.lost), 'line')} of {rel} "
-                          f"{'does' if len(got.lost) == 1 else 'do'} not load ({where}):")
-        for no in got.lost:
-            lost_parts.append(f"✗ {no:>5}  {lines[no - 1] if no - 1 < len(lines) else ''}")
+    for u in r.unloaded:
+        lost_parts.append(f"✗ {counted(len(u.lines), 'line')} of {u.file} "
+                          f"{'does' if len(u.lines) == 1 else 'do'} not load ({u.where}):")
+        lost_parts.extend(f"✗ {no:>5}  {line}" for no, line in u.lines)
     if lost_parts:
         text += ("\n" if text and not text.endswith("\n") else "") + "\n" + "\n".join(lost_parts) + "\n"
     return text
@@ -202,7 +108,7 @@ def offer_text(found: list[Candidate]) -> str:
         if agent == "claude-code":
             parts.append(f"Claude Code keeps memory for {counted(n, 'project')} here")
         else:
-            parts.append(f"{get_kind(agent).label} keeps its memory here")
+            parts.append(f"{kind_label(agent)} keeps its memory here")
     return "; ".join(parts) + (" — track them?" if len(fresh) > 1 else " — track it?")
 
 
@@ -228,7 +134,7 @@ class AgentsDialog(QDialog):
                              "and never writes into the folder unless you ask."))
         self.list = QListWidget()
         for c in found:
-            item = QListWidgetItem(f"{c.name} · {get_kind(c.agent).label}  —  {c.path}")
+            item = QListWidgetItem(f"{c.name} · {kind_label(c.agent)}  —  {c.path}")
             item.setData(Qt.ItemDataRole.UserRole, c.id)
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
             # first run: everything found is ticked; later the ticks say what is tracked
@@ -263,9 +169,9 @@ class AgentsDialog(QDialog):
         for c in self.found:
             try:
                 if c.id in want and not c.tracked:
-                    track(self.mem.home, c.id)
+                    track(self.mem, c.id)
                 elif c.id not in want and c.tracked:
-                    untrack(self.mem.home, c.id)
+                    untrack(self.mem, c.id)
             except Exception as e:  # noqa: BLE001 - one folder must not stop the others
                 problems.append(f"{c.name}: {e}")
         self.changed.emit()
@@ -320,11 +226,9 @@ class SecretsBanner(QWidget):
             self.found = {}
             self.hide()
             return
-        from botmemory.core import folder_secrets
-
         self._asked += 1
         asked = self._asked
-        self.session.submit_read(lambda: folder_secrets(mem, bot),
+        self.session.submit_read(lambda: gauge(mem, bot).secrets,
                                  lambda found: self._show(asked, bot, found),
                                  lambda e: logger.info("could not look for credentials: %s", e))
 
@@ -344,17 +248,15 @@ class SecretsBanner(QWidget):
         bot = self.bot
         if bot is None or not self.found:
             return
-        from botmemory.core import Actor, redact_file
+        from botmemory.core.ops import Actor, redact
 
         mem = self.session.mem
         files = list(self.found)
 
         def run() -> list[str]:
-            rows = []
+            rows: list[str] = []
             for rel in files:
-                change = redact_file(mem, bot, rel, Actor.person("panel"))
-                if change is not None:
-                    rows.append(change.id)
+                rows.extend(c.id for c in redact(mem, bot, rel, Actor.person("panel")).changes)
             return rows
 
         def done(rows: list[str]) -> None:

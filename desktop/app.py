@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from botmemory.core import MEMORY_FILE, BotMemoryError, Memory
+from botmemory.core.ops import BotMemoryError, Memory, MEMORY_FILE
 from PySide6.QtCore import QObject, Slot
 from PySide6.QtWidgets import QApplication, QSystemTrayIcon
 
@@ -311,9 +311,10 @@ class Started:
 
 def tracked_discover(mem: Memory) -> Any:
     """Runs on the worker: the agent folders found here, and the settings files that could not be read."""
-    from botmemory.core import discover_agents
+    from botmemory.core.ops import discover
 
-    return discover_agents(mem.home)
+    found = discover(mem)
+    return found.folders, found.unread
 
 
 def qt_app() -> QApplication:

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-from botmemory.core import atomic_write
+from botmemory.core.ops import atomic_write
 
 logger = logging.getLogger(__name__)
 

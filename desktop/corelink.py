@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from botmemory.core import Memory
+from botmemory.core.ops import Memory
 
 if TYPE_CHECKING:  # the journal, the watcher and upkeep load on first use (on the worker)
-    from botmemory.core import Change, Journal, LearnedLine, Row, RowFilter, UpkeepState, Watcher
+    from botmemory.core.ops import Change, Journal, LearnedLine, Row, RowFilter, UpkeepState, Watcher
 
 logger = logging.getLogger(__name__)
 
@@ -40,7 +40,7 @@ class JournalQuery:
 
     def filter(self) -> RowFilter:
         """The core's row filter for this query (`botmemory journal --file/--who/--grep` use the same)."""
-        from botmemory.core import RowFilter
+        from botmemory.core.ops import RowFilter
 
         return RowFilter(self.file or None, self.who or None, tuple((self.grep or "").split()))
 
@@ -138,86 +138,83 @@ class FoundFolder:
 
 def find_agents(mem: Memory) -> list[FoundFolder] | None:
     """Runs on the worker: the Claude Code, OpenClaw and Hermes folders found here."""
-    from botmemory.core import discover_agents
+    from botmemory.core.ops import discover
 
-    found, _unread = discover_agents(mem.home)
-    return [FoundFolder(c.id, c.agent, str(c.path), c.tracked, c.name) for c in found]
+    return [FoundFolder(c.id, c.agent, str(c.path), c.tracked, c.name) for c in discover(mem).folders]
 
 
 def track_agent(mem: Memory, folder_id: str) -> None:
     """Runs on the worker: start tracking a found folder."""
-    from botmemory.core import track
+    from botmemory.core.ops import track
 
-    track(mem.home, folder_id)
+    track(mem, folder_id)
 
 
 def undo(mem: Memory, bot: str, row_id: str) -> Change | None:
-    """Undo one row (core's ``undo_row``); the change that put the file back, or None when it already was."""
-    from botmemory.core import undo_row
+    """Undo one row; the change that put the file back, or None when it already was."""
+    from botmemory.core import ops
 
-    r = undo_row(mem, bot, row_id)
+    r = ops.undo(mem, bot, row_id)
     return r.changes[0] if r.changes else None
 
 
 def tidy_now(mem: Memory, bot: str) -> dict[str, Any]:
-    from botmemory.core import tidy_up
+    from botmemory.core import ops
 
-    report: dict[str, Any] = tidy_up(mem, bot).as_dict()
+    report: dict[str, Any] = ops.tidy(mem, bot).as_dict()
     return report
 
 
 def last_tidy(mem: Memory, bot: str) -> UpkeepState:
-    from botmemory.core import read_state
+    from botmemory.core.ops import last_tidy as last
 
-    return read_state(mem.home, bot)
+    return last(mem, bot)
 
 
 def heavy_line(mem: Memory, bot: str) -> str | None:
-    from botmemory.core import heavy_line as core_heavy_line
+    from botmemory.core.ops import heavy_line as heavy
 
-    return core_heavy_line(mem, bot)
+    return heavy(mem, bot)
 
 
 def run_due(mem: Memory, now: datetime) -> dict[str, Any]:
     """The nightly tidy-up of every bot for which one is due now (never while a turn is open)."""
-    from botmemory.core import run_due as core_run_due, turn_open
+    from botmemory.core.ops import periodic
 
-    result: dict[str, Any] = core_run_due(mem, now, lambda bot: turn_open(mem, bot))
-    return result
+    return periodic(mem, now, index=False, capture=False).tidied
 
 
 def capture_due(mem: Memory) -> dict[str, Any]:
     """Capture the chats that are due (quiet for memory.captureQuietMs, or six turns waiting)."""
-    from botmemory.core import capture_due as core_capture_due
+    from botmemory.core.ops import periodic
 
-    result: dict[str, Any] = core_capture_due(mem)
-    return result
+    return periodic(mem, tidy=False, index=False).captured
 
 
 def last_capture(mem: Memory, bot: str) -> dict[str, Any] | None:
-    from botmemory.core import last_capture as core_last_capture
+    from botmemory.core.ops import last_capture as last
 
-    return core_last_capture(mem.home, bot)
+    return last(mem, bot)
 
 
 def learned_lines(mem: Memory) -> list[LearnedLine]:
     """About me's learned lines (core ``LearnedLine``: id, line, …), newest first."""
-    from botmemory.core import learned_lines as core_learned_lines
+    from botmemory.core.ops import learned
 
-    return list(core_learned_lines(mem.home))
+    return list(learned(mem))
 
 
 def remove_learned(mem: Memory, line_id: str) -> LearnedLine:
-    from botmemory.core import remove_learned as core_remove_learned
+    from botmemory.core.ops import remove_learned as remove
 
-    return core_remove_learned(mem.home, line_id, mem.today)
+    return remove(mem, line_id)
 
 
 def start_watcher(mem: Memory, on_rows: Callable[..., None]) -> Watcher:
     """Start the core's live watcher; it rescans every workspace first (this call waits for that)."""
-    from botmemory.core import Watcher
+    from botmemory.core.ops import watcher
 
-    w = Watcher(mem, on_rows=on_rows)
+    w = watcher(mem, on_rows)
     w.start()
     return w
 

@@ -19,7 +19,7 @@ from importlib import resources
 from importlib.abc import Traversable
 from pathlib import Path
 
-from botmemory.core import Actor, Memory, atomic_write, remember
+from botmemory.core.ops import Actor, Memory, atomic_write, remember
 
 logger = logging.getLogger(__name__)
 
@@ -145,12 +145,12 @@ def _undo_newest(mem: Memory, bot: str) -> None:
 
 
 def _scan(mem: Memory) -> None:
-    from botmemory.core import scan
+    from botmemory.core.ops import scan
 
     scan(mem)
 
 
 def _tidy(mem: Memory, bot: str) -> None:
-    from botmemory.core import tidy_now
+    from botmemory.core.ops import tidy
 
-    tidy_now(mem, bot, model=False)
+    tidy(mem, bot, model=False)

@@ -14,9 +14,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from botmemory.core import (
-    ONLY_FIRST_LINES, BotMemoryError, Conflict, FileKind, OverflowPreview, counted, delete_refusal, overflow_preview,
-)
+from botmemory.core.ops import (BotMemoryError, Conflict, FileKind, ONLY_FIRST_LINES, OverflowPreview, counted,
+    delete_refusal, overflow_preview)
 from PySide6.QtCore import QStringListModel, Qt, Signal
 from PySide6.QtGui import QFont, QFontDatabase, QTextCursor
 from PySide6.QtWidgets import (

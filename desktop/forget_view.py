@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from botmemory.core import BotMemoryError, counted, forget_everywhere
+from botmemory.core.ops import BotMemoryError, counted, forget_everywhere
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout,
                                QWidget)

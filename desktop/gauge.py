@@ -7,7 +7,7 @@ numbers come from :func:`botmemory.core.text.budget.gauge`; this module only dra
 """
 from __future__ import annotations
 
-from botmemory.core import AMBER_AT, ONLY_FIRST_LINES, Gauge, Level, counted
+from botmemory.core.ops import AMBER_AT, ONLY_FIRST_LINES, FolderGauge, Level, counted
 from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QPainter, QPalette
 from PySide6.QtWidgets import QGridLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
@@ -21,25 +21,24 @@ def kb(n: int) -> str:
     return f"{value:.0f}" if value >= 100 or value == int(value) else f"{value:.1f}"
 
 
-def _chars(g: Gauge) -> tuple[int, int, int] | None:
+def _chars(g: FolderGauge) -> tuple[int, int, int] | None:
     """A character budget (a Hermes or OpenClaw folder): chars, max_chars, unloaded chars."""
-    max_chars = getattr(g, "max_chars", None)
-    return (getattr(g, "chars", 0) or 0, max_chars, getattr(g, "unloaded_chars", 0)) if max_chars else None
+    return (g.chars, g.max_chars, g.unloaded_chars) if g.max_chars else None
 
 
-def lines_text(g: Gauge) -> str:
+def lines_text(g: FolderGauge) -> str:
     c = _chars(g)
     if c is not None:
         return f"{c[0]:,} of {c[1]:,} characters"
-    return f"{g.lines} of {g.max_lines} lines"
+    return f"{g.lines} of {g.max_lines or 0} lines"
 
 
-def size_text(g: Gauge) -> str:
+def size_text(g: FolderGauge) -> str:
     if _chars(g) is not None:
         return ""
     if g.bytes < 1024:     # "0.0 of 24 KB" would hide 48 bytes
-        return f"{counted(g.bytes, 'byte')} of {kb(g.max_bytes)} KB"
-    return f"{kb(g.bytes)} of {kb(g.max_bytes)} KB"
+        return f"{counted(g.bytes, 'byte')} of {kb(g.max_bytes or 0)} KB"
+    return f"{kb(g.bytes)} of {kb(g.max_bytes or 0)} KB"
 
 
 def bar_level(value: int, limit: int) -> Level:
@@ -51,7 +50,7 @@ def bar_level(value: int, limit: int) -> Level:
     return Level.OK
 
 
-def unloaded_text(g: Gauge) -> str:
+def unloaded_text(g: FolderGauge) -> str:
     c = _chars(g)
     if c is not None:
         return f"{counted(c[2], 'character is', 'characters are')} not being loaded" if c[2] > 0 else ""
@@ -61,7 +60,7 @@ def unloaded_text(g: Gauge) -> str:
     return f"{counted(n, 'line is', 'lines are')} not being loaded"
 
 
-def summary(bot: str, g: Gauge) -> str:
+def summary(bot: str, g: FolderGauge) -> str:
     """One line for a tooltip: ``scout: 162 of 200 lines, 13 of 24 KB — nearly full``."""
     size = size_text(g)
     text = f"{bot}: {lines_text(g)}{', ' + size if size else ''} — {WORDS[g.level]}"
@@ -115,7 +114,7 @@ class GaugeWidget(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.gauge: Gauge | None = None
+        self.gauge: FolderGauge | None = None
         self.title = QLabel("<b>MEMORY.md</b> — what loads into every turn")
         self.state_label = QLabel()
         self.lines_bar = Bar()
@@ -157,7 +156,7 @@ class GaugeWidget(QWidget):
         box.addWidget(self.rule_label)
         self.set_gauge(None)
 
-    def set_gauge(self, g: Gauge | None) -> None:
+    def set_gauge(self, g: FolderGauge | None) -> None:
         self.gauge = g
         if g is None:
             self.lines_label.setText("…")
@@ -168,19 +167,21 @@ class GaugeWidget(QWidget):
             self.size_bar.set_value(0, COLOURS[Level.OK])
             return
         colour = COLOURS[g.level]
-        from .agents_view import rule_text
-
-        chars = _chars(g) is not None
-        label = str(getattr(g, "label", "") or "")
+        chars = _chars(g)
+        label = g.label if g.tracked else ""
         self.title.setText(f"<b>MEMORY.md{' · ' + label if label else ''}</b> — what loads into every turn")
-        self.rule_label.setText(rule_text(g))
+        self.rule_label.setText(g.rule)
         self.lines_name.setText("Characters" if chars else "Lines")
         for w in (self.size_name, self.size_bar, self.size_label):
-            w.setVisible(not chars)
+            w.setVisible(chars is None)
         # each bar in its own measure's colour: a red size never paints the lines bar, nor the reverse
         # (one character budget: its bar has the gauge's colour, red at the limit for Hermes)
-        self.lines_bar.set_value(g.lines / g.max_lines, colour if chars else COLOURS[bar_level(g.lines, g.max_lines)])
-        self.size_bar.set_value(g.bytes / g.max_bytes, COLOURS[bar_level(g.bytes, g.max_bytes)])
+        if chars is not None:
+            self.lines_bar.set_value(chars[0] / chars[1], colour)
+        else:
+            max_lines, max_bytes = g.max_lines or 1, g.max_bytes or 1
+            self.lines_bar.set_value(g.lines / max_lines, COLOURS[bar_level(g.lines, max_lines)])
+            self.size_bar.set_value(g.bytes / max_bytes, COLOURS[bar_level(g.bytes, max_bytes)])
         self.lines_label.setText(lines_text(g))
         self.size_label.setText(size_text(g))
         self.state_label.setText(f"<span style='color:{colour.name()}; font-weight:bold'>"

@@ -11,7 +11,7 @@ import logging
 from importlib import resources
 from pathlib import Path
 
-from botmemory.core import Level
+from botmemory.core.ops import Level
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QIcon, QPainter, QPixmap
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from botmemory.core import BotMemoryError, counted
+from botmemory.core.ops import BotMemoryError, counted
 from PySide6.QtCore import (
     QEvent,
     QModelIndex,

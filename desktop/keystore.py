@@ -14,7 +14,7 @@ import keyring
 import keyring.backend
 import keyring.errors
 
-from botmemory.core import BotMemoryError
+from botmemory.core.ops import BotMemoryError
 
 logger = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """What loads: the exact block the next turn gets, and a recall preview for a typed message.
 
-Both come from the core (``load_block`` and ``recall_notes``, whose result says why nothing is
+Both come from the core (``load`` and ``recall``, whose result says why nothing is
 recalled), computed on the worker.
 """
 from __future__ import annotations
@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from botmemory.core import Memory, load_block, recall_notes
+from botmemory.core.ops import Memory, load, recall
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QLabel,
@@ -31,7 +31,7 @@ WORKSPACE_CAPTION = ("<b>What loads</b> — exactly the block the next turn gets
 
 def recall_text(mem: Memory, bot: str, message: str) -> str:
     """Runs on the worker: the block recall would put in front of *message*, or why there is none (core's reason)."""
-    result = recall_notes(mem, bot, message)   # a tracked folder is recalled by its kind
+    result = recall(mem, bot, message)   # a tracked folder is recalled by its kind
     return result.text or f"({result.why})"
 
 
@@ -41,7 +41,7 @@ def block_text(mem: Memory, bot: str) -> str:
         from .agents_view import loads_text
 
         return loads_text(mem, bot)
-    return load_block(mem, bot)
+    return load(mem, bot).text
 
 
 class LoadsView(QWidget):

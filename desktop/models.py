@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any, Protocol
 
-from botmemory.core import (MEMORY_FILE, BotMemoryError, FileKind, Memory, Row, counted, diff_lines, read_frontmatter,
-                            without_bullet)
+from botmemory.core.ops import (BotMemoryError, FileKind, Memory, MEMORY_FILE, Row, counted, diff_lines,
+    read_frontmatter, without_bullet)
 from PySide6.QtCore import (
     QAbstractTableModel,
     QModelIndex,

@@ -12,10 +12,8 @@ from pathlib import Path
 from collections.abc import Callable
 from typing import Any
 
-from botmemory.core import (
-    MEMORY_FILE, ONLY_FIRST_LINES, TOPIC_NAME_RULE, BotMemoryError, Conflict, Home, OverflowPreview, counted,
-    overflow_preview, topic_name_rule, topic_path,
-)
+from botmemory.core.ops import (BotMemoryError, Conflict, Home, MEMORY_FILE, ONLY_FIRST_LINES, OverflowPreview,
+    TOPIC_NAME_RULE, counted, overflow_preview, topic_name_rule, topic_path)
 from PySide6.QtCore import QItemSelectionModel, QStringListModel, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (

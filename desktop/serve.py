@@ -22,7 +22,8 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QCheckBox, QVBoxLayout, QWidget
 
-from botmemory.core import SERVE_PORT, ApiServer, atomic_write
+from botmemory.core import SERVE_PORT, ApiServer
+from botmemory.core.ops import atomic_write
 
 from .session import Session
 

@@ -21,10 +21,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from botmemory.core import (
-    MEMORY_FILE, ONLY_FIRST_LINES, Actor, Change, Gauge, Level, Memory, check_bot_id, counted, local_today,
-    move_overflow, rm_file, save_file, set_bot_setting, undo_overflow,
-)
+from botmemory.core.ops import (MEMORY_FILE, ONLY_FIRST_LINES, Actor, Change, FolderGauge, Level, Memory,
+                                check_bot_id, counted, init, local_today, move_overflow, rm, save, settings,
+                                undo_overflow)
 from PySide6.QtCore import QFileSystemWatcher, QObject, Qt, QTimer, Signal, Slot
 
 from . import corelink
@@ -63,7 +62,7 @@ class Session(QObject):
     files_changed = Signal(str, object)
     """(bot, set of relative paths) that changed on disk, from any source."""
     gauges_changed = Signal(object)
-    """dict bot -> Gauge for every bot."""
+    """dict bot -> FolderGauge for every bot."""
     bots_changed = Signal(object)
     notice = Signal(object)
     """A :class:`Notice` for the notifier."""
@@ -83,7 +82,7 @@ class Session(QObject):
         self.worker.failed.connect(self.error)
         self.today_fixed = today_fixed
         self.bots: list[str] = []
-        self.gauges: dict[str, Gauge] = {}
+        self.gauges: dict[str, FolderGauge] = {}
         self.recent: list[Any] = []
         self._newest: dict[str, str] = {}
         self._primed = False
@@ -244,7 +243,7 @@ class Session(QObject):
             self._poll_again = False
             self.poll()
 
-    def _notices(self, fresh: list[Any], old: dict[str, Gauge]) -> None:
+    def _notices(self, fresh: list[Any], old: dict[str, FolderGauge]) -> None:
         for r in fresh:
             if r.how == "outside":
                 self.notice.emit(Notice("outside", r.bot, f"{r.bot}: {r.file} changed outside the app",
@@ -287,7 +286,7 @@ class Session(QObject):
         mem = self.mem
 
         def run() -> Change | None:
-            r = save_file(mem, bot, rel, text, PANEL, expected_hash=expected_hash, checked=True, create=False)
+            r = save(mem, bot, rel, text, PANEL, expected_hash=expected_hash, checked=True, create=False)
             return r.changes[0] if r.changes else None
 
         self.worker.write(run, done, error)
@@ -295,7 +294,7 @@ class Session(QObject):
     def delete(self, bot: str, rel: str, expected_hash: str | None,
                done: Callable[[Any], None], error: Callable[[BaseException], None]) -> None:
         mem = self.mem
-        self.worker.write(lambda: rm_file(mem, bot, rel, PANEL, expected_hash=expected_hash), done, error)
+        self.worker.write(lambda: rm(mem, bot, rel, PANEL, expected_hash=expected_hash), done, error)
 
     def undo(self, bot: str, row_id: str, done: Callable[[Any], None] | None = None,
              error: Callable[[BaseException], None] | None = None) -> None:
@@ -334,12 +333,12 @@ class Session(QObject):
             self.poll()
             done(created)
 
-        self.worker.write(lambda: mem.store.init(check_bot_id(bot)), finished, error)
+        self.worker.write(lambda: init(mem, check_bot_id(bot)).created, finished, error)
 
     def set_switch(self, bot: str, key: str, value: bool, done: Callable[[Any], None] | None = None,
                    error: Callable[[BaseException], None] | None = None) -> None:
-        home = self.mem.home
-        self.worker.write(lambda: set_bot_setting(home, bot, key, value), done, error)
+        mem = self.mem
+        self.worker.write(lambda: settings(mem, bot, key, value), done, error)
 
     # ----- the nightly tidy-up
 
@@ -374,7 +373,7 @@ class Session(QObject):
                           lambda e: logger.warning("the capture check failed: %s", e))
 
 
-def gauge_of(mem: Memory, bot: str) -> Gauge:
+def gauge_of(mem: Memory, bot: str) -> FolderGauge:
     from .agents_view import gauge_of as of
 
     return of(mem, bot)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from botmemory.core import Gauge, Level
+from botmemory.core.ops import FolderGauge, Level
 from PySide6.QtCore import QObject, Signal, Slot
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu, QSystemTrayIcon
@@ -26,12 +26,12 @@ RECENT_SLOTS = 8
 _RANK = {Level.OK: 0, Level.AMBER: 1, Level.RED: 2}
 
 
-def worst(gauges: dict[str, Gauge]) -> Level:
+def worst(gauges: dict[str, FolderGauge]) -> Level:
     levels = [g.level for g in gauges.values()]
     return max(levels, key=lambda lv: _RANK[lv]) if levels else Level.OK
 
 
-def tooltip(gauges: dict[str, Gauge]) -> str:
+def tooltip(gauges: dict[str, FolderGauge]) -> str:
     """Names every bot over (or near) the budget; all is well otherwise."""
     if not gauges:
         return "botmemory — no bots yet"
@@ -150,14 +150,14 @@ class Tray(QObject):
     # ----- icon and tooltip
 
     @Slot(object)
-    def update_state(self, gauges: dict[str, Gauge]) -> None:
+    def update_state(self, gauges: dict[str, FolderGauge]) -> None:
         level = worst(gauges)
         if level is not self.level:
             self.level = level
             self.icon.setIcon(icons.tray_icon(level))
         self.icon.setToolTip(tooltip(gauges))
 
-    def worst_bot(self, gauges: dict[str, Gauge]) -> str:
+    def worst_bot(self, gauges: dict[str, FolderGauge]) -> str:
         if not gauges:
             return ""
         return max(sorted(gauges), key=lambda b: (_RANK[gauges[b].level], gauges[b].fill))

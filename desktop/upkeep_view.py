@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from botmemory.core import BotSettings, Memory, bot_settings, counted
+from botmemory.core.ops import BotSettings, Memory, counted, settings
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -44,7 +44,7 @@ class UpkeepInfo:
 
 def read_info(mem: Memory, bot: str) -> UpkeepInfo:
     """Runs on the worker."""
-    s = bot_settings(mem.home, bot)
+    s = settings(mem, bot)
     try:
         state = corelink.last_tidy(mem, bot)
         last, report, error = state.last_run, state.report, state.error

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from botmemory.core import BotMemoryError, check_bot_id
+from botmemory.core.ops import BotMemoryError, check_bot_id
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QGroupBox,

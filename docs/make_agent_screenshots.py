@@ -89,7 +89,8 @@ def main() -> int:
     hermes_memories(person)
     root = person / ".local" / "share" / "botmemory"
 
-    from botmemory.core import Memory, discover_agents, track
+    from botmemory.core import Memory, track
+    from botmemory.core.kinds.tracked import discover as discover_agents
 
     mem = Memory.open(str(root))
     found, _ = discover_agents(mem.home)

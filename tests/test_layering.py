@@ -34,7 +34,7 @@ WINGS: dict[str, set[str]] = {
     "outside": {"base", "redact", "text", "disk", "store"},
     "upkeep": {"base", "redact", "text", "disk", "store", "notes", "outside"},
     "ops": {"base", "redact", "text", "disk", "kinds", "store", "notes", "recall", "outside", "upkeep"},
-    "faces": {"base", "redact", "text", "disk", "kinds", "store", "notes", "recall", "outside", "upkeep", "ops"},
+    "faces": {"base", "ops"},   # the one door: a face reads and writes through ops (and logs, with base)
 }
 
 
@@ -66,13 +66,17 @@ def _imports(path: Path) -> set[tuple[str, int]]:
                 out.add((".".join([*base, node.module]), node.lineno))
             elif base:
                 out.update((".".join([*base, a.name]), node.lineno) for a in node.names)
-            else:
-                out.update((surface._NAMES[a.name][0] if a.name in surface._NAMES else a.name, node.lineno)
+            else:   # from .. import x: a wing or module of core, else a public name of the surface
+                out.update((a.name if _is_module(a.name) else surface._NAMES[a.name][0], node.lineno)
                            for a in node.names)
         elif isinstance(node, ast.Import):
             out.update((a.name.removeprefix("botmemory.core."), node.lineno) for a in node.names
                        if a.name.startswith("botmemory.core."))
     return out
+
+
+def _is_module(name: str) -> bool:
+    return (CORE / name).is_dir() or (CORE / f"{name}.py").is_file()
 
 
 def _core_files() -> list[Path]:
@@ -130,35 +134,70 @@ def test_core_loads_no_qt():
     assert out.stdout.strip() == "[]"
 
 
-def test_the_desktop_imports_core_only_through_the_surface():
+def test_the_desktop_imports_core_only_through_the_door():
+    """The desktop imports the door's names (``botmemory.core.ops``) and the routes' server, nothing else of core
+    — not a module, not a name the surface keeps only for old callers."""
+    from botmemory.core import ops
+
     bad = []
     for path in sorted(DESKTOP.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             rel = path.relative_to(ROOT)
             if isinstance(node, ast.ImportFrom) and node.module:
-                if node.module.startswith("botmemory.core."):
-                    bad.append(f"{rel}: from {node.module} import ...")
+                if node.module == "botmemory.core.ops":
+                    bad += [f"{rel}: from botmemory.core.ops import {a.name}" for a in node.names
+                            if a.name not in ops.__all__]
                 elif node.module == "botmemory.core":
-                    bad += [f"{rel}: from botmemory.core import {a.name} (a module)" for a in node.names
-                            if a.name in _MODULE_NAMES]
+                    bad += [f"{rel}: from botmemory.core import {a.name}" for a in node.names
+                            if a.name != "ops" and (a.name not in surface.__all__ or a.name in _MODULE_NAMES)]
+                elif node.module.startswith("botmemory.core."):
+                    bad.append(f"{rel}: from {node.module} import ...")
             elif isinstance(node, ast.Import):
                 bad += [f"{rel}: import {a.name}" for a in node.names if a.name.startswith("botmemory.core.")]
     assert bad == []
 
 
+def test_the_desktop_guard_catches_a_reach_below_the_door(monkeypatch):
+    """The desktop check is not vacuous: ``agents_view`` calling ``redact_file`` (below ``ops``) is caught."""
+    real = Path.read_text
+    probe = DESKTOP / "agents_view.py"
+
+    def read(self: Path, encoding: str | None = None) -> str:
+        if self == probe:
+            return "from botmemory.core import redact_file\nfrom botmemory.core.ops.folders import refuse\n"
+        return real(self, encoding=encoding)
+
+    monkeypatch.setattr(Path, "read_text", read)
+    with pytest.raises(AssertionError, match="redact_file"):
+        test_the_desktop_imports_core_only_through_the_door()
+
+
 def test_the_surface_lists_what_it_exports():
     assert sorted(surface.__all__) == sorted(surface._NAMES)
     assert len(set(surface.__all__)) == len(surface.__all__)
-    assert not set(surface.__all__) & _MODULE_NAMES, "a public name may not hide a module of the same name"
+    top = {p.stem for p in CORE.glob("*.py")} | set(WINGS) | set(MOVED)
+    assert not set(surface.__all__) & top, "a public name may not hide a wing or module of the same name"
     for name in surface.__all__:
         assert getattr(surface, name) is not None
 
 
+def test_the_door_lists_what_it_exports():
+    from botmemory.core import ops
+
+    assert sorted(ops.__all__) == sorted(ops._NAMES)
+    assert len(set(ops.__all__)) == len(ops.__all__)
+    assert not set(ops.__all__) & {p.stem for p in (CORE / "ops").glob("*.py")}, \
+        "a name of the door may not hide a module of the ops wing"
+    for name in ops.__all__:
+        assert getattr(ops, name) is not None
+
+
 def test_the_surface_loads_lazily():
-    """Importing the package loads only the finder of the old module paths (base.moved), nothing of the rules."""
+    """Importing the package loads only the door's name table (ops) and the finder of the old module paths
+    (base.moved), nothing of the rules."""
     code = "import sys, botmemory.core\nprint(sorted(m for m in sys.modules if m.startswith('botmemory.core.')))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == str(["botmemory.core.base", "botmemory.core.base.moved"])
+    assert out.stdout.strip() == str(["botmemory.core.base", "botmemory.core.base.moved", "botmemory.core.ops"])
 
 
 # The callers at the top (the CLI's commands, the MCP tools, the routes, the hooks, the desktop) write and

@@ -38,12 +38,14 @@ MOVED: dict[str, str] = {
     "agents": "ops.folders",
     "quick": "faces.entry", "cli": "faces.cli", "commands": "faces.commands", "routes": "faces.routes",
     "server": "faces.server", "mcp_tools": "faces.mcp_tools", "mcp_server": "faces.mcp_server",
-    "hooks": "faces.hooks", "connect": "faces.connect",
+    "hooks": "faces.hooks", "connect": "ops.connect",
 }
 # old module whose name is now a wing -> the module its names moved to
 WING_WAS: dict[str, str] = {
     "store": "store.writer", "recall": "recall.query", "upkeep": "upkeep.schedule", "ops": "ops.operations",
 }
+
+WINGS = ("base", "redact", "text", "disk", "kinds", "store", "notes", "recall", "outside", "upkeep", "ops", "faces")
 
 CORE = __name__.rsplit(".", 2)[0]   # botmemory.core
 
@@ -86,12 +88,21 @@ def install() -> None:
         sys.meta_path.append(MovedModules())
 
 
+def _is_submodule(wing: str, name: str) -> bool:
+    """Is *name* a module or package inside *wing* (``from ..ops import find`` asks the wing first)."""
+    import os.path
+
+    package = sys.modules.get(f"{CORE}.{wing}")
+    return any(os.path.isfile(os.path.join(d, name + ".py")) or os.path.isdir(os.path.join(d, name))
+               for d in getattr(package, "__path__", ()))
+
+
 def forward(wing: str) -> Callable[[str], object]:
     """A wing's ``__getattr__``: a name of the module that used to be at the wing's path, from where it is now."""
     old_home = WING_WAS[wing]
 
     def __getattr__(name: str) -> object:
-        if name.startswith("__"):
+        if name.startswith("__") or _is_submodule(wing, name):   # a module of the wing: the import system's
             raise AttributeError(name)
         module = importlib.import_module(f"{CORE}.{old_home}")
         try:

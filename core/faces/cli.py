@@ -11,10 +11,8 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
-from ..disk import config
 from ..base import log
-from ..base.errors import BadInput, Conflict, exit_code_for
-from ..store.memory import Memory
+from ..ops import SWITCHES, BadInput, Conflict, Memory, exit_code_for
 from .commands import (
     cmd_agents,
     cmd_bots,
@@ -261,7 +259,7 @@ def build_parser() -> _Parser:
     sp.add_argument("--remove", action="store_true", help="take out exactly what connect added")
     sp = add("settings", cmd_settings, "show or set a bot's switches: memory, upkeep, helper (on/off)")
     sp.add_argument("bot")
-    sp.add_argument("key", nargs="?", choices=config.SWITCHES)
+    sp.add_argument("key", nargs="?", choices=SWITCHES)
     sp.add_argument("value", nargs="?", metavar="on|off")
     return p
 

@@ -75,35 +75,19 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return full(args)
     from ..base import log
-    from ..base.errors import BadInput, exit_code_for
-    from ..disk.paths import Home, today as local_today
+    from ..base.errors import exit_code_for
+    from ..ops import find   # the light door: recall's and search's own modules, no store or journal
 
     log.setup(opts.verbose)     # as the full parser's basicConfig; logging itself loads only if a record needs it
     try:
-        home = Home.locate(opts.root)
-        day = local_today(opts.today)
         bot, words = opts.rest[0], opts.rest[1:]
-        if not (home.workspaces / bot).is_dir():    # not a workspace: a tracked agent folder's id, or nothing
-            from ..kinds.tracked import attach
-
-            home = attach(home)
+        home, day = find.open_home(opts.root, opts.today, bot)
         value: object
         if opts.command == "recall":
-            from ..recall import query as recall  # each command imports only what it needs
-
-            r = recall.recall(home, bot, words[0], day)
+            r = find.recall_in(home, bot, words[0], day)
             value, plain = r.as_dict(), r.text
         else:
-            from ..disk import config
-            from ..recall import search as searching
-
-            home.require_bot(bot)
-            since = searching.parse_when(opts.since, day, "--since") if opts.since else None
-            until = searching.parse_when(opts.until, day, "--until") if opts.until else None
-            if not words and since is None and until is None:
-                raise BadInput("search needs words, --since or --until")
-            on = config.bot_settings(home, bot).memory
-            hits = searching.search(home, bot, words, since, until, include_memory=on)
+            hits = find.search_in(home, bot, words, opts.since, opts.until, day)
             if opts.json:   # one form only: a search may print a hundred thousand hits
                 value, plain = [h.as_dict() for h in hits], ""
             else:

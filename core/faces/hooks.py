@@ -15,225 +15,42 @@ stderr, which Claude Code shows in its debug log, and to
   folder's topic files and over the bound workspace (``--bot``).
 - ``Stop``: ends the session's open turn (``last_assistant_message`` as what
   was said): what changed in the folder meanwhile is Claude's work in that
-  session; the turn waits for capture (core/capture.py) by the bound bot
-  (``--bot``; else the tracked folder's bot, when botmemory may write it) as
-  its part of ``transcript_path``, from where it ended when the prompt came. ``SessionEnd`` closes whatever the session left open.
+  session; the turn waits for capture by the bound bot (``--bot``; else the
+  tracked folder's bot, when botmemory may write it) as its part of
+  ``transcript_path``. ``SessionEnd`` closes whatever the session left open.
 
-The auto memory folder is ``<claude dir>/projects/<cwd, every non-alphanumeric
-character as '-'>/memory/`` (``$CLAUDE_CONFIG_DIR``, else ``~/.claude``), or
-the ``autoMemoryDirectory`` setting; what loads of its ``MEMORY.md`` is the
-Claude Code kind's rule (:mod:`botmemory.core.kinds.claude_code`: the first 200
-lines or 25,000 bytes after the frontmatter and block-level HTML comments).
-Recall is botmemory's recall (:func:`botmemory.core.recall.query.recall`, with its
-index) over the folder's topic files, tracked or not.
+This module reads the event and writes the answer; what it decides is :mod:`botmemory.core.ops.claude`'s.
 """
 from __future__ import annotations
 
-import hashlib
 import json
-import os
-import re
-import stat
 import threading
 import time
 from collections.abc import Callable, Mapping
-from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 from ..base.log import get_logger
-from .. import BotMemoryError
-from .. import Home
-from .. import Memory
-from .. import atomic_write
-from .. import read_file
-from ..disk.safeio import remove_file
-from ..kinds import claude_code
-from ..disk.paths import MEMORY_FILE, Folder
-from ..base.wording import counted
+from ..ops import Home, Memory
+from ..ops import claude as ops_claude
 
 logger = get_logger(__name__)
 
-MAX_CONTEXT = 10_000
-RECALL_BUDGET_S = 2.0
+MAX_CONTEXT = ops_claude.MAX_CONTEXT
+RECALL_BUDGET_S = ops_claude.RECALL_BUDGET_S
 """Recall that takes longer than this is left out of the answer (the person is waiting)."""
 
-
-# ----- Claude Code's auto memory: the Claude Code kind's rules
-
-
-def auto_memory_dir(cwd: str) -> Path | None:
-    """The project's auto memory folder, or None when auto memory is off (:func:`claude_code.project_memory_dir`)."""
-    return claude_code.project_memory_dir(cwd, Path.home(), os.environ)
-
-
-# ----- recall over a Claude Code memory folder
-
-
-class _OneFolder:
-    """A folder source of one untracked Claude Code folder, so that recall serves it like a tracked one."""
-
-    def __init__(self, bot: str, folder: Path) -> None:
-        self._folders = {bot: Folder(bot, folder, str(folder), claude_code.KIND)}
-
-    def folders(self) -> Mapping[str, Folder]:
-        return self._folders
-
-
-def untracked_id(folder: Path) -> str:
-    """The id recall keeps an untracked folder's index under: ``claude-code-`` and a hash of its path."""
-    return "claude-code-" + hashlib.sha256(str(folder).encode("utf-8", "surrogateescape")).hexdigest()[:16]
-
-
-def folder_recall(mem: Memory, folder: Path, bot: str | None, prompt: str) -> list[tuple[str, str]]:
-    """The (file, passage) notes recall finds in the folder's topic files for *prompt*.
-
-    The same recall (and index) as every other folder: *bot* is the folder's tracked id; an untracked
-    folder is served under :func:`untracked_id` for the call. MEMORY.md is never recalled: it loads already.
-    """
-    from ..recall.query import recall as recall_in_home   # the mechanism: an untracked folder is served by a Home of its own
-
-    home = mem.home
-    if bot is None:
-        if folder.is_symlink() or not folder.is_dir():
-            return []
-        bot = untracked_id(folder)
-        home = Home(home.root, _OneFolder(bot, folder))
-    try:
-        return [(n.file, n.text) for n in recall_in_home(home, bot, prompt, mem.today).notes]
-    except BotMemoryError as e:
-        logger.info("no recall from %s: %s", folder, e)
-        return []
-
-
-def compose(folder_notes: list[tuple[str, str]], bound: str) -> str:
-    """The recall block: the header, then numbered notes; at most MAX_CONTEXT characters."""
-    from .. import RECALL_HEADER
-
-    parts: list[str] = []
-    if folder_notes:
-        share = (MAX_CONTEXT - len(RECALL_HEADER) - 400 - len(bound)) // max(len(folder_notes), 1)
-        body = [f"{i}. {name}\n{_cut(text, max(share - len(name) - 8, 80))}"
-                for i, (name, text) in enumerate(folder_notes, 1)]
-        parts.append(RECALL_HEADER + "\n\n" + "\n\n".join(body))
-    if bound:
-        parts.append(bound)
-    return _cut("\n\n".join(parts), MAX_CONTEXT)
-
-
-def _cut(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
-
-
-# ----- open turns per session
-
-
-def _sessions_dir(home: Home) -> Path:
-    return home.state_dir / "hooks" / "claude-code"
-
-
-def _session_file(home: Home, session: str) -> Path:
-    return _sessions_dir(home) / (re.sub(r"[^A-Za-z0-9_-]", "_", session)[:120] + ".json")
-
-
-def _save_turn(home: Home, session: str, bot: str | None, turn: str | None, chat: str = "",
-               transcript_start: int | None = None, capture_bot: str | None = None) -> None:
-    """The session's open turn (of a tracked folder), and where its transcript stood, for capture by the bound bot."""
-    atomic_write(_session_file(home, session), json.dumps(
-        {"bot": bot, "turn": turn, "chat": chat, "transcript_start": transcript_start,
-         "capture_bot": capture_bot}).encode("utf-8"), home.root)
-
-
-def _transcript_size(event: Mapping[str, Any]) -> int | None:
-    path = event.get("transcript_path")
-    if not isinstance(path, str) or not path:
-        return None
-    try:
-        st = os.stat(path, follow_symlinks=False)
-    except OSError:
-        return None
-    return st.st_size if stat.S_ISREG(st.st_mode) else None
-
-
-def _end_turn(mem: Memory, session: str, said: str | None, transcript: str | None = None) -> None:
-    """End the session's open turn; with *transcript* (a Stop's ``transcript_path``), hand the turn to capture:
-    its part of Claude Code's transcript is what was appended since the prompt."""
-    path = _session_file(mem.home, session)
-    ft = read_file(path, mem.home.root)
-    if ft is None:
-        return
-    from .. import turn_end
-
-    try:
-        data = json.loads(ft.text)
-        if not isinstance(data, dict):
-            raise TypeError("not a session record")
-        if isinstance(data.get("bot"), str) and isinstance(data.get("turn"), str):
-            turn_end(mem, data["bot"], data["turn"], said)
-        start, chat = data.get("transcript_start"), data.get("chat")
-        who = data.get("capture_bot") or data.get("bot")
-        if transcript and isinstance(start, int) and isinstance(chat, str) and chat and isinstance(who, str):
-            from .. import note_turn
-            from ..store.writer import new_change_id
-
-            turn_id = data["turn"] if isinstance(data.get("turn"), str) else new_change_id(datetime.now().astimezone())
-            why = note_turn(mem, who, turn_id, chat, transcript, start=start)
-            if why:
-                logger.info("the turn of session %s is not captured: %s", session, why)
-    except (ValueError, TypeError, KeyError, BotMemoryError) as e:
-        logger.info("the turn of session %s was already closed: %s", session, e)
-    finally:
-        try:
-            remove_file(path, mem.home.root)
-        except (FileNotFoundError, BotMemoryError):
-            pass
-
-
-def tracked_bot(mem: Memory, folder: Path) -> str | None:
-    """The id under which botmemory serves *folder*: a tracked folder (the registry), else a workspace; or None."""
-    try:
-        target = folder.resolve()
-    except OSError:
-        return None
-    folders = mem.home.folders()
-    for bot in [*folders, *mem.home.workspace_names()]:
-        try:
-            if mem.home.workspace(bot).resolve() == target:
-                return bot
-        except (BotMemoryError, OSError):
-            continue
-    return None
-
-
-# ----- the events
+log_error = ops_claude.log_error
 
 
 def _context(event: str, text: str) -> str:
-    return json.dumps({"hookSpecificOutput": {"hookEventName": event, "additionalContext": _cut(text, MAX_CONTEXT)}},
+    return json.dumps({"hookSpecificOutput": {"hookEventName": event,
+                                              "additionalContext": ops_claude.cut(text, MAX_CONTEXT)}},
                       ensure_ascii=False)
 
 
 def session_start(event: Mapping[str, Any]) -> str:
-    folder = auto_memory_dir(str(event.get("cwd") or ""))
-    if folder is None or folder.is_symlink():
-        return ""
-    try:   # walked from the folder itself (its trust root): MEMORY.md a link to another project's is not read
-        ft = read_file(folder / MEMORY_FILE, folder)
-    except BotMemoryError as e:
-        logger.info("session start: %s", e)
-        return ""
-    if ft is None:
-        return ""
-    kind = claude_code.KIND
-    n = kind.loaded(MEMORY_FILE, ft.text, kind.limits(Path.home(), os.environ, {}))
-    if not n.unloaded_lines:
-        return ""
-    return _context("SessionStart", (
-        f"{n.unloaded_lines} of the {counted(n.lines, 'line')} of {folder / MEMORY_FILE} "
-        f"{'does' if n.unloaded_lines == 1 else 'do'} not load into this session: "
-        f"Claude Code loads its first {n.max_lines} lines or {n.max_bytes:,} bytes, and the last line that loads "
-        f"is line {n.lines - n.unloaded_lines} (counted after frontmatter and HTML comments). What is past it is "
-        "not in your context."))
+    note = ops_claude.session_start_note(str(event.get("cwd") or ""))
+    return _context("SessionStart", note) if note else ""
 
 
 def with_deadline(fn: Callable[[], str], seconds: float) -> str:
@@ -257,50 +74,29 @@ def with_deadline(fn: Callable[[], str], seconds: float) -> str:
 def user_prompt(mem: Memory, event: Mapping[str, Any], bot: str | None, budget: float) -> str:
     session = str(event.get("session_id") or "")
     prompt = str(event.get("prompt") or "")
-    folder = auto_memory_dir(str(event.get("cwd") or ""))
-    tracked = tracked_bot(mem, folder) if folder is not None else None
-    if (tracked or bot) and session:
-        from .. import turn_begin
-
-        chat = f"Claude Code {session[:8]}"
-        try:
-            _end_turn(mem, session, None)       # a turn the last Stop did not close
-            turn = turn_begin(mem, tracked, chat) if tracked else None
-            _save_turn(mem.home, session, tracked, turn, chat, _transcript_size(event), bot)
-        except BotMemoryError as e:
-            logger.warning("could not open a turn for %s: %s", tracked or bot, e)
-
-    def recall() -> str:
-        notes = folder_recall(mem, folder, tracked, prompt) if folder is not None else []
-        bound = ""
-        if bot:
-            from .. import recall_notes
-
-            try:
-                bound = recall_notes(mem, bot, prompt).text
-            except BotMemoryError as e:
-                logger.info("no recall from %s: %s", bot, e)
-        return compose(notes, bound.strip())
-
-    text = with_deadline(recall, budget)
+    transcript = event.get("transcript_path")
+    folder, tracked = ops_claude.open_prompt_turn(mem, session, str(event.get("cwd") or ""), bot,
+                                                  transcript if isinstance(transcript, str) else None)
+    text = with_deadline(lambda: ops_claude.prompt_recall(mem, folder, tracked, bot, prompt), budget)
     return _context("UserPromptSubmit", text) if text else ""
 
 
 def handle(mem: Memory | None, raw: str, bot: str | None = None, budget: float | None = None) -> str:
     """The answer to one Claude Code hook event (raw JSON); "" for none. Never raises."""
     started = time.monotonic()
+    home: Home | None = mem.home if mem else None
     try:
         if not raw.strip():
-            log_error(mem.home if mem else None, "hook claude-code: no event on stdin (it was empty)")
+            log_error(home, "hook claude-code: no event on stdin (it was empty)")
             return ""
         try:
             event = json.loads(raw)
         except json.JSONDecodeError as e:
-            log_error(mem.home if mem else None,
-                      f"hook claude-code: the event on stdin is not JSON ({e.msg}: line {e.lineno} column {e.colno})")
+            log_error(home, f"hook claude-code: the event on stdin is not JSON ({e.msg}: line {e.lineno} "
+                            f"column {e.colno})")
             return ""
         if not isinstance(event, dict):
-            log_error(mem.home if mem else None, "hook claude-code: the event on stdin is not a JSON object")
+            log_error(home, "hook claude-code: the event on stdin is not a JSON object")
             return ""
         name = event.get("hook_event_name")
         if name == "SessionStart":
@@ -313,24 +109,9 @@ def handle(mem: Memory | None, raw: str, bot: str | None = None, budget: float |
         if name in ("Stop", "SubagentStop", "SessionEnd") and event.get("session_id"):
             said = event.get("last_assistant_message") if name != "SessionEnd" else None
             transcript = event.get("transcript_path") if name == "Stop" else None   # the person's turn, for capture
-            _end_turn(mem, str(event["session_id"]), said if isinstance(said, str) else None,
-                      transcript if isinstance(transcript, str) and transcript else None)
+            ops_claude.end_session_turn(mem, str(event["session_id"]), said if isinstance(said, str) else None,
+                                        transcript if isinstance(transcript, str) and transcript else None)
         return ""
     except Exception as e:  # noqa: BLE001 - a hook never fails the person: it logs and answers nothing
-        log_error(mem.home if mem else None, f"hook claude-code: {type(e).__name__}: {e}")
+        log_error(home, f"hook claude-code: {type(e).__name__}: {e}")
         return ""
-
-
-def log_error(home: Home | None, line: str) -> None:
-    """Say what went wrong on stderr and in the hooks log; never raises."""
-    logger.warning("%s", line)
-    if home is None:
-        return
-    try:
-        path = home.state_dir / "logs" / "hooks.log"
-        ft = read_file(path, home.root)
-        old = ft.text[-200_000:] if ft else ""
-        atomic_write(path, (old + f"{datetime.now().isoformat(timespec='seconds')} {line}\n").encode("utf-8"),
-                     home.root)
-    except Exception:  # noqa: BLE001 - logging an error never fails the hook
-        pass

@@ -24,8 +24,7 @@ from mcp_types import CallToolResult, InputRequiredResult, TextContent, ToolAnno
 from pydantic import Field
 
 from ..base.log import get_logger
-from .. import BotMemoryError
-from .. import Memory
+from ..ops import BotMemoryError, Memory
 from . import mcp_tools
 from .mcp_tools import Param, ToolSpec
 

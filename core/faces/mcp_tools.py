@@ -19,10 +19,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import Actor
-from .. import BadInput
-from .. import Conflict
-from .. import Memory
+from .. import ops
+from ..ops import Actor, BadInput, Conflict, Memory
 
 # The operations load on a tool's first call (inside each tool), so a server answers tools/list sooner.
 
@@ -128,31 +126,18 @@ def bot_actor(args: Mapping[str, Any], client: str) -> Actor:
     return Actor("bot", HOW, chat)
 
 
-def _check_switch(mem: Memory, bot: str, actor: Actor) -> None:
-    from .. import check_bot_writes
-
-    mem.home.require_bot(bot)
-    check_bot_writes(mem, bot, actor)
-
-
 # ----- the tools
 
 
 def _update(mem: Memory, bot: str, args: dict[str, Any], client: str) -> str:
-    from .. import forget
-    from .. import parse_day
-    from .. import prefer
-    from .. import remember
-
     action = args["action"]
     actor = bot_actor(args, client)
-    _check_switch(mem, bot, actor)
     if action == "remember":
         text = args.get("text")
         if not text:
             raise BadInput("memory_update remember needs 'text': the note to keep")
-        until = parse_day(args["until"], "until") if args.get("until") else None
-        r = remember(mem, bot, text, actor, until=until)
+        until = ops.parse_day(args["until"], "until") if args.get("until") else None
+        r = ops.remember(mem, bot, text, actor, until=until)
         return _dump(r.as_dict())
     if action == "forget":
         words = args.get("words") or (args.get("text") or "").split()
@@ -160,71 +145,52 @@ def _update(mem: Memory, bot: str, args: dict[str, Any], client: str) -> str:
             raise BadInput("memory_update forget needs 'words': a few words that name the note")
         if args.get("until"):
             raise BadInput("memory_update: 'until' goes with remember, not forget")
-        f = forget(mem, bot, words, actor)
+        f = ops.forget(mem, bot, words, actor)
         return _dump(f.as_dict())
     text = args.get("text")
     if not text:
         raise BadInput("memory_update prefer needs 'text': the preference as one line")
-    pr = prefer(mem, bot, text, actor)
+    pr = ops.prefer(mem, bot, text, actor)
     return _dump(pr.as_dict())
 
 
 def _search(mem: Memory, bot: str, args: dict[str, Any], client: str) -> str:
-    from .. import parse_when
-    from .. import session_search
-
-    mem.home.require_bot(bot)
-    since = parse_when(args["since"], mem.today, "since") if args.get("since") else None
-    until = parse_when(args["until"], mem.today, "until") if args.get("until") else None
-    words = args.get("words") or []
-    if not words and since is None and until is None:
-        raise BadInput("session_search needs words, since or until")
-    return _dump(session_search(mem, bot, words, since, until).as_list())
+    r = ops.search(mem, bot, args.get("words") or [], args.get("since") or None, args.get("until") or None,
+                   names=("session_search", "since", "until"))
+    return _dump(r.as_list())
 
 
 def _recall(mem: Memory, bot: str, args: dict[str, Any], client: str) -> str:
-    from .. import recall_notes
-
-    r = recall_notes(mem, bot, args["message"])
+    r = ops.recall(mem, bot, args["message"])
     return r.text or "no notes match that message"
 
 
 def _load(mem: Memory, bot: str, args: dict[str, Any], client: str) -> str:
-    from .. import load_block
-
-    mem.home.require_bot(bot)
-    return load_block(mem, bot) or "nothing loads: MEMORY.md is empty or memory is switched off"
+    return ops.load(mem, bot).text or "nothing loads: MEMORY.md is empty or memory is switched off"
 
 
 def _read(mem: Memory, bot: str, args: dict[str, Any], client: str) -> str:
-    mem.home.require_bot(bot)
-    path = args["path"]
-    ft = mem.store.read(bot, path)
-    if ft is None:
-        raise BadInput(f"{path} does not exist in {bot}'s workspace")
-    return _dump({"path": path, "text": ft.text, "hash": ft.hash})
+    r = ops.show(mem, bot, args["path"])
+    if not r.exists:
+        raise BadInput(f"{r.path} does not exist in {bot}'s workspace")
+    return _dump({"path": r.path, "text": r.text, "hash": r.hash})
 
 
 def _write(mem: Memory, bot: str, args: dict[str, Any], client: str) -> str:
-    path, text, expected = args["path"], args["text"], args.get("expected_hash")
-    mem.home.file(bot, path)                   # a bad path is bad input before anything else
+    text, expected = args["text"], args.get("expected_hash")
+    path = ops.file_path(mem, bot, args["path"])        # a bad path is bad input before anything else
     actor = bot_actor(args, client)
-    _check_switch(mem, bot, actor)
-    current = mem.store.read(bot, path)
-    if current is not None and expected is None:
+    if expected is None and ops.show(mem, bot, path).exists:
         raise BadInput(f"{path} exists: read it with memory_read and pass its hash as expected_hash")
-    from .. import save_file
-
-    r = save_file(mem, bot, path, text, actor, expected_hash=expected, checked=True, create=False)
+    r = ops.save(mem, bot, path, text, actor, expected_hash=expected, checked=True, create=False)
     return _dump({"path": path, "hash": r.hash, "changed": r.changed})
 
 
 def _journal(mem: Memory, bot: str, args: dict[str, Any], client: str) -> str:
-    mem.home.require_bot(bot)
     limit = args.get("limit", JOURNAL_DEFAULT)
     if limit < 0:
         raise BadInput("memory_journal: 'limit' must be 0 or more")
-    rows = mem.journal.list(bot, limit=min(limit, JOURNAL_MAX))
+    rows = ops.journal(mem, bot, limit=min(limit, JOURNAL_MAX))
     return _dump([{k: v for k, v in r.as_dict().items() if k != "earlier_text"} for r in rows])
 
 

@@ -30,23 +30,15 @@ file as it is now) or a tidy-up with upkeep off; 503 the workspace is busy;
 from __future__ import annotations
 
 import sys
-import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
 from urllib.parse import unquote
 
+from .. import ops
 from ..base.log import get_logger
-from ..text import budget
-from ..disk import config
-from ..ops import operations as ops
-from ..base.errors import BadInput, BotMemoryError, Busy, Conflict, Refused
-from ..text.frontmatter import Frontmatter
-from ..text.frontmatter import read as read_frontmatter
-from ..store.memory import Memory
-from ..disk.paths import ARCHIVE_FILE, MEMORY_FILE, FileKind, check_bot_id
-from ..store.writer import Actor
+from ..ops import MEMORY_FILE, Actor, BadInput, BotMemoryError, Busy, Conflict, Memory, Refused, check_bot_id
 
 logger = get_logger(__name__)
 
@@ -127,76 +119,27 @@ def _text_field(body: dict[str, Any], name: str, *aliases: str) -> str:
 
 
 def _saved(mem: Memory, bot: str, rel: str, change: Any) -> dict[str, Any]:
-    ft = mem.store.read(bot, rel)
-    return {"path": rel, "hash": ft.hash if ft else None, "changed": change is not None,
+    return {"path": rel, "hash": ops.show(mem, bot, rel).hash, "changed": change is not None,
             "row": change.id if change is not None else None}
 
 
 # ----- the routes
 
 
-_FM_CACHE: dict[str, Frontmatter | None] = {}
-_FM_CACHE_MAX = 1024
-_fm_lock = threading.Lock()
-
-
-def _frontmatter(text: str, hash_: str) -> Frontmatter | None:
-    """A topic's frontmatter, parsed once per distinct text (YAML is the overview's slowest part)."""
-    with _fm_lock:
-        if hash_ in _FM_CACHE:
-            return _FM_CACHE[hash_]
-    fm = read_frontmatter(text)
-    with _fm_lock:
-        if len(_FM_CACHE) >= _FM_CACHE_MAX:
-            _FM_CACHE.clear()
-        _FM_CACHE[hash_] = fm
-    return fm
-
-
 def overview(mem: Memory, bot: str) -> dict[str, Any]:
-    from ..upkeep.schedule import heavy_line
-
-    ws = mem.home.workspace(bot)
-    tracked = mem.home.is_tracked(bot)
-    if tracked:  # a tracked agent folder: its kind's budget, as `botmemory gauge` shows it
-        from ..ops.folders import gauge as agent_gauge
-
-        g = agent_gauge(mem, bot).as_dict()
-    else:
-        g = {"agent": "openmausbot", **budget.gauge(mem.store.text(bot, MEMORY_FILE)).as_dict()}
-    files = mem.home.memory_files(bot)
-    out_topics = []
-    for rel in (r for r in files if mem.home.classify(bot, r) is FileKind.TOPIC):
-        fm = None
-        try:
-            ft = mem.store.read(bot, rel)
-            if ft is not None:
-                fm = _frontmatter(ft.text, ft.hash)
-        except BotMemoryError as e:  # listed by name, as the topic index does
-            logger.info("topic %s listed by name only: %s", rel, e)
-        out_topics.append({"path": rel, "title": fm.title if fm else None,
-                           "description": fm.description if fm else None,
-                           "aliases": list(fm.aliases) if fm and fm.aliases else []})
-    logs = sorted((r for r in files if mem.home.classify(bot, r) is FileKind.LOG), reverse=True)
-    s = config.bot_settings(mem.home, bot)
-    return {"bot": bot, "agent": mem.home.kind_name(bot), "folder": str(ws), "gauge": g,
-            "only_first_lines": None if tracked else budget.ONLY_FIRST_LINES,
-            "heavy": None if tracked else heavy_line(mem, bot), "topics": out_topics, "logs": logs,
-            "archive": ARCHIVE_FILE in files, "settings": s.as_dict()}
+    return ops.overview(mem, bot)
 
 
 def read_one(mem: Memory, bot: str, query: Query) -> dict[str, Any]:
-    rel = _one(query, "path") or ""
-    ft = mem.store.read(bot, rel)
-    if ft is None:
-        raise HttpError(404, f"{rel} does not exist in {bot}'s workspace")
-    return {"path": rel, "text": ft.text, "hash": ft.hash, "valid_utf8": ft.valid}
+    r = ops.show(mem, bot, _one(query, "path") or "")
+    if not r.exists:
+        raise HttpError(404, f"{r.path} does not exist in {bot}'s workspace")
+    return {"path": r.path, "text": r.text, "hash": r.hash, "valid_utf8": r.valid_utf8}
 
 
 def save_one(mem: Memory, bot: str, body: Any) -> dict[str, Any]:
     b = _body(body)
-    rel = _text_field(b, "path")
-    mem.home.file(bot, rel)  # the path rules first
+    rel = ops.file_path(mem, bot, _text_field(b, "path"))  # the path rules first
     text = _text_field(b, "text")
     expected = b.get("expectedHash")
     if expected is not None and not isinstance(expected, str):
@@ -218,7 +161,7 @@ def save_whole(mem: Memory, bot: str, body: Any) -> Response:
 
 def delete_one(mem: Memory, bot: str, query: Query) -> dict[str, Any]:
     rel = _one(query, "path") or ""
-    if mem.home.classify(bot, rel) is not FileKind.MEMORY and mem.store.read(bot, rel) is None:
+    if not ops.is_memory(mem, bot, rel) and not ops.show(mem, bot, rel).exists:
         raise HttpError(404, f"{rel} does not exist in {bot}'s workspace")
     expected = _one(query, "expectedHash", required=False)
     ops.rm(mem, bot, rel, actor(), expected_hash=expected or None)
@@ -236,7 +179,7 @@ def journal(mem: Memory, bot: str, query: Query) -> list[dict[str, Any]]:
     if full not in (None, "0", "1"):
         raise BadInput("?full= must be 0 or 1")
     out = []
-    for r in mem.journal.list(bot, limit=limit):
+    for r in ops.journal(mem, bot, limit=limit):
         d = r.as_dict()
         if full != "1":  # up to 1 MB a row: only on request (revert does not need it)
             d.pop("earlier_text", None)
@@ -246,7 +189,7 @@ def journal(mem: Memory, bot: str, query: Query) -> list[dict[str, Any]]:
 
 def revert(mem: Memory, bot: str, row_id: str) -> dict[str, Any]:
     try:
-        mem.journal.find(bot, row_id)
+        ops.journal_row(mem, bot, row_id)
     except BadInput as e:
         raise HttpError(404, str(e)) from None
     r = ops.undo(mem, bot, row_id)
@@ -269,26 +212,7 @@ def open_folder(mem: Memory, bot: str, body: Any, opener: Opener) -> dict[str, A
 
 
 def upkeep_state(mem: Memory, bot: str) -> dict[str, Any]:
-    from ..upkeep.capture import last_capture
-    from ..upkeep.helper import resolve
-    from ..upkeep.schedule import read_state
-
-    s = config.bot_settings(mem.home, bot)
-    reason: str | None
-    if not (s.memory and s.upkeep):
-        reason = "memory is switched off" if not s.memory else "memory upkeep is switched off"
-        helper_name = None
-    elif not s.helper:
-        reason, helper_name = f"the helper is switched off for {bot}", None
-    else:
-        h = resolve(mem.home, bot)
-        reason, helper_name = (h, None) if isinstance(h, str) else (None, h.name)
-    state = read_state(mem.home, bot)
-    return {"on": s.memory and s.upkeep, "memory": s.memory, "upkeep": s.upkeep,
-            "model_steps": reason is None, "model_reason": reason, "helper": helper_name,
-            "last_tidy": state.as_dict() if state.last_run else None,
-            "last_capture": last_capture(mem.home, bot),   # {"at", "report"} of core/capture.py, or None
-            }
+    return ops.upkeep_status(mem, bot)
 
 
 def tidy(mem: Memory, bot: str, body: Any) -> dict[str, Any]:
@@ -304,17 +228,13 @@ def tidy(mem: Memory, bot: str, body: Any) -> dict[str, Any]:
 
 
 def learned(mem: Memory) -> list[dict[str, Any]]:
-    from ..notes.about_me import learned_lines
-
-    return [ll.as_dict() for ll in learned_lines(mem.home)]
+    return [ll.as_dict() for ll in ops.learned(mem)]
 
 
 def remove_learned(mem: Memory, line_id: str) -> dict[str, Any]:
-    from ..notes.about_me import learned_lines, remove_learned as remove
-
-    if not any(ll.id == line_id for ll in learned_lines(mem.home)):
+    if not any(ll.id == line_id for ll in ops.learned(mem)):
         raise HttpError(404, f"no learned line {line_id!r} in About me")
-    gone = remove(mem.home, line_id, mem.today)
+    gone = ops.remove_learned(mem, line_id)
     return {"removed": gone.id, "line": gone.line}
 
 

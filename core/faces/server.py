@@ -33,7 +33,6 @@ from __future__ import annotations
 import errno
 import hmac
 import json
-import secrets
 import socket
 import threading
 from collections.abc import Callable
@@ -43,12 +42,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from .. import ops
 from ..base.log import get_logger
-from ..base.errors import BadInput
-from ..store.memory import Memory
-from ..disk.paths import Home
-from ..disk.paths import today as local_today
-from ..disk.safeio import atomic_write, read_file
+from ..ops import BadInput, Memory
 
 logger = get_logger(__name__)
 
@@ -56,29 +52,13 @@ DEFAULT_PORT = 8721
 MAX_BODY = 2 * 1024 * 1024
 MAX_CLIENTS = 16
 REQUEST_TIMEOUT_S = 15.0
-TOKEN_FILE = "api-token"
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]")
 
 
-# ----- the token
+# ----- the token: ops.serving keeps it (ensure_token, token_path)
 
-
-def token_path(home: Home) -> Path:
-    return home.state_dir / TOKEN_FILE
-
-
-def ensure_token(home: Home) -> str:
-    """The API token, created (mode 0600, never through a link) when there is none yet."""
-    path = token_path(home)
-    ft = read_file(path)
-    if ft is not None and ft.valid:
-        token = ft.text.strip()
-        if len(token) >= 32 and token.isascii() and token.isprintable() and " " not in token:
-            return token
-        logger.warning("%s holds no usable token; writing a new one", path)
-    token = secrets.token_urlsafe(32)
-    atomic_write(path, (token + "\n").encode("ascii"))
-    return token
+ensure_token = ops.ensure_token
+token_path = ops.token_path
 
 
 # ----- the request checks
@@ -209,7 +189,7 @@ class Handler(BaseHTTPRequestHandler):
         query = parse_qs(parts.query, keep_blank_values=True)
         api = self.server.api
         if api.follow_date:  # a server left running past midnight dates entries by the day they are written
-            api.mem.store.today = local_today()
+            ops.follow_today(api.mem)
         resp = dispatch(api.mem, self.command, parts.path, query, body, api.opener if api.opener is not None else default_opener)
         self._send(resp.status, resp.body, resp.headers)
 

@@ -1,13 +1,182 @@
-"""The ops wing: the one door. Every face (CLI, MCP, routes, hooks) and the desktop reads and writes through
-these operations; each takes the opened ``Memory`` first and returns a result with its changes.
+"""The ops wing: the one door. Every face (the CLI, the MCP tools, the routes, the hooks) and the desktop reads
+and writes through these names, and nothing under them.
 
-``botmemory.core.ops`` was one module until round 3; its names still resolve here for one release
-(``base.moved``).
+Each operation takes the opened :class:`Memory` first (``Memory.open(root)``) and returns a result — with its
+``changes`` (one :class:`Change` per file written, its ``id`` the journal row) for a write — the way Anki's
+collection methods return ``OpChanges``. The policy lives in the operations, once: who may write (the memory
+switch, a kind's refusals), which budget a folder has, what a turn loads for each kind.
+
+- writes: :func:`remember`, :func:`forget`, :func:`forget_everywhere`, :func:`prefer`, :func:`save`,
+  :func:`rm`, :func:`undo`, :func:`redact`, :func:`move_overflow` / :func:`undo_overflow` (Make room),
+  :func:`tidy`, :func:`capture`, :func:`organize`, :func:`remove_learned`, :func:`settings` (with a key);
+- reads: :func:`gauge` (:class:`FolderGauge`, every kind), :func:`load`, :func:`show`, :func:`journal`,
+  :func:`bots`, :func:`topics`, :func:`overview`, :func:`upkeep_status`, :func:`recall`, :func:`search`,
+  :func:`learned`, :func:`overflow_preview`;
+- agents' folders: :func:`discover`, :func:`track`, :func:`untrack`, :func:`connect_agent`;
+- turns and watching: :func:`turn_begin`, :func:`turn_end`, :func:`scan`, :func:`watcher`, :func:`periodic`;
+- the light path for a turn's recall (a :class:`Home`, no store): :func:`open_home`, :func:`recall_in`,
+  :func:`search_in`; Claude Code's sessions: the :mod:`.claude` module.
+
+Names load on first use (PEP 562), so ``from botmemory.core import ops`` costs nothing and a command pays only
+for what it calls. The results' types, the errors and a few constants and helpers that faces format with
+(:func:`counted`, :data:`MEMORY_FILE`, :class:`Level`) are here too, so a face needs no other import.
 """
 from __future__ import annotations
 
-TYPE_CHECKING = False
-if not TYPE_CHECKING:
-    from ..base.moved import forward
+import importlib
 
-    __getattr__ = forward("ops")
+TYPE_CHECKING = False
+
+# public name -> (module under botmemory.core, name in that module)
+_NAMES: dict[str, tuple[str, str]] = {}
+
+
+def _export(module: str, *names: str, **renamed: str) -> None:
+    for n in names:
+        _NAMES[n] = (module, n)
+    for public, inner in renamed.items():
+        _NAMES[public] = (module, inner)
+
+
+# the operations and their results
+_export("ops.operations", "SearchResult", "forget", "forget_everywhere", "move_overflow", "prefer", "recall",
+        "redact", "remember", "rm", "save", "search", "tidy", "undo", "undo_overflow")
+_export("ops.reads", "FileGauge", "FolderGauge", "InitResult", "JOURNAL_WHO", "LoadResult", "ShowResult", "TopicInfo",
+        "Unloaded", "bots", "file_path", "gauge", "heavy_line", "init", "is_memory", "journal", "journal_row",
+        "last_capture", "last_tidy", "load", "overview", "settings", "show", "text_gauge", "topics", "upkeep_status")
+_export("ops.agents", "Found", "discover", "kind_label", "track", "untrack")
+_export("ops.turns", "Periodic", "TurnEnd", "capture", "learned", "organize", "periodic", "remove_learned",
+        "report_text", "scan", "turn_begin", "turn_end", "turn_open", "watcher")
+_export("ops.serving", "ensure_token", "follow_today", "token_path")
+_export("ops.find", "WHY_NO_TOPICS", "open_home", "recall_in", "search_in", "search_range")
+_export("ops.folders", "Forgotten", "kind_of", "refuse", "topic_name_rule", "topic_path")
+_export("ops.connect", CONNECT_AGENTS="AGENTS", connect_agent="connect", connection_status="status")
+_export("store.files", "FileResult", "UndoResult")
+_export("notes.update", "ForgetResult", "OverflowPreview", "PreferResult", "RememberResult", "RoomResult",
+        "learnable_again_line", "overflow_preview")
+_export("upkeep.tidy", "TidyReport")
+_export("upkeep.capture", "CaptureReport")
+_export("upkeep.organize", "OrganizeReport")
+_export("upkeep.schedule", "UpkeepState")
+_export("notes.about_me", "LearnedLine")
+_export("recall.passages", "Hit", "Note", "RecallResult", RECALL_HEADER="HEADER")
+_export("kinds.tracked", "Candidate", "Tracked")
+_export("kinds", AGENT_KINDS="AGENT_NAMES")
+# the opened home, who writes, what a write returns, the journal's rows
+_export("store.memory", "Memory")
+_export("store.writer", "Actor", "Change", "Write", "delete_refusal")
+_export("store.journal", "Journal", "Row", "RowFilter")
+_export("outside.watcher", "Watcher")
+_export("disk.paths", "ARCHIVE_FILE", "MEMORY_FILE", "TOPIC_NAME_RULE", "FileKind", "Home", "check_bot_id",
+        "parse_day", local_today="today")
+_export("text.budget", "AMBER_AT", "MEMORY_MAX_BYTES", "MEMORY_MAX_LINES", "ONLY_FIRST_LINES", "Gauge", "Level")
+# the errors (each carries its exit code)
+_export("base.errors", "BadInput", "BotMemoryError", "Busy", "Conflict", "LinkRefused", "Refused", "exit_code_for")
+# what faces format and save with
+_export("base.wording", "counted")
+_export("text.diff", "diff_lines")
+_export("text.entries", "without_bullet")
+_export("text.frontmatter", "Frontmatter", read_frontmatter="read")
+_export("disk.safeio", "atomic_write")
+# config.json, as Settings edits it
+_export("disk.config", "SWITCHES", "BotSettings", "ConfigValues", "DEFAULT_TIDY_HOUR", "apply_config", "check_helper_instance",
+        "check_helper_model", "check_tidy_hour", "config_values", "read_config_strict", "write_config")
+# recall's index, kept current by the tray app in a process of its own
+_export("recall.index", recall_index_builder="builder_command", recall_index_current="index_current")
+_export("recall.query", "refresh_index")
+
+__all__ = [  # the same names as _NAMES (tests/test_layering.py checks)
+    "AGENT_KINDS", "AMBER_AT", "ARCHIVE_FILE", "Actor", "BadInput", "BotMemoryError", "BotSettings", "Busy",
+    "CONNECT_AGENTS", "Candidate", "CaptureReport", "Change", "ConfigValues", "Conflict", "DEFAULT_TIDY_HOUR",
+    "FileGauge", "FileKind", "FileResult", "FolderGauge", "ForgetResult", "Forgotten", "Found", "Frontmatter",
+    "Gauge", "Hit", "Home", "InitResult", "JOURNAL_WHO", "Journal", "LearnedLine", "Level", "LinkRefused",
+    "LoadResult", "MEMORY_FILE", "MEMORY_MAX_BYTES", "MEMORY_MAX_LINES", "Memory", "Note", "ONLY_FIRST_LINES",
+    "OrganizeReport", "OverflowPreview", "Periodic", "PreferResult", "RECALL_HEADER", "RecallResult", "Refused",
+    "RememberResult", "RoomResult", "Row", "RowFilter", "SWITCHES", "SearchResult", "ShowResult", "TOPIC_NAME_RULE",
+    "TidyReport", "TopicInfo", "Tracked", "TurnEnd", "UndoResult", "Unloaded", "UpkeepState", "WHY_NO_TOPICS",
+    "Watcher", "Write", "apply_config", "atomic_write", "bots", "capture", "check_bot_id", "check_helper_instance",
+    "check_helper_model", "check_tidy_hour", "config_values", "connect_agent", "connection_status", "counted",
+    "delete_refusal", "diff_lines", "discover", "ensure_token", "exit_code_for", "file_path", "follow_today",
+    "forget", "forget_everywhere", "gauge", "heavy_line", "init", "is_memory", "journal", "journal_row",
+    "kind_label", "kind_of", "last_capture", "last_tidy", "learnable_again_line", "learned", "load", "local_today",
+    "move_overflow", "open_home", "organize", "overflow_preview", "overview", "parse_day", "periodic", "prefer",
+    "read_config_strict", "read_frontmatter", "recall", "recall_in", "recall_index_builder", "recall_index_current",
+    "redact", "refresh_index", "refuse", "remember", "remove_learned", "report_text", "rm", "save", "scan",
+    "search", "search_in", "search_range", "settings", "show", "text_gauge", "tidy", "token_path", "topic_name_rule",
+    "topic_path", "topics", "track", "turn_begin", "turn_end", "turn_open", "undo", "undo_overflow", "untrack",
+    "upkeep_status", "watcher", "without_bullet", "write_config",
+]
+
+_CORE = __name__.rsplit(".", 1)[0]
+
+
+def _load(name: str) -> object:
+    module, inner = _NAMES[name]
+    return getattr(importlib.import_module(f"{_CORE}.{module}"), inner)
+
+
+if not TYPE_CHECKING:  # hidden from mypy, so a name missing below is an error, not "Any"
+    def __getattr__(name: str) -> object:
+        """Load the module behind a public name on first use (PEP 562); the old ``ops`` module's other names
+        for one more release (``base.moved``)."""
+        if name in _NAMES:
+            value = _load(name)
+            globals()[name] = value
+            return value
+        if name.startswith("__"):
+            raise AttributeError(name)
+        from ..base.moved import forward
+
+        return forward("ops")(name)
+
+    def __dir__() -> list[str]:
+        return sorted(set(globals()) | set(__all__))
+
+
+if TYPE_CHECKING:  # for type checkers: the same names, eagerly
+    from ..base.errors import BadInput, BotMemoryError, Busy, Conflict, LinkRefused, Refused, exit_code_for
+    from ..base.wording import counted
+    from ..disk.config import (DEFAULT_TIDY_HOUR, SWITCHES, BotSettings, ConfigValues, apply_config, check_helper_instance,
+                               check_helper_model, check_tidy_hour, config_values, read_config_strict, write_config)
+    from ..disk.paths import ARCHIVE_FILE, MEMORY_FILE, TOPIC_NAME_RULE, FileKind, Home, check_bot_id, parse_day
+    from ..disk.paths import today as local_today
+    from ..disk.safeio import atomic_write
+    from ..kinds import AGENT_NAMES as AGENT_KINDS
+    from ..kinds.tracked import Candidate, Tracked
+    from ..notes.about_me import LearnedLine
+    from ..notes.update import (ForgetResult, OverflowPreview, PreferResult, RememberResult, RoomResult,
+                                learnable_again_line, overflow_preview)
+    from ..outside.watcher import Watcher
+    from ..recall.index import builder_command as recall_index_builder
+    from ..recall.index import index_current as recall_index_current
+    from ..recall.passages import HEADER as RECALL_HEADER
+    from ..recall.passages import Hit, Note, RecallResult
+    from ..recall.query import refresh_index
+    from ..store.files import FileResult, UndoResult
+    from ..store.journal import Journal, Row, RowFilter
+    from ..store.memory import Memory
+    from ..store.writer import Actor, Change, Write, delete_refusal
+    from ..text.budget import AMBER_AT, MEMORY_MAX_BYTES, MEMORY_MAX_LINES, ONLY_FIRST_LINES, Gauge, Level
+    from ..text.diff import diff_lines
+    from ..text.entries import without_bullet
+    from ..text.frontmatter import Frontmatter
+    from ..text.frontmatter import read as read_frontmatter
+    from ..upkeep.capture import CaptureReport
+    from ..upkeep.organize import OrganizeReport
+    from ..upkeep.schedule import UpkeepState
+    from ..upkeep.tidy import TidyReport
+    from .agents import Found, discover, kind_label, track, untrack
+    from .connect import AGENTS as CONNECT_AGENTS
+    from .connect import connect as connect_agent
+    from .connect import status as connection_status
+    from .serving import ensure_token, follow_today, token_path
+    from .find import WHY_NO_TOPICS, open_home, recall_in, search_in, search_range
+    from .folders import Forgotten, kind_of, refuse, topic_name_rule, topic_path
+    from .operations import (SearchResult, forget, forget_everywhere, move_overflow, prefer, recall, redact,
+                             remember, rm, save, search, tidy, undo, undo_overflow)
+    from .reads import (JOURNAL_WHO, FileGauge, FolderGauge, InitResult, LoadResult, ShowResult, TopicInfo,
+                        Unloaded, bots, file_path, gauge, heavy_line, init, is_memory, journal, journal_row,
+                        last_capture, last_tidy, load, overview, settings, show, text_gauge, topics,
+                        upkeep_status)
+    from .turns import (Periodic, TurnEnd, capture, learned, organize, periodic, remove_learned, report_text, scan,
+                        turn_begin, turn_end, turn_open, watcher)

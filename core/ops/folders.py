@@ -11,7 +11,6 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ..disk import config
 from ..text.entries import whole_word
@@ -21,8 +20,6 @@ from ..disk.paths import FileKind, Home
 from ..store.memory import Memory
 from ..store.writer import Actor, Change, Write
 
-if TYPE_CHECKING:
-    from ..recall.query import RecallResult
 
 
 def kind_of(mem: Memory, bot: str) -> AgentKind:
@@ -272,17 +269,3 @@ def topic_name_rule(home: Home, bot: str) -> str:
 
 def is_topic(mem: Memory, bot: str, rel: str) -> bool:
     return mem.home.classify(bot, rel) is FileKind.TOPIC
-
-
-WHY_NO_TOPICS = "This agent loads all of its memory every session and keeps no topics: recall adds nothing."
-
-
-def recall(mem: Memory, bot: str, message: str) -> RecallResult:
-    """Recall over a tracked folder's topics (Claude Code's topic files, OpenClaw's notes), as a turn would get it:
-    botmemory's own recall (:func:`botmemory.core.recall.query.recall`, with its index), where the kind keeps topics."""
-    from ..recall import query as R
-
-    result = R.recall(mem.home, bot, message, mem.today)
-    if not result.notes and result.why == R.WHY_NO_MATCH and kind_of(mem, bot).name == "hermes":
-        return R.RecallResult([], "", WHY_NO_TOPICS)
-    return result

@@ -22,7 +22,6 @@ from datetime import date
 
 from . import folders as agents
 from ..notes import update
-from ..disk.config import bot_settings
 from ..store.files import FileResult, UndoResult, check_bot_writes, rm, save, undo
 from ..store.memory import Memory
 from ..recall.query import Hit, RecallResult
@@ -37,8 +36,13 @@ __all__ = [  # save, rm and undo are files.py's, named here too so every operati
 ]
 
 
-def remember(mem: Memory, bot: str, text: str, actor: Actor, *, until: date | None = None) -> RememberResult:
-    """Add one dated entry to MEMORY.md, keeping it within the budget (``update.remember``)."""
+def remember(mem: Memory, bot: str, text: str, actor: Actor, *, until: str | date | None = None) -> RememberResult:
+    """Add one dated entry to MEMORY.md, keeping it within the budget (``update.remember``); *until*: the last
+    day the note is true (a date, or YYYY-MM-DD)."""
+    if isinstance(until, str):
+        from ..disk.paths import parse_day
+
+        until = parse_day(until, "--until")
     agents.refuse(mem, bot, "remember")
     check_bot_writes(mem, bot, actor)
     return update.remember(mem.store, bot, text, actor, until=until)
@@ -101,11 +105,9 @@ def tidy(mem: Memory, bot: str, *, model: bool = True) -> TidyReport:
 
 def recall(mem: Memory, bot: str, message: str) -> RecallResult:
     """The notes recall puts in front of *message*, or why there are none (``RecallResult.why``)."""
-    if mem.home.is_tracked(bot):
-        return agents.recall(mem, bot, message)
-    from ..recall.query import recall as recall_workspace
+    from .find import recall_in
 
-    return recall_workspace(mem.home, bot, message, mem.today)
+    return recall_in(mem.home, bot, message, mem.today)
 
 
 @dataclass(frozen=True)
@@ -119,12 +121,12 @@ class SearchResult:
         return [h.as_dict() for h in self.hits]
 
 
-def search(mem: Memory, bot: str, words: Sequence[str], since: date | None = None,
-           until: date | None = None) -> SearchResult:
-    """Session search over *bot*'s memory; nothing is found while memory is switched off for it."""
-    from ..recall.search import search as search_files
+def search(mem: Memory, bot: str, words: Sequence[str], since: str | date | None = None,
+           until: str | date | None = None, *,
+           names: tuple[str, str, str] = ("search", "--since", "--until")) -> SearchResult:
+    """Session search over *bot*'s memory: every word, in the range (``since``/``until``: dates, or ``24h``,
+    ``3d``, ``yesterday``); it needs words or a range. Nothing is found while memory is switched off for it."""
+    from .find import search_in
 
-    mem.home.require_bot(bot)
-    on = bot_settings(mem.home, bot).memory
-    return SearchResult(search_files(mem.home, bot, words, since, until, include_memory=on))
+    return SearchResult(search_in(mem.home, bot, words, since, until, mem.today, names=names))
 

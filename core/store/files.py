@@ -37,6 +37,15 @@ class FileResult:
     def changed(self) -> bool:
         return bool(self.changes)
 
+    def unkept_reason(self) -> str | None:
+        """Why this change cannot be undone (its earlier text was not kept, or was not UTF-8), or None."""
+        change = self.changes[0] if self.changes else None
+        if change is None:
+            return None
+        if change.unkept:
+            return change.unkept
+        return None if change.before_valid else "it was not valid UTF-8"
+
 
 def _result(mem: Memory, bot: str, path: str, changes: list[Change]) -> FileResult:
     ft = mem.store.read(bot, path)

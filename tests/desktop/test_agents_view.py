@@ -7,7 +7,8 @@ from botmemory.core.kinds import tracked
 from botmemory.core.text.budget import Level
 from botmemory.core.outside.turns import scan
 from botmemory.core.store.writer import Actor
-from botmemory.desktop.agents_view import AgentsDialog, KindGauge, offer_text
+from botmemory.core.ops import FolderGauge
+from botmemory.desktop.agents_view import AgentsDialog, offer_text
 from botmemory.desktop.panel import MemoryPanel
 from tests.core.agent_fixtures import claude_code, hermes, openclaw
 
@@ -40,7 +41,7 @@ def test_claude_code_over_its_budget(qtbot, mem, session, open_panel, no_real_ag
     names = [p.bot_box.itemText(i) for i in range(p.bot_box.count())]
     assert "/src/blog · Claude Code" in names and p.bot_box.currentText() == "/src/blog · Claude Code"
     g = p.gauge.gauge
-    assert isinstance(g, KindGauge) and g.level is Level.RED and g.unloaded_lines == 15
+    assert isinstance(g, FolderGauge) and g.level is Level.RED and g.unloaded_lines == 15
     assert p.gauge.lines_label.text() == "215 of 200 lines"
     assert "25,000 bytes" in p.gauge.rule_label.text()
     assert p.gauge.unloaded_label.text() == "15 lines are not being loaded"

@@ -198,7 +198,7 @@ def test_the_new_topic_prompt_is_cores_rule_for_the_folders_kind(qtbot, panel, s
     """A workspace's topic takes letters and digits of any script; a Claude Code folder's takes '_':
     the dialog says the kind's rule as core words it (one message), never a copy of its own."""
     from botmemory.core import TOPIC_NAME_RULE, topic_name_rule
-    from botmemory.core.kinds.tracked import track
+    from botmemory.core.ops import track
 
     d = panel.topic_dialog()
     qtbot.addWidget(d)
@@ -211,7 +211,7 @@ def test_the_new_topic_prompt_is_cores_rule_for_the_folders_kind(qtbot, panel, s
     folder = tmp_path / "cc" / "memory"
     folder.mkdir(parents=True)
     (folder / "MEMORY.md").write_text("- [Role](user_role.md)\n")
-    cc = track(mem.home, path=str(folder), agent="claude-code").id
+    cc = track(mem, path=str(folder), agent="claude-code").id
     rule = topic_name_rule(mem.home, cc)
     assert "'_'" in rule and rule != TOPIC_NAME_RULE
     panel.set_bot(cc)

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import pytest
-from botmemory.core.text import budget
+from botmemory.core.ops import text_gauge
 from botmemory.core.text.budget import Level
 from botmemory.core.store.writer import Actor
 from botmemory.desktop.tray import Tray, tooltip, worst
@@ -11,7 +11,7 @@ from .conftest import BOT, OTHER, delete, memory_text
 
 
 def _gauges(**lines):
-    return {bot: budget.gauge(memory_text(n)) for bot, n in lines.items()}
+    return {bot: text_gauge(memory_text(n)) for bot, n in lines.items()}
 
 
 def test_worst_level_and_tooltip():

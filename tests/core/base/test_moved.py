@@ -22,8 +22,9 @@ def test_an_old_module_path_is_the_moved_module_itself(old):
 @pytest.mark.parametrize("wing", sorted(WING_WAS))
 def test_a_wing_forwards_the_names_of_the_module_that_had_its_path(wing):
     inner = importlib.import_module(f"botmemory.core.{WING_WAS[wing]}")
-    public = next(n for n in dir(inner) if not n.startswith("_") and callable(getattr(inner, n)))
     package = importlib.import_module(f"botmemory.core.{wing}")
+    door = set(getattr(package, "_NAMES", ()))     # the ops wing's own names are not old ones
+    public = next(n for n in dir(inner) if not n.startswith("_") and callable(getattr(inner, n)) and n not in door)
     with pytest.warns(DeprecationWarning, match=f"{wing}.{public} moved"):
         assert getattr(package, public) is getattr(inner, public)
     with pytest.raises(AttributeError):

@@ -345,7 +345,7 @@ def test_openclaws_gauge_counts_the_bootstrap_files_injected_before_memory(cli, 
 
 def test_recall_of_a_tracked_folder_says_why_it_recalled_nothing(cli, env):
     """The panel's preview shows core's reason (it no longer repeats the rules for tracked folders)."""
-    from botmemory.core.ops import folders as agents
+    from botmemory.core import ops
     from botmemory.core.disk import config
     from botmemory.core.store.memory import Memory
 
@@ -354,12 +354,12 @@ def test_recall_of_a_tracked_folder_says_why_it_recalled_nothing(cli, env):
     ids = track_all(cli)
     mem = Memory.open(str(env / "bm"))
     cc, he = ids["claude-code"], ids["hermes"]
-    assert agents.recall(mem, cc, "how is the hugo blog deployed?").why == ""
-    assert agents.recall(mem, cc, "blog").why.startswith("Recall starts at")
-    assert agents.recall(mem, cc, "nothing related at all here").why.startswith("No note matches")
-    assert "keeps no topics" in agents.recall(mem, he, "where does Sam live these days?").why
+    assert ops.recall(mem, cc, "how is the hugo blog deployed?").why == ""
+    assert ops.recall(mem, cc, "blog").why.startswith("Recall starts at")
+    assert ops.recall(mem, cc, "nothing related at all here").why.startswith("No note matches")
+    assert "keeps no topics" in ops.recall(mem, he, "where does Sam live these days?").why
     config.set_bot_setting(mem.home, cc, "memory", False)
-    assert agents.recall(mem, cc, "how is the hugo blog deployed?").why.startswith("Memory is off")
+    assert ops.recall(mem, cc, "how is the hugo blog deployed?").why.startswith("Memory is off")
 
 
 def _snapshot(*folders: Path) -> dict[str, bytes]:

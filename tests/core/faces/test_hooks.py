@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from botmemory.core.faces.hooks import MAX_CONTEXT, auto_memory_dir, handle
+from botmemory.core.faces.hooks import MAX_CONTEXT, handle
+from botmemory.core.ops.claude import auto_memory_dir
 from botmemory.core.kinds.base import Limits
 from botmemory.core.kinds.claude_code import KIND as CLAUDE_CODE
 from botmemory.core.kinds.claude_code import MAX_BYTES as CC_MAX_BYTES
@@ -124,7 +125,7 @@ def test_user_prompt_with_nothing_to_recall_answers_nothing(tmp_path, claude, me
 
 def test_a_cold_index_past_the_budget_answers_without_recall(tmp_path, claude, mem, monkeypatch):
     """Recall still busy (a cold index being built) when the budget runs out: the answer goes without it."""
-    from botmemory.core.faces import hooks
+    from botmemory.core.ops import claude as hooks
 
     (claude / "billing.md").write_text("# Billing\n\nInvoices are reconciled by Milind every Monday.\n")
     release = threading.Event()

@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from botmemory.core import Actor, ApiServer, Memory, Refused, prefer, text_hash, token_path
+from botmemory.core import Actor, ApiServer, Memory, Refused, prefer, token_path
+from botmemory.core.disk.safeio import text_hash
 
 from ..conftest import BOT, TODAY, entry
 
@@ -232,7 +233,9 @@ def test_upkeep_state_then_tidy_then_409_when_upkeep_is_off(api: ApiServer, mem:
     assert body["last_tidy"]["report"]["expired_moved"] == 1 and body["last_tidy"]["last_run"]
     import json as _json
 
-    from botmemory.core import capture_now, note_turn, turn_begin, turn_end
+    from botmemory.core import turn_begin, turn_end
+    from botmemory.core.upkeep.capture import capture as capture_now
+    from botmemory.core.upkeep.capture_queue import note_turn
 
     transcript = mem.home.root / "t.jsonl"
     transcript.write_text(_json.dumps({"role": "person", "text": "I'm vegetarian"}) + "\n")
@@ -242,7 +245,7 @@ def test_upkeep_state_then_tidy_then_409_when_upkeep_is_off(api: ApiServer, mem:
     capture_now(mem, BOT)                                       # no helper: nothing captured, and why
     status, body, _ = call(api, "GET", F("/upkeep"))
     assert "no helper model is set" in body["last_capture"]["report"]["skipped"][0]["reason"]
-    from botmemory.core import set_bot_setting
+    from botmemory.core.disk.config import set_bot_setting
 
     set_bot_setting(mem.home, BOT, "upkeep", False)
     status, body, _ = call(api, "POST", F("/tidy"))
@@ -455,14 +458,14 @@ def test_the_cli_default_port_is_the_servers() -> None:
 
 
 def test_prefer_of_a_removed_fact_exits_4(mem: Memory, capsys) -> None:
-    from botmemory.core import learned_lines, remove_learned
+    from botmemory.core import learned, remove_learned
     from botmemory.core.faces.cli import main
 
     prefer(mem, BOT, "Short replies", Actor.person())
-    remove_learned(mem.home, learned_lines(mem.home)[0].id, mem.today)
+    remove_learned(mem, learned(mem)[0].id)
     assert main(["--root", str(mem.home.root), "prefer", BOT, "short replies"]) == 4
     assert "removed from About me" in capsys.readouterr().err
-    assert learned_lines(mem.home) == []
+    assert learned(mem) == []
 
 
 def test_secrets_sent_to_the_routes_never_reach_a_byte_outside_the_workspace(api: ApiServer, mem: Memory) -> None:
@@ -568,7 +571,7 @@ def test_a_tracked_claude_code_folder_is_served_by_its_kind(mem: Memory, tmp_pat
     from ..agent_fixtures import claude_code
 
     folder = claude_code(tmp_path / "user")
-    t = track(mem.home, path=str(folder), agent="claude-code")
+    t = track(mem, path=str(folder), agent="claude-code")
     a = ApiServer(Memory.open(str(mem.home.root), TODAY), 0, opener=Opened()).start()
     try:
         base = f"/api/bots/{t.id}/memory"

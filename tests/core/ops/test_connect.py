@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from botmemory.core import BadInput, Refused
-from botmemory.core.faces.connect import connect, status
+from botmemory.core.ops.connect import connect, status
 
 from tests.conftest import BOT
 
@@ -224,7 +224,7 @@ def test_remove_puts_back_the_empty_containers_that_were_there(user, mem):
 
 def test_the_default_home_needs_no_root(user):
     from botmemory.core import Home
-    from botmemory.core.faces.connect import hook_command
+    from botmemory.core.ops.connect import hook_command
 
     assert "--root" not in hook_command(Home(user / ".openmausbot"), None)
     assert "--root" in hook_command(Home(user / "elsewhere"), None)

@@ -26,11 +26,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import BadInput
-from .. import Home
-from .. import atomic_write
-from .. import check_bot_id
-from .. import read_file
+from ..base.errors import BadInput
+from ..disk.paths import Home, check_bot_id
+from ..disk.safeio import atomic_write, read_file
 
 AGENTS = ("claude-code", "claude-desktop", "cursor")
 NEW_FILE_MODE = 0o600   # a settings file botmemory creates; one that exists keeps its own mode
