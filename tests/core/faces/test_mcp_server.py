@@ -24,9 +24,10 @@ def _result_text(r: Any) -> str:
     return "".join(getattr(c, "text", "") for c in r.content)
 
 
-def calls(mem: Memory, *steps: tuple[str, dict[str, Any]], client: str = "tester") -> list[tuple[bool, str]]:
+def calls(mem: Memory, *steps: tuple[str, dict[str, Any]], client: str = "tester",
+          bot: str = BOT) -> list[tuple[bool, str]]:
     """Run tool calls in order through the SDK's in-process client; (is_error, text) for each."""
-    server = build(mem, BOT)
+    server = build(mem, bot)
 
     async def go() -> list[tuple[bool, str]]:
         out = []
@@ -316,3 +317,29 @@ def test_the_sdks_own_client_over_stdio(mem, ws):
     assert not good.is_error and bad.is_error and "expected_hash" in _result_text(bad)
     assert entry(TODAY, "Ships on Fridays", "Cursor") in (ws / "MEMORY.md").read_text()
     assert mem.journal.list(BOT, limit=1)[0].how == "mcp"
+
+
+@pytest.mark.parametrize("kind", ["openmausbot", "claude-code", "openclaw", "hermes"])
+def test_memory_load_over_mcp_is_what_botmemory_load_prints_for_every_kind(env, kind, capsys):
+    """memory_load once returned the OpenMausBot-shaped block for a Claude Code folder: the tool and the CLI
+    now read through the same operation, so they agree for every kind."""
+    from botmemory.core.faces.cli import main
+    from botmemory.core.ops import track
+
+    from ..agent_fixtures import claude_code, hermes, openclaw
+
+    root = env / "bm"
+    mem = Memory.open(str(root), TODAY)
+    if kind == "openmausbot":
+        mem.store.init(BOT)
+        (mem.home.workspace(BOT) / "MEMORY.md").write_text(memory_text(12), encoding="utf-8")
+        bot = BOT
+    else:
+        folder = {"claude-code": lambda: claude_code(env / "user", 260),
+                  "openclaw": lambda: openclaw(env / "user", 900, max_chars=4000),
+                  "hermes": lambda: hermes(env / "user")}[kind]()
+        bot = track(mem, path=str(folder), agent=kind).id
+    assert main(["--root", str(root), "--today", TODAY, "load", bot]) == 0
+    printed = capsys.readouterr().out
+    served = calls(Memory.open(str(root), TODAY), ("memory_load", {}), bot=bot)[0]
+    assert served == (False, printed.removesuffix("\n")) or served == (False, printed)
