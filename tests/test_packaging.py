@@ -49,3 +49,7 @@ def test_a_wheel_builds_without_warnings_and_holds_every_file(tmp_path):
     for f in (ROOT / "desktop").rglob("*"):
         if f.is_file() and f.suffix in (".py", ".md", ".png", ".svg") and "__pycache__" not in f.parts:
             assert "botmemory/desktop/" + f.relative_to(ROOT / "desktop").as_posix() in names
+    core = {"botmemory/core/" + f.relative_to(ROOT / "core").as_posix() for f in (ROOT / "core").rglob("*.py")
+            if "__pycache__" not in f.parts}
+    assert core <= names, f"core modules missing from the wheel (or shipped elsewhere): {sorted(core - names)[:5]}"
+    assert {n for n in names if n.startswith("botmemory/core/") and n.endswith(".py")} == core
