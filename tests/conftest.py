@@ -14,6 +14,7 @@ from datetime import date
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from botmemory.core import Memory
 
@@ -22,6 +23,20 @@ os.environ.pop("OPENMAUSBOT_HOME", None)
 os.environ.pop("BOTMEMORY_TODAY", None)
 os.environ.pop("OMB_HELPER_INSTANCE", None)
 os.environ.pop("OMB_HELPER_MODEL", None)
+
+
+# Hypothesis profiles: "ci" (the default: each property test runs the examples it asks for) and "thorough"
+# (ten times as many), chosen with `./dev test --hypothesis-profile=thorough` or HYPOTHESIS_PROFILE.
+# A property test asks with @settings(max_examples=examples(N)), so the profile scales every test alike.
+settings.register_profile("ci", deadline=None, print_blob=True,
+                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+settings.register_profile("thorough", parent=settings.get_profile("ci"), max_examples=1000)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+def examples(n: int) -> int:
+    """*n* examples under the "ci" profile, scaled by the profile loaded (×10 under "thorough")."""
+    return max(1, n * settings.default.max_examples // 100)
 
 
 def leaked_threads(before: set[threading.Thread], wait: float = 5.0) -> list[threading.Thread]:

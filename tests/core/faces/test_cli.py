@@ -115,15 +115,6 @@ def test_help_lists_every_command(capsys):
         assert cmd in out
 
 
-def test_core_imports_no_qt():
-    code = ("import importlib, pkgutil, sys\n"
-            "import botmemory.core as c\n"
-            "[importlib.import_module(m.name) for m in pkgutil.walk_packages(c.__path__, 'botmemory.core.')]\n"
-            "print(sorted(m for m in sys.modules if m.startswith(('PySide6', 'shiboken'))))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == "[]"
-
-
 # ----- save --expected-hash absent, show of a missing file, malformed hashes (issue 17 item 13)
 
 

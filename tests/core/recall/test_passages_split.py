@@ -12,6 +12,8 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.conftest import examples
+
 from botmemory.core.text import frontmatter
 from botmemory.core.recall import passages as P
 from botmemory.core.text.entries import BlockKind, scan
@@ -124,7 +126,7 @@ FRONTMATTERS = [
 ]
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(st.lists(st.sampled_from(LINES), max_size=40), st.sampled_from(FRONTMATTERS), st.booleans())
 def test_same_on_generated_edge_cases(lines: list[str], front: str, newline: bool) -> None:
     text = front + "\n".join(lines) + ("\n" if newline else "")

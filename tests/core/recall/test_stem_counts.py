@@ -9,6 +9,8 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.conftest import examples
+
 from botmemory.core.recall import passages as P
 from botmemory.core.text.words import Stems
 
@@ -79,13 +81,13 @@ def test_the_same_counts_on_the_test_data() -> None:
 ALPHABET = st.sampled_from(list("aAbzZ09_ -\n\t.,'#") + ["é", "e\u0301", "ß", "東", "京", "を", "タ", "Σ", "İ", "²"])
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(ALPHABET, max_size=60).map("".join))
 def test_the_same_counts_on_generated_text(text: str) -> None:
     _same(text)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.text(max_size=80))
 def test_the_same_counts_on_any_text(text: str) -> None:
     _same(text)

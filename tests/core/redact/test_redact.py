@@ -20,6 +20,8 @@ from botmemory.core.redact import (
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.conftest import examples
+
 DATA = Path(__file__).parents[1] / "data" / "redaction"
 
 
@@ -625,7 +627,7 @@ FRAGMENTS = [
 ]
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(400), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.lists(st.sampled_from(FRAGMENTS) | st.text(max_size=4), max_size=60).map("".join)
 )
@@ -644,7 +646,7 @@ def test_property_idempotent_on_secretish_text(text):
     assert not contains_secret(once)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.text(max_size=400))
 def test_property_never_raises_and_is_idempotent(text):
     once = redact(text)
@@ -911,6 +913,7 @@ def test_adversarial_input_finishes(name):
     assert redact(once) == once
 
 
+@pytest.mark.timeout(60)   # linear: ~2 s here; a quadratic return would take hours, and fails here instead
 @pytest.mark.parametrize("name", ["'-' repeated", "one run of token characters"])
 def test_adversarial_input_finishes_at_ten_megabytes(name):
     # Both were quadratic before: a flag pre-filter rescanned a run of dashes

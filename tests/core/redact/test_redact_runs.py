@@ -23,6 +23,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.conftest import examples
+
 from botmemory.core import redact as R
 
 DATA = Path(__file__).parents[1] / "data"
@@ -318,7 +320,7 @@ def test_the_words_found_through_runs_are_those_a_search_finds(monkeypatch: pyte
         assert R._provider_words_in(low) == _naive(low)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(st.one_of(st.sampled_from([*R._PROVIDER_WORDS, "_", "-", " ", "\n", "X", "é", "İ", "µ", "語", "0"]),
                           st.text(max_size=6)), max_size=40))
 def test_any_text_gives_the_same_words(pieces: list[str]) -> None:
@@ -365,7 +367,7 @@ _PIECES = st.sampled_from([
 ])
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(st.lists(st.one_of(_PIECES, st.text(max_size=6)), max_size=40))
 def test_any_text_is_found_as_without_the_gates(pieces: list[str]) -> None:
     text = "".join(pieces)

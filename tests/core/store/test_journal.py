@@ -18,6 +18,8 @@ from botmemory.core.store.writer import Actor
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.conftest import examples
+
 from ..conftest import BOT
 
 AWS = "AKIAZ7Q4L2M9XW3RT8KP"
@@ -449,14 +451,14 @@ _lines = st.lists(st.sampled_from(["a\n", "b\n", "c\n", "- fact\n", "\n", "x", "
                   max_size=30).map("".join)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(_lines, _lines)
 def test_the_diff_turns_the_earlier_text_into_the_new_one(before, after):
     d = J.make_diff(MEMORY_FILE, before, after)
     assert apply_diff(before, d) == after
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(_lines, _lines)
 def test_the_counts_are_the_diffs_added_and_removed_lines(before, after):
     d = J.build_diff(MEMORY_FILE, before, after)
@@ -548,7 +550,7 @@ def test_row_filter_by_who_file_and_words(mem):
     assert [r.file for r in mem.journal.matching(BOT, RowFilter(file="memory/a.md", who="person"))] == ["memory/a.md"]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.text(alphabet=st.sampled_from(list("ab_1 \t\n-.,'é\u00a0\u2028·«»\u0660\u00b2x\u200bß")), max_size=40))
 def test_the_word_filters_words_are_the_regex_words(text):
     from botmemory.core.text.diff import _words

@@ -4,6 +4,8 @@ from datetime import date
 
 from hypothesis import given, settings, strategies as st
 
+from tests.conftest import examples
+
 from botmemory.core.text import budget
 from botmemory.core.text.budget import MEMORY_MAX_BYTES, MEMORY_MAX_LINES, Level, Topic
 from botmemory.core.text.frontmatter import Frontmatter
@@ -72,7 +74,7 @@ def test_topic_index_limits():
 line_st = st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\n\r"), max_size=300)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(line_st, max_size=260), st.booleans())
 def test_loader_and_gauge_agree(lines, trailing):
     text = "\n".join(lines) + ("\n" if trailing and lines else "")

@@ -5,6 +5,8 @@ from datetime import date
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from tests.conftest import examples
+
 from botmemory.core.text import entries as E
 
 
@@ -118,14 +120,14 @@ structured = st.one_of(
 )
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(st.lists(structured, max_size=30), st.booleans())
 def test_parse_render_round_trip(lines, trailing):
     text = "\n".join(lines) + ("\n" if trailing and lines else "")
     assert E.parse(text).render() == text
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(st.dates(), st.text(alphabet=st.characters(blacklist_categories=("Cs", "Cc", "Zl", "Zp")), min_size=1, max_size=80).filter(lambda t: t.strip()),
        st.one_of(st.none(), st.dates()))
 def test_written_entries_parse_back(day, text, until):
@@ -192,7 +194,7 @@ def test_a_title_is_redacted():
     assert "MIIEvQ" not in t and "\n" not in t
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(st.lists(structured, max_size=30), st.booleans())
 def test_scan_gives_parses_blocks_with_plain_lines_as_strings(lines, trailing):
     text = "\n".join(lines) + ("\n" if trailing and lines else "")

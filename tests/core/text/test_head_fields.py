@@ -9,6 +9,8 @@ from datetime import date
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.conftest import examples
+
 from botmemory.core.text import entries as E
 
 _DATE = r"(\d{4}-\d{2}-\d{2})"
@@ -79,7 +81,7 @@ PIECES = st.sampled_from(["- ", "* ", "~~", "2026-01-02", "2026-13-02", "١", "7
                           "superseded ", "x", "é"])
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=examples(1000), deadline=None)
 @given(st.lists(PIECES, max_size=14).map("".join))
 def test_the_same_fields_on_generated_lines(line: str) -> None:
     assert E.head_fields(line) == _reference(line)

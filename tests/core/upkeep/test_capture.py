@@ -7,6 +7,8 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from tests.conftest import examples
+
 from botmemory.core.upkeep import capture as C
 from botmemory.core.upkeep import capture_queue
 from botmemory.core.disk import config
@@ -569,7 +571,7 @@ def test_a_replaced_line_is_found_by_its_text_when_memory_changed_meanwhile(mem,
     assert out[0] == entry("2026-10-14", "Likes tea") and out[1].startswith("- ~~2026-09-01")
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(st.lists(st.text(alphabet="aZ9 .,()/'&+?!-:#[]\"", min_size=1, max_size=12), min_size=1, max_size=3))
 def test_the_quick_frontmatter_agrees_with_yaml_on_punctuation(parts):
     text = f"---\ntitle: A{parts[0]}\ndescription: B{parts[-1]}\naliases: [{', '.join('c' + p for p in parts)}]\n---\n"

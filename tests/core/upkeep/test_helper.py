@@ -12,7 +12,6 @@ import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from typing import Any
 
 import keyring
@@ -375,12 +374,3 @@ def test_nobody_listening():
     h = Helper(HelperConfig("ollama", "openai", url, "m", 1.0), None)
     with pytest.raises(HelperError, match="could not be reached"):
         h.complete("s", "p")
-
-
-def test_core_modules_import_without_qt(tmp_path: Path):
-    import subprocess
-    import sys
-
-    code = ("import sys, botmemory.core.upkeep.helper, botmemory.core.upkeep.tidy, botmemory.core.upkeep.schedule; "
-            "assert not any(m.startswith('PySide6') for m in sys.modules)")
-    subprocess.run([sys.executable, "-c", code], check=True, cwd=tmp_path)

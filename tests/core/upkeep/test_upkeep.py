@@ -7,6 +7,8 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from tests.conftest import examples
+
 from botmemory.core.faces import cli
 from botmemory.core.disk import config
 from botmemory.core.upkeep import schedule as upkeep
@@ -99,7 +101,7 @@ def test_a_bad_hour_falls_back_to_three():
 moments = st.datetimes(min_value=datetime(2020, 1, 1), max_value=datetime(2030, 1, 1))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(ran=moments, hour=st.integers(0, 23), later=st.timedeltas(timedelta(0), timedelta(days=3)))
 def test_once_per_day_property(ran, hour, later):
     """After a run, the next one is due exactly from the next tidy hour on."""
