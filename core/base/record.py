@@ -14,6 +14,9 @@ behaviour:
   class (and ``hash`` does, for a frozen record; a record that is not frozen
   is unhashable), ``__match_args__`` lists the fields; a method the class
   defines itself is kept;
+- what ``@dataclass`` would honour and a record cannot is refused when the class is made, not ignored:
+  ``__post_init__``, ``__slots__``, ``InitVar`` and ``KW_ONLY`` fields are a ``TypeError``, as are the
+  options ``order``, ``eq``, ``init`` (``record`` takes only ``frozen``);
 - ``frozen=True``: assigning or deleting an attribute raises
   :class:`FrozenError` (an ``AttributeError``, as ``FrozenInstanceError``);
 - :func:`replace` is ``dataclasses.replace`` (for a record or a dataclass). Copying and pickling work as for
@@ -94,13 +97,24 @@ def _frozen_delattr(self: object, name: str) -> None:
     raise FrozenError(f"cannot delete field {name!r}")
 
 
+_UNSUPPORTED = {
+    "__post_init__": "record never calls __post_init__ (use a dataclass, or a function that builds the record)",
+    "__slots__": "record keeps its defaults as class attributes, which __slots__ would clash with",
+}
+
+
 def _make(cls: type, frozen: bool) -> type:
+    for name, why in _UNSUPPORTED.items():   # what dataclasses would honour and record would silently ignore
+        if name in cls.__dict__:
+            raise TypeError(f"{cls.__qualname__} defines {name}: {why}")
     fields: dict[str, Field] = {}
     for base in reversed(cls.__mro__[1:]):
         fields.update(getattr(base, "__record_options__", {}))
     for name, annotation in cls.__dict__.get("__annotations__", {}).items():
         if str(annotation).startswith(("ClassVar", "typing.ClassVar")):
             continue
+        if str(annotation).strip("'\"").startswith(("InitVar", "dataclasses.InitVar", "KW_ONLY", "dataclasses.KW_ONLY")):
+            raise TypeError(f"{cls.__qualname__}.{name}: record has no init-only or keyword-only fields")
         value = cls.__dict__.get(name, _MISSING)
         if isinstance(value, Field):
             f = value

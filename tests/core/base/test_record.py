@@ -87,3 +87,22 @@ def test_records_pickle_as_dataclasses_do() -> None:
 def test_replace_also_copies_a_dataclass() -> None:
     D, _ = _pair(True)
     assert R.replace(D(1), b="y") == D(1, "y")
+
+
+@pytest.mark.parametrize("body, says", [
+    ("    a: int\n    def __post_init__(self):\n        self.a += 1\n", "__post_init__"),
+    ("    __slots__ = ('a',)\n    a: int\n", "__slots__"),
+    ("    a: 'InitVar[int]'\n", "init-only"),
+    ("    _: 'KW_ONLY'\n    a: int = 0\n", "keyword-only"),
+])
+def test_what_a_dataclass_would_honour_and_a_record_cannot_is_refused(body, says):
+    """A record that silently skipped __post_init__ (or an InitVar) would build wrong objects: it is refused."""
+    env: dict[str, object] = {"record": R.record}
+    with pytest.raises(TypeError, match=says):
+        exec(f"@record()\nclass R:\n{body}", env)   # noqa: S102 - the class under test
+
+
+@pytest.mark.parametrize("option", ["order", "eq", "init", "slots", "kw_only"])
+def test_dataclass_options_a_record_does_not_have_are_refused(option):
+    with pytest.raises(TypeError):
+        R.record(**{option: True})   # type: ignore[call-arg]
