@@ -33,7 +33,8 @@ WINGS: dict[str, set[str]] = {
     "recall": {"base", "redact", "text", "disk", "kinds", "store"},
     "outside": {"base", "redact", "text", "disk", "store"},
     "upkeep": {"base", "redact", "text", "disk", "store", "notes", "outside"},
-    "ops": {"base", "redact", "text", "disk", "kinds", "store", "notes", "recall", "outside", "upkeep"},
+    "brief": {"base", "redact", "text", "disk", "store"},
+    "ops": {"base", "redact", "text", "disk", "kinds", "store", "notes", "recall", "outside", "upkeep", "brief"},
     "faces": {"base", "ops"},   # the one door: a face reads and writes through ops (and logs, with base)
 }
 

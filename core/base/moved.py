@@ -45,7 +45,8 @@ WING_WAS: dict[str, str] = {
     "store": "store.writer", "recall": "recall.query", "upkeep": "upkeep.schedule", "ops": "ops.operations",
 }
 
-WINGS = ("base", "redact", "text", "disk", "kinds", "store", "notes", "recall", "outside", "upkeep", "ops", "faces")
+WINGS = ("base", "redact", "text", "disk", "kinds", "store", "notes", "recall", "outside", "upkeep", "brief", "ops",
+         "faces")
 
 CORE = __name__.rsplit(".", 2)[0]   # botmemory.core
 

@@ -16,6 +16,7 @@ from ..ops import SWITCHES, BadInput, Conflict, Memory, exit_code_for
 from .commands import (
     cmd_agents,
     cmd_bots,
+    cmd_brief,
     cmd_capture,
     cmd_learned,
     cmd_organize,
@@ -200,6 +201,12 @@ def build_parser() -> _Parser:
              "words weigh more, a topic named like the message first; word forms and Chinese/Japanese match)")
     sp.add_argument("bot")
     sp.add_argument("message")
+    sp = add("brief", cmd_brief, "the recent-work brief: the newest thing the bot said in each of its other "
+             "conversations today and yesterday (at most 10 lines, about 350 tokens; from the daily logs)")
+    sp.add_argument("bot")
+    sp.add_argument("--chat", metavar="CURRENT", help="the conversation the brief is for (left out of it)")
+    sp.add_argument("--room", action="store_true",
+                    help="CURRENT is a room: the private 1:1 chats the brief names are listed as chips")
     sp = add("search", cmd_search, "session_search over memory, topics, the archive and daily logs")
     sp.add_argument("bot")
     sp.add_argument("words", nargs="*", metavar="WORD",
@@ -226,7 +233,8 @@ def build_parser() -> _Parser:
                     help="who started the turn: person (default), bot, harness, routine, webhook; "
                     "only a person's turns are captured")
     sp.add_argument("--room", action="store_true",
-                    help="a room turn: captured only with features.roomMemoryCapture")
+                    help="a room turn: its log line is sourced to the room; captured only with "
+                    "features.roomMemoryCapture")
     sp = add("capture", cmd_capture,
              "notice facts in the bot's pending turns now (one helper call per chat), then organize")
     sp.add_argument("bot")

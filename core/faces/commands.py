@@ -184,6 +184,11 @@ def cmd_untrack(mem: Memory, args: argparse.Namespace) -> None:
     _out(args, t.as_dict(), f"no longer tracking {t.id} ({t.path}); its journal stays in the home")
 
 
+def cmd_brief(mem: Memory, args: argparse.Namespace) -> None:
+    b = ops.brief(mem, args.bot, args.chat, room=True if args.room else None)
+    _out(args, b.as_dict(), b.text or "nothing from other conversations in the last two days")
+
+
 def cmd_recall(mem: Memory, args: argparse.Namespace) -> None:
     r = ops.recall(mem, args.bot, args.message)
     _out(args, r.as_dict(), r.text)

@@ -166,7 +166,10 @@ def _recall(mem: Memory, bot: str, args: dict[str, Any], client: str) -> str:
 
 
 def _load(mem: Memory, bot: str, args: dict[str, Any], client: str) -> str:
-    return ops.load(mem, bot).text or "nothing loads: MEMORY.md is empty or memory is switched off"
+    text = ops.load(mem, bot).text or "nothing loads: MEMORY.md is empty or memory is switched off"
+    chat = " ".join(str(args.get("chat") or "").split()) or " ".join(client.split()) or None
+    brief = ops.brief(mem, bot, chat).text     # what the bot did lately in its other conversations
+    return text + ("\n\n" + brief if brief else "")
 
 
 def _read(mem: Memory, bot: str, args: dict[str, Any], client: str) -> str:
@@ -242,9 +245,11 @@ TOOLS: tuple[ToolSpec, ...] = (
         RO, _recall),
     ToolSpec(
         "memory_load", "What loads every turn",
-        "Exactly the memory block a new turn loads: MEMORY.md cut to its budget (200 lines / 24 KB) minus "
-        "expired notes, then the index of topic files. Read a topic with memory_read.",
-        (), RO, _load),
+        "Exactly the memory block a new turn loads (what `botmemory load` prints): MEMORY.md cut to its budget "
+        "(200 lines / 24 KB) minus expired notes, then the index of topic files; then the recent-work brief, the "
+        "newest thing the bot said in each of its other conversations today and yesterday. Read a topic with "
+        "memory_read.",
+        (_CHAT,), RO, _load),
     ToolSpec(
         "memory_read", "Read a memory file",
         "Read one memory file; returns {path, text, hash}. Pass the hash to memory_write as expected_hash.",

@@ -47,6 +47,7 @@ _export("ops.reads", "FileGauge", "FolderGauge", "InitResult", "JOURNAL_WHO", "L
 _export("ops.agents", "Found", "discover", "kind_label", "track", "untrack")
 _export("ops.turns", "Periodic", "TurnEnd", "capture", "learned", "organize", "periodic", "remove_learned",
         "report_text", "scan", "turn_begin", "turn_end", "turn_open", "watcher")
+_export("ops.recent_work", "Brief", "Said", "brief")
 _export("ops.serving", "ensure_token", "follow_today", "token_path")
 _export("ops.find", "WHY_NO_TOPICS", "open_home", "recall_in", "search_in", "search_range")
 _export("ops.folders", "Forgotten", "kind_of", "refuse", "topic_name_rule", "topic_path")
@@ -86,25 +87,26 @@ _export("recall.index", recall_index_builder="builder_command", recall_index_cur
 _export("recall.query", "refresh_index")
 
 __all__ = [  # the same names as _NAMES (tests/test_layering.py checks)
-    "AGENT_KINDS", "AMBER_AT", "ARCHIVE_FILE", "Actor", "BadInput", "BotMemoryError", "BotSettings", "Busy",
-    "CONNECT_AGENTS", "Candidate", "CaptureReport", "Change", "ConfigValues", "Conflict", "DEFAULT_TIDY_HOUR",
-    "FileGauge", "FileKind", "FileResult", "FolderGauge", "ForgetResult", "Forgotten", "Found", "Frontmatter",
-    "Gauge", "Hit", "Home", "InitResult", "JOURNAL_WHO", "Journal", "LearnedLine", "Level", "LinkRefused",
-    "LoadResult", "MEMORY_FILE", "MEMORY_MAX_BYTES", "MEMORY_MAX_LINES", "Memory", "Note", "ONLY_FIRST_LINES",
-    "OrganizeReport", "OverflowPreview", "Periodic", "PreferResult", "RECALL_HEADER", "RecallResult", "Refused",
-    "RememberResult", "RoomResult", "Row", "RowFilter", "SWITCHES", "SearchResult", "ShowResult", "TOPIC_NAME_RULE",
-    "TidyReport", "TopicInfo", "Tracked", "TurnEnd", "UndoResult", "Unloaded", "UpkeepState", "WHY_NO_TOPICS",
-    "Watcher", "Write", "apply_config", "atomic_write", "bots", "capture", "check_bot_id", "check_helper_instance",
-    "check_helper_model", "check_tidy_hour", "config_values", "connect_agent", "connection_status", "counted",
-    "delete_refusal", "diff_lines", "discover", "ensure_token", "exit_code_for", "file_path", "follow_today",
-    "forget", "forget_everywhere", "gauge", "heavy_line", "init", "is_memory", "journal", "journal_row",
-    "kind_label", "kind_of", "last_capture", "last_tidy", "learnable_again_line", "learned", "load", "local_today",
-    "move_overflow", "open_home", "organize", "overflow_preview", "overview", "parse_day", "periodic", "prefer",
-    "read_config_strict", "read_frontmatter", "recall", "recall_in", "recall_index_builder", "recall_index_current",
-    "redact", "refresh_index", "refuse", "remember", "remove_learned", "report_text", "rm", "save", "scan",
-    "search", "search_in", "search_range", "settings", "show", "text_gauge", "tidy", "token_path", "topic_name_rule",
-    "topic_path", "topics", "track", "turn_begin", "turn_end", "turn_open", "undo", "undo_overflow", "untrack",
-    "upkeep_status", "watcher", "without_bullet", "write_config",
+    "AGENT_KINDS", "AMBER_AT", "ARCHIVE_FILE", "Actor", "BadInput", "BotMemoryError", "BotSettings", "Brief",
+    "Busy", "CONNECT_AGENTS", "Candidate", "CaptureReport", "Change", "ConfigValues", "Conflict",
+    "DEFAULT_TIDY_HOUR", "FileGauge", "FileKind", "FileResult", "FolderGauge", "ForgetResult", "Forgotten", "Found",
+    "Frontmatter", "Gauge", "Hit", "Home", "InitResult", "JOURNAL_WHO", "Journal", "LearnedLine", "Level",
+    "LinkRefused", "LoadResult", "MEMORY_FILE", "MEMORY_MAX_BYTES", "MEMORY_MAX_LINES", "Memory", "Note",
+    "ONLY_FIRST_LINES", "OrganizeReport", "OverflowPreview", "Periodic", "PreferResult", "RECALL_HEADER",
+    "RecallResult", "Refused", "RememberResult", "RoomResult", "Row", "RowFilter", "SWITCHES", "Said",
+    "SearchResult", "ShowResult", "TOPIC_NAME_RULE", "TidyReport", "TopicInfo", "Tracked", "TurnEnd", "UndoResult",
+    "Unloaded", "UpkeepState", "WHY_NO_TOPICS", "Watcher", "Write", "apply_config", "atomic_write", "bots", "brief",
+    "capture", "check_bot_id", "check_helper_instance", "check_helper_model", "check_tidy_hour", "config_values",
+    "connect_agent", "connection_status", "counted", "delete_refusal", "diff_lines", "discover", "ensure_token",
+    "exit_code_for", "file_path", "follow_today", "forget", "forget_everywhere", "gauge", "heavy_line", "init",
+    "is_memory", "journal", "journal_row", "kind_label", "kind_of", "last_capture", "last_tidy",
+    "learnable_again_line", "learned", "load", "local_today", "move_overflow", "open_home", "organize",
+    "overflow_preview", "overview", "parse_day", "periodic", "prefer", "read_config_strict", "read_frontmatter",
+    "recall", "recall_in", "recall_index_builder", "recall_index_current", "redact", "refresh_index", "refuse",
+    "remember", "remove_learned", "report_text", "rm", "save", "scan", "search", "search_in", "search_range",
+    "settings", "show", "text_gauge", "tidy", "token_path", "topic_name_rule", "topic_path", "topics", "track",
+    "turn_begin", "turn_end", "turn_open", "undo", "undo_overflow", "untrack", "upkeep_status", "watcher",
+    "without_bullet", "write_config",
 ]
 
 _CORE = __name__.rsplit(".", 1)[0]
@@ -169,6 +171,7 @@ if TYPE_CHECKING:  # for type checkers: the same names, eagerly
     from .connect import AGENTS as CONNECT_AGENTS
     from .connect import connect as connect_agent
     from .connect import status as connection_status
+    from .recent_work import Brief, Said, brief
     from .serving import ensure_token, follow_today, token_path
     from .find import WHY_NO_TOPICS, open_home, recall_in, search_in, search_range
     from .folders import Forgotten, kind_of, refuse, topic_name_rule, topic_path

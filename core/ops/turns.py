@@ -66,7 +66,7 @@ def turn_end(mem: Memory, bot: str, turn_id: str, said: str | None = None, *, to
         if not path.is_file() or path.is_symlink():
             raise BadInput(f"the transcript {transcript!r} is not a readable file; nothing was recorded")
         chat = next((t.chat for t in open_turns(mem, bot) if t.id == turn_id), None)
-    rows = end(mem, bot, turn_id, said, tools=tools, failed=failed)
+    rows = end(mem, bot, turn_id, said, tools=tools, failed=failed, room=room)
     capture = None
     if transcript is not None and chat is not None:
         from ..upkeep.capture_queue import note_turn

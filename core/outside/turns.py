@@ -144,8 +144,9 @@ def turn_begin(mem: Memory, bot: str, chat: str) -> str:
 
 
 def turn_end(mem: Memory, bot: str, turn_id: str, said: str | None = None, *,
-             tools: Sequence[str] = (), failed: bool = False) -> list[Row]:
-    """The turn ends: what differs is the bot's work in its chat; then the day's log line."""
+             tools: Sequence[str] = (), failed: bool = False, room: bool = False) -> list[Row]:
+    """The turn ends: what differs is the bot's work in its chat; then the day's log line (sourced to the
+    room, for a room's turn)."""
     if not _TURN_ID.fullmatch(turn_id):
         raise BadInput(f"bad turn id {turn_id!r}: `botmemory turn begin` prints it")
     mem.home.require_bot(bot)
@@ -153,10 +154,11 @@ def turn_end(mem: Memory, bot: str, turn_id: str, said: str | None = None, *,
         turn = next((t for t in open_turns(mem, bot) if t.id == turn_id), None)
         if turn is None:
             raise BadInput(f"no open turn {turn_id} of {bot} (it ended already, or never began)")
-        return _end(mem, turn, said, tools, failed)
+        return _end(mem, turn, said, tools, failed, room)
 
 
-def _end(mem: Memory, turn: Turn, said: str | None, tools: Sequence[str], failed: bool) -> list[Row]:
+def _end(mem: Memory, turn: Turn, said: str | None, tools: Sequence[str], failed: bool,
+         room: bool = False) -> list[Row]:
     bot = turn.bot
     link: LinkRefused | None = None
     with mem.capture_rows() as rows, mem.store.locked(bot):
@@ -164,7 +166,7 @@ def _end(mem: Memory, turn: Turn, said: str | None, tools: Sequence[str], failed
         _remove_turn(mem.home, bot, turn.id)
         if config.bot_settings(mem.home, bot).memory and not mem.home.is_tracked(bot):  # never in an agent's folder
             try:
-                _append_log(mem, bot, turn.chat, log_line(turn.chat, said, tools, failed))
+                _append_log(mem, bot, turn.chat, log_line(turn.chat, said, tools, failed, room=room))
             except LinkRefused as e:  # the turn is recorded; the log line is refused, and that is said
                 link = e
             except BotMemoryError as e:  # the log line never fails a turn
@@ -175,13 +177,14 @@ def _end(mem: Memory, turn: Turn, said: str | None, tools: Sequence[str], failed
 
 
 def log_line(chat: str, said: str | None, tools: Sequence[str] = (), failed: bool = False,
-             now: datetime | None = None) -> str:
-    """``- HH:MM · chat "T" · what the bot said last [· tools: a, b] [· failed]``"""
+             now: datetime | None = None, *, room: bool = False) -> str:
+    """``- HH:MM · chat "T" · what the bot said last [· tools: a, b] [· failed]`` (``room "T"`` for a room)"""
     when = (now or datetime.now()).strftime("%H:%M")
     text = " ".join(redact(said or "").split())   # redacted before it is joined or cut: a key block is found whole
     if len(text) > LOG_SAID_MAX:
         text = text[:LOG_SAID_MAX - 1].rstrip() + "…"
-    parts = [f"- {when}", chat_source(chat, "")[5:], text or "(said nothing)"]
+    source = chat_source(chat, "")[5:]
+    parts = [f"- {when}", "room" + source.removeprefix("chat") if room else source, text or "(said nothing)"]
     names = [" ".join(redact(t).split()) for t in tools if t.strip()]   # one line each
     if names:
         parts.append("tools: " + ", ".join(names))

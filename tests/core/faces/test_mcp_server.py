@@ -143,7 +143,7 @@ def test_a_refused_write_is_a_tool_error_and_nothing_is_written(mem, ws):
     ("session_search", {}, "needs words, since or until"),
     ("session_search", {"since": "someday"}, "since"),
     ("memory_recall", {}, "needs the argument 'message'"),
-    ("memory_load", {"bot": "other"}, "memory_load has no argument 'bot' (it takes: no arguments)"),
+    ("memory_load", {"bot": "other"}, "memory_load has no argument 'bot' (it takes: chat)"),
     ("memory_journal", {"limit": -1}, "'limit' must be 0 or more"),
 ])
 def test_bad_calls_say_which_argument_in_one_line(mem, ws, name, args, says):
