@@ -38,7 +38,7 @@ def settings_for(mem: Memory, kind: AgentKind) -> Mapping[str, object]:
 
 def limits(mem: Memory, bot: str) -> Limits:
     kind = kind_of(mem, bot)
-    return kind.share(mem.home.workspace(bot), kind.limits(Path.home(), os.environ, settings_for(mem, kind)))
+    return kind.measure(mem.home.workspace(bot), Path.home(), os.environ, settings_for(mem, kind))
 
 
 def _texts(mem: Memory, bot: str, kind: AgentKind) -> dict[str, str]:

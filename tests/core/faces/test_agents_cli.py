@@ -463,3 +463,25 @@ def test_forget_dry_run_on_the_cli_changes_nothing(cli, env):
     assert code == 0 and out.startswith("would forget 1 note") and bot in out
     assert cli.json("forget", bot, "elm", "--dry-run")["files"] == ["MEMORY.md"]
     assert (d / "MEMORY.md").read_text() == before and cli.json("journal", bot) == []
+
+
+def test_hermes_forget_takes_an_entry_with_a_section_sign_inside_whole(cli, env):
+    """Issue 22, item 1: Hermes separates entries by "\\n§\\n" only; a § inside an entry is text."""
+    contract = "Contract: see §3 and §4.2 for the notice period"
+    d = hermes(env / "user", entries=["User prefers tea", contract, "Deploys happen on Tuesdays"])
+    bot = track_all(cli)["hermes"]
+    r = cli.json("forget", bot, "notice", "period")
+    assert r["removed"] == [contract]
+    assert (d / "MEMORY.md").read_text() == "User prefers tea\n§\nDeploys happen on Tuesdays\n"
+
+
+def test_the_first_change_after_track_is_journaled_and_undone(cli, env):
+    """Issue 22, item 2: track takes the baseline, so the agent's first change is a row that can be undone."""
+    d = hermes(env / "user")
+    before = (d / "MEMORY.md").read_text()
+    bot = track_all(cli)["hermes"]
+    (d / "MEMORY.md").write_text(before + "§\nLikes green tea\n")
+    rows = cli.json("watch", "--once")
+    assert [(r["bot"], r["who"], r["file"]) for r in rows] == [(bot, "unknown", "MEMORY.md")]
+    cli.json("undo", bot, rows[0]["id"])
+    assert (d / "MEMORY.md").read_text() == before

@@ -144,8 +144,9 @@ def test_openclaws_total_comes_from_openclaw_json_then_the_setting(tmp_path):
 def test_hermes_counts_its_snapshot_and_reads_its_limits(tmp_path):
     text = "User prefers tea\n§\nProject uses postgres\n"
     got = HE.loaded("MEMORY.md", text, HE.limits(tmp_path, {}, {}))
-    assert got.text == "User prefers tea\n§\nProject uses postgres"
-    assert (got.chars, got.max_chars) == (len(got.text), 2200)
+    assert got.text == ("═" * 46 + "\nMEMORY (your personal notes) [1% — 40/2,200 chars]\n" + "═" * 46
+                        + "\nUser prefers tea\n§\nProject uses postgres")
+    assert (got.chars, got.max_chars) == (len("User prefers tea\n§\nProject uses postgres"), 2200)
     cfg = tmp_path / ".hermes" / "config.yaml"
     cfg.parent.mkdir()
     cfg.write_text("memory:\n  memory_char_limit: 40\n  user_char_limit: 500\n")
