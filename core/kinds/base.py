@@ -10,7 +10,8 @@ from __future__ import annotations
 import os
 import re
 import stat
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from datetime import date
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -57,8 +58,10 @@ def agent_dir(user_home: Path, env: Mapping[str, str], variable: str, default: s
     return Path(d).expanduser() if d else user_home / default
 
 
-def list_md(folder: Path, prefix: str = "", root: Path | None = None) -> list[str]:
-    """The regular ``*.md`` files of *folder* (no links, nothing hidden), as ``prefix + name``.
+def list_md(folder: Path, prefix: str = "", root: Path | None = None,
+            accept: Callable[[str], bool] | None = None) -> list[str]:
+    """The regular ``*.md`` files of *folder* (no links, nothing hidden), as ``prefix + name``; their names of
+    :data:`NAME_RULE`, or those *accept* takes.
 
     *folder* is reached from *root* (default: *folder* itself, the tracked folder) without passing
     through a symbolic link (:class:`~botmemory.core.disk.safeio.Folders`); *root* itself must not be a
@@ -72,8 +75,9 @@ def list_md(folder: Path, prefix: str = "", root: Path | None = None) -> list[st
             entries = folders.list(folder)
     except (OSError, Refused):
         return []
+    ok = accept if accept is not None else _NAME.fullmatch
     return sorted(prefix + name for name, regular in entries
-                  if regular and name.endswith(".md") and not name.startswith(".") and _NAME.fullmatch(name))
+                  if regular and name.endswith(".md") and not name.startswith(".") and ok(name))
 
 
 def unlinked_dirs(root: Path, folders: Sequence[Path]) -> list[Path]:
@@ -313,10 +317,11 @@ class AgentKind:
     def loaded(self, rel: str, text: str, limits: Limits) -> Loaded:
         raise NotImplementedError
 
-    def measure(self, folder: Path, user_home: Path, env: Mapping[str, str],
-                settings: Mapping[str, object]) -> Limits:
+    def measure(self, folder: Path, user_home: Path, env: Mapping[str, str], settings: Mapping[str, object],
+                today: date | None = None) -> Limits:
         """Everything the gauge and load need of *folder* beyond its memory files' texts: the budget from
-        the agent's settings, what the folder's other files take of it, and whose rules were applied."""
+        the agent's settings, what the folder's other files take of it, and whose rules were applied.
+        *today*: botmemory's ``--today`` when given (a kind whose agent loads by date uses it)."""
         from .versions import rules_for
 
         rules, installed = rules_for(self, user_home, env)

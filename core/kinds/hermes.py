@@ -33,6 +33,7 @@ import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from datetime import date
 from pathlib import Path
 
 from ..base.errors import BadInput
@@ -322,8 +323,8 @@ class Hermes(AgentKind):
     def limits(self, user_home: Path, env: Mapping[str, str], settings: Mapping[str, object]) -> Limits:
         return read_limits(hermes_dir(user_home, env), env)
 
-    def measure(self, folder: Path, user_home: Path, env: Mapping[str, str],
-                settings: Mapping[str, object]) -> Limits:
+    def measure(self, folder: Path, user_home: Path, env: Mapping[str, str], settings: Mapping[str, object],
+                today: date | None = None) -> Limits:
         """The settings of the home this ``memories`` folder belongs to (its parent: a profile has its own)."""
         base = super().measure(folder, user_home, env, settings)
         own = read_limits(folder.parent, env)
