@@ -246,7 +246,7 @@ def _file_dict(f: Loaded) -> dict[str, object]:
     d: dict[str, object] = {"file": f.file, "lines": f.lines, "chars": f.chars, "max_chars": f.max_chars,
                             "unloaded_chars": f.unloaded_chars, "level": f.level(True)}
     if f.prompt_chars is not None:
-        d.update({"prompt_chars": f.prompt_chars, "blocked": f.blocked})
+        d.update({"prompt_chars": f.prompt_chars, "blocked": f.blocked, "full": f.full})
     return d
 
 
