@@ -47,6 +47,7 @@ MAX_CONFIG_BYTES = 2 * 1024 * 1024
 MAX_INCLUDE_DEPTH = 10
 DEFAULT_AGENT = "main"
 _VALID_ID = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}", re.IGNORECASE)
+_CANONICAL_ID = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
 _PROFILE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 _ENV_NAME = re.compile(r"[A-Z_][A-Z0-9_]*")
 LIMIT_KEYS = ("bootstrapMaxChars", "bootstrapTotalMaxChars")
@@ -233,6 +234,19 @@ def _check(config: dict[str, Json]) -> None:
     agents = config.get("agents")
     if not isinstance(agents, dict):
         return
+    listed = agents.get("list")
+    if listed is not None and agents.get("entries") is None:     # the old roster, moved into entries when it can be
+        if not isinstance(listed, list) or not all(isinstance(e, dict) and isinstance(e.get("id"), str)
+                                                   and _CANONICAL_ID.fullmatch(e["id"]) for e in listed):
+            raise ConfigError("agents.list cannot become agents.entries: each needs an id of lowercase letters, "
+                              "digits, '_' and '-'")
+    elif listed is not None:
+        raise ConfigError('unrecognized key "list" in agents')
+    if has_roster(config) and not roster(config):
+        raise ConfigError("agents.entries must contain at least one configured agent")
+    if len(roster(config)) > 1 and agents.get("ownership") != "explicit" \
+            and sum(e.get("default") is True for _, e in roster(config)) != 1:
+        raise ConfigError('multi-agent rosters require agents.ownership="explicit" or one default=true marker')
     places: list[tuple[str, object]] = []
     defaults = agents.get("defaults")
     if isinstance(defaults, dict):
