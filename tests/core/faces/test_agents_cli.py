@@ -490,3 +490,20 @@ def test_the_first_change_after_track_is_journaled_and_undone(cli, env):
     assert [(r["bot"], r["who"], r["file"]) for r in rows] == [(bot, "unknown", "MEMORY.md")]
     cli.json("undo", bot, rows[0]["id"])
     assert (d / "MEMORY.md").read_text() == before
+
+
+def test_openclaw_daily_notes_with_any_script_are_journaled_searched_forgotten_and_loaded(cli, env):
+    ws = openclaw(env / "user")
+    note = ws / "memory" / "2026-12-02-会议记录.md"
+    note.write_text("- 预算 approved for the kiln\n")
+    bot = track_all(cli)["openclaw"]
+    with open(note, "a", encoding="utf-8") as f:
+        f.write("- moved the kiln to the shed\n")
+    rows = cli.json("watch", "--once")
+    assert [(r["file"], r["who"]) for r in rows] == [("memory/2026-12-02-会议记录.md", "unknown")]
+    assert {h["file"] for h in cli.json("search", bot, "kiln")} == {"memory/2026-12-02-会议记录.md"}
+    r = cli.json("forget", bot, "shed")
+    assert r["files"] == ["memory/2026-12-02-会议记录.md"] and note.read_text() == "- 预算 approved for the kiln\n"
+    text = cli.json("--today", "2026-12-02", "load", bot)["text"]    # a /new session's prelude, after MEMORY.md
+    assert "[Untrusted daily memory: memory/2026-12-02-_.md]" in text and "预算 approved for the kiln" in text
+    assert text.startswith("- line 000")
