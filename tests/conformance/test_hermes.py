@@ -15,6 +15,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.conftest import examples
+
 from .conftest import botmemory_json, track
 
 pytestmark = [pytest.mark.conformance, pytest.mark.timeout(1800)]   # the first case installs the agents
@@ -100,7 +102,7 @@ def compare(oracle, base: Path, oracle_home: Path, memory: str | None, user: str
     shutil.rmtree(root, ignore_errors=True)
 
 
-@settings(max_examples=150, deadline=None, derandomize=True, database=None,
+@settings(max_examples=examples(150), deadline=None, derandomize=True, database=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(memory=st.one_of(st.none(), file_text), user=st.one_of(st.none(), file_text),
        config=st.sampled_from(CONFIGS))
@@ -108,7 +110,7 @@ def test_generated_homes_load_as_hermes_loads_them(hermes_oracle, oracle_home, t
     compare(hermes_oracle, tmp_path, oracle_home, memory, user, config)
 
 
-@settings(max_examples=60, deadline=None, derandomize=True, database=None,
+@settings(max_examples=examples(60), deadline=None, derandomize=True, database=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(memory=file_text, word=st.sampled_from(["tea", "prefers", "notice", "period", "中文笔记", "Contract", "width"]))
 def test_forget_leaves_the_entries_hermes_reads_minus_the_forgotten(hermes_oracle, oracle_home, tmp_path, memory,

@@ -19,9 +19,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.conftest import examples
+
 from .conftest import botmemory_json, track
 
-pytestmark = pytest.mark.conformance
+pytestmark = [pytest.mark.conformance, pytest.mark.timeout(1800)]   # the first case installs the agents
 
 TODAY = date(2026, 12, 2)
 NAMES = ["AGENTS.md", "SOUL.md", "IDENTITY.md", "USER.md", "BOOTSTRAP.md", "MEMORY.md", "TOOLS.md", "HEARTBEAT.md"]
@@ -155,7 +157,7 @@ daily_names = st.dictionaries(
     max_size=6)
 
 
-@settings(max_examples=200, deadline=None, derandomize=True, database=None,
+@settings(max_examples=examples(200), deadline=None, derandomize=True, database=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(files=st.fixed_dictionaries({n: st.one_of(st.none(), content, *(long_content,) * (n in ("MEMORY.md", "AGENTS.md")))
                                     for n in NAMES}),
