@@ -21,7 +21,7 @@ def kb(n: int) -> str:
     return f"{value:.0f}" if value >= 100 or value == int(value) else f"{value:.1f}"
 
 
-def _chars(g: FolderGauge) -> tuple[int, int, int] | None:
+def _chars(g: FolderGauge) -> tuple[int, float, int] | None:
     """A character budget (a Hermes or OpenClaw folder): chars, max_chars, unloaded chars."""
     return (g.chars, g.max_chars, g.unloaded_chars) if g.max_chars else None
 

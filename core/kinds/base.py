@@ -10,8 +10,9 @@ from __future__ import annotations
 import os
 import re
 import stat
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from datetime import date
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..base.errors import BadInput, Refused
@@ -57,8 +58,10 @@ def agent_dir(user_home: Path, env: Mapping[str, str], variable: str, default: s
     return Path(d).expanduser() if d else user_home / default
 
 
-def list_md(folder: Path, prefix: str = "", root: Path | None = None) -> list[str]:
-    """The regular ``*.md`` files of *folder* (no links, nothing hidden), as ``prefix + name``.
+def list_md(folder: Path, prefix: str = "", root: Path | None = None,
+            accept: Callable[[str], bool] | None = None) -> list[str]:
+    """The regular ``*.md`` files of *folder* (no links, nothing hidden), as ``prefix + name``; their names of
+    :data:`NAME_RULE`, or those *accept* takes.
 
     *folder* is reached from *root* (default: *folder* itself, the tracked folder) without passing
     through a symbolic link (:class:`~botmemory.core.disk.safeio.Folders`); *root* itself must not be a
@@ -72,8 +75,9 @@ def list_md(folder: Path, prefix: str = "", root: Path | None = None) -> list[st
             entries = folders.list(folder)
     except (OSError, Refused):
         return []
+    ok = accept if accept is not None else _NAME.fullmatch
     return sorted(prefix + name for name, regular in entries
-                  if regular and name.endswith(".md") and not name.startswith(".") and _NAME.fullmatch(name))
+                  if regular and name.endswith(".md") and not name.startswith(".") and ok(name))
 
 
 def unlinked_dirs(root: Path, folders: Sequence[Path]) -> list[Path]:
@@ -112,10 +116,14 @@ class Limits:
 
     max_lines: int | None = None
     max_bytes: int | None = None
-    max_chars: dict[str, int] = field(default_factory=dict)   # per budgeted file
+    max_chars: dict[str, float] = field(default_factory=dict)   # per budgeted file (Hermes takes a float as given)
     unread: tuple[str, ...] = ()      # "could not read <file>: <why>" — the defaults were used
     total_chars: int | None = None    # a total the budgeted files share with other files the agent loads first
     shared: tuple[tuple[str, int], ...] = ()   # those other files, in the agent's order, and what each takes of it
+    rules: str = ""                   # whose rules were applied: "openclaw 2026.9.6" (:mod:`.versions`)
+    installed: str | None = None      # the agent's installed version, when it could be read
+    off: tuple[tuple[str, str], ...] = ()   # budgeted files the agent does not load at all, and why
+    startup: str | None = None        # what the agent adds when a session starts, read from other files
 
 
 @dataclass(frozen=True)
@@ -132,7 +140,10 @@ class Loaded:
     lost: tuple[int, ...] = ()  # 1-based line numbers of the file on disk that do not load (wholly or partly)
     max_lines: int | None = None
     max_bytes: int | None = None
-    max_chars: int | None = None
+    max_chars: float | None = None
+    full: bool = False          # the agent refuses any further write (Hermes): red
+    prompt_chars: int | None = None   # what the agent's prompt says the file measures, when it says (Hermes' header)
+    blocked: int = 0            # entries the agent replaced by a placeholder in its prompt (Hermes' [BLOCKED: …])
 
     @property
     def fill(self) -> float:
@@ -146,7 +157,7 @@ class Loaded:
         return max(parts)
 
     def level(self, red_at_limit: bool = False) -> str:
-        if self.unloaded_lines or self.unloaded_chars:
+        if self.unloaded_lines or self.unloaded_chars or self.full:
             return "red"
         if red_at_limit and self.max_chars and self.chars >= self.max_chars:
             return "red"
@@ -161,6 +172,9 @@ class AgentGauge:
     unread: tuple[str, ...] = ()
     total_chars: int | None = None
     shared: tuple[tuple[str, int], ...] = ()
+    rules_version: str = ""           # whose rules measured it: "hermes 0.19.0"
+    agent_version: str | None = None  # the installed agent's version, when it could be read
+    off: tuple[tuple[str, str], ...] = ()   # budgeted files the agent does not load at all, and why
 
     def as_dict(self) -> dict[str, object]:
         main = self.files[0]
@@ -173,8 +187,7 @@ class AgentGauge:
         if main.max_chars is not None:
             d.update({"chars": main.chars, "max_chars": main.max_chars, "unloaded_chars": main.unloaded_chars})
         if len(self.files) > 1:
-            d["files"] = [{"file": f.file, "lines": f.lines, "chars": f.chars, "max_chars": f.max_chars,
-                           "unloaded_chars": f.unloaded_chars, "level": f.level(True)} for f in self.files]
+            d["files"] = [_file_dict(f) for f in self.files]
         if main.lost:
             d["lost_lines"] = list(main.lost)
         if self.unread:
@@ -182,6 +195,11 @@ class AgentGauge:
         if self.total_chars is not None:
             d["total_max_chars"] = self.total_chars
             d["shared"] = [{"file": f, "chars": n} for f, n in self.shared]
+        if self.off:
+            d["not_loaded"] = [{"file": f, "why": why} for f, why in self.off]
+        if self.rules_version:
+            d["rules_version"] = self.rules_version
+            d["agent_version"] = self.agent_version
         return d
 
     def shared_note(self) -> str:
@@ -208,12 +226,28 @@ class AgentGauge:
                     s += f" · {counted(f.unloaded_lines, 'line does', 'lines do')} not load"
             if f.lost:
                 s += f" · not loaded: {'line' if len(f.lost) == 1 else 'lines'} {line_ranges(f.lost)}"
+            if f.full:
+                s += " · full: the agent refuses any further entry"
+            if f.blocked:
+                s += f" · {counted(f.blocked, 'entry is', 'entries are')} blocked in its prompt"
             out.append(s)
         out[0] += f" · {self.level}"
         if self.shared_note():
             out.append(f"note: {self.shared_note()}")
+        out.extend(f"note: {rel} does not load: {why}" for rel, why in self.off)
         out.extend(f"note: {u} (the defaults were used)" for u in self.unread)
+        if self.rules_version:
+            seen = f"{self.agent_version} installed" if self.agent_version else "no installed version found"
+            out.append(f"rules: {self.rules_version} ({seen})")
         return "\n".join(out)
+
+
+def _file_dict(f: Loaded) -> dict[str, object]:
+    d: dict[str, object] = {"file": f.file, "lines": f.lines, "chars": f.chars, "max_chars": f.max_chars,
+                            "unloaded_chars": f.unloaded_chars, "level": f.level(True)}
+    if f.prompt_chars is not None:
+        d.update({"prompt_chars": f.prompt_chars, "blocked": f.blocked, "full": f.full})
+    return d
 
 
 @dataclass(frozen=True)
@@ -248,6 +282,15 @@ class AgentKind:
     topic_dir: str | None = "memory/"     # where topic files are, as a path prefix; None: the kind has none
     topic_name_rule = f"a topic is one file name of {NAME_RULE}"   # as a person reads it (the New topic prompt)
     refusal = ""
+    rules_versions: tuple[str, ...] = ()
+    """The agent versions whose rules this kind knows, oldest first (:mod:`.versions` picks one)."""
+
+    # ----- versions
+
+    def installed_version(self, user_home: Path, env: Mapping[str, str]) -> str | None:
+        """The version of the agent installed on this computer, or None when it cannot be read. A kind
+        overrides it with its agent's own way (OpenClaw's package.json, hermes-agent's metadata, …)."""
+        return None
 
     # ----- layout
 
@@ -274,11 +317,22 @@ class AgentKind:
     def loaded(self, rel: str, text: str, limits: Limits) -> Loaded:
         raise NotImplementedError
 
+    def measure(self, folder: Path, user_home: Path, env: Mapping[str, str], settings: Mapping[str, object],
+                today: date | None = None) -> Limits:
+        """Everything the gauge and load need of *folder* beyond its memory files' texts: the budget from
+        the agent's settings, what the folder's other files take of it, and whose rules were applied.
+        *today*: botmemory's ``--today`` when given (a kind whose agent loads by date uses it)."""
+        from .versions import rules_for
+
+        rules, installed = rules_for(self, user_home, env)
+        return replace(self.share(folder, self.limits(user_home, env, settings)), rules=rules, installed=installed)
+
     def gauge(self, texts: Mapping[str, str], limits: Limits) -> AgentGauge:
         files = tuple(self.loaded(rel, texts.get(rel, ""), limits) for rel in self.budgeted)
         order = {"ok": 0, "amber": 1, "red": 2}
         level = max((f.level(self.red_at_limit) for f in files), key=order.__getitem__)
-        return AgentGauge(self.name, files, level, limits.unread, limits.total_chars, limits.shared)
+        return AgentGauge(self.name, files, level, limits.unread, limits.total_chars, limits.shared,
+                          limits.rules, limits.installed, limits.off)
 
     def load(self, texts: Mapping[str, str], limits: Limits) -> str:
         """Exactly what the agent loads of its memory, file by file."""

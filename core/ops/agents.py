@@ -35,12 +35,18 @@ def discover(mem: Memory) -> Found:
 
 
 def track(mem: Memory, bot: str | None = None, *, path: str | None = None, agent: str | None = None) -> Tracked:
-    """Serve a found folder (by its id) or the folder at *path* of kind *agent*."""
+    """Serve a found folder (by its id) or the folder at *path* of kind *agent*, and take its baseline at once:
+    the shadows of what it holds now, so the agent's first change after this is journaled (and can be undone)
+    like any other. Tracking a folder already tracked changes nothing, its shadows included."""
     from ..kinds.tracked import track as add
 
     if path is None and agent is not None:
         raise BadInput("--agent goes with --path DIR")
-    return add(mem.home, bot, path=path, agent=agent)
+    t = add(mem.home, bot, path=path, agent=agent)
+    with mem.store.locked(t.id):
+        if mem.shadows.load(t.id) is None and t.path.is_dir():
+            mem.shadows.baseline(t.id)
+    return t
 
 
 def untrack(mem: Memory, bot: str) -> Tracked:

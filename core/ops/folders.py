@@ -37,8 +37,11 @@ def settings_for(mem: Memory, kind: AgentKind) -> Mapping[str, object]:
 
 
 def limits(mem: Memory, bot: str) -> Limits:
+    from datetime import date
+
     kind = kind_of(mem, bot)
-    return kind.share(mem.home.workspace(bot), kind.limits(Path.home(), os.environ, settings_for(mem, kind)))
+    given = None if mem.today == date.today() else mem.today     # --today / BOTMEMORY_TODAY: that day everywhere
+    return kind.measure(mem.home.workspace(bot), Path.home(), os.environ, settings_for(mem, kind), given)
 
 
 def _texts(mem: Memory, bot: str, kind: AgentKind) -> dict[str, str]:

@@ -45,11 +45,14 @@ class FileGauge:
     lost: tuple[int, ...] = ()       # 1-based line numbers on disk that do not load (wholly or partly)
     max_lines: int | None = None
     max_bytes: int | None = None
-    max_chars: int | None = None
+    max_chars: float | None = None   # Hermes takes a float limit as given
     level: Level = Level.OK
+    full: bool = False               # the agent refuses any further entry (Hermes)
+    prompt_chars: int | None = None  # what the agent's prompt says the file measures (Hermes' header)
+    blocked: int = 0                 # entries the agent replaced by a placeholder in its prompt (Hermes)
 
     @property
-    def measures(self) -> list[tuple[str, int, int]]:
+    def measures(self) -> list[tuple[str, int, float]]:
         """(measure, used, limit) for each limit the file has: ``lines`` and ``bytes``, or ``characters``."""
         out = []
         if self.max_chars is not None:
@@ -78,7 +81,19 @@ class FileGauge:
             from ..kinds.base import line_ranges
 
             s += f" · not loaded: {'line' if len(self.lost) == 1 else 'lines'} {line_ranges(self.lost)}"
+        if self.full:
+            s += " · full: the agent refuses any further entry"
+        if self.blocked:
+            s += f" · {counted(self.blocked, 'entry is', 'entries are')} blocked in its prompt"
         return s
+
+    def as_dict(self) -> dict[str, object]:
+        d: dict[str, object] = {"file": self.file, "lines": self.lines, "chars": self.chars,
+                                "max_chars": self.max_chars, "unloaded_chars": self.unloaded_chars,
+                                "level": self.level.value}
+        if self.prompt_chars is not None:
+            d.update({"prompt_chars": self.prompt_chars, "blocked": self.blocked, "full": self.full})
+        return d
 
 
 @dataclass(frozen=True)
@@ -101,7 +116,9 @@ class FolderGauge:
     shared: tuple[tuple[str, int], ...] = ()
     secrets: dict[str, list[str]] = field(default_factory=dict)   # file -> kinds of credential it holds
     heavy: str | None = None         # "This bot loads a lot every turn." when it applies
-    rules_version: str | None = None  # which version's rules were applied (an agent's detected version)
+    rules_version: str | None = None  # which version's rules were applied: "openclaw 2026.9.6"
+    agent_version: str | None = None  # the installed agent's version, when it could be read
+    not_loaded: tuple[tuple[str, str], ...] = ()   # budgeted files the agent does not load at all, and why
 
     @property
     def main(self) -> FileGauge:
@@ -128,7 +145,7 @@ class FolderGauge:
         return self.main.max_bytes
 
     @property
-    def max_chars(self) -> int | None:
+    def max_chars(self) -> float | None:
         return self.main.max_chars
 
     @property
@@ -159,8 +176,7 @@ class FolderGauge:
         if main.max_chars is not None:
             d.update({"chars": main.chars, "max_chars": main.max_chars, "unloaded_chars": main.unloaded_chars})
         if len(self.files) > 1:
-            d["files"] = [{"file": f.file, "lines": f.lines, "chars": f.chars, "max_chars": f.max_chars,
-                           "unloaded_chars": f.unloaded_chars, "level": f.level.value} for f in self.files]
+            d["files"] = [f.as_dict() for f in self.files]
         if main.lost:
             d["lost_lines"] = list(main.lost)
         if self.unread:
@@ -168,8 +184,11 @@ class FolderGauge:
         if self.total_max_chars is not None:
             d["total_max_chars"] = self.total_max_chars
             d["shared"] = [{"file": f, "chars": n} for f, n in self.shared]
+        if self.not_loaded:
+            d["not_loaded"] = [{"file": f, "why": why} for f, why in self.not_loaded]
         if self.rules_version is not None:
             d["rules_version"] = self.rules_version
+            d["agent_version"] = self.agent_version
         if self.secrets:
             d["secrets"] = self.secrets
         if self.heavy:
@@ -189,7 +208,11 @@ class FolderGauge:
             parts[0] += f" · {self.level.value}"
             if self.shared_note:
                 parts.append(f"note: {self.shared_note}")
+            parts.extend(f"note: {rel} does not load: {why}" for rel, why in self.not_loaded)
             parts.extend(f"note: {u} (the defaults were used)" for u in self.unread)
+            if self.rules_version:
+                seen = f"{self.agent_version} installed" if self.agent_version else "no installed version found"
+                parts.append(f"rules: {self.rules_version} ({seen})")
             out = "\n".join(parts)
         out += "".join(f"\n{rel} holds a credential ({', '.join(k)}): "
                        f"`botmemory redact {self.bot} {rel}` takes it out" for rel, k in self.secrets.items())
@@ -232,11 +255,13 @@ def gauge(mem: Memory, bot: str, *, secrets: bool = True) -> FolderGauge:
     kind = folders.kind_of(mem, bot)
     ag = folders.gauge(mem, bot)
     files = tuple(FileGauge(f.file, f.lines, f.bytes, f.chars, f.unloaded_lines, f.unloaded_chars, f.lost,
-                            f.max_lines, f.max_bytes, f.max_chars, Level(f.level(kind.red_at_limit)))
+                            f.max_lines, f.max_bytes, f.max_chars, Level(f.level(kind.red_at_limit)), f.full,
+                            f.prompt_chars, f.blocked)
                   for f in ag.files)
     note = ag.shared_note()
     return FolderGauge(bot, kind.name, kind.label, files, Level(ag.level), _rule(kind.name, files, note),
                        unread=ag.unread, shared_note=note, total_max_chars=ag.total_chars, shared=ag.shared,
+                       rules_version=ag.rules_version or None, agent_version=ag.agent_version, not_loaded=ag.off,
                        secrets=folders.folder_secrets(mem, bot) if secrets else {})
 
 

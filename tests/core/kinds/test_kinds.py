@@ -62,90 +62,12 @@ def test_an_inline_comment_is_not_block_level_and_counts():
     assert CC.loaded("MEMORY.md", text, Limits(max_lines=200, max_bytes=25_000)).lines == 2
 
 
-def test_openclaw_keeps_the_head_and_the_tail_and_names_the_lost_lines():
-    text = "".join(f"line {i:03d} " + "y" * 40 + "\n" for i in range(100))   # 50 chars a line
-    got = OC.loaded("MEMORY.md", text, Limits(max_chars={"MEMORY.md": 1000}))
-    assert got.chars == len(text.rstrip())
-    assert got.unloaded_chars == got.chars - 750 - 250
-    assert got.text.startswith("line 000") and got.text.rstrip().endswith("line 099 " + "y" * 40)
-    assert "truncated" in got.text
-    # head: 750 chars = 15 whole lines; tail: the last 250 = 5 lines, the sixth from the end partly
-    assert got.lost[0] == 16 and got.lost[-1] == 95
-    assert got.level() == "red"
-
-
-def test_openclaw_under_the_limit_loads_it_all():
-    got = OC.loaded("MEMORY.md", "- a\n- b\n", Limits(max_chars={"MEMORY.md": 1000}))
-    assert got.text == "- a\n- b" and got.unloaded_chars == 0 and got.lost == ()
-
-
-def test_openclaw_reads_its_limit_from_openclaw_json_and_says_when_it_cannot(tmp_path):
-    cfg = tmp_path / ".openclaw" / "openclaw.json"
-    cfg.parent.mkdir()
-    cfg.write_text('{"agents": {"defaults": {"bootstrapMaxChars": 12000}}}')
-    assert OC.limits(tmp_path, {}, {}).max_chars["MEMORY.md"] == 12000
-    cfg.write_text('{\n  // JSON5 comment\n  "agents": {"defaults": {"bootstrapMaxChars": 9000,},},\n}')
-    assert OC.limits(tmp_path, {}, {}).max_chars["MEMORY.md"] == 9000
-    cfg.write_text("{not json")
-    lim = OC.limits(tmp_path, {}, {"bootstrapMaxChars": 15000})
-    assert lim.max_chars["MEMORY.md"] == 15000 and "openclaw.json" in lim.unread[0]
-    cfg.unlink()
-    assert OC.limits(tmp_path, {}, {}).max_chars["MEMORY.md"] == 20_000
-
-
-def test_openclaws_bootstrap_files_before_memory_take_their_share_of_the_total(tmp_path):
-    ws = tmp_path / "ws"
-    ws.mkdir()
-    (ws / "AGENTS.md").write_text("a" * 30_000)          # cut to its 20,000 (plus OpenClaw's marker)
-    (ws / "SOUL.md").write_text("s" * 5_000)
-    (ws / "MEMORY.md").write_text("m" * 9_000)            # not one of them: measured by the gauge
-    lim = OC.share(ws, Limits(max_chars={"MEMORY.md": 20_000}, total_chars=30_000))
-    names = [n for n, _ in lim.shared]
-    assert names == ["AGENTS.md", "SOUL.md"]
-    agents = dict(lim.shared)["AGENTS.md"]
-    assert 20_000 < agents < 20_300 and dict(lim.shared)["SOUL.md"] == 5_000
-    assert lim.max_chars["MEMORY.md"] == 30_000 - agents - 5_000          # what they leave: under its own 20,000
-    got = OC.loaded("MEMORY.md", "m" * 9_000, lim)
-    assert got.unloaded_chars > 0 and got.level() == "red"
-    # a generous total: the per-file limit is the budget again
-    assert OC.share(ws, Limits(max_chars={"MEMORY.md": 20_000}, total_chars=60_000)).max_chars["MEMORY.md"] == 20_000
-
-
-def test_openclaw_injects_nothing_of_memory_when_the_files_before_it_took_the_total(tmp_path):
-    ws = tmp_path / "ws"
-    ws.mkdir()
-    (ws / "AGENTS.md").write_text("a" * 19_990)
-    (ws / "SOUL.md").write_text("never read: the total is used up\n")
-    lim = OC.share(ws, Limits(max_chars={"MEMORY.md": 20_000}, total_chars=20_030))
-    assert lim.shared == (("AGENTS.md", 19_990),) and lim.max_chars["MEMORY.md"] == 0
-    got = OC.loaded("MEMORY.md", "- one\n\n- two\n", lim)
-    assert (got.text, got.unloaded_chars, got.lost, got.level()) == ("", len("- one\n\n- two"), (1, 3), "red")
-
-
-def test_a_linked_bootstrap_file_is_not_read_for_the_total(tmp_path):
-    ws = tmp_path / "ws"
-    ws.mkdir()
-    (tmp_path / "shared-agents.md").write_text("a" * 50_000)
-    os.symlink(tmp_path / "shared-agents.md", ws / "AGENTS.md")
-    (ws / "TOOLS.md").write_text("t" * 100)
-    lim = OC.share(ws, Limits(max_chars={"MEMORY.md": 20_000}, total_chars=60_000))
-    assert lim.shared == (("TOOLS.md", 100),) and lim.max_chars["MEMORY.md"] == 20_000
-
-
-def test_openclaws_total_comes_from_openclaw_json_then_the_setting(tmp_path):
-    assert OC.limits(tmp_path, {}, {}).total_chars == 60_000
-    assert OC.limits(tmp_path, {}, {"bootstrapTotalMaxChars": 30_000}).total_chars == 30_000
-    cfg = tmp_path / ".openclaw" / "openclaw.json"
-    cfg.parent.mkdir()
-    cfg.write_text('{"agents": {"defaults": {"bootstrapTotalMaxChars": 24000}}}')
-    assert OC.limits(tmp_path, {}, {"bootstrapTotalMaxChars": 30_000}).total_chars == 24_000
-
-
 def test_hermes_counts_its_snapshot_and_reads_its_limits(tmp_path):
     text = "User prefers tea\n§\nProject uses postgres\n"
     got = HE.loaded("MEMORY.md", text, HE.limits(tmp_path, {}, {}))
-    assert got.text == "User prefers tea\n§\nProject uses postgres"
-    assert (got.chars, got.max_chars) == (len(got.text), 2200)
+    assert got.text == ("═" * 46 + "\nMEMORY (your personal notes) [1% — 40/2,200 chars]\n" + "═" * 46
+                        + "\nUser prefers tea\n§\nProject uses postgres")
+    assert (got.chars, got.max_chars) == (len("User prefers tea\n§\nProject uses postgres"), 2200)
     cfg = tmp_path / ".hermes" / "config.yaml"
     cfg.parent.mkdir()
     cfg.write_text("memory:\n  memory_char_limit: 40\n  user_char_limit: 500\n")
