@@ -29,11 +29,12 @@ WINGS: dict[str, set[str]] = {
     "disk": {"base"},
     "kinds": {"base", "text", "disk"},
     "store": {"base", "redact", "text", "disk", "kinds"},
-    "notes": {"base", "redact", "text", "disk", "store"},
-    "recall": {"base", "redact", "text", "disk", "kinds", "store"},
+    "team": {"base", "redact", "text", "disk", "store"},
+    "notes": {"base", "redact", "text", "disk", "store", "team"},
+    "recall": {"base", "redact", "text", "disk", "kinds", "store", "team"},
     "outside": {"base", "redact", "text", "disk", "store"},
-    "upkeep": {"base", "redact", "text", "disk", "store", "notes", "outside"},
-    "ops": {"base", "redact", "text", "disk", "kinds", "store", "notes", "recall", "outside", "upkeep"},
+    "upkeep": {"base", "redact", "text", "disk", "store", "team", "notes", "outside"},
+    "ops": {"base", "redact", "text", "disk", "kinds", "store", "team", "notes", "recall", "outside", "upkeep"},
     "faces": {"base", "ops"},   # the one door: a face reads and writes through ops (and logs, with base)
 }
 
