@@ -38,7 +38,12 @@ About me before; it is already noted. Then:
   else created with ``title`` and ``aliases`` frontmatter);
 - ``about-me``: ``- DATE · learned by BOT · …`` in ``<home>/about-me.md``,
   only from the person's own words, never from a batch holding another
-  person's lines.
+  person's lines;
+- ``team`` (a bot in a team): a pending card of its team (``key`` its stable
+  key, ``team`` which one when it is in several), quoted like a fact about the
+  person and checked the same way (the spec's "Checks before a dream saves a
+  fact"); a person accepts it. An accepted note stays as it is when its
+  replacement fails a check.
 
 A fact that ends on a known day gets ``· until DATE``; a yearly date never does.
 All workspace files of a batch are one :meth:`Store.apply` (one journal row
