@@ -31,7 +31,7 @@ from pathlib import Path
 from ..base.errors import BadInput, Busy
 from ..base.record import record
 from ..disk.paths import Home
-from ..disk.safeio import WorkspaceLock, atomic_write, open_dir_nofollow, read_file
+from ..disk.safeio import Folders, WorkspaceLock, atomic_write, open_dir_nofollow, read_file, read_in
 from .records import Card, Note, Team, check_format, is_id
 
 TYPE_CHECKING = False
@@ -177,25 +177,37 @@ def read_team(home: Home, key: str) -> Team | None:
     return Team.from_dict(got[0], _shown(home, folder(home, key) / TEAM_FILE))
 
 
-def read_state(home: Home, key: str) -> State:
-    """Every record of team *key* (BadInput when it has no team.json)."""
+def _records(home: Home, folders: Folders, path: Path, kind: str) -> Iterator[tuple[str, dict[str, Any], str]]:
+    """(id, record, its path as shown) of each ``<id>.json`` in *path*, the folder opened once, no link followed."""
+    shown = f"{_shown(home, path)}/"
+    try:
+        d = folders.dir(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return
+    for name, regular in folders.list(path):
+        if not (regular and name.endswith(".json") and is_id(kind, name[:-5])):
+            continue
+        ft = read_in(d, name, shown + name)
+        if ft is None:
+            continue
+        if not ft.valid:
+            raise BadInput(f"{shown}{name} is damaged: not valid UTF-8 (botmemory left it as it is)")
+        yield name[:-5], parse(ft.text, shown + name), shown + name
+
+
+def read_state(home: Home, key: str, *, cards: bool = True) -> State:
+    """Every record of team *key* (BadInput when it has no team.json); *cards* False: its notes only, without
+    their earlier versions (what loading and search need)."""
     base = folder(home, key)
     team = read_team(home, key)
     if team is None:
         raise BadInput(f"no team {key!r} in {home.root}")
-    notes: dict[str, Note] = {}
-    for name in names(home, base / NOTES):
-        if name.endswith(".json") and is_id("note", name[:-5]):
-            got = read_record(home, base / NOTES / name)
-            if got is not None:
-                notes[name[:-5]] = Note.from_dict(got[0], _shown(home, base / NOTES / name))
-    cards: dict[str, Card] = {}
-    for name in names(home, base / CARDS):
-        if name.endswith(".json") and is_id("card", name[:-5]):
-            got = read_record(home, base / CARDS / name)
-            if got is not None:
-                cards[name[:-5]] = Card.from_dict(got[0], _shown(home, base / CARDS / name))
-    return State(team, notes, cards)
+    with Folders(home.root) as folders:
+        notes = {rid: Note.from_dict(d, shown, versions=cards)
+                 for rid, d, shown in _records(home, folders, base / NOTES, "note")}
+        found = {rid: Card.from_dict(d, shown)
+                 for rid, d, shown in _records(home, folders, base / CARDS, "card")} if cards else {}
+    return State(team, notes, found)
 
 
 # ----- locks

@@ -119,7 +119,7 @@ def member_plans(home: Home, bot: str) -> list[tuple[Team, Plan]]:
             team = read_team(home, key)
             if team is None or team.retired is not None or bot not in team.bots:
                 continue
-            out.append((team, plan(list(read_state(home, key).notes.values()))))
+            out.append((team, plan(list(read_state(home, key, cards=False).notes.values()))))
         except (BotMemoryError, OSError) as e:
             logger.warning("team %s left out of what %s loads: %s", key, bot, e)
     out.sort(key=lambda tp: (tp[0].name.casefold(), tp[0].team))

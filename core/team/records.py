@@ -235,9 +235,10 @@ class Note:
                 "versions": [v.as_dict() for v in self.versions]}
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any], shown: str) -> Note:
+    def from_dict(cls, d: dict[str, Any], shown: str, *, versions: bool = True) -> Note:
+        """The note of record *d*; *versions* False leaves its earlier versions unread (what loads needs none)."""
         f = _Fields(d, shown)
-        raw = d.get("versions", [])
+        raw = d.get("versions", []) if versions else []
         if not isinstance(raw, list):
             raise f.bad("versions", "a list")
         return cls(f.text("note"), f.text("key", optional=True), f.text("title"), f.text("text"), f.number("rev"),
