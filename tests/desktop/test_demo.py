@@ -53,7 +53,7 @@ def test_the_demo_home_is_real(tmp_path):
 
 
 def test_the_demo_team_of_three_bots_has_notes_that_load_and_some_that_do_not_cards_and_history(tmp_path):
-    from botmemory.core import load_block, team_history, team_list, team_show
+    from botmemory.core import load, team_history, team_list, team_show
 
     today = date(2026, 10, 15)
     mem = Memory.open(str(demo.prepare(tmp_path / "demo", today)), today.isoformat())
@@ -68,7 +68,7 @@ def test_the_demo_team_of_three_bots_has_notes_that_load_and_some_that_do_not_ca
     drive = next(n for n in shown["notes"] if n["key"] == "studio/drive")
     assert len(team_history(mem, team.team, drive["note"])) == 3
     for bot in team.bots:
-        assert "## Team memory: Halden studio" in load_block(mem, bot)
+        assert "## Team memory: Halden studio" in load(mem, bot).text
 
 
 def test_the_package_ships_the_demo_files():
