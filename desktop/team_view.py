@@ -451,8 +451,14 @@ class TeamView(QWidget):
         if note is None:
             self._enable()
             return
-        dirty = self._editing is not None and self.text_edit.toPlainText() != self._editing["text"]
-        if not (dirty and self._editing is not None and self._editing["note"] == note["note"]):
+        was = self._editing
+        dirty = was is not None and self.text_edit.toPlainText() != was["text"]
+        if dirty and was is not None and was["note"] != note["note"]:     # never lose a draft: keep it below
+            self.draft.setPlainText(self.text_edit.toPlainText())
+            self.draft_label.setText(f"Your unsaved draft of “{was['title'] or was['key'] or was['note']}”:")
+            self.draft_box.show()
+            self.say("Your unsaved changes were kept under the editor.")
+        if not (dirty and was is not None and was["note"] == note["note"]):
             self._editing = dict(note)
             self.title_edit.setText(note["title"])
             self.text_edit.setPlainText(note["text"])
@@ -572,6 +578,7 @@ class TeamView(QWidget):
         if now is None or note is None:
             return
         self.draft.setPlainText(self.text_edit.toPlainText())
+        self.draft_label.setText("Your draft, kept from before Reload:")
         self.draft_box.show()
         self._editing = {**note, "text": now.get("text", ""), "title": now.get("title", note["title"]),
                          "rev": now.get("rev", note["rev"])}

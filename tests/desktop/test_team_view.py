@@ -96,6 +96,15 @@ def test_a_stale_save_shows_the_banner_and_reload_keeps_the_draft(qtbot, session
                                            for n in team_show(mem, team).as_dict()["notes"]))
 
 
+def test_choosing_another_note_keeps_the_unsaved_draft(qtbot, session, view):
+    view.notes_view.selectRow(1)
+    wait(qtbot, session, view, lambda: view.text_edit.toPlainText() == "The launch is on Thursday")
+    view.text_edit.setPlainText("Half-written")
+    view.notes_view.selectRow(0)
+    assert view.text_edit.toPlainText() == "The press kit is in Drive"
+    assert view.draft.toPlainText() == "Half-written" and view.draft_box.isVisible()
+
+
 def test_history_restore_pin_delete_and_undo(qtbot, session, view, mem, team):
     view.notes_view.selectRow(1)
     wait(qtbot, session, view, lambda: view.versions.rowCount() == 1)
