@@ -8,7 +8,7 @@ versions) and N/10 pending cards. Measured, in-process (median of --repeat):
 - ``search`` of one word (ordinary search, which includes the team's notes), with and without the team;
 - ``team_show`` (the Team tab's read) and one ``team_accept`` (a revision check, one file and one row).
 
-Run:  .venv/bin/python benchmarks/bench_team.py [--notes 50,500,2000] [--repeat 5]
+Run:  .venv/bin/python benchmarks/bench_team.py [--notes 50,500] [--repeat 5]
 """
 from __future__ import annotations
 
@@ -49,7 +49,7 @@ def build(root: Path, notes: int) -> tuple[Memory, str]:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--notes", default="50,500,2000")
+    ap.add_argument("--notes", default="50,500")
     ap.add_argument("--repeat", type=int, default=5)
     args = ap.parse_args()
     print(f"MEMORY.md {MEMORY_MAX_BYTES:,} bytes; times in ms (median of {args.repeat}); ratio = with team / without")
