@@ -1,4 +1,4 @@
-"""The embedded demo home: two bots with realistic notes, topics, logs and a real journal.
+"""The embedded demo home: three bots with realistic notes, topics, logs and a real journal, and their team.
 
 ``botmemory-tray --demo`` builds it into ``--root`` when that folder is empty
 (or missing), else into a fresh folder. The notes are package files under
@@ -21,9 +21,11 @@ from pathlib import Path
 
 from botmemory.core.ops import Actor, Memory, atomic_write, remember
 
+from . import demo_team
+
 logger = logging.getLogger(__name__)
 
-BOTS = ("scout", "ledger")
+BOTS = ("scout", "ledger", "quill")
 IMPORT = Actor("import", "import")
 _DAY = re.compile(r"@D([+-]?\d+)@")
 
@@ -97,6 +99,7 @@ def build(root: Path, today: date) -> Memory:
             else:
                 mem.store.write(bot, rel, text, IMPORT)
     _history(mem, today)
+    demo_team.build(mem)
     return mem
 
 

@@ -43,12 +43,13 @@ from .loads_view import LoadsView
 from .agents_view import SecretsBanner, display_name, topic_prefix
 from .models import FilesModel, list_files
 from .session import Session
+from .team_view import TeamView
 from .upkeep_view import UpkeepView
 from .welcome import WelcomePage
 
 logger = logging.getLogger(__name__)
 
-TABS = ("loads", "files", "journal", "upkeep")
+TABS = ("loads", "files", "journal", "upkeep", "team")
 STATUS_MS = 8000
 NEW_TOPIC = """---
 title: {title}
@@ -227,6 +228,9 @@ class MemoryPanel(QWidget):
         self.tabs.addTab(files, "Files")
         self.tabs.addTab(self.journal, "Journal")
         self.tabs.addTab(self.upkeep, "Upkeep")
+        self.team = TeamView(session)
+        self.team.status.connect(self.say)
+        self.tabs.addTab(self.team, "Team")
 
         self.status_label = QLabel()
         self.status_label.setWordWrap(True)
@@ -364,6 +368,7 @@ class MemoryPanel(QWidget):
         self.secrets.set_bot(bot)
         self.journal.set_bot(bot)
         self.upkeep.set_bot(bot)
+        self.team.set_bot(bot)
         self.refresh_files(select=MEMORY_FILE)
         self.bot_changed.emit(bot)
 

@@ -29,12 +29,14 @@ WINGS: dict[str, set[str]] = {
     "disk": {"base"},
     "kinds": {"base", "text", "disk"},
     "store": {"base", "redact", "text", "disk", "kinds"},
-    "notes": {"base", "redact", "text", "disk", "store"},
-    "recall": {"base", "redact", "text", "disk", "kinds", "store"},
+    "team": {"base", "redact", "text", "disk", "store"},
+    "notes": {"base", "redact", "text", "disk", "store", "team"},
+    "recall": {"base", "redact", "text", "disk", "kinds", "store", "team"},
     "outside": {"base", "redact", "text", "disk", "store"},
-    "upkeep": {"base", "redact", "text", "disk", "store", "notes", "outside"},
+    "upkeep": {"base", "redact", "text", "disk", "store", "team", "notes", "outside"},
     "brief": {"base", "redact", "text", "disk", "store"},
-    "ops": {"base", "redact", "text", "disk", "kinds", "store", "notes", "recall", "outside", "upkeep", "brief"},
+    "ops": {"base", "redact", "text", "disk", "kinds", "store", "team", "notes", "recall", "outside", "upkeep",
+            "brief"},
     "faces": {"base", "ops"},   # the one door: a face reads and writes through ops (and logs, with base)
 }
 

@@ -13,6 +13,7 @@ from typing import Any, NoReturn
 
 from ..base import log
 from ..ops import SWITCHES, BadInput, Conflict, Memory, exit_code_for
+from . import team_cli
 from .commands import (
     cmd_agents,
     cmd_bots,
@@ -72,8 +73,21 @@ below the home: such a command exits 4 naming the link.
 
 
 class _Parser(argparse.ArgumentParser):
+    _intermixing = False
+
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"botmemory: {message} (see `botmemory --help`)\n")
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        """A command's options may come between its words (``search BOT --scope team WORD``); a parser
+        of commands (the top, ``turn``, ``team``) reads as argparse does."""
+        if self._intermixing or any(isinstance(a, argparse._SubParsersAction) for a in self._actions):
+            return super().parse_known_args(args, namespace)
+        self._intermixing = True
+        try:
+            return self.parse_known_intermixed_args(args, namespace)
+        finally:
+            self._intermixing = False
 
 
 _NOT_DECODED = ("root", "handler", "command", "turn_command")
@@ -269,6 +283,7 @@ def build_parser() -> _Parser:
     sp.add_argument("bot")
     sp.add_argument("key", nargs="?", choices=SWITCHES)
     sp.add_argument("value", nargs="?", metavar="on|off")
+    team_cli.add_commands(add, sub)     # `team …` and `search --scope team`
     return p
 
 

@@ -132,6 +132,11 @@ def bot_actor(args: Mapping[str, Any], client: str) -> Actor:
 def _update(mem: Memory, bot: str, args: dict[str, Any], client: str) -> str:
     action = args["action"]
     actor = bot_actor(args, client)
+    if args.get("scope", "memory") == "team":
+        return _propose(mem, bot, args, actor)
+    for name in ("key", "title", "team"):
+        if args.get(name):
+            raise BadInput(f"memory_update: {name!r} goes with scope team (a proposal to the bot's team)")
     if action == "remember":
         text = args.get("text")
         if not text:
@@ -154,7 +159,30 @@ def _update(mem: Memory, bot: str, args: dict[str, Any], client: str) -> str:
     return _dump(pr.as_dict())
 
 
+def _propose(mem: Memory, bot: str, args: dict[str, Any], actor: Actor) -> str:
+    """memory_update with scope team: a card for a person to accept into the bot's team."""
+    if args["action"] != "remember":
+        raise BadInput("memory_update: scope team takes action remember (a proposal a person accepts or rejects)")
+    text = args.get("text")
+    if not text:
+        raise BadInput("memory_update remember needs 'text': the note to keep")
+    if args.get("until"):
+        raise BadInput("memory_update: 'until' is not kept for a team note")
+    team = args.get("team")
+    if not team:
+        mine = ops.teams_of(mem, bot)
+        if len(mine) != 1:
+            raise BadInput(f"{bot} is in no team" if not mine else
+                           f"{bot} is in {len(mine)} teams ({', '.join(t.name for t in mine)}): say which with 'team'")
+        team = mine[0].team
+    r = ops.team_propose(mem, team, text, actor, title=args.get("title"), key=args.get("key"), bot=bot)
+    return _dump({**r.as_dict(), "status": "pending: a person accepts or rejects it; it loads once accepted"})
+
+
 def _search(mem: Memory, bot: str, args: dict[str, Any], client: str) -> str:
+    if args.get("scope", "memory") == "team":
+        hits = ops.team_search(mem, bot, args.get("words") or [], args.get("since") or None, args.get("until") or None)
+        return _dump(hits.as_list())
     r = ops.search(mem, bot, args.get("words") or [], args.get("since") or None, args.get("until") or None,
                    names=("session_search", "since", "until"))
     return _dump(r.as_list())
@@ -214,6 +242,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         "action=forget removes every note that mentions all of `words` (whole words) from MEMORY.md, topics, "
         "the archive and About me, and no bot learns them again. action=prefer adds `text` once to About "
         "me as a standing preference of the person for all bots (one line, at most 300 characters). "
+        "With scope=team, action=remember proposes `text` to the bot's team (optionally with a stable `key` "
+        "and a `title`): a person accepts or rejects it, and once accepted it loads for every member bot. "
         "Secrets are redacted before anything is written. Confirm to the person in one plain line.",
         (Param("action", "string", "remember, forget or prefer", required=True,
                enum=("remember", "forget", "prefer"), aliases=("op", "operation", "mode", "type")),
@@ -223,18 +253,29 @@ TOOLS: tuple[ToolSpec, ...] = (
                aliases=("query", "q", "keywords", "terms", "word")),
          Param("until", "string", "remember: the last day the note is true, YYYY-MM-DD",
                aliases=("expires", "valid_until", "expiry", "expires_on")),
-         _CHAT),
+         _CHAT,
+         Param("scope", "string", "memory (default): the bot's own memory; team: propose the note to the bot's "
+               "team, for a person to accept", enum=("memory", "team")),
+         Param("key", "string", "scope team: a stable key (like launch/date); accepting the proposal replaces "
+               "the team's note with the same key", aliases=("note_key", "fact_key")),
+         Param("title", "string", "scope team: a short title for the note"),
+         Param("team", "string", "scope team: which team (its key or name), when the bot is in more than one",
+               aliases=("team_id", "team_name"))),
         Hints(read_only=False, destructive=True, idempotent=False), _update),
     ToolSpec(
         "session_search", "Search memory by words or time",
         "Search the bot's memory files: MEMORY.md, topics, the archive and the daily logs of past turns. "
         "Give `words` (a hit holds all of them), and/or `since`/`until` (24h, 3d, yesterday, today or "
-        "YYYY-MM-DD, inclusive): 'what happened since yesterday' needs no words. Returns a list of "
-        "{file, date, text}, newest first.",
+        "YYYY-MM-DD, inclusive): 'what happened since yesterday' needs no words. Accepted notes of the bot's "
+        "teams are included (file team:<team>/<note>); scope=team searches only those, including the ones that "
+        "did not fit in what loads. Returns a list of {file, date, text}, newest first.",
         (Param("words", "words", "the words every hit must hold",
                aliases=("query", "q", "keywords", "terms", "text", "search")),
          Param("since", "string", "24h, 3d, yesterday, today or YYYY-MM-DD", aliases=("from", "after", "start")),
-         Param("until", "string", "24h, 3d, yesterday, today or YYYY-MM-DD", aliases=("to", "before", "end"))),
+         Param("until", "string", "24h, 3d, yesterday, today or YYYY-MM-DD", aliases=("to", "before", "end")),
+         Param("scope", "string", "memory (default): the bot's memory files and its teams' accepted notes; team: "
+               "only its teams' accepted notes, those that did not load included (no words: all of them)",
+               enum=("memory", "team"))),
         RO, _search),
     ToolSpec(
         "memory_recall", "Notes for a message",

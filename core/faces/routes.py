@@ -19,6 +19,7 @@ GET      /api/bots/:id/memory/upkeep                      switches, model steps,
 POST     /api/bots/:id/memory/tidy                        tidy-up now (409 when upkeep is off)
 GET      /api/profile/learned                             About me's learned lines, newest first
 POST     /api/profile/learned/:id/remove                  take one out; never added again
+*        /api/teams/…                                     team memory (``team_routes``; 409 stale, 428 no rev)
 =======  ===============================================  ==========================================
 
 Status codes: 200 done; 400 bad input; 403 refused by a rule (deleting
@@ -270,6 +271,10 @@ def route(mem: Memory, method: str, parts: list[str], query: Query, body: Any, o
             methods = {"GET": lambda: upkeep_state(mem, bot())}
         elif rest == ["tidy"]:
             methods = {"POST": lambda: tidy(mem, bot(), body)}
+    elif parts[:2] == ["api", "teams"]:    # team memory: core/faces/team_routes.py
+        from .team_routes import methods as team_methods
+
+        methods = team_methods(mem, parts[2:], query, body)
     elif parts == ["api", "profile", "learned"]:
         methods = {"GET": lambda: learned(mem)}
     elif len(parts) == 5 and parts[:3] == ["api", "profile", "learned"] and parts[4] == "remove":

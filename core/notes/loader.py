@@ -9,6 +9,7 @@ from ..text.budget import Topic, compose_block
 from ..base.errors import BotMemoryError
 from ..disk.paths import MEMORY_FILE
 from ..store.memory import Memory
+from ..team.loading import with_teams
 
 logger = get_logger(__name__)
 
@@ -29,7 +30,7 @@ def topics(mem: Memory, bot: str) -> list[Topic]:
 
 
 def load_block(mem: Memory, bot: str) -> str:
-    """Exactly the memory block a new turn gets; nothing when memory is off for the bot."""
+    """Exactly the memory block a new turn gets, then its teams' accepted notes; nothing when memory is off."""
     if not config.bot_settings(mem.home, bot).memory:
         return ""
-    return compose_block(mem.store.text(bot, MEMORY_FILE), topics(mem, bot), mem.today)
+    return with_teams(compose_block(mem.store.text(bot, MEMORY_FILE), topics(mem, bot), mem.today), mem.home, bot)

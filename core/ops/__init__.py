@@ -51,6 +51,13 @@ _export("ops.recent_work", "Brief", "Said", "brief")
 _export("ops.serving", "ensure_token", "follow_today", "token_path")
 _export("ops.find", "WHY_NO_TOPICS", "open_home", "recall_in", "search_in", "search_range")
 _export("ops.folders", "Forgotten", "kind_of", "refuse", "topic_name_rule", "topic_path")
+_export("ops.team", "CardResult", "NoteResult", "ProposeResult", "RevisionMissing", "TeamConflict", "TeamHit", "TeamHits",
+        "TeamNotFound", "TeamResult", "TeamShow", "TeamUndo", "teams_of", team_accept="accept", team_create="create",
+        team_delete="delete", team_edit="edit", team_history="history", team_journal="journal",
+        team_keep_other_side="keep_other_side", team_list="list_teams", team_need_rev="need_rev", team_pin="pin",
+        team_propose="propose", team_reject="reject", team_remove="remove", team_rename="rename",
+        team_restore="restore", team_search="search", team_set_bots="set_bots", team_show="show", team_undo="undo")
+_export("team.loading", "TEAM_MAX_BYTES")
 _export("ops.connect", CONNECT_AGENTS="AGENTS", connect_agent="connect", connection_status="status")
 _export("store.files", "FileResult", "UndoResult")
 _export("notes.update", "ForgetResult", "OverflowPreview", "PreferResult", "RememberResult", "RoomResult",
@@ -88,25 +95,29 @@ _export("recall.query", "refresh_index")
 
 __all__ = [  # the same names as _NAMES (tests/test_layering.py checks)
     "AGENT_KINDS", "AMBER_AT", "ARCHIVE_FILE", "Actor", "BadInput", "BotMemoryError", "BotSettings", "Brief",
-    "Busy", "CONNECT_AGENTS", "Candidate", "CaptureReport", "Change", "ConfigValues", "Conflict",
+    "Busy", "CONNECT_AGENTS", "Candidate", "CaptureReport", "CardResult", "Change", "ConfigValues", "Conflict",
     "DEFAULT_TIDY_HOUR", "FileGauge", "FileKind", "FileResult", "FolderGauge", "ForgetResult", "Forgotten", "Found",
     "Frontmatter", "Gauge", "Hit", "Home", "InitResult", "JOURNAL_WHO", "Journal", "LearnedLine", "Level",
     "LinkRefused", "LoadResult", "MEMORY_FILE", "MEMORY_MAX_BYTES", "MEMORY_MAX_LINES", "Memory", "Note",
-    "ONLY_FIRST_LINES", "OrganizeReport", "OverflowPreview", "Periodic", "PreferResult", "RECALL_HEADER",
-    "RecallResult", "Refused", "RememberResult", "RoomResult", "Row", "RowFilter", "SWITCHES", "Said",
-    "SearchResult", "ShowResult", "TOPIC_NAME_RULE", "TidyReport", "TopicInfo", "Tracked", "TurnEnd", "UndoResult",
-    "Unloaded", "UpkeepState", "WHY_NO_TOPICS", "Watcher", "Write", "apply_config", "atomic_write", "bots", "brief",
-    "capture", "check_bot_id", "check_helper_instance", "check_helper_model", "check_tidy_hour", "config_values",
-    "connect_agent", "connection_status", "counted", "delete_refusal", "diff_lines", "discover", "ensure_token",
-    "exit_code_for", "file_path", "follow_today", "forget", "forget_everywhere", "gauge", "heavy_line", "init",
-    "is_memory", "journal", "journal_row", "kind_label", "kind_of", "last_capture", "last_tidy",
-    "learnable_again_line", "learned", "load", "local_today", "move_overflow", "open_home", "organize",
-    "overflow_preview", "overview", "parse_day", "periodic", "prefer", "read_config_strict", "read_frontmatter",
-    "recall", "recall_in", "recall_index_builder", "recall_index_current", "redact", "refresh_index", "refuse",
-    "remember", "remove_learned", "report_text", "rm", "save", "scan", "search", "search_in", "search_range",
-    "settings", "show", "text_gauge", "tidy", "token_path", "topic_name_rule", "topic_path", "topics", "track",
-    "turn_begin", "turn_end", "turn_open", "undo", "undo_overflow", "untrack", "upkeep_status", "watcher",
-    "without_bullet", "write_config",
+    "NoteResult", "ONLY_FIRST_LINES", "OrganizeReport", "OverflowPreview", "Periodic", "PreferResult",
+    "ProposeResult", "RECALL_HEADER", "RecallResult", "Refused", "RememberResult", "RevisionMissing", "RoomResult",
+    "Row", "RowFilter", "SWITCHES", "Said", "SearchResult", "ShowResult", "TEAM_MAX_BYTES", "TOPIC_NAME_RULE",
+    "TeamConflict", "TeamHit", "TeamHits", "TeamNotFound", "TeamResult", "TeamShow", "TeamUndo", "TidyReport",
+    "TopicInfo", "Tracked", "TurnEnd", "UndoResult", "Unloaded", "UpkeepState", "WHY_NO_TOPICS", "Watcher", "Write",
+    "apply_config", "atomic_write", "bots", "brief", "capture", "check_bot_id", "check_helper_instance",
+    "check_helper_model", "check_tidy_hour", "config_values", "connect_agent", "connection_status", "counted",
+    "delete_refusal", "diff_lines", "discover", "ensure_token", "exit_code_for", "file_path", "follow_today",
+    "forget", "forget_everywhere", "gauge", "heavy_line", "init", "is_memory", "journal", "journal_row",
+    "kind_label", "kind_of", "last_capture", "last_tidy", "learnable_again_line", "learned", "load", "local_today",
+    "move_overflow", "open_home", "organize", "overflow_preview", "overview", "parse_day", "periodic", "prefer",
+    "read_config_strict", "read_frontmatter", "recall", "recall_in", "recall_index_builder", "recall_index_current",
+    "redact", "refresh_index", "refuse", "remember", "remove_learned", "report_text", "rm", "save", "scan",
+    "search", "search_in", "search_range", "settings", "show", "team_accept", "team_create", "team_delete",
+    "team_edit", "team_history", "team_journal", "team_keep_other_side", "team_list", "team_need_rev", "team_pin",
+    "team_propose", "team_reject", "team_remove", "team_rename", "team_restore", "team_search", "team_set_bots",
+    "team_show", "team_undo", "teams_of", "text_gauge", "tidy", "token_path", "topic_name_rule", "topic_path",
+    "topics", "track", "turn_begin", "turn_end", "turn_open", "undo", "undo_overflow", "untrack", "upkeep_status",
+    "watcher", "without_bullet", "write_config",
 ]
 
 _CORE = __name__.rsplit(".", 1)[0]
@@ -183,3 +194,25 @@ if TYPE_CHECKING:  # for type checkers: the same names, eagerly
                         upkeep_status)
     from .turns import (Periodic, TurnEnd, capture, learned, organize, periodic, remove_learned, report_text, scan,
                         turn_begin, turn_end, turn_open, watcher)
+    from ..team.loading import TEAM_MAX_BYTES
+    from .team import (CardResult, NoteResult, ProposeResult, RevisionMissing, TeamConflict, TeamHit, TeamHits,
+                       TeamNotFound, TeamResult, TeamShow, TeamUndo, teams_of)
+    from .team import accept as team_accept
+    from .team import create as team_create
+    from .team import delete as team_delete
+    from .team import edit as team_edit
+    from .team import history as team_history
+    from .team import journal as team_journal
+    from .team import keep_other_side as team_keep_other_side
+    from .team import list_teams as team_list
+    from .team import need_rev as team_need_rev
+    from .team import pin as team_pin
+    from .team import propose as team_propose
+    from .team import reject as team_reject
+    from .team import remove as team_remove
+    from .team import rename as team_rename
+    from .team import restore as team_restore
+    from .team import search as team_search
+    from .team import set_bots as team_set_bots
+    from .team import show as team_show
+    from .team import undo as team_undo

@@ -214,8 +214,32 @@ def search(home: Home, bot: str, words: Sequence[str], since: date | None, until
                 continue
             shown = lines[0].strip() if len(lines) == 1 else " ".join(s for s in (ln.strip() for ln in lines) if s)
             found.append((-day.toordinal(), rel, order, Hit(rel, day, shown)))
+    for rel, day, shown in team_units(home, bot):     # the accepted notes of the bot's teams
+        if in_range(day) and (query is None or query.matches(shown)):
+            found.append((-day.toordinal(), rel, 0, Hit(rel, day, shown)))
     found.sort(key=lambda t: t[:3])
     return [t[3] for t in found]
+
+
+def matcher(words: Sequence[str]) -> Callable[[str], bool]:
+    """Whether a text holds every one of *words*, as search matches a unit (team notes use it)."""
+    return _Query.of(words).matches
+
+
+def team_units(home: Home, bot: str) -> Iterator[tuple[str, date, str]]:
+    """(``team:<key>/<note>``, its day, its text) of each accepted note of the teams *bot* is a member of;
+    nothing (and nothing imported) when the home has no ``teams`` folder."""
+    if not (home.root / "teams").is_dir():
+        return
+    from ..team.loading import member_plans, note_line
+
+    for team, p in member_plans(home, bot):
+        for n in p.notes:
+            try:
+                day = date.fromisoformat(n.day)
+            except ValueError:
+                day = date(1970, 1, 1)
+            yield f"team:{team.team}/{n.note}", day, " ".join(note_line(n)[2:].split())
 
 
 # ----- reading the files

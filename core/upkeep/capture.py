@@ -38,7 +38,12 @@ About me before; it is already noted. Then:
   else created with ``title`` and ``aliases`` frontmatter);
 - ``about-me``: ``- DATE · learned by BOT · …`` in ``<home>/about-me.md``,
   only from the person's own words, never from a batch holding another
-  person's lines.
+  person's lines;
+- ``team`` (a bot in a team): a pending card of its team (``key`` its stable
+  key, ``team`` which one when it is in several), quoted like a fact about the
+  person and checked the same way (the spec's "Checks before a dream saves a
+  fact"); a person accepts it. An accepted note stays as it is when its
+  replacement fails a check.
 
 A fact that ends on a known day gets ``· until DATE``; a yearly date never does.
 All workspace files of a batch are one :meth:`Store.apply` (one journal row
@@ -78,6 +83,9 @@ from .capture_queue import (
     due_chats, quiet_seconds, read_pending, read_turn, room_capture
 )
 from .capture_checks import Batch, Fact, SYSTEM, build_prompt, check_fact
+from ..team.files import State, teams_dir
+from ..team.records import Team
+from ..team.teams import Teams
 from .capture_checks import anchors, quote_problem  # noqa: F401 - capture's public names (__all__)
 from .capture_queue import (  # noqa: F401 - capture's public names (__all__), and what tests read
     MAX_PENDING_CHATS, MAX_TURN_BYTES, PENDING_FILE, TURNS_PER_BATCH, note_turn, parse_line, pending_path,
@@ -156,7 +164,9 @@ def capture_batch(mem: Memory, chat: dict[str, Any], model: TextModel, report: C
     memory_text = mem.store.text(bot, MEMORY_FILE)
     memory_lines = tuple(memory_lines_of(memory_text))
     topics = list_topics(mem, bot)
-    prompt = build_prompt(mem.today, where, memory_lines, topics, messages)
+    teams = _teams_of(mem, bot)
+    prompt = build_prompt(mem.today, where, memory_lines, topics, messages,
+                          [(st.team.name, [n.key for n in st.accepted() if n.key]) for st in teams])
     try:
         answer = model.complete(SYSTEM, prompt, max_tokens=2048)
     except HelperError as e:
@@ -186,9 +196,50 @@ def capture_batch(mem: Memory, chat: dict[str, Any], model: TextModel, report: C
             facts.append(got)
     if len(items) > MAX_FACTS:
         report.skip(where, f"{len(items) - MAX_FACTS} more facts than {MAX_FACTS} in one answer; left out")
+    shared = [f for f in facts if f.target == "team"]
+    facts = [f for f in facts if f.target != "team"]
     if facts:
         _write(mem, chat, facts, topics, memory_lines, report)
+    if shared:
+        _propose(mem, chat, shared, [st.team for st in teams], report)
     return True
+
+
+def _teams_of(mem: Memory, bot: str) -> list[State]:
+    """The teams *bot* is a member of, as read now ([] when it is in none, or they cannot be read)."""
+    if not teams_dir(mem.home).is_dir():
+        return []
+    try:
+        t = Teams(mem)
+        return [t.state(team.team) for team in t.of_bot(bot)]
+    except BotMemoryError as e:
+        logger.warning("the teams of %s could not be read; capture proposes nothing to them: %s", bot, e)
+        return []
+
+
+def _propose(mem: Memory, chat: dict[str, Any], facts: Sequence[Fact], teams: Sequence[Team],
+             report: CaptureReport) -> None:
+    """Team notes that passed the checks become pending cards of the bot's team, for a person to accept."""
+    bot = chat["bot"]
+    for f in facts:
+        if not teams:
+            report.skip(f.text, f"{bot} is in no team")
+            continue
+        named = [t for t in teams if f.team and f.team.casefold() in (t.team, t.name.casefold())]
+        team = named[0] if named else teams[0] if len(teams) == 1 else None
+        if team is None:
+            report.skip(f.text, f"{bot} is in {len(teams)} teams and the answer named none of them")
+            continue
+        try:
+            card, _replaces, row = Teams(mem).propose(team.team, f.text, actor(chat["chat"]), key=f.key, bot=bot,
+                                                      quotes=f.quotes, chat=chat["chat"])
+        except BotMemoryError as e:
+            report.skip(f.text, str(e))
+            continue
+        if row is None:
+            report.skip(f.text, f"already proposed to team {team.name} ({card.card})")
+            continue
+        report.filed.append({"fact": f.text, "file": f"team {team.name}: card {card.card}, waiting for a person"})
 
 
 def _write(mem: Memory, chat: dict[str, Any], facts: Sequence[Fact], topics: list[Topic], shown: Sequence[str],

@@ -16,6 +16,8 @@ from ..text.budget import Topic
 from ..disk.paths import Home
 from ..redact import contains_secret
 from ..notes.update import is_removed, learning_check
+from ..base.errors import BadInput
+from ..team.records import check_key
 from .topics import (normalise)
 from .capture_queue import (
     KINDS, MAX_ABOUT_ME_CHARS, MAX_PROMPT_MEMORY_CHARS, MAX_PROMPT_TOPICS_CHARS, MAX_PROMPT_TURN_CHARS, Message,
@@ -102,6 +104,8 @@ class Fact:
     aliases: list[str] = field(default_factory=list)
     until: date | None = None
     replaces: int | None = None
+    key: str | None = None          # target team: the stable key of the team note
+    team: str = ""                  # target team: which team (key or name), when the bot is in several
 
 
 def _str_list(value: object) -> list[str] | None:
@@ -137,6 +141,16 @@ def check_fact(item: object, batch: Batch, home: Home, today: date) -> Fact | st
     if quotes is None or aliases is None or not isinstance(topic, str):
         return "a quote, topic or alias that is not text"
     about_person = kind in ("preference", "person") or target == "about-me"
+    shared = target == "team"       # a team note: quoted like a fact about the person (the spec's dream checks)
+    key: str | None = None
+    if shared:
+        team = item.get("team") or ""
+        if not isinstance(team, str) or not isinstance(item.get("key") or "", str):
+            return "a team or key that is not text"
+        try:
+            key = check_key(item.get("key") or None)
+        except BadInput as e:
+            return str(e)
     if any(contains_secret(t) for t in (text, topic, *quotes, *aliases)):
         return "looks like a secret (rejected by the secret detector)"
     forgotten = learning_check(home, text)     # the one check every learning step calls
@@ -144,6 +158,8 @@ def check_fact(item: object, batch: Batch, home: Home, today: date) -> Fact | st
         return forgotten
     if about_person and not quotes:
         return "a fact about the person needs the words it rests on, quoted"
+    if shared and not quotes:
+        return "a team note needs the words it rests on, quoted from what was said"
     own = True
     for q in quotes:
         nq = normalise(q).strip(" \"'")
@@ -155,7 +171,7 @@ def check_fact(item: object, batch: Batch, home: Home, today: date) -> Fact | st
             own = False
             continue
         return "the quote is not in the person's words"
-    if about_person:
+    if about_person or shared:
         for q in quotes:
             problem = quote_problem(q)
             if problem:
@@ -194,6 +210,8 @@ def check_fact(item: object, batch: Batch, home: Home, today: date) -> Fact | st
     if not (isinstance(replaces, int) and not isinstance(replaces, bool)
             and 1 <= replaces <= len(batch.memory_lines)) or target != "memory":
         replaces = None
+    if shared:
+        return Fact(text, target, kind, quotes, key=key, team=str(item.get("team") or "").strip())
     return Fact(text, target, kind, quotes, topic.strip(), aliases, until, replaces)
 
 
@@ -255,11 +273,25 @@ def _cap(lines: Sequence[str], limit: int, *, keep_end: bool = False) -> str:
     return "\n".join(reversed(out) if keep_end else out)
 
 
+TEAM_RULE = """- target "team": a fact about the shared work that the bot's team ({teams}) should all know, never a
+  fact about the person; it must quote, in "quote", the words it rests on, exactly as said. Give it a stable
+  "key" (like launch/date) and reuse a key listed here to correct that note{which}. A person accepts it first.
+  Team notes by key: {keys}"""
+
+
 def build_prompt(today: date, where: str, memory_lines: Sequence[str], topics: Sequence[Topic],
-                 messages: Sequence[Message]) -> str:
+                 messages: Sequence[Message], teams: Sequence[tuple[str, Sequence[str]]] = ()) -> str:
+    """The capture prompt; *teams*: the bot's teams as (name, the keys of their accepted notes), when it has any."""
     numbered = [f"{i}. {line}" for i, line in enumerate(memory_lines, 1)]
     turns = [f"[{m.role}] {' '.join(m.text.split())}" for m in messages if m.role in ROLES]
-    return PROMPT.format(today=today.isoformat(), where=where,
-                         memory=_cap(numbered, MAX_PROMPT_MEMORY_CHARS) or "(empty)",
-                         topics=_cap([_topic_line(t) for t in topics], MAX_PROMPT_TOPICS_CHARS) or "(none)",
-                         turns=_cap(turns, MAX_PROMPT_TURN_CHARS, keep_end=True))
+    prompt = PROMPT.format(today=today.isoformat(), where=where,
+                           memory=_cap(numbered, MAX_PROMPT_MEMORY_CHARS) or "(empty)",
+                           topics=_cap([_topic_line(t) for t in topics], MAX_PROMPT_TOPICS_CHARS) or "(none)",
+                           turns=_cap(turns, MAX_PROMPT_TURN_CHARS, keep_end=True))
+    if not teams:
+        return prompt
+    keys = _cap([k for _, ks in teams for k in ks], MAX_PROMPT_TOPICS_CHARS).replace("\n", ", ") or "(none yet)"
+    rule = TEAM_RULE.format(teams=", ".join(name for name, _ in teams), keys=keys,
+                            which="; name the team in \"team\"" if len(teams) > 1 else "")
+    marker = "- Nothing already in memory; nothing secret."
+    return prompt.replace(marker, f"{rule}\n{marker}", 1)

@@ -1,4 +1,4 @@
-"""The embedded demo home: two bots, realistic notes, a real journal."""
+"""The embedded demo home: three bots, realistic notes, a real journal, and their team."""
 from __future__ import annotations
 
 from datetime import date
@@ -31,7 +31,7 @@ def test_the_demo_home_is_real(tmp_path):
     today = date(2026, 10, 15)
     root = demo.prepare(tmp_path / "demo", today)
     mem = Memory.open(str(root), today.isoformat())
-    assert mem.home.bots() == ["ledger", "scout"]
+    assert mem.home.bots() == ["ledger", "quill", "scout"]
     g = budget.gauge(mem.store.text("scout", "MEMORY.md"))
     assert g.level is Level.AMBER                                   # a full memory, still loading whole
     topics = mem.home.topics("scout")
@@ -52,8 +52,28 @@ def test_the_demo_home_is_real(tmp_path):
     assert mem.home.about_me.is_file()
 
 
+def test_the_demo_team_of_three_bots_has_notes_that_load_and_some_that_do_not_cards_and_history(tmp_path):
+    from botmemory.core import load, team_history, team_list, team_show
+
+    today = date(2026, 10, 15)
+    mem = Memory.open(str(demo.prepare(tmp_path / "demo", today)), today.isoformat())
+    (team,) = team_list(mem)
+    assert team.name == "Halden studio" and sorted(team.bots) == ["ledger", "quill", "scout"]
+    shown = team_show(mem, team.team).as_dict()
+    assert shown["loaded"] > 10 and shown["not_loaded"] > 0 and shown["loaded_bytes"] <= 6000
+    assert [n["pinned"] for n in shown["notes"][:2]] == [True, True]
+    cards = shown["cards"]
+    assert len(cards) == 4 and sum(c["stale"] for c in cards) == 1 and any(c["quotes"] for c in cards)
+    assert any(c["replaces_text"] and not c["stale"] for c in cards)
+    drive = next(n for n in shown["notes"] if n["key"] == "studio/drive")
+    assert len(team_history(mem, team.team, drive["note"])) == 3
+    for bot in team.bots:
+        assert "## Team memory: Halden studio" in load(mem, bot).text
+
+
 def test_the_package_ships_the_demo_files():
     names = [rel for rel, _item in demo._walk(demo._source())]
-    assert "scout/MEMORY.md" in names and "ledger/MEMORY.md" in names and "about-me.md" in names
+    assert "scout/MEMORY.md" in names and "ledger/MEMORY.md" in names and "quill/MEMORY.md" in names
+    assert "about-me.md" in names
     assert any(n.startswith("scout/memory/log/") for n in names)
     assert all(Path(n).suffix == ".md" for n in names)
