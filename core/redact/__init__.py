@@ -253,7 +253,7 @@ def _scan_text(text: str) -> list[_Span]:
     found.extend(_pem(scan, blocks))
     found.extend(_token_rules(text, scan, low, runs))
     found.extend(_credentials(text, scan, low))
-    found.extend(_assignments(text, low))
+    found.extend(_assignments(text, low, scan))
     found.extend(_provider_keyword(text, scan, low, runs))
     specific = _merge(found)
     # Markers already in the text are never (part of) a secret.
