@@ -197,9 +197,8 @@ _XML_ELEMENT_RE = re.compile(
 )
 # <add key="Password" value="…"/>, <entry name="apiToken" value="…"/> (NuGet, .NET, Java properties).
 _XML_ATTR_RE = re.compile(
-    r"(?:key|name)[ \t]*=[ \t]*(?P<q>[\"'])(?P<key>[A-Za-z_][A-Za-z0-9_.\- ]{0,60})(?P=q)[ \t]+"
-    r"value[ \t]*=[ \t]*(?P<value>\"[^\"\n]*\"|'[^'\n]*')",
-    re.IGNORECASE,
+    r"(?:key|name|KEY|NAME|Key|Name)=(?P<q>[\"'])(?P<key>[A-Za-z_][A-Za-z0-9_.\- ]{0,60})(?P=q)[ \t]+"
+    r"(?:value|VALUE|Value)=(?P<value>\"[^\"\n]*\"|'[^'\n]*')"
 )
 
 
@@ -211,7 +210,7 @@ def _xml(text: str, scan: str, low: str) -> Iterator[_Span]:
             value = text[m.start("value"):m.end("value")]
             if kind is not None and _accept_value(value, kind, inline=False, colon=False, code=False):
                 yield (m.start("value"), m.end("value"), kind)
-    if _holds(low, "value"):
+    if _holds(low, 'value="') or _holds(low, "value='"):
         for m in _XML_ATTR_RE.finditer(scan):
             kind = _secret_key_kind(m.group("key"))
             s, e = m.start("value") + 1, m.end("value") - 1

@@ -20,9 +20,9 @@ from .placeholders import _is_placeholder
 
 # The nouns, lower-cased, as they are searched for (each starts a match).
 _NOUNS = (
-    "password", "passcode", "passphrase", "passwd", "pin", "pw",
-    "passwort", "kennwort", "mot de passe", "contraseña", "contrasena", "clave", "senha",
-    "palavra-passe", "palavra passe", "parola d'ordine", "пароль", "пин", "hasło", "haslo",
+    "password", "passcode", "passphrase", "passwd", "pin",
+    "passwort", "kennwort", "mot de passe", "contraseña", "contrasena", "senha",
+    "palavra-passe", "palavra passe", "parola d'ordine", "пароль", "hasło",
     "パスワード", "暗証番号", "密码", "密碼", "口令",
 )
 # noun, then its "is": the verb (with the article or "code" some languages put between), or ':' / '—'.
@@ -38,10 +38,22 @@ _IS = (
 )
 # The value: one word (quoted, or up to white space / a CJK full stop), read from the original text.
 _VALUE = r"(?P<value>\"[^\"\n]{1,100}\"|'[^'\n]{1,100}'|«[^»\n]{1,100}»|「[^」\n]{1,100}」|[^\s「」。、，]{3,100})"
-_PHRASE_RE = re.compile(
-    r"(?P<noun>" + "|".join(re.escape(n) for n in _NOUNS) + r")" + _IS + _VALUE,
-    re.IGNORECASE,
-)
+_AFTER_NOUN_RE = re.compile(_IS + _VALUE, re.IGNORECASE)
+# A noun with a letter beyond Latin-1 is U+0080 in the scan copy: it is looked for in the text by
+# a piece that holds for its usual cases (Пароль, пароль; Hasło, hasło), the noun then read back.
+_WIDE_PIECES = {"ароль": "пароль", "asło": "hasło", "パスワード": "パスワード", "暗証番号": "暗証番号",
+                "密码": "密码", "密碼": "密碼", "口令": "口令"}
+# The Latin-1 nouns by a piece each holds, found once ("mot de passe", "palavra-passe" by their "pass").
+_PIECES = {
+    "pass": ("mot de passe", "palavra-passe", "palavra passe", "passcode", "passphrase", "passwort", "password",
+             "passwd"),
+    "pin": ("pin",), "kennwort": ("kennwort",), "contrase": ("contraseña", "contrasena"), "senha": ("senha",),
+    "parola d": ("parola d'ordine",),
+}
+assert {n for ns in _PIECES.values() for n in ns} == {n for n in _NOUNS if all(ord(c) < 256 for c in n)}
+_WIDE_SCRIPTS = re.compile("[\u0141\u0142\u0400-\u04ff\u3040-\u30ff\u3400-\u9fff]")
+# What may follow a noun for _AFTER_NOUN_RE to match at all (one look before trying the regex).
+_NEXT = frozenset(" \t:：='はは是为為—-–")
 _POSSESSIVE_RE = re.compile(r"(?:мой|наш|твой|ваш|moje|nasze|twoje|wasze)[ \t]+$", re.IGNORECASE)
 _SYMBOLS = frozenset("!#$%&*+=?@^~|\\/<>")
 _TRAILING = ".,;:)]}!?…。，、*_`~"
@@ -76,31 +88,35 @@ def _mixed(value: str) -> bool:
 
 
 def _phrases(text: str, low: str) -> Iterator[_Span]:
-    """*low*: the lower-cased scan copy (same offsets as *text*; non-Latin-1 letters are U+0080 there,
-    so those nouns are looked for in *text*, in their usual cases)."""
-    starts: set[int] = set()
-    for noun in _NOUNS:
-        if noun.encode("utf-8").isascii() or all(ord(c) < 256 for c in noun):
-            hits = list(_literal_hits(low, noun))
-        else:
-            hits = [p for form in {noun, noun.capitalize(), noun.upper()} for p in _literal_hits(text, form)]
-        for p in hits:
-            if p > 0 and _WORD_CHAR.match(text, p - 1) and noun.isascii():
-                continue    # inside a word: "spin", "opinions", "typewriter"
-            starts.add(p)
+    """*low*: the lower-cased scan copy (same offsets as *text*; letters beyond Latin-1 are U+0080
+    there, so those nouns are looked for in *text*, by :data:`_WIDE_PIECES`)."""
+    hits: list[tuple[int, str]] = []
+    for piece, nouns in _PIECES.items():     # one find a piece; the nouns that start there
+        for q in _literal_hits(low, piece):
+            for noun in nouns:      # "mot de passe", "palavra-passe": found by their "pass"
+                p = q - noun.index(piece)
+                if p >= 0 and low.startswith(noun, p):
+                    if p > 0 and _WORD_CHAR.match(text, p - 1):
+                        break   # inside a word: "spin", "opinions", "typewriter"
+                    hits.append((p, noun))
+                    break
+    if "\x80" in low and _WIDE_SCRIPTS.search(text):   # Cyrillic, Polish's ł, Japanese, Chinese
+        for piece, noun in _WIDE_PIECES.items():
+            back = len(noun) - len(piece)
+            for q in _literal_hits(text, piece):
+                p = q - back
+                if p >= 0 and text[p:p + len(noun)].lower() == noun:
+                    hits.append((p, noun))
     end = 0
-    for p in sorted(starts):
-        if p < end:
+    for p, noun in sorted(hits):
+        after = p + len(noun)
+        if p < end or after >= len(text) or text[after] not in _NEXT and text[after] != "'":
             continue
-        m = _PHRASE_RE.match(text, p)
+        m = _AFTER_NOUN_RE.match(text, after)
         if m is None:
             continue
-        noun = m.group("noun").lower()
         if m.group("bare") is not None and not _POSSESSIVE_RE.search(text, max(0, p - 12), p):
             continue    # without a verb only after "my": "wyśle hasło hello2u2" is a man page's example
-        after = m.end("noun")
-        if noun.isascii() and after < len(text) and text[after].isalnum():
-            continue    # "pinned", "passwords"
         s, e = m.start("value"), m.end("value")
         value = text[s:e]
         if value[0] not in "\"'«「":
@@ -112,7 +128,7 @@ def _phrases(text: str, low: str) -> Iterator[_Span]:
         if len(value) < 3 or "://" in value or not _reads_as_a_secret(value, noun):
             continue    # a URL: its password is the URL rule's
         if value.isdigit() and _COUNT_RE.match(text, e):
-            continue    # "the password is 128 bits", "PIN is 1234 digits long"? a count, not a value
+            continue    # "the password is 128 bits": a count, not a value
         if any(n in value.lower() for n in ("password", "passwort", "pass")):
             continue    # "the password is 1Password-managed"
         if value[0] in "\"'«「":
