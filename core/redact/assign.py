@@ -26,7 +26,7 @@ from .credentials import _NETRC_RE
 _KEYWORDS = ("pass", "pw", "secret", "token", "key")
 _AFTER_KEYWORD_RE = re.compile(
     r"[a-z0-9_.\-]{0,64}+(?:[ \t]+(?:string|str|&str|\[\]byte|secretstr|const))?"
-    r"[\"'`*_ \t]{0,8}+(?:[.?]{1,2}=|[=:>,])"
+    r"(?:[\"'`][ \t]*,|[\"'`*_ \t]{0,8}+(?:[.?]{1,2}=|[=:>]))"
 )
 # Bounded: "--" then an unbounded [a-z0-9-]* rescanned a run of dashes from
 # every position (quadratic on "-----…").
