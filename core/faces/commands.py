@@ -331,7 +331,7 @@ def cmd_learned(mem: Memory, args: argparse.Namespace) -> None:
 
 
 def cmd_mcp(mem: Memory, args: argparse.Namespace) -> None:
-    from .mcp_server import serve  # the SDK loads only here: no other command pays for it
+    from .mcp_wire import serve  # answers initialize, then loads the SDK: no other command pays for it
 
     serve(mem, args.bot)
 

@@ -1,7 +1,10 @@
 """``botmemory mcp BOT``: the memory tools over MCP (stdio), with the official ``mcp`` SDK (2.x).
 
 Only ``botmemory mcp`` imports this module: the SDK costs most of a second to
-import, and no other command pays for it. The tools, their arguments and what
+import, and no other command pays for it. ``botmemory mcp`` starts in
+:mod:`mcp_wire`, which owns stdin and stdout, answers ``initialize`` and every
+bad line before this module has loaded, and hands this server the checked lines
+(:func:`serve_wire`). The tools, their arguments and what
 they do live in :mod:`mcp_tools`; this module registers them with an
 :class:`MCPServer` (schema, description, annotations) and runs each call off
 the event loop. Argument names models reach for (``query``, ``content``,
@@ -24,18 +27,13 @@ from mcp_types import CallToolResult, InputRequiredResult, TextContent, ToolAnno
 from pydantic import Field
 
 from ..base.log import get_logger
-from ..ops import BotMemoryError, Memory
+from ..ops import BadInput, BotMemoryError, Memory
 from . import mcp_tools
 from .mcp_tools import Param, ToolSpec
 
 logger = get_logger(__name__)
 
-INSTRUCTIONS = (
-    "The bot's long-term memory, kept as plain markdown files a person also reads and edits. "
-    "memory_load shows what loads every turn; memory_recall and session_search find older notes; "
-    "memory_update remembers, forgets or records a preference; memory_read/memory_write edit a file "
-    "with its hash. Every change is journaled and the person can undo it."
-)
+INSTRUCTIONS = mcp_tools.INSTRUCTIONS
 
 _TYPES: dict[str, Any] = {"string": str, "integer": int, "words": str | list[str]}
 _CLIENT: ContextVar[str] = ContextVar("botmemory_mcp_client", default="")
@@ -67,6 +65,10 @@ def _tool_function(mem: Memory, bot: str, spec: ToolSpec) -> Callable[..., Any]:
             return await anyio.to_thread.run_sync(partial(mcp_tools.call, mem, bot, spec.name, args, _CLIENT.get()))
         except BotMemoryError as e:  # refused or bad: one line, as the CLI says it (the SDK would prefix it)
             return refusal(e)
+        except Exception as e:  # noqa: BLE001 - an answer that names what failed, never a bare "error"
+            logger.exception("%s failed", spec.name)
+            return CallToolResult(content=[TextContent(type="text", text=mcp_tools.failure_line(spec.name, e))],
+                                  is_error=True)
 
     params = [inspect.Parameter(p.name, inspect.Parameter.KEYWORD_ONLY, annotation=_annotation(p),
                                 default=inspect.Parameter.empty if p.required else None) for p in spec.params]
@@ -81,7 +83,7 @@ class MemoryServer(MCPServer[Any]):
     """An MCPServer that maps argument aliases onto the canonical names before the SDK validates them."""
 
     def __init__(self, mem: Memory, bot: str) -> None:
-        super().__init__(name="botmemory", title=f"botmemory: {bot}'s memory", instructions=INSTRUCTIONS,
+        super().__init__(name="botmemory", title=mcp_tools.server_title(bot), instructions=INSTRUCTIONS,
                          log_level="WARNING")
         for spec in mcp_tools.TOOLS:
             h = spec.hints
@@ -94,11 +96,12 @@ class MemoryServer(MCPServer[Any]):
     async def call_tool(self, name: str, arguments: dict[str, Any],
                         context: Context[Any, Any] | None = None) -> CallToolResult | InputRequiredResult:
         spec = mcp_tools.BY_NAME.get(name)
-        if spec is not None:
-            try:
-                arguments = mcp_tools.normalize(spec, arguments)
-            except BotMemoryError as e:
-                return refusal(e)
+        if spec is None:    # the SDK's own answer would not list the tools there are
+            return refusal(BadInput(f"no tool {name!r} (tools: {', '.join(mcp_tools.BY_NAME)})"))
+        try:
+            arguments = mcp_tools.normalize(spec, arguments)
+        except BotMemoryError as e:
+            return refusal(e)
         _CLIENT.set(client_name(context))
         return await super().call_tool(name, arguments, context)
 
@@ -109,5 +112,22 @@ def build(mem: Memory, bot: str) -> MemoryServer:
 
 
 def serve(mem: Memory, bot: str) -> None:
-    """Answer MCP on stdin/stdout until the client closes the connection."""
-    build(mem, bot).run("stdio")
+    """Answer MCP on stdin/stdout until the client closes the connection (through :mod:`mcp_wire`)."""
+    from .mcp_wire import serve as serve_on_wire
+
+    serve_on_wire(mem, bot)
+
+
+def serve_wire(mem: Memory, bot: str, lines: Any, answers: Any) -> None:
+    """Serve MCP over the wire's checked *lines* and its *answers* (``mcp_wire.Lines`` / ``Answers``),
+    until the lines end. The SDK's stdio transport, given these two for stdin and stdout."""
+    from mcp.server.stdio import stdio_server
+
+    server = build(mem, bot)
+    low = server._lowlevel_server   # what MCPServer.run_stdio_async runs, on our streams
+
+    async def run() -> None:
+        async with stdio_server(stdin=lines, stdout=answers) as (read_stream, write_stream):
+            await low.run(read_stream, write_stream, low.create_initialization_options())
+
+    anyio.run(run)

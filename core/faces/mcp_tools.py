@@ -21,12 +21,24 @@ from typing import Any
 
 from .. import ops
 from ..ops import Actor, BadInput, Conflict, Memory
+from .jsoncheck import lone_surrogate
 
 # The operations load on a tool's first call (inside each tool), so a server answers tools/list sooner.
 
 HOW = "mcp"
 JOURNAL_DEFAULT = 20
 JOURNAL_MAX = 200
+
+INSTRUCTIONS = (
+    "The bot's long-term memory, kept as plain markdown files a person also reads and edits. "
+    "memory_load shows what loads every turn; memory_recall and session_search find older notes; "
+    "memory_update remembers, forgets or records a preference; memory_read/memory_write edit a file "
+    "with its hash. Every change is journaled and the person can undo it."
+)
+
+
+def server_title(bot: str) -> str:
+    return f"botmemory: {bot}'s memory"
 
 
 @dataclass(frozen=True)
@@ -97,17 +109,23 @@ def _check_type(tool: str, key: str, p: Param, value: Any) -> Any:
             return value
         if isinstance(value, float) and value.is_integer():
             return int(value)
-        if isinstance(value, str) and value.strip().isdigit():
+        if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit() and len(value) < 10:
             return int(value.strip())
         raise BadInput(f"{tool}: {key!r} must be a whole number, not {value!r}")
     if p.type == "words":
         if isinstance(value, str):
+            if lone_surrogate(value) is not None:
+                raise BadInput(f"{tool}: {key!r} is not valid Unicode (it holds a lone surrogate)")
             return value.split()
         if isinstance(value, list) and all(isinstance(w, str) for w in value):
+            if lone_surrogate(value) is not None:
+                raise BadInput(f"{tool}: {key!r} is not valid Unicode (it holds a lone surrogate)")
             return [x for w in value for x in w.split()]
         raise BadInput(f"{tool}: {key!r} must be a string of words or a list of strings")
     if not isinstance(value, str):
         raise BadInput(f"{tool}: {key!r} must be a string, not {type(value).__name__}")
+    if lone_surrogate(value) is not None:
+        raise BadInput(f"{tool}: {key!r} is not valid Unicode (it holds a lone surrogate); nothing was written")
     if p.enum:
         v = value.strip().lower()
         if v not in p.enum:
@@ -210,6 +228,12 @@ def _read(mem: Memory, bot: str, args: dict[str, Any], client: str) -> str:
 def _write(mem: Memory, bot: str, args: dict[str, Any], client: str) -> str:
     text, expected = args["text"], args.get("expected_hash")
     path = ops.file_path(mem, bot, args["path"])        # a bad path is bad input before anything else
+    if expected is not None:                   # a malformed hash is bad input, never a conflict
+        e = expected.strip().lower()
+        if len(e) != 64 or not all(c in "0123456789abcdef" for c in e):
+            raise BadInput(f"memory_write: 'expected_hash' must be the hash memory_read returned (64 hex digits), "
+                           f"not {expected[:80]!r}")
+        expected = e
     actor = bot_actor(args, client)
     if expected is None and ops.show(mem, bot, path).exists:
         raise BadInput(f"{path} exists: read it with memory_read and pass its hash as expected_hash")
@@ -326,6 +350,12 @@ def call(mem: Memory, bot: str, name: str, arguments: Mapping[str, Any] | None, 
     if spec is None:
         raise BadInput(f"no tool {name!r} (tools: {', '.join(BY_NAME)})")
     return spec.run(mem, bot, normalize(spec, arguments), client)
+
+
+def failure_line(tool: str, e: Exception) -> str:
+    """The one line an unexpected failure answers with: the tool, the kind of failure and its message."""
+    first = str(e).splitlines()[0] if str(e) else ""
+    return f"{tool} failed: {type(e).__name__}{': ' + first if first else ''} (nothing more was done)"
 
 
 def error_line(e: Exception) -> str:

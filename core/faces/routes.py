@@ -25,8 +25,11 @@ POST     /api/profile/learned/:id/remove                  take one out; never ad
 Status codes: 200 done; 400 bad input; 403 refused by a rule (deleting
 MEMORY.md, a symbolic link); 404 no such bot, file, row or route; 405 a known
 path with another method; 409 a stale hash (with ``text`` and ``hash``, the
-file as it is now) or a tidy-up with upkeep off; 503 the workspace is busy;
-500 anything unexpected. Every error body is ``{"error": message}``.
+file as it is now) or a tidy-up with upkeep off; 412 a stale ``If-Match``
+(the same body as 409); 503 the workspace is busy; 500 anything unexpected
+(never bad input). Every error body is ``{"error": message}``. A file's read
+answers with its hash as ``ETag``; writes and deletes take it back in
+``If-Match`` beside ``expectedHash``.
 """
 from __future__ import annotations
 
@@ -124,6 +127,45 @@ def _saved(mem: Memory, bot: str, rel: str, change: Any) -> dict[str, Any]:
             "row": change.id if change is not None else None}
 
 
+def _etag(hash_: str | None) -> dict[str, str]:
+    return {"ETag": f'"{hash_}"'} if hash_ else {}
+
+
+def _hash_arg(value: Any, name: str) -> str | None:
+    """``expectedHash``: None, or the 64 hex digits a read answered with (any case); anything else is 400."""
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str) or len(value) != 64 or not all(c in "0123456789abcdefABCDEF" for c in value):
+        raise BadInput(f"{name!r} must be the file's hash as a read answered it (64 hex digits), not {value!r}"[:200])
+    return value.lower()
+
+
+def _condition(mem: Memory, bot: str, rel: str, expected: str | None, if_match: str | None,
+               *, must_exist: bool) -> str | None:
+    """The hash a write must find: ``expectedHash`` or ``If-Match`` (``*``: whatever the file holds now)."""
+    if if_match is None:
+        return expected
+    if if_match == "*":
+        now = ops.show(mem, bot, rel)
+        if not now.exists:
+            if must_exist:
+                raise HttpError(412, f"{rel} does not exist (If-Match: *): nothing written",
+                                extra={"path": rel, "text": "", "hash": None})
+            return expected
+        if expected is not None and expected != now.hash:
+            raise HttpError(412, f"{rel} changed since it was opened (expectedHash): nothing written",
+                            _etag(now.hash), {"path": rel, "text": now.text, "hash": now.hash})
+        return now.hash
+    if expected is not None and expected != if_match:
+        raise BadInput("If-Match and expectedHash name different hashes: give one of them")
+    return if_match
+
+
+def _precondition_failed(e: Conflict) -> HttpError:
+    return HttpError(412, f"{e} (If-Match): nothing written", _etag(e.hash),
+                     {"path": e.path, "text": e.text, "hash": e.hash or None})
+
+
 # ----- the routes
 
 
@@ -131,22 +173,27 @@ def overview(mem: Memory, bot: str) -> dict[str, Any]:
     return ops.overview(mem, bot)
 
 
-def read_one(mem: Memory, bot: str, query: Query) -> dict[str, Any]:
+def read_one(mem: Memory, bot: str, query: Query) -> Response:
     r = ops.show(mem, bot, _one(query, "path") or "")
     if not r.exists:
         raise HttpError(404, f"{r.path} does not exist in {bot}'s workspace")
-    return {"path": r.path, "text": r.text, "hash": r.hash, "valid_utf8": r.valid_utf8}
+    return Response(200, {"path": r.path, "text": r.text, "hash": r.hash, "valid_utf8": r.valid_utf8}, _etag(r.hash))
 
 
-def save_one(mem: Memory, bot: str, body: Any) -> dict[str, Any]:
+def save_one(mem: Memory, bot: str, body: Any, if_match: str | None = None) -> Response:
     b = _body(body)
     rel = ops.file_path(mem, bot, _text_field(b, "path"))  # the path rules first
     text = _text_field(b, "text")
-    expected = b.get("expectedHash")
-    if expected is not None and not isinstance(expected, str):
-        raise BadInput("'expectedHash' must be a string or null")
-    r = ops.save(mem, bot, rel, text, actor(), expected_hash=expected or None)
-    return _saved(mem, bot, rel, r.changes[0] if r.changes else None)
+    expected = _condition(mem, bot, rel, _hash_arg(b.get("expectedHash"), "expectedHash"), if_match,
+                          must_exist=True)
+    try:
+        r = ops.save(mem, bot, rel, text, actor(), expected_hash=expected)
+    except Conflict as e:
+        if if_match is None:
+            raise
+        raise _precondition_failed(e) from None
+    out = _saved(mem, bot, rel, r.changes[0] if r.changes else None)
+    return Response(200, out, _etag(out["hash"]))
 
 
 def save_whole(mem: Memory, bot: str, body: Any) -> Response:
@@ -160,12 +207,18 @@ def save_whole(mem: Memory, bot: str, body: Any) -> Response:
                           "deprecated": "no hash check: use PUT /api/bots/:id/memory/file with expectedHash"}, headers)
 
 
-def delete_one(mem: Memory, bot: str, query: Query) -> dict[str, Any]:
+def delete_one(mem: Memory, bot: str, query: Query, if_match: str | None = None) -> dict[str, Any]:
     rel = _one(query, "path") or ""
+    expected = _hash_arg(_one(query, "expectedHash", required=False), "expectedHash")
     if not ops.is_memory(mem, bot, rel) and not ops.show(mem, bot, rel).exists:
         raise HttpError(404, f"{rel} does not exist in {bot}'s workspace")
-    expected = _one(query, "expectedHash", required=False)
-    ops.rm(mem, bot, rel, actor(), expected_hash=expected or None)
+    expected = _condition(mem, bot, rel, expected, if_match, must_exist=False)
+    try:
+        ops.rm(mem, bot, rel, actor(), expected_hash=expected)
+    except Conflict as e:
+        if if_match is None:
+            raise
+        raise _precondition_failed(e) from None
     return {"path": rel, "deleted": True}
 
 
@@ -173,7 +226,7 @@ def journal(mem: Memory, bot: str, query: Query) -> list[dict[str, Any]]:
     raw = _one(query, "limit", required=False)
     limit = JOURNAL_DEFAULT
     if raw is not None:
-        if not raw.isdigit() or not 0 <= int(raw) <= JOURNAL_MAX:
+        if not (raw.isascii() and raw.isdigit()) or len(raw) > 6 or not 0 <= int(raw) <= JOURNAL_MAX:
             raise BadInput(f"?limit= must be a number from 0 to {JOURNAL_MAX}")
         limit = int(raw)
     full = _one(query, "full", required=False)
@@ -246,7 +299,8 @@ def _allowed(methods: dict[str, Callable[[], Any]]) -> NoReturn:
     raise HttpError(405, "method not allowed here", {"Allow": ", ".join(sorted(methods))})
 
 
-def route(mem: Memory, method: str, parts: list[str], query: Query, body: Any, opener: Opener) -> Any:
+def route(mem: Memory, method: str, parts: list[str], query: Query, body: Any, opener: Opener,
+          if_match: str | None = None) -> Any:
     """The handler for a path (split on ``/``, each part decoded), or HttpError 404/405."""
     methods: dict[str, Callable[[], Any]] = {}
     if parts[:2] == ["api", "bots"] and len(parts) >= 4 and parts[3] == "memory":
@@ -259,8 +313,8 @@ def route(mem: Memory, method: str, parts: list[str], query: Query, body: Any, o
         if rest == []:
             methods = {"GET": lambda: overview(mem, bot()), "PUT": lambda: save_whole(mem, bot(), body)}
         elif rest == ["file"]:
-            methods = {"GET": lambda: read_one(mem, bot(), query), "PUT": lambda: save_one(mem, bot(), body),
-                       "DELETE": lambda: delete_one(mem, bot(), query)}
+            methods = {"GET": lambda: read_one(mem, bot(), query), "PUT": lambda: save_one(mem, bot(), body, if_match),
+                       "DELETE": lambda: delete_one(mem, bot(), query, if_match)}
         elif rest == ["journal"]:
             methods = {"GET": lambda: journal(mem, bot(), query)}
         elif len(rest) == 3 and rest[0] == "journal" and rest[2] == "revert":
@@ -297,10 +351,11 @@ def split_path(path: str) -> list[str]:
     return [unquote(p, errors="strict") for p in raw]
 
 
-def dispatch(mem: Memory, method: str, path: str, query: Query, body: Any, opener: Opener) -> Response:
-    """Run one request; never raises."""
+def dispatch(mem: Memory, method: str, path: str, query: Query, body: Any, opener: Opener,
+             *, if_match: str | None = None) -> Response:
+    """Run one request; never raises. *if_match*: ``If-Match`` as the server read it (``*`` or one hash)."""
     try:
-        result = route(mem, method, split_path(path), query, body, opener)
+        result = route(mem, method, split_path(path), query, body, opener, if_match)
         return result if isinstance(result, Response) else Response(200, result)
     except HttpError as e:
         return e.response()

@@ -23,7 +23,17 @@ Who may ask:
   ``Sec-Fetch-Site`` other than ``none``) comes from a web page and is refused
   403 too, so no page can make the owner's browser send one (CSRF);
 - bodies are JSON (``Content-Type: application/json``), at most 2 MB (413);
-  at most 16 requests run at once, each socket read bounded by a 15 s timeout.
+  one ``Content-Length`` (two are 400), no absolute-form target naming another
+  host (400);
+- slow clients cannot starve the owner: the request line and headers must
+  arrive within 10 s and a body within 10 s plus one second per 64 KB (else
+  408 and the connection closes); a connection only waiting for its request
+  holds no request slot, and a client (an address) keeps at most 8 such
+  connections (a ninth lets its oldest waiting one go), 64 connections in all;
+  at most 16 requests run at once, the next one waits for a slot.
+
+Reads answer with an ``ETag`` (the file's hash); a write or delete with
+``If-Match`` is refused 412 with the current text when the file changed since.
 
 Paths name memory files only through the core's path rules (``classify``):
 no directory listing, nothing outside the workspace, no symbolic link.
@@ -32,9 +42,11 @@ from __future__ import annotations
 
 import errno
 import hmac
+import io
 import json
 import socket
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -45,13 +57,19 @@ from urllib.parse import parse_qs, urlsplit
 from .. import ops
 from ..base.log import get_logger
 from ..ops import BadInput, Memory
+from .jsoncheck import lone_surrogate
 
 logger = get_logger(__name__)
 
 DEFAULT_PORT = 8721
 MAX_BODY = 2 * 1024 * 1024
-MAX_CLIENTS = 16
-REQUEST_TIMEOUT_S = 15.0
+MAX_CLIENTS = 16                 # requests running at once
+MAX_CONNECTIONS = 64             # open connections, waiting or running
+MAX_WAITING_PER_CLIENT = 8       # connections of one address still waiting for their request
+REQUEST_TIMEOUT_S = 15.0         # any one socket read or write
+HEADER_TIMEOUT_S = 10.0          # the request line and headers, from the moment one is awaited
+BODY_TIMEOUT_S = 10.0            # a body: this, plus a second per BODY_RATE bytes
+BODY_RATE = 64 * 1024
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]")
 
 
@@ -65,14 +83,45 @@ token_path = ops.token_path
 
 
 def host_ok(host: str | None, port: int) -> bool:
-    """Is *host* (a Host header) a loopback name, with no port or this one?"""
+    """Is *host* (a Host header, or an absolute target's authority) a loopback name with this port?
+
+    Without a port only when the port is 80, where HTTP leaves it out (README: "with this port").
+    """
     if not host:
         return False
     host = host.strip().lower()
     for name in LOOPBACK_NAMES:
-        if host == name or host == f"{name}:{port}":
+        if host == f"{name}:{port}" or (port == 80 and host == name):
             return True
     return False
+
+
+def split_target(target: str, port: int) -> tuple[str, str]:
+    """A request target's path and query; an absolute-form target must name this server (else 400)."""
+    if target.startswith("/"):
+        path, _, query = target.partition("?")
+        return path, query
+    if target[:7].lower() == "http://":
+        parts = urlsplit(target)
+        if parts.username is not None or parts.password is not None or not host_ok(parts.netloc, port):
+            raise _Refuse(400, "the request target names another host; send the path alone")
+        return parts.path or "/", parts.query
+    raise _Refuse(400, "the request target must be a path (/api/...)")
+
+
+def etag_hashes(value: str) -> str | None:
+    """``If-Match``: ``*`` or the one strong ETag (a file's hash) it names; 400 for anything else.
+
+    A weak ETag (``W/"…"``) never matches a strong comparison: it is refused rather than ignored.
+    """
+    v = value.strip()
+    if v == "*":
+        return v
+    if v.startswith('"') and v.endswith('"') and len(v) >= 2:
+        v = v[1:-1]
+    if len(v) == 64 and all(c in "0123456789abcdefABCDEF" for c in v):
+        return v.lower()
+    raise _Refuse(400, "If-Match must be one ETag as a read answered it (\"<64 hex digits>\") or *")
 
 
 def bearer_ok(header: str | None, token: str) -> bool:
@@ -91,6 +140,53 @@ class _Refuse(Exception):
         self.headers = headers or {}
 
 
+# ----- connections: deadlines, and the per-client cap
+
+
+class _Conn:
+    """One open connection: its client's address, and whether it is still waiting for a request."""
+
+    __slots__ = ("sock", "client", "waiting", "since", "dropped")
+
+    def __init__(self, sock: socket.socket, client: str) -> None:
+        self.sock = sock
+        self.client = client
+        self.waiting = True
+        self.since = time.monotonic()
+        self.dropped = False
+
+
+class _DeadlineReader(io.RawIOBase):
+    """The socket's reads for the handler's ``rfile``, each bounded by the handler's current deadline.
+
+    A socket timeout bounds one read only: a client sending a byte now and then would never trip it.
+    The deadline bounds the whole request line and headers (and then the body): every read is given
+    what is left of it, and none starts after it passed.
+    """
+
+    def __init__(self, handler: Handler) -> None:
+        super().__init__()
+        self.handler = handler
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: Any) -> int:
+        h = self.handler
+        left = REQUEST_TIMEOUT_S if h.deadline is None else min(REQUEST_TIMEOUT_S, h.deadline - time.monotonic())
+        if left <= 0:
+            h.timed_out = True
+            raise TimeoutError("the request did not arrive in time")
+        h.connection.settimeout(left)
+        try:
+            n: int = h.connection.recv_into(b)
+        except TimeoutError:
+            h.timed_out = True
+            raise
+        h.got += n
+        return n
+
+
 # ----- the handler
 
 
@@ -98,6 +194,42 @@ class Handler(BaseHTTPRequestHandler):
     server_version = "botmemory"
     timeout = REQUEST_TIMEOUT_S     # a stalled client cannot hold a thread for longer
     server: _Server
+    deadline: float | None = None   # when the part being read must have arrived (time.monotonic)
+    timed_out = False
+    got = 0                         # bytes read since the deadline was set
+    conn: _Conn | None = None
+
+    def setup(self) -> None:
+        super().setup()
+        self.rfile = io.BufferedReader(_DeadlineReader(self))
+        self.conn = self.server.conn_of(self.connection)
+
+    def handle_one_request(self) -> None:
+        """Wait for the next request, at most HEADER_TIMEOUT_S for its line and headers (then 408)."""
+        self._await(HEADER_TIMEOUT_S, waiting=True)
+        super().handle_one_request()
+        if self.timed_out and self.got and not self.answered:   # a part of a request, then too slow
+            self._timeout_answer()
+
+    answered = False
+
+    def _await(self, seconds: float | None, *, waiting: bool) -> None:
+        self.deadline = None if seconds is None else time.monotonic() + seconds
+        self.timed_out, self.got, self.answered = False, 0, False
+        if self.conn is not None:
+            self.server.set_waiting(self.conn, waiting)
+
+    def _timeout_answer(self) -> None:
+        self.close_connection = True
+        if not self.request_version or self.request_version == "HTTP/0.9":
+            self.request_version = "HTTP/1.0"
+        self._send(408, {"error": "the request did not arrive in time: send it whole, at once"}, {})
+
+    def finish(self) -> None:
+        try:
+            super().finish()
+        finally:
+            self.server.forget(self.connection)
 
     def version_string(self) -> str:
         return self.server_version
@@ -108,6 +240,8 @@ class Handler(BaseHTTPRequestHandler):
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
         """The base class's own refusals (a bad request line, 414, 431, 501) as JSON too."""
         self.close_connection = True
+        if self.conn is not None and self.conn.dropped:   # let go to make room: nobody to answer
+            return
         if self.request_version == "HTTP/0.9":  # a request line without a version: answer with headers anyway
             self.request_version = "HTTP/1.0"
         self._send(code, {"error": message or self.responses.get(code, ("error",))[0]}, {})
@@ -133,8 +267,10 @@ class Handler(BaseHTTPRequestHandler):
     def do_OPTIONS(self) -> None:
         self.do_HEAD()
 
-    def _check(self) -> None:
+    def _check(self) -> tuple[str, str]:
+        """Who asks, and what: the target's path and query, once every check passed."""
         api = self.server.api
+        path, query = split_target(self.path, api.port)
         hosts = self.headers.get_all("Host") or []
         if len(hosts) != 1 or not host_ok(hosts[0], api.port):   # a second Host could be the one a proxy reads
             raise _Refuse(403, "refused: the Host is not this computer's loopback address")
@@ -146,6 +282,11 @@ class Handler(BaseHTTPRequestHandler):
         if not bearer_ok(self.headers.get("Authorization"), api.token):
             raise _Refuse(401, f"a valid 'Authorization: Bearer <token>' is needed (the token is in {api.token_file})",
                           {"WWW-Authenticate": 'Bearer realm="botmemory"'})
+        if len(self.headers.get_all("Content-Length") or []) > 1:
+            raise _Refuse(400, "more than one Content-Length header")
+        if len(self.headers.get_all("If-Match") or []) > 1:
+            raise _Refuse(400, "more than one If-Match header")
+        return path, query
 
     def _read_body(self) -> Any:
         if self.headers.get("Transfer-Encoding") is not None:
@@ -153,8 +294,9 @@ class Handler(BaseHTTPRequestHandler):
         raw = self.headers.get("Content-Length")
         if raw is None:
             return None
-        if not raw.strip().isdigit():
-            raise _Refuse(400, "bad Content-Length")
+        raw = raw.strip()
+        if not (raw.isascii() and raw.isdigit()) or len(raw) > 12:
+            raise _Refuse(400, f"bad Content-Length {raw[:20]!r}: give the body's length in bytes")
         n = int(raw)
         if n > MAX_BODY:
             raise _Refuse(413, f"the body is {n:,} bytes; at most {MAX_BODY:,}")
@@ -163,39 +305,72 @@ class Handler(BaseHTTPRequestHandler):
         ctype = (self.headers.get("Content-Type") or "").split(";")[0].strip().lower()
         if ctype != "application/json":
             raise _Refuse(415, "the body must be application/json")
+        self._await(BODY_TIMEOUT_S + n / BODY_RATE, waiting=False)
         data = self.rfile.read(n)
         if len(data) < n:
+            if self.timed_out:
+                raise TimeoutError("the body did not arrive in time")
             raise ConnectionAbortedError("the client left mid-body")
+        self._await(None, waiting=False)
         try:
-            return json.loads(data.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError, RecursionError):
-            raise _Refuse(400, "the body is not valid JSON") from None
+            body = json.loads(data.decode("utf-8"))
+        except UnicodeDecodeError as e:
+            raise _Refuse(400, f"the body is not valid UTF-8 (byte 0x{data[e.start]:02x} at {e.start})") from None
+        except (ValueError, RecursionError) as e:
+            raise _Refuse(400, f"the body is not valid JSON: {e}" if isinstance(e, ValueError)
+                          else "the body is not valid JSON: nested too deeply") from None
+        where = lone_surrogate(body)
+        if where is not None:
+            raise _Refuse(400, f"the body's {where} is not valid Unicode (a lone surrogate); nothing was written")
+        return body
 
     def _handle(self) -> None:
-        from .routes import default_opener, dispatch
+        from . import routes
 
         try:
-            self._check()
-            body = self._read_body() if self.command in ("PUT", "POST", "PATCH", "DELETE") else None
+            path, raw_query = self._check()
+            if self.conn is not None and not self.server.trust(self.conn):
+                raise ConnectionAbortedError("let go to make room for another connection")
+            if_match = self.headers.get("If-Match")
+            condition = etag_hashes(if_match) if if_match is not None else None
+            try:
+                query = parse_qs(raw_query, keep_blank_values=True, errors="strict", max_num_fields=50)
+            except UnicodeDecodeError:
+                raise _Refuse(400, "the query is not valid UTF-8") from None
+            except ValueError:
+                raise _Refuse(400, "too many query fields") from None
+            if self.command in ("PUT", "POST", "PATCH", "DELETE"):
+                body = self._read_body()
+            else:
+                body = None
+                if (self.headers.get("Content-Length") or "0").strip() != "0":
+                    self.close_connection = True   # a body nobody reads: never parse it as the next request
         except _Refuse as r:
             self.close_connection = True
             self._send(r.status, {"error": str(r)}, r.headers)
             return
-        except (ConnectionError, TimeoutError, OSError) as e:
+        except TimeoutError:
+            logger.info("client %s was too slow sending its request", self.address_string())
+            self._timeout_answer()
+            return
+        except (ConnectionError, OSError) as e:
             logger.info("client %s left mid-request: %s", self.address_string(), e)
             self.close_connection = True
             return
-        parts = urlsplit(self.path)
-        query = parse_qs(parts.query, keep_blank_values=True)
         api = self.server.api
-        if api.follow_date:  # a server left running past midnight dates entries by the day they are written
-            ops.follow_today(api.mem)
-        resp = dispatch(api.mem, self.command, parts.path, query, body, api.opener if api.opener is not None else default_opener)
-        self._send(resp.status, resp.body, resp.headers)
+        with self.server.slots:   # at most MAX_CLIENTS requests run at once
+            if api.follow_date:  # a server left running past midnight dates entries by the day they are written
+                ops.follow_today(api.mem)
+            resp = routes.dispatch(api.mem, self.command, path, query, body,
+                                   api.opener if api.opener is not None else routes.default_opener,
+                                   if_match=condition)
+            self._send(resp.status, resp.body, resp.headers)
 
     def _send(self, status: int, body: Any, headers: dict[str, str]) -> None:
-        data = json.dumps(body, ensure_ascii=False).encode("utf-8")
+        self.answered = True
+        data = json.dumps(body, ensure_ascii=False).encode("utf-8", "backslashreplace")
         try:
+            self.connection.settimeout(REQUEST_TIMEOUT_S)
             self.send_response(status)
             self.send_header("Content-Type", "application/json; charset=utf-8")
             self.send_header("Content-Length", str(len(data)))
@@ -205,7 +380,7 @@ class Handler(BaseHTTPRequestHandler):
                 self.send_header(k, v)
             self.end_headers()
             self.wfile.write(data)
-        except (ConnectionError, TimeoutError) as e:
+        except (ConnectionError, TimeoutError, OSError) as e:
             logger.info("client %s left before the answer: %s", self.address_string(), e)
             self.close_connection = True
 
@@ -219,24 +394,62 @@ class _Server(ThreadingHTTPServer):
     def server_activate(self) -> None:
         super().server_activate()
         self.slots = threading.BoundedSemaphore(MAX_CLIENTS)
+        self.conns: dict[socket.socket, _Conn] = {}
+        self.conns_lock = threading.Lock()
 
     def process_request(self, request: Any, client_address: Any) -> None:
-        """At most MAX_CLIENTS requests at once; the next waits for a free slot (accepting pauses meanwhile)."""
-        while not self.slots.acquire(timeout=0.5):
-            if getattr(self, "_BaseServer__shutdown_request", False):
-                self.shutdown_request(request)
-                return
+        """Every connection is taken at once (a slot is held only while a request runs), within the caps:
+        a client with MAX_WAITING_PER_CLIENT connections still waiting for their request lets its oldest
+        go; with MAX_CONNECTIONS open, the oldest waiting one anywhere goes, or (none waits) this one."""
+        client = str(client_address[0])
+        with self.conns_lock:
+            waiting = [c for c in self.conns.values() if c.waiting and not c.dropped]
+            mine = [c for c in waiting if c.client == client]
+            if len(mine) >= MAX_WAITING_PER_CLIENT:
+                self._drop(min(mine, key=lambda c: c.since))
+            elif len(self.conns) >= MAX_CONNECTIONS:
+                if not waiting:
+                    logger.warning("%d connections are open; refusing one from %s", len(self.conns), client)
+                    self.shutdown_request(request)
+                    return
+                self._drop(min(waiting, key=lambda c: c.since))
+            self.conns[request] = _Conn(request, client)
         try:
             super().process_request(request, client_address)
         except BaseException:
-            self.slots.release()
+            self.forget(request)
             raise
 
-    def process_request_thread(self, request: Any, client_address: Any) -> None:
+    def _drop(self, c: _Conn) -> None:
+        """Let a waiting connection go (its thread then reads the end of the stream and finishes)."""
+        c.dropped = True
+        logger.info("letting a waiting connection from %s go: too many open", c.client)
         try:
-            super().process_request_thread(request, client_address)
-        finally:
-            self.slots.release()
+            c.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+    def conn_of(self, sock: socket.socket) -> _Conn | None:
+        with self.conns_lock:
+            return self.conns.get(sock)
+
+    def set_waiting(self, c: _Conn, waiting: bool) -> None:
+        with self.conns_lock:
+            if waiting and not c.waiting:
+                c.since = time.monotonic()
+            c.waiting = waiting
+
+    def trust(self, c: _Conn) -> bool:
+        """The connection passed the checks: it is no longer a waiting one that may be let go (False: it was)."""
+        with self.conns_lock:
+            if c.dropped:
+                return False
+            c.waiting = False
+            return True
+
+    def forget(self, sock: Any) -> None:
+        with self.conns_lock:
+            self.conns.pop(sock, None)
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         logger.exception("request from %s failed", client_address)

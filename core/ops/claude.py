@@ -108,6 +108,14 @@ def _sessions_dir(home: Home) -> Path:
 
 
 def _session_file(home: Home, session: str) -> Path:
+    """The session's open-turn record, named by the SHA-256 of its id: a session id is the client's to
+    choose (a path, a credential), and never becomes a file name as it is."""
+    digest = hashlib.sha256(session.encode("utf-8", "surrogatepass")).hexdigest()
+    return _sessions_dir(home) / f"{digest}.json"
+
+
+def _legacy_session_file(home: Home, session: str) -> Path:
+    """Where a turn opened before the hashed names was recorded (read once, to close it)."""
     return _sessions_dir(home) / (re.sub(r"[^A-Za-z0-9_-]", "_", session)[:120] + ".json")
 
 
@@ -134,6 +142,9 @@ def _end_turn(mem: Memory, session: str, said: str | None, transcript: str | Non
     its part of Claude Code's transcript is what was appended since the prompt."""
     path = _session_file(mem.home, session)
     ft = read_file(path, mem.home.root)
+    if ft is None:
+        path = _legacy_session_file(mem.home, session)
+        ft = read_file(path, mem.home.root)
     if ft is None:
         return
     from ..outside.turns import turn_end

@@ -128,6 +128,7 @@ from .base import _holds, MARKER_FORMAT, _MARKER_RE, _Span
 from .runs import _find_runs, _token_rules
 from .credentials import _credentials, _pem, _pem_blocks
 from .assign import _assignments
+from .phrases import _phrases
 from .entropy import _high_entropy
 from .provider import _provider_keyword
 
@@ -253,7 +254,8 @@ def _scan_text(text: str) -> list[_Span]:
     found.extend(_pem(scan, blocks))
     found.extend(_token_rules(text, scan, low, runs))
     found.extend(_credentials(text, scan, low))
-    found.extend(_assignments(text, low))
+    found.extend(_assignments(text, low, scan))
+    found.extend(_phrases(text, low))
     found.extend(_provider_keyword(text, scan, low, runs))
     specific = _merge(found)
     # Markers already in the text are never (part of) a secret.

@@ -24,7 +24,10 @@ from .credentials import _NETRC_RE
 # Cheap pre-filters (over the lower-cased text): the lines worth looking at
 # for assignments.
 _KEYWORDS = ("pass", "pw", "secret", "token", "key")
-_AFTER_KEYWORD_RE = re.compile(r"[a-z0-9_.\-]{0,64}+[\"'`*_ \t]{0,8}+[=:]")
+_AFTER_KEYWORD_RE = re.compile(
+    r"[a-z0-9_.\-]{0,64}+(?:[ \t]+(?:string|str|&str|\[\]byte|secretstr|const))?"
+    r"(?:[\"'`][ \t]*,|[\"'`*_ \t]{0,8}+(?:[.?]{1,2}=|[=:>]))"
+)
 # Bounded: "--" then an unbounded [a-z0-9-]* rescanned a run of dashes from
 # every position (quadratic on "-----…").
 _FLAG_HEAD = r"--(?<![a-z0-9-]--)(?:[a-z0-9][a-z0-9-]{0,40}?)?"
@@ -140,7 +143,7 @@ _LINE_KV_RE = re.compile(
     (?P<open>[*_`"']{0,2})
     (?P<key>[A-Za-z$][A-Za-z0-9_.\-]{0,60}(?:[ ][A-Za-z][A-Za-z0-9_.\-'’]{0,30}){0,3}?)
     (?P<close>[*_`"']{0,2})
-    (?P<sp1>[ \t]*)(?P<sep>:=|=>|[:=])(?![=:/])(?P=close)?[*_]{0,2}(?P<sp2>[ \t]*)
+    (?P<sp1>[ \t]*)(?P<sep>:{1,3}=|=>|\?\??=|\.=|[:=])(?![=:/])(?P=close)?[*_]{0,2}(?P<sp2>[ \t]*)
     (?P<value>[^\n]*)
     """,
     re.VERBOSE | re.MULTILINE,
@@ -151,7 +154,8 @@ _INLINE_EQ_RE = re.compile(
     r"""
     (?<![A-Za-z0-9_.$])
     (?P<key>[A-Za-z_$][A-Za-z0-9_.\-]{0,60})
-    [ \t]*(?::=|=>|=)(?![=>~])[ \t]*
+    (?:[ \t]+(?:string|String|str|&str|\[\]byte|SecretStr|const))?   # Go's var token string = "…"
+    [ \t]*(?::{1,3}=|=>|\?\??=|\.=|=)(?![=>~])[ \t]*
     (?P<value>"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|[^\s"'&#,;()\[\]{}<>`]+)
     """,
     re.VERBOSE,
@@ -179,6 +183,39 @@ _FLAG_RE = re.compile(
     r"(?<![A-Za-z0-9_-])--(?P<key>[A-Za-z0-9][A-Za-z0-9-]{0,60})(?:[ \t]+|=)"
     r"(?P<value>\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'|[^\s\"'|;&)]+)"
 )
+
+
+# System.setProperty("API_TOKEN", "…"), os.environ.setdefault('SECRET', '…'): a call's key and value.
+_CALL_PAIR_RE = re.compile(
+    r"\([ \t]*(?P<q>[\"'])(?P<key>[A-Za-z_][A-Za-z0-9_.\-]{0,60})(?P=q)[ \t]*,[ \t]*"
+    r"(?P<value>\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*')"
+)
+# <apiToken>…</apiToken>, the value on the same line or on its own (XML, .NET and Maven settings).
+_XML_ELEMENT_RE = re.compile(
+    r"<(?P<key>[A-Za-z_][A-Za-z0-9_.\-]{0,60})(?:[ \t][^<>\n]{0,200})?>[ \t\r\n]{0,200}"
+    r"(?P<value>[^<>\s]{3,1024})[ \t\r\n]{0,200}</(?P=key)[ \t]*>"
+)
+# <add key="Password" value="…"/>, <entry name="apiToken" value="…"/> (NuGet, .NET, Java properties).
+_XML_ATTR_RE = re.compile(
+    r"(?:key|name|KEY|NAME|Key|Name)=(?P<q>[\"'])(?P<key>[A-Za-z_][A-Za-z0-9_.\- ]{0,60})(?P=q)[ \t]+"
+    r"(?:value|VALUE|Value)=(?P<value>\"[^\"\n]*\"|'[^'\n]*')"
+)
+
+
+def _xml(text: str, scan: str, low: str) -> Iterator[_Span]:
+    """Credential-named XML elements and key/value attributes (the value read from *text*)."""
+    if _holds(low, "</"):
+        for m in _XML_ELEMENT_RE.finditer(scan):
+            kind = _secret_key_kind(m.group("key"))
+            value = text[m.start("value"):m.end("value")]
+            if kind is not None and _accept_value(value, kind, inline=False, colon=False, code=False):
+                yield (m.start("value"), m.end("value"), kind)
+    if _holds(low, 'value="') or _holds(low, "value='"):
+        for m in _XML_ATTR_RE.finditer(scan):
+            kind = _secret_key_kind(m.group("key"))
+            s, e = m.start("value") + 1, m.end("value") - 1
+            if kind is not None and e > s and _accept_value(text[s:e], kind, inline=True, colon=False, code=False):
+                yield (s, e, kind)
 
 
 _IDENT_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -256,7 +293,8 @@ def _value_span(
     return (vstart, vstart + m.end(), m.group())
 
 
-def _assignments(text: str, low: str) -> Iterator[_Span]:
+def _assignments(text: str, low: str, scan: str | None = None) -> Iterator[_Span]:
+    yield from _xml(text, text if scan is None else scan, low)
     line_starts: set[int] = set()
 
     def hits() -> Iterator[Iterator[int]]:
@@ -409,6 +447,7 @@ def _assignments_in_line(text: str, ls: int, le: int) -> Iterator[_Span]:
         (_QUOTED_KEY_RE, True, quoted_line),
         (_FLOW_KEY_RE, True, "{" in line or "," in line),
         (_QUOTED_HEADER_RE, False, quoted_line),
+        (_CALL_PAIR_RE, True, quoted_line and "(" in line),
         (_FLAG_RE, False, "--" in line),
     ):
         if not needed:

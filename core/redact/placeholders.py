@@ -103,7 +103,8 @@ _PLACEHOLDER_RE = re.compile(
       | \{\{[^{}]*\}\}                        # {{ token }}
       | \{[A-Za-z_][A-Za-z0-9_.]*\}           # {password}
       | ![A-Za-z][A-Za-z0-9_-]*(?:[ \t].*)?   # !secret name, !vault |, !ENV tag
-      | [A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+         # DATABASE_PASSWORD: a name
+      | (?-i:[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)   # DATABASE_PASSWORD: a name (capitals only:
+      | (?-i:[a-z]+(?:_[a-z]+)+)              # rcj3_llt977… is a value), db_password_file
       | [xX*•·._\-#?…]+                       # xxx, ***, ..., ---
       | (?:x{2,}|X{2,})(?:[-_][xX]+)*         # xxxx-xxxx
       | (?:[A-Za-z0-9]{1,12}[_-])*[A-Za-z0-9]{0,12}?

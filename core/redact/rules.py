@@ -90,8 +90,8 @@ _PROVIDER_RULES: tuple[_Rule, ...] = (
         ),
         group=1,
     ),
-    _Rule("stripe_key", _tok("sk_", "(?:live|test)_[A-Za-z0-9]{16,}+")),
-    _Rule("stripe_key", _tok("rk_", "(?:live|test)_[A-Za-z0-9]{16,}+")),
+    _Rule("stripe_key", _tok("sk_", "(?:live|test|prod)_[A-Za-z0-9]{10,}+"), check=_has_digit_and_letter),
+    _Rule("stripe_key", _tok("rk_", "(?:live|test|prod)_[A-Za-z0-9]{10,}+"), check=_has_digit_and_letter),
     _Rule("stripe_key", _tok("pk_live_", "[A-Za-z0-9]{16,}+")),
     _Rule("stripe_webhook_secret", _tok("whsec_", "[A-Za-z0-9+/=]{24,}+")),
     _Rule("anthropic_key", _tok("sk-ant-", "[A-Za-z0-9_-]{20,}+")),
@@ -239,6 +239,7 @@ _PROVIDER_RULES: tuple[_Rule, ...] = (
     _Rule("firebase_fcm_key", _tok(":APA91b", "[A-Za-z0-9_-]{100,}+", left="")),
     _Rule("square_token", _tok("EAAA", "[A-Za-z0-9_-]{22,60}", _ALNUM, _ALNUM)),
     _Rule("square_token", _tok("sq0", "(?:atp|csp)-[A-Za-z0-9_-]{22,43}")),
+    _Rule("heroku_key", _tok("HRKU-", "[A-Za-z0-9_-]{20,}+"), check=_has_digit_and_letter),
     _Rule(
         "paypal_braintree_token",
         _tok("access_token$production$", "[a-z0-9]{16}\\$[a-f0-9]{32}", left=""),
@@ -261,7 +262,8 @@ _PROVIDER_RULES: tuple[_Rule, ...] = (
     _Rule("adafruit_key", _tok("aio_", "[A-Za-z0-9]{28}")),
     _Rule("adobe_client_secret", _tok("p8e-", "[A-Za-z0-9]{32}")),
     _Rule("dropbox_token", _tok("sl.", "[A-Za-z0-9_=.-]{100,}+")),
-    _Rule("facebook_token", _tok("EAA", "[MC][A-Za-z0-9]{60,}+", _ALNUM, _ALNUM)),
+    # page, user and app tokens: EAAB…, EAAC…, EAAG…, EAAM… (the app id's digits rule below is not theirs)
+    _Rule("facebook_token", _tok("EAA", "[A-Z][A-Za-z0-9]{60,}+", _ALNUM, _ALNUM), check=_has_digit_and_letter),
     # app id|secret: the regex starts at the literal; the app id's 15 or 16
     # digits are added in _token_rules (a leading [0-9]{15,16} would be tried
     # at every position of the text).

@@ -265,7 +265,7 @@ def _token_rules(
             if not got:
                 continue  # a literal search is far cheaper than a regex pass
         for s, e in where(rule):
-            if rule.kind == "facebook_token":
+            if rule.kind == "facebook_token" and not text.startswith("EAA", s):   # app id|secret
                 d = s
                 while d > 0 and s - d < 17 and text[d - 1] in _DIGITS:
                     d -= 1

@@ -99,6 +99,18 @@ Listener = Callable[[Sequence[Change]], None]
 """Called once per batch (one :meth:`Store.apply`) with the changes it made, in write order."""
 
 
+def _refuse_credential_name(rel: str) -> None:
+    """A new topic whose name looks like a credential is refused (Refused), as a bot id is (``init``):
+    the name goes outside the workspace, in journal rows, shadows and the recall index. The message
+    does not repeat the name."""
+    from ..redact import contains_secret  # only here: creating a topic is rare
+
+    stem = rel.rsplit("/", 1)[-1].removesuffix(".md")
+    if contains_secret(stem):
+        raise Refused("that topic name looks like a credential (a token or key); botmemory never writes one "
+                      "to disk outside the workspace (journal rows, shadows, the index name files): choose another name")
+
+
 @dataclass
 class Store:
     home: Home
@@ -193,6 +205,8 @@ class Store:
                     plans.append((w, None, None))
                     continue
                 current = self._current(bot, w)
+                if current is None and w.text is not None and kind is FileKind.TOPIC:
+                    _refuse_credential_name(w.file)
                 if w.expected_hash is not None or w.checked:
                     now_hash = current.hash if current else None
                     if now_hash != w.expected_hash:

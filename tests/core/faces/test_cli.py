@@ -426,6 +426,21 @@ def test_a_credential_is_refused_as_a_bot_id_and_nothing_is_written(capsys, root
     assert sorted(p.relative_to(home) for p in home.rglob("*")) == before
 
 
+@pytest.mark.parametrize("name", ["xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx",
+                                  "gl" + "pat-" + "A1b2C3d4E5f6G7h8I9j0", "AK" + "IAQ3EGRT7VXB2HLW4J"])
+def test_a_topic_named_like_a_credential_is_refused_and_nothing_is_written(capsys, root, monkeypatch, name):
+    """A topic's name goes outside the workspace (journal rows, shadows, the recall index), as a bot id does."""
+    home = Path(root)
+    before = sorted(p.relative_to(home) for p in home.rglob("*"))
+    code, out, err = run(capsys, "--root", root, "save", "scout", f"memory/{name}.md", stdin=b"notes\n",
+                         monkeypatch=monkeypatch)
+    assert code == 4 and out == "" and err.count("\n") == 1 and "credential" in err and name not in err
+    assert sorted(p.relative_to(home) for p in home.rglob("*")) == before
+    code, _, _ = run(capsys, "--root", root, "save", "scout", "memory/stripe-keys.md", stdin=b"notes\n",
+                     monkeypatch=monkeypatch)
+    assert code == 0     # a name that only mentions keys is fine
+
+
 # ----- control characters in a note's text
 
 @pytest.mark.parametrize("ctrl", ["\x1b[2J", "\x07", "\x00", "\x7f", "\x9b"])

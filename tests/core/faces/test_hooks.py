@@ -352,3 +352,42 @@ def test_session_start_says_one_line_does_not_load_in_the_singular(tmp_path, cla
     (claude / "MEMORY.md").write_text("".join(f"- [Note {i}](note{i}.md)\n" for i in range(201)))
     text = context(handle(mem, ev("session_start", the_project(tmp_path))))
     assert text.startswith("1 of the 201 lines of ") and " does not load into this session" in text
+
+
+@pytest.mark.parametrize("session", ["../../../etc/x", "gh" + "p_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8",
+                                     "abc123", "é" * 200])
+def test_a_session_id_never_becomes_a_file_name_as_it_is(tmp_path, claude, mem, session):
+    """The open turn's record is named by the session id's hash (a session id is the client's to choose)."""
+    ws = mem.home.workspace(BOT)
+    project = the_project(tmp_path)
+    (project / ".claude").mkdir()
+    (project / ".claude" / "settings.json").write_text(json.dumps({"autoMemoryDirectory": str(ws)}))
+    handle(mem, ev("user_prompt_submit", project, session_id=session))
+    sessions = mem.home.state_dir / "hooks" / "claude-code"
+    names = [p.name for p in sessions.iterdir()]
+    assert len(names) == 1 and all(len(n) == 64 + 5 and n.endswith(".json") for n in names), names
+    assert not any(part in n for n in names for part in (session[:6], session[-6:]))
+    (ws / "memory" / "x.md").write_text("# X\n\nA note.\n")
+    handle(mem, ev("stop", project, session_id=session))
+    assert [r.who for r in mem.journal.list(BOT) if r.file == "memory/x.md"] == ["bot"]
+    assert list(sessions.iterdir()) == []
+
+
+def test_a_turn_opened_before_the_hashed_names_is_still_closed(tmp_path, claude, mem):
+    """An open turn recorded under the session id itself (before this release) is found, ended and removed."""
+    from botmemory.core import turn_begin
+
+    ws = mem.home.workspace(BOT)
+    project = the_project(tmp_path)
+    (project / ".claude").mkdir()
+    (project / ".claude" / "settings.json").write_text(json.dumps({"autoMemoryDirectory": str(ws)}))
+    turn = turn_begin(mem, BOT, "Claude Code old-sess")
+    sessions = mem.home.state_dir / "hooks" / "claude-code"
+    sessions.mkdir(parents=True)
+    (sessions / "old-sess.json").write_text(json.dumps({"bot": BOT, "turn": turn, "chat": "Claude Code old-sess",
+                                                       "transcript_start": None, "capture_bot": None}))
+    (ws / "memory" / "y.md").write_text("# Y\n\nA note.\n")
+    handle(mem, ev("stop", project, session_id="old-sess"))
+    assert [(r.who, r.chat) for r in mem.journal.list(BOT) if r.file == "memory/y.md"] == \
+        [("bot", "Claude Code old-sess")]
+    assert list(sessions.iterdir()) == []

@@ -154,7 +154,7 @@ def test_save_redacts_and_refuses_a_log_and_bad_bodies(api: ApiServer, mem: Memo
     assert call(api, "PUT", F("/file"), {"path": "memory/t.md", "text": 3})[0] == 400
     assert call(api, "PUT", F("/file"), ["not", "an", "object"])[0] == 400
     status, body, _ = call(api, "PUT", F("/file"), raw=b"{nope")
-    assert status == 400 and body["error"] == "the body is not valid JSON"
+    assert status == 400 and body["error"].startswith("the body is not valid JSON")
     status, _, _ = call(api, "PUT", F("/file"), raw=b'{"path":"memory/t.md","text":"x"}',
                         headers={"Content-Type": "text/plain"})
     assert status == 415
@@ -310,7 +310,7 @@ def test_a_second_host_header_is_403_even_after_a_loopback_one(api: ApiServer, m
     assert not (mem.home.workspace(BOT) / "memory/t.md").exists()
 
 
-@pytest.mark.parametrize("host", ["localhost:{port}", "127.0.0.1:{port}", "[::1]:{port}", "LOCALHOST"])
+@pytest.mark.parametrize("host", ["localhost:{port}", "127.0.0.1:{port}", "[::1]:{port}", "LOCALHOST:{port}"])
 def test_loopback_hosts_are_fine(api: ApiServer, host: str) -> None:
     assert call(api, "GET", F(), headers={"Host": host.format(port=api.port)})[0] == 200
 
@@ -515,25 +515,39 @@ def test_the_http_layers_own_refusals_are_json_too(api: ApiServer, line: bytes, 
 
 
 def test_at_most_max_clients_requests_run_at_once(mem: Memory, monkeypatch) -> None:
-    from botmemory.core.faces import server as srv
+    """Requests past MAX_CLIENTS wait for a slot; connections that only wait for a request hold none."""
+    from botmemory.core.faces import routes, server as srv
 
     monkeypatch.setattr(srv, "MAX_CLIENTS", 2)
+    gate = threading.Event()
+    running: list[str] = []
+    real = routes.dispatch
+
+    def slow_dispatch(*args: Any, **kw: Any) -> Any:
+        running.append(args[2])
+        gate.wait(30)
+        return real(*args, **kw)
+
+    monkeypatch.setattr(routes, "dispatch", slow_dispatch)
     a = ApiServer(mem, 0, opener=Opened()).start()
-    idle = [socket.create_connection(("127.0.0.1", a.port), timeout=30) for _ in range(2)]  # say nothing: hold a slot
+    idle = [socket.create_connection(("127.0.0.1", a.port), timeout=30) for _ in range(4)]  # say nothing
+    answered: list[int] = []
+    ts = [threading.Thread(target=lambda: answered.append(call(a, "GET", F())[0])) for _ in range(3)]
     try:
-        v4 = a._servers[0]
+        for t in ts:
+            t.start()
         deadline = time.monotonic() + 30
-        while v4.slots._value != 0:  # both idle connections accepted and holding their slots
+        while len(running) < 2:       # two run although four idle connections are open
             assert time.monotonic() < deadline
             time.sleep(0.01)
-        answered: list[int] = []
-        t = threading.Thread(target=lambda: answered.append(call(a, "GET", F())[0]))
-        t.start()
-        assert answered == []   # it cannot have run: no slot is free until an idle client goes
-        idle[0].close()
-        t.join()
-        assert answered == [200]
+        time.sleep(0.3)
+        assert len(running) == 2 and answered == []   # the third waits for a slot
+        gate.set()
+        for t in ts:
+            t.join()
+        assert answered == [200, 200, 200] and len(running) == 3
     finally:
+        gate.set()
         for s in idle:
             s.close()
         a.stop()
@@ -598,3 +612,246 @@ def test_removing_a_learned_line_never_overwrites_a_damaged_profile_learned(api:
     status, body, _ = call(api, "POST", f"/api/profile/learned/{line_id}/remove")
     assert status == 400 and "profile-learned.json" in body["error"]
     assert mem.home.profile_learned.read_text() == "{ not json" and mem.home.about_me.read_text() == about
+
+
+# ----- hostile clients (issue 23)
+
+
+def raw(api: ApiServer, data: bytes) -> tuple[int, dict[str, str], Any]:
+    """Send *data* as it is on a new connection; the status, the headers and the JSON body of the answer."""
+    with socket.create_connection(("127.0.0.1", api.port), timeout=30) as s:
+        s.sendall(data)
+        answer = s.makefile("rb").read()
+    head, _, body = answer.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    headers = {k.strip().lower(): v.strip() for k, _, v in (x.partition(":") for x in lines[1:])}
+    return int(lines[0].split(" ")[1]), headers, json.loads(body) if body else None
+
+
+def _head(api: ApiServer, method: str, target: str, *extra: str, host: str = "", body: bytes = b"") -> bytes:
+    lines = [f"{method} {target} HTTP/1.1", f"Host: {host or f'127.0.0.1:{api.port}'}",
+             f"Authorization: Bearer {api.token}", "Connection: close", *extra]
+    if body:
+        lines += ["Content-Type: application/json"]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode() + body
+
+
+def test_a_token_file_others_can_read_is_replaced_by_a_new_0600_one(mem: Memory, caplog) -> None:
+    a = ApiServer(mem, 0, opener=Opened()).start()
+    a.stop()
+    path = token_path(mem.home)
+    for mode in (0o644, 0o640, 0o604, 0o660):
+        os.chmod(path, mode)
+        old = path.read_text().strip()
+        b = ApiServer(mem, 0, opener=Opened()).start()
+        b.stop()
+        assert path.stat().st_mode & 0o777 == 0o600
+        assert b.token != old and path.read_text().strip() == b.token   # it may have been read: a new one
+        assert f"{mode:o}" in caplog.text and "new token" in caplog.text
+        caplog.clear()
+    for mode in (0o700, 0o400):      # nobody else could read it: the mode is set back, the token kept
+        os.chmod(path, mode)
+        c = ApiServer(mem, 0, opener=Opened()).start()
+        c.stop()
+        assert path.stat().st_mode & 0o777 == 0o600 and c.token == b.token
+        assert f"had mode {mode:o}: set back to 600" in caplog.text
+        caplog.clear()
+    d = ApiServer(mem, 0, opener=Opened()).start()   # a 0600 one is kept as it is, without a word
+    d.stop()
+    assert d.token == b.token and caplog.text == ""
+
+
+@pytest.mark.parametrize("host", ["localhost", "127.0.0.1", "[::1]", "LOCALHOST"])
+def test_a_loopback_host_without_the_port_is_403(api: ApiServer, host: str) -> None:
+    status, body, _ = call(api, "GET", F(), headers={"Host": host})
+    assert status == 403 and "Host" in body["error"]
+
+
+def test_two_content_length_headers_are_400_and_nothing_is_written(api: ApiServer, mem: Memory) -> None:
+    body = json.dumps({"path": "memory/t.md", "text": "x"}).encode()
+    for second in (len(body), len(body) + 5):
+        status, _, answer = raw(api, _head(api, "PUT", F("/file"), f"Content-Length: {len(body)}",
+                                           f"Content-Length: {second}", body=body))
+        assert status == 400 and "Content-Length" in answer["error"]
+    status, _, answer = raw(api, _head(api, "PUT", F("/file"), "Content-Length: ²", body=body))
+    assert status == 400 and "Content-Length" in answer["error"]
+    assert not (mem.home.workspace(BOT) / "memory/t.md").exists()
+
+
+@pytest.mark.parametrize("target", ["http://evil.example/api/bots/{bot}/memory",
+                                    "http://evil.example:{port}/api/bots/{bot}/memory",
+                                    "http://127.0.0.2:{port}/api/bots/{bot}/memory",
+                                    "https://localhost/api/bots/{bot}/memory", "evil.example:80", "*"])
+def test_an_absolute_target_naming_another_host_is_400(api: ApiServer, target: str) -> None:
+    status, _, answer = raw(api, _head(api, "GET", target.format(bot=BOT, port=api.port)))
+    assert status == 400 and "error" in answer
+
+
+def test_an_absolute_target_naming_this_server_is_served(api: ApiServer) -> None:
+    status, _, answer = raw(api, _head(api, "GET", f"http://localhost:{api.port}/api/bots/{BOT}/memory"))
+    assert status == 200 and answer["bot"] == BOT
+
+
+def test_a_path_starting_with_two_slashes_is_a_path_not_a_host(api: ApiServer) -> None:
+    status, _, answer = raw(api, _head(api, "GET", f"//evil.example/api/bots/{BOT}/memory"))
+    assert status == 404 and answer == {"error": "no such route"}
+
+
+def test_reads_carry_an_etag_and_if_match_is_honoured(api: ApiServer, mem: Memory) -> None:
+    mem.store.write(BOT, "memory/t.md", "one\n", _person())
+    TWO = text_hash("two\n")
+    status, body, headers = call(api, "GET", F("/file?path=memory/t.md"))
+    assert status == 200 and headers["ETag"] == f'"{body["hash"]}"'
+    etag = headers["ETag"]
+    status, body, headers = call(api, "PUT", F("/file"), {"path": "memory/t.md", "text": "two\n"},
+                                 headers={"If-Match": etag})
+    assert status == 200 and headers["ETag"] == f'"{TWO}"'
+    status, body, headers = call(api, "PUT", F("/file"), {"path": "memory/t.md", "text": "three\n"},
+                                 headers={"If-Match": etag})   # stale: the file is "two" now
+    assert status == 412 and body["text"] == "two\n" and body["hash"] == TWO
+    assert headers["ETag"] == f'"{TWO}"'
+    assert call(api, "DELETE", F("/file?path=memory/t.md"), headers={"If-Match": etag})[0] == 412
+    assert call(api, "PUT", F("/file"), {"path": "memory/new.md", "text": "x\n"}, headers={"If-Match": "*"})[0] == 412
+    assert (mem.home.workspace(BOT) / "memory/t.md").read_text() == "two\n"
+    assert not (mem.home.workspace(BOT) / "memory/new.md").exists()
+    for bad in ('"nothex"', "W/", '"' + "a" * 64 + '", "' + "b" * 64 + '"'):
+        status, body, _ = call(api, "PUT", F("/file"), {"path": "memory/t.md", "text": "x\n"}, headers={"If-Match": bad})
+        assert status == 400 and "If-Match" in body["error"]
+    status, body, _ = call(api, "PUT", F("/file"), {"path": "memory/t.md", "text": "x\n", "expectedHash": "0" * 64},
+                           headers={"If-Match": f'"{TWO}"'})
+    assert status == 400 and "If-Match" in body["error"] and "expectedHash" in body["error"]
+    status, _, _ = call(api, "DELETE", F("/file?path=memory/t.md"), headers={"If-Match": f'"{TWO}"'})
+    assert status == 200 and not (mem.home.workspace(BOT) / "memory/t.md").exists()
+
+
+@pytest.mark.parametrize("method, path, body", [
+    ("GET", "/journal?limit=%C2%B2", None), ("GET", "/journal?limit=%EF%BC%91", None), ("GET", "/journal?limit=-1", None),
+    ("GET", "/file?path=memory/%ED%A0%80.md", None), ("GET", "/file?path=memory/%FF.md", None),
+    ("PUT", "/file", {"path": "memory/t.md", "text": "lone \ud800 surrogate"}),
+    ("PUT", "/file", {"path": "memory/\udfff.md", "text": "x"}),
+    ("PUT", "", {"text": "\ud83d"}),
+    ("PUT", "/file", {"path": "memory/t.md", "text": "x", "expectedHash": "zzz"}),
+    ("DELETE", "/file?path=memory/t.md&expectedHash=zzz", None),
+    ("POST", "/tidy", {"model": "\ud800"}),
+])
+def test_bad_input_is_400_never_500(api: ApiServer, mem: Memory, method: str, path: str, body: Any) -> None:
+    mem.store.write(BOT, "memory/t.md", "kept\n", _person())
+    data = None if body is None else json.dumps(body).encode()   # json.dumps writes a lone surrogate as \\ud800
+    status, answer, _ = call(api, method, F(path), raw=data)
+    assert status == 400, answer
+    assert answer["error"] and "unexpected" not in answer["error"]
+    assert (mem.home.workspace(BOT) / "memory/t.md").read_text() == "kept\n"
+
+
+def _trickle(api: ApiServer, stop: threading.Event, every: float, closed: list[float]) -> None:
+    """A slow client: the request line, then one header line every *every* seconds until the server closes."""
+    try:
+        with socket.create_connection(("127.0.0.1", api.port), timeout=60) as s:
+            s.sendall(f"GET {F()} HTTP/1.1\r\n".encode())
+            n = 0
+            while not stop.is_set():
+                s.settimeout(every)
+                try:
+                    if s.recv(4096) == b"":
+                        break
+                    break             # an answer (408) and then the close
+                except TimeoutError:
+                    pass
+                n += 1
+                s.sendall(f"X-Slow-{n}: {n}\r\n".encode())
+    except OSError:
+        pass
+    closed.append(time.monotonic())
+
+
+def test_slow_clients_time_out_and_never_starve_the_owner(mem: Memory, monkeypatch) -> None:
+    from botmemory.core.faces import server as srv
+
+    monkeypatch.setattr(srv, "HEADER_TIMEOUT_S", 2.0)
+    a = ApiServer(mem, 0, opener=Opened()).start()
+    stop = threading.Event()
+    closed: list[float] = []
+    slow = [threading.Thread(target=_trickle, args=(a, stop, 0.3, closed)) for _ in range(2 * srv.MAX_CLIENTS)]
+    try:
+        for t in slow:
+            t.start()
+        time.sleep(0.5)               # every slow client is connected and trickling
+        conn = http.client.HTTPConnection("127.0.0.1", a.port, timeout=10)   # the owner
+        conn.request("GET", F(), headers={"Authorization": f"Bearer {a.token}"})
+        assert conn.getresponse().status == 200
+        conn.close()
+        for t in slow:                # the server closed each of them (the test would hang otherwise: 60 s)
+            t.join(30)
+        assert len(closed) == len(slow)
+    finally:
+        stop.set()
+        for t in slow:
+            t.join()
+        a.stop()
+
+
+def test_a_header_timeout_answers_408(mem: Memory, monkeypatch) -> None:
+    from botmemory.core.faces import server as srv
+
+    monkeypatch.setattr(srv, "HEADER_TIMEOUT_S", 1.0)
+    a = ApiServer(mem, 0, opener=Opened()).start()
+    try:
+        with socket.create_connection(("127.0.0.1", a.port), timeout=30) as s:
+            s.sendall(f"GET {F()} HTTP/1.1\r\nHost: 127.0.0.1:{a.port}\r\n".encode())
+            answer = s.makefile("rb").read()     # nothing more is sent: the server gives up and closes
+        assert answer.startswith(b"HTTP/1.") and b" 408 " in answer.split(b"\r\n")[0]
+    finally:
+        a.stop()
+
+
+def test_a_body_trickled_too_slowly_is_408_and_nothing_is_written(mem: Memory, monkeypatch) -> None:
+    from botmemory.core.faces import server as srv
+
+    monkeypatch.setattr(srv, "BODY_TIMEOUT_S", 1.0)
+    a = ApiServer(mem, 0, opener=Opened()).start()
+    body = json.dumps({"path": "memory/t.md", "text": "x"}).encode()
+    try:
+        with socket.create_connection(("127.0.0.1", a.port), timeout=30) as s:
+            s.sendall(_head(a, "PUT", F("/file"), f"Content-Length: {len(body)}", body=b"")[:-2]
+                      + b"Content-Type: application/json\r\n\r\n")
+            answer = b""
+            for byte in body:         # one byte every 0.3 s: 2 MB would take a week
+                try:
+                    s.sendall(bytes([byte]))
+                except OSError:
+                    break
+                s.settimeout(0.3)
+                try:
+                    answer = s.recv(4096)
+                    break
+                except TimeoutError:
+                    pass
+        assert b" 408 " in answer.split(b"\r\n")[0]
+    finally:
+        a.stop()
+    assert not (mem.home.workspace(BOT) / "memory/t.md").exists()
+
+
+def test_connections_per_client_are_capped_oldest_waiting_one_dropped(mem: Memory, monkeypatch) -> None:
+    from botmemory.core.faces import server as srv
+
+    monkeypatch.setattr(srv, "MAX_WAITING_PER_CLIENT", 4)
+    a = ApiServer(mem, 0, opener=Opened()).start()
+    idle = []
+    try:
+        for _ in range(10):           # each says half a request line and waits
+            s = socket.create_connection(("127.0.0.1", a.port), timeout=30)
+            s.sendall(b"GE")
+            idle.append(s)
+            time.sleep(0.05)
+        for s in idle[:6]:            # the six oldest were let go to make room
+            assert s.recv(4096) == b""
+        for s in idle[6:]:
+            s.setblocking(False)
+            with pytest.raises(BlockingIOError):
+                s.recv(4096)
+        assert call(a, "GET", F())[0] == 200    # and the owner is served
+    finally:
+        for s in idle:
+            s.close()
+        a.stop()

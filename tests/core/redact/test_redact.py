@@ -921,3 +921,26 @@ def test_adversarial_input_finishes_at_ten_megabytes(name):
     # the end of a token run for every hit inside it.
     text = ADVERSARIAL[name](10_000_000)
     redact(text)
+
+
+# ----- issue 23: passwords said in prose, and what is not one
+
+
+@pytest.mark.parametrize("text", [
+    "The password is in the vault.", "my PIN is the usual one", "the pin is 3 cm long", "pinned 1234",
+    "the password is at least 12 characters", "the password is 128 bits", "das Passwort ist geheim",
+    "The password is 1Password-managed", '"Package pin: 0.190"', "password        [success=1 default=ignore]",
+    "### *The Password Is Courage* — John Castle", "password = <your password>", "Le mot de passe est requis.",
+    "暗号化したパスワードは \"/etc/shadow\" ファイルの中にあり", "mój PIN jest taki sam",
+])
+def test_prose_about_a_password_is_left_alone(text):
+    assert find_secrets(text) == [], describe(text, find_secrets(text))
+
+
+@pytest.mark.parametrize("text, secret", [
+    ("my password is swordfish-42", "swordfish-42"), ('my password is "swordfish"', "swordfish"),
+    ("**the passcode is 889231**", "889231"), ("Das Kennwort lautet Hagel-31", "Hagel-31"),
+    ("Пароль — Tr0ub4dor", "Tr0ub4dor"), ("我的密码是 Tr0ub4dor", "Tr0ub4dor"),
+])
+def test_a_password_said_in_prose_is_redacted(text, secret):
+    assert secret not in redact(text) and "«redacted" in redact(text)

@@ -1,0 +1,137 @@
+"""Passwords said in prose: "my password is X", "the passcode is 889231", "mein Passwort ist X".
+
+Part of :mod:`botmemory.core.redact` (the package's docstring says what counts as a secret).
+
+A credential noun (password, passcode, passphrase, PIN, and their words in German, French,
+Spanish, Portuguese, Italian, Russian, Polish, Japanese and Chinese, the languages of the prose
+tests), then the language's "is" (or a colon or dash), then one word. The word is a secret only
+when it does not read as prose: it holds a digit or a symbol, or it is quoted; a PIN or passcode
+is digits. "The password is in the vault", "my PIN is the usual one", "das Passwort ist geheim"
+stay as they are. A regex is tried only where a noun is (found with ``str.find``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from .base import _literal_hits, _Span
+from .placeholders import _is_placeholder
+
+# The nouns, lower-cased, as they are searched for (each starts a match).
+_NOUNS = (
+    "password", "passcode", "passphrase", "passwd", "pin",
+    "passwort", "kennwort", "mot de passe", "contraseña", "contrasena", "senha",
+    "palavra-passe", "palavra passe", "parola d'ordine", "пароль", "hasło",
+    "パスワード", "暗証番号", "密码", "密碼", "口令",
+)
+# noun, then its "is": the verb (with the article or "code" some languages put between), or ':' / '—'.
+_IS = (
+    r"(?:[ \t]+(?:code|number|no\.?|code[ \t]+number))?"      # pin code, PIN number
+    r"(?:"
+    r"[ \t]+(?:is|was|ist|lautet|war|est|était|es|era|é|era|è|to|jest|это|—|-|–)[ \t]+"
+    r"|'s[ \t]+"                                              # password's X
+    r"|[ \t]*[:：=][ \t]*"                                    # pw: X, 密码：X
+    r"|[ \t]*(?:は|是|为|為|：)[ \t]*"                         # パスワードは X, 密码是 X
+    r"|(?<=[ьоło])(?P<bare>[ \t]+)(?=[^\s]*[0-9])"            # мой пароль Tr0ub4dor, moje hasło X (no verb)
+    r")"
+)
+# The value: one word (quoted, or up to white space / a CJK full stop), read from the original text.
+_VALUE = r"(?P<value>\"[^\"\n]{1,100}\"|'[^'\n]{1,100}'|«[^»\n]{1,100}»|「[^」\n]{1,100}」|[^\s「」。、，]{3,100})"
+_AFTER_NOUN_RE = re.compile(_IS + _VALUE, re.IGNORECASE)
+# A noun with a letter beyond Latin-1 is U+0080 in the scan copy: it is looked for in the text by
+# a piece that holds for its usual cases (Пароль, пароль; Hasło, hasło), the noun then read back.
+_WIDE_PIECES = {"ароль": "пароль", "asło": "hasło", "パスワード": "パスワード", "暗証番号": "暗証番号",
+                "密码": "密码", "密碼": "密碼", "口令": "口令"}
+# The Latin-1 nouns by a piece each holds, found once ("mot de passe", "palavra-passe" by their "pass").
+_PIECES = {
+    "pass": ("mot de passe", "palavra-passe", "palavra passe", "passcode", "passphrase", "passwort", "password",
+             "passwd"),
+    "pin": ("pin",), "kennwort": ("kennwort",), "contrase": ("contraseña", "contrasena"), "senha": ("senha",),
+    "parola d": ("parola d'ordine",),
+}
+assert {n for ns in _PIECES.values() for n in ns} == {n for n in _NOUNS if all(ord(c) < 256 for c in n)}
+_WIDE_SCRIPTS = re.compile("[\u0141\u0142\u0400-\u04ff\u3040-\u30ff\u3400-\u9fff]")
+# What may follow a noun for _AFTER_NOUN_RE to match at all (one look before trying the regex).
+_NEXT = frozenset(" \t:：='はは是为為—-–")
+_POSSESSIVE_RE = re.compile(r"(?:мой|наш|твой|ваш|moje|nasze|twoje|wasze)[ \t]+$", re.IGNORECASE)
+_SYMBOLS = frozenset("!#$%&*+=?@^~|\\/<>")
+_TRAILING = ".,;:)]}!?…。，、*_`~"
+# What may stand right before a noun (a noun inside a word is not one: "spin", "opinion").
+_WORD_CHAR = re.compile(r"\w")
+
+
+_COUNT_RE = re.compile(
+    r"[ \t]+(?:characters?|chars?|bits?|bytes?|digits?|letters?|symbols?|words?|long|days?|weeks?|months?|years?|"
+    r"times|zeichen|stellen|caractères|caracteres|caratteri|cifre|dígitos|chiffres|символ\w*|цифр\w*|знак\w*|"
+    r"znak\w*|cyfr\w*|文字|桁|位|个字符)",
+    re.IGNORECASE,
+)
+
+
+def _reads_as_a_secret(value: str, noun: str) -> bool:
+    if value[0] in "\"'«「":
+        inner = value[1:-1].strip()
+        return 3 <= len(inner) and " " not in inner and inner[0] not in "/~$<{[%" and not _is_placeholder(inner)
+    if _is_placeholder(value) or value[0] in "<[{$%":
+        return False
+    if noun in ("pin", "пин", "暗証番号"):
+        return value.isdigit() and 4 <= len(value) <= 12     # "Package pin: 0.190" is APT's
+    if noun == "passcode" and value.isdigit():
+        return 4 <= len(value) <= 12
+    return _mixed(value)
+
+
+def _mixed(value: str) -> bool:
+    """A word that does not read as prose: a digit, or a symbol (not only at its end)."""
+    return any(c.isdigit() for c in value) or any(c in _SYMBOLS for c in value)
+
+
+def _phrases(text: str, low: str) -> Iterator[_Span]:
+    """*low*: the lower-cased scan copy (same offsets as *text*; letters beyond Latin-1 are U+0080
+    there, so those nouns are looked for in *text*, by :data:`_WIDE_PIECES`)."""
+    hits: list[tuple[int, str]] = []
+    for piece, nouns in _PIECES.items():     # one find a piece; the nouns that start there
+        for q in _literal_hits(low, piece):
+            for noun in nouns:      # "mot de passe", "palavra-passe": found by their "pass"
+                p = q - noun.index(piece)
+                if p >= 0 and low.startswith(noun, p):
+                    if p > 0 and _WORD_CHAR.match(text, p - 1):
+                        break   # inside a word: "spin", "opinions", "typewriter"
+                    hits.append((p, noun))
+                    break
+    if "\x80" in low and _WIDE_SCRIPTS.search(text):   # Cyrillic, Polish's ł, Japanese, Chinese
+        for piece, noun in _WIDE_PIECES.items():
+            back = len(noun) - len(piece)
+            for q in _literal_hits(text, piece):
+                p = q - back
+                if p >= 0 and text[p:p + len(noun)].lower() == noun:
+                    hits.append((p, noun))
+    end = 0
+    for p, noun in sorted(hits):
+        after = p + len(noun)
+        if p < end or after >= len(text) or text[after] not in _NEXT and text[after] != "'":
+            continue
+        m = _AFTER_NOUN_RE.match(text, after)
+        if m is None:
+            continue
+        if m.group("bare") is not None and not _POSSESSIVE_RE.search(text, max(0, p - 12), p):
+            continue    # without a verb only after "my": "wyśle hasło hello2u2" is a man page's example
+        s, e = m.start("value"), m.end("value")
+        value = text[s:e]
+        if value[0] not in "\"'«「":
+            lead = len(value) - len(value.lstrip("*_`~"))
+            s, value = s + lead, value[lead:]
+            stripped = value.rstrip(_TRAILING)
+            e -= len(value) - len(stripped)
+            value = stripped
+        if len(value) < 3 or "://" in value or not _reads_as_a_secret(value, noun):
+            continue    # a URL: its password is the URL rule's
+        if value.isdigit() and _COUNT_RE.match(text, e):
+            continue    # "the password is 128 bits": a count, not a value
+        if any(n in value.lower() for n in ("password", "passwort", "pass")):
+            continue    # "the password is 1Password-managed"
+        if value[0] in "\"'«「":
+            s, e = s + 1, e - 1
+        end = e
+        yield (s, e, "password")
