@@ -210,10 +210,11 @@ def default_key(mem: Memory, bot: str) -> str:
     folder = mem.home.folder(bot)
     if folder is not None and folder.layout.name == "claude-code":
         project = keys.project_of(folder.path, folder.name)
-        if project is not None:
-            key = keys.project_key(project)
-            if key:
-                return key
+        key = keys.project_key(project) if project is not None else None
+        if key and folder.path.parent.name == "agent-memory":
+            return f"{key}/agent-memory/{folder.path.name}"     # a subagent's memory in that project
+        if key:
+            return key
     return bot
 
 

@@ -331,6 +331,8 @@ class _Plan:
     ours: dict[str, str] = field(default_factory=dict)           # rel -> text
     desired: dict[str, str | None] = field(default_factory=dict)  # rel -> the merged text (None: absent)
     clashes: dict[str, list[Clash]] = field(default_factory=dict)
+    base: str | None = None                                       # the folder's base when the round began
+    tree: str | None = None
     ff: set[str] = field(default_factory=set)                     # files only the remote changed
     merged: set[str] = field(default_factory=set)                 # files both changed
     failed: bool = False
@@ -422,7 +424,7 @@ class Engine:
                 res.note = fs.note = why
                 continue
             assert folder is not None
-            plans.append(_Plan(folder, res, key_dir(spec.key), rows, newest, found, None))
+            plans.append(_Plan(folder, res, key_dir(spec.key), rows, newest, found, None, base=fs.base, tree=fs.tree))
 
         checkpoint("fetch")
         tip = git.fetch(settings.branch)
@@ -457,12 +459,11 @@ class Engine:
         if active:
             self._read_trees(git, state, active)
             for p in active:
-                base = state.folder(p.folder.id).base
-                if p.theirs_tree != state.folder(p.folder.id).tree and tip is not None and base not in histories:
-                    histories[base] = History(git, base if synced is not None else None, tip)
+                if p.theirs_tree != p.tree and tip is not None and p.base not in histories:
+                    histories[p.base] = History(git, p.base if synced is not None else None, tip)
         blobs = self._blobs(git, active)
         for p in active:
-            self._merge(p, blobs, histories.get(state.folder(p.folder.id).base))
+            self._merge(p, blobs, histories.get(p.base))
             self._check_secrets(p, blobs)
 
         # in: conflicts other computers recorded or resolved, then what came, written through each folder
@@ -472,7 +473,12 @@ class Engine:
             if p.result.refused:
                 continue
             checkpoint(f"write {p.folder.id}")
-            self._write_in(git, p, state, histories.get(state.folder(p.folder.id).base), blobs)
+            self._write_in(git, p, state, histories.get(p.base), blobs)
+            if not p.failed and tip is not None:
+                # what is here now holds the remote's text: a round stopped before its push merges against it
+                fs = state.folder(p.folder.id)
+                fs.base, fs.tree = tip, p.theirs_tree
+                write_state(self.paths, state)
         write_state(self.paths, state)     # conflicts and what came in are kept even if the push fails
         checkpoint("written")
 
@@ -598,7 +604,7 @@ class Engine:
         expected: dict[str, str | None] = {rel: text_hash(p.ours[rel]) if rel in p.ours else None for rel in incoming}
         batches: list[tuple[Actor, list[tuple[str, str | None]]]] = []
         stepped: set[str] = set()
-        chain = hist.chain() if hist is not None and state.folder(p.folder.id).base is not None else None
+        chain = hist.chain() if hist is not None and p.base is not None else None
         if chain is not None and len(chain) <= MAX_STEPS and hist is not None:
             follow = {rel for rel in incoming if rel in p.ff}
             steps: list[tuple[Commit, list[tuple[str, str | None]]]] = []
@@ -699,8 +705,7 @@ class Engine:
         chained: set[str] = set()            # folders whose rows went out as commits of their own
         chain_rows: list[LocalRow] = []
         for p in done:
-            fs = state.folder(p.folder.id)
-            if synced is None or fs.base is None or synced_top.get(p.dir) != fs.tree or not p.found:
+            if synced is None or p.base is None or synced_top.get(p.dir) != p.tree or not p.found:
                 continue                      # its base is not the synced commit's: its rows go in one commit
             chained.add(p.dir)
             chain_files.update({f"{p.dir}/{r}": o for r, o in p.base_files.items()})
@@ -763,7 +768,7 @@ class Engine:
                            self._merge_author(chain_rows), now, final_ops, [tip, chain_tip], committer)
         elif final_ops:
             on = (chain_tip or synced) if not moved else tip
-            first = any(state.folder(p.folder.id).base is None for p in done)
+            first = any(p.base is None for p in done)
             last = _Commit(self._round_message(done, "first sync" if first else "changes not in the journal", clashes),
                            f"import <import@{_slug(self.host)}>", now, final_ops, [on] if on else [], committer)
         else:

@@ -120,12 +120,21 @@ _SEPS = ("-", ".", "_", " ")
 
 
 def project_of(folder: Path, name: str) -> Path | None:
-    """The project a tracked Claude Code folder belongs to: its name when that is the project's path (the kind
-    reads it from the transcripts' ``cwd``), else the folder ``<claude dir>/projects/<name>/memory`` decoded."""
-    if name and Path(name).is_absolute() and Path(name).is_dir():
-        return Path(name)
+    """The project a tracked Claude Code folder belongs to: for ``<claude dir>/projects/<name>/memory`` the
+    ``cwd`` its transcripts name (the kind reads it), else its folder name decoded; for a project's subagent
+    memory (``<project>/.claude/agent-memory/<agent>``) that project; else the folder's name when it is a path."""
     if folder.name == "memory" and folder.parent.parent.name == "projects":
+        from ..kinds.claude_code import project_name
+
+        cwd = Path(project_name(folder.parent))
+        if cwd.is_absolute() and cwd.is_dir():
+            return cwd
         return decode_project_dir(folder.parent.name)
+    if folder.parent.name == "agent-memory" and folder.parent.parent.name == ".claude":
+        return folder.parent.parent.parent
+    here = Path(name) if name else None
+    if here is not None and here.is_absolute() and here.is_dir() and here != folder:
+        return here
     return None
 
 

@@ -11,9 +11,9 @@ fenced block right below it) is one unit; every other line is one. The merge com
 - when the same entry was changed on both sides (both removed it and both put something new in its place),
   both new versions are kept, the newer first, and the stretch is a :class:`Clash` the person resolves.
 
-So a line is gone after a merge only when one side's own change removed it. The merge is idempotent: merging
-a merged text again with either side gives the same text, so a sync killed after it wrote the merge and before
-it pushed merges to the same result the next time.
+So a line is gone after a merge only when one side's own change removed it (tests/core/sync/test_merge.py
+checks it over generated texts). Once a merge is written, the engine takes the remote's text it merged with as
+the folder's new base, so a round stopped before its push merges the written text against that next time.
 """
 from __future__ import annotations
 
