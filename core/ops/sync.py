@@ -311,9 +311,10 @@ def status(mem: Memory) -> StatusResult:
     return StatusResult(settings.remote, host_name(settings), state.last_round, state.error, out)
 
 
-def resolve(mem: Memory, bot: str, path: str, text: str) -> FileResult:
+def resolve(mem: Memory, bot: str, path: str, text: str | None = None) -> FileResult:
     """``sync resolve``: *text* is the resolved text of *bot*'s conflicted *path* (a row ``how: resolve``,
-    undoable; the next round sends it, and the other computers drop the conflict)."""
+    undoable); None: the file as it is now (edited in the panel, say). The next round sends it, and the other
+    computers drop the conflict."""
     p = paths(mem)
     settings = _settings(mem)
     if settings.folder(bot) is None:
@@ -323,11 +324,16 @@ def resolve(mem: Memory, bot: str, path: str, text: str) -> FileResult:
     if not conflicted:
         open_ = ", ".join(c["path"] for c in state.folder(bot).conflicts) or "none"
         raise BadInput(f"{bot} has no conflict in {path} (conflicts: {open_})")
+    if text is None:
+        ft = mem.store.read(bot, path)
+        text = ft.text if ft is not None else ""
     result = save(mem, bot, path, text, RESOLVE, create=False)
     with p.lock().held(60.0):
         state = read_state(p)
         fs = state.folder(bot)
         fs.conflicts = [c for c in fs.conflicts if c.get("path") != path]
+        if path not in fs.resolved:
+            fs.resolved.append(path)
         write_state(p, state)
     return result
 

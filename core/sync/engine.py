@@ -331,6 +331,7 @@ class _Plan:
     ours: dict[str, str] = field(default_factory=dict)           # rel -> text
     desired: dict[str, str | None] = field(default_factory=dict)  # rel -> the merged text (None: absent)
     clashes: dict[str, list[Clash]] = field(default_factory=dict)
+    resolved: list[str] = field(default_factory=list)             # conflicts resolved here, said in this round
     base: str | None = None                                       # the folder's base when the round began
     tree: str | None = None
     ff: set[str] = field(default_factory=set)                     # files only the remote changed
@@ -424,7 +425,8 @@ class Engine:
                 res.note = fs.note = why
                 continue
             assert folder is not None
-            plans.append(_Plan(folder, res, key_dir(spec.key), rows, newest, found, None, base=fs.base, tree=fs.tree))
+            plans.append(_Plan(folder, res, key_dir(spec.key), rows, newest, found, None, base=fs.base, tree=fs.tree,
+                               resolved=list(fs.resolved)))
 
         checkpoint("fetch")
         tip = git.fetch(settings.branch)
@@ -452,7 +454,7 @@ class Engine:
                 p.rows = []
             lost_mark = fs.mark is not None and not p.found
             if (p.folder.journaled and fs.base is not None and not p.exported and not lost_mark
-                    and p.theirs_tree == fs.tree):
+                    and p.theirs_tree == fs.tree and not fs.resolved):
                 continue                   # nothing here, nothing there
             active.append(p)
         histories: dict[str | None, History] = {}
@@ -467,8 +469,9 @@ class Engine:
             self._check_secrets(p, blobs)
 
         # in: conflicts other computers recorded or resolved, then what came, written through each folder
-        for hist in histories.values():
-            self._trailers_in(hist, [p for p in active if not p.failed and not p.result.refused], state)
+        if synced is not None and tip is not None and tip != synced:
+            said = git.log(synced, tip, limit=MAX_HISTORY)
+            self._trailers_in(said, [p for p in plans if not p.failed and not p.result.refused], state)
         for p in active:
             if p.result.refused:
                 continue
@@ -506,6 +509,7 @@ class Engine:
             fs.mark = self._mark_after(p)
             if p in active:
                 fs.last_in, fs.last_out, fs.pushed_out = p.result.came_in, p.result.went_out, p.result.pushed_out
+                fs.resolved = [r for r in fs.resolved if r not in p.resolved]
         state.synced = final
         if final is not None:
             git.update_ref(SYNCED_REF, final)
@@ -676,10 +680,10 @@ class Engine:
                                  "clashes": [c.as_dict() for c in clashes]})
             p.result.new_conflicts += 1
 
-    def _trailers_in(self, hist: History, plans: list[_Plan], state: State) -> None:
-        """Conflicts another computer recorded, and their resolutions, as the remote's commits say."""
+    def _trailers_in(self, commits: list[Commit], plans: list[_Plan], state: State) -> None:
+        """Conflicts another computer recorded, and their resolutions, as the remote's commits (newest first) say."""
         by_dir = {p.dir: p for p in plans}
-        for c in hist.oldest_first():
+        for c in reversed(commits):
             for name, add in (("conflict", True), ("resolved", False)):
                 for value in c.all_trailers(name):
                     d, _, rel = value.partition("/")
@@ -761,18 +765,22 @@ class Engine:
             elif changed and p.dir not in chained:
                 p.result.went_out = max(p.result.went_out, len(p.exported))
         clashes = sorted(f"{p.dir}/{rel}" for p in done for rel in p.clashes)
+        resolved = sorted(f"{p.dir}/{rel}" for p in done for rel in p.resolved)
         now = int(self.now().timestamp())
         if moved and chain_tip is not None:
             assert tip is not None
             last = _Commit(self._round_message(done, f"merge with {settings.branch}", clashes, chain_rows),
                            self._merge_author(chain_rows), now, final_ops, [tip, chain_tip], committer)
-        elif final_ops:
+        elif final_ops or resolved:
             on = (chain_tip or synced) if not moved else tip
             first = any(p.base is None for p in done)
-            last = _Commit(self._round_message(done, "first sync" if first else "changes not in the journal", clashes),
+            what = "first sync" if first else "changes not in the journal" if final_ops else "conflicts resolved"
+            last = _Commit(self._round_message(done, what, clashes),
                            f"import <import@{_slug(self.host)}>", now, final_ops, [on] if on else [], committer)
         else:
             return chain_tip or tip
+        if resolved:
+            last.message += "".join(f"Botmemory-Resolved: {r}\n" for r in resolved)
         final = _Stream()
         mark = final.add(last)
         checkpoint("commit")

@@ -91,6 +91,7 @@ class FolderState:
     pushed_out: int = 0              # lines the last merge pushed past what the agent loads
     note: str | None = None          # why it did not sync the last time (a turn open, a credential)
     conflicts: list[dict[str, Any]] = field(default_factory=list)
+    resolved: list[str] = field(default_factory=list)   # conflicts resolved here, not yet said to the remote
 
 
 @dataclass
@@ -156,7 +157,8 @@ def read_state(paths: Paths) -> State:
         folders[fid] = FolderState(
             _str(f.get("base")), _str(f.get("tree")), _str(f.get("mark")), _str(f.get("last_sync")),
             int(f.get("last_in") or 0), int(f.get("last_out") or 0), int(f.get("pushed_out") or 0),
-            _str(f.get("note")), conflicts)
+            _str(f.get("note")), conflicts,
+            [r for r in f.get("resolved") or [] if isinstance(r, str)])
     return State(_str(d.get("synced")), _str(d.get("last_round")), _str(d.get("last_ok")), _str(d.get("error")),
                  folders)
 

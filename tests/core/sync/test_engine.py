@@ -384,3 +384,23 @@ def test_a_bare_repository_path_works_like_a_file_url(tmp_path):
     b.sync()
     assert "over a plain path" in b.text()
     assert Path(read_settings(Paths(a.mem.home)).remote or "") == remote
+
+
+def test_a_conflict_marked_resolved_as_the_file_is_now_is_cleared_on_the_other_computer_too(two):
+    a, b = two
+    a.save("MEMORY.md", "- The office is in Pune\n")
+    a.sync()
+    b.sync()
+    a.save("MEMORY.md", "- The office is in Mumbai\n")
+    b.save("MEMORY.md", "- The office is in Delhi\n")
+    a.sync()
+    b.sync()
+    a.sync()
+    assert sync.status(a.mem).folders[0].conflicts and sync.status(b.mem).folders[0].conflicts
+    merged = a.text()
+    sync.resolve(a.mem, BOT, "MEMORY.md")          # both lines stay: the person keeps both
+    assert a.text() == merged
+    a.sync()
+    b.sync()
+    assert sync.status(a.mem).folders[0].conflicts == [] and sync.status(b.mem).folders[0].conflicts == []
+    assert a.text() == b.text() == merged
