@@ -71,9 +71,9 @@ def cmd_sync(mem: Memory, args: argparse.Namespace) -> None:
 
 
 def cmd_sync_setup(mem: Memory, args: argparse.Namespace) -> None:
-    from ..ops import sync as ops
+    from ..ops.sync import setup
 
-    r = ops.setup(mem, args.remote, host=args.host)
+    r = setup(mem, args.remote, host=args.host)
     _out(args, r.as_dict(), f"syncing through {r.remote} (branch {r.branch}) as {r.host}; "
                             "`botmemory sync add ID` adds a folder")
 
@@ -90,9 +90,9 @@ def _folder_line(d: dict[str, Any]) -> str:
 
 
 def cmd_sync_add(mem: Memory, args: argparse.Namespace) -> None:
-    from ..ops import sync as ops
+    from ..ops.sync import add
 
-    r = ops.add(mem, args.id, name=args.name)
+    r = add(mem, args.id, name=args.name)
     d = r.as_dict()
     plain = f"{r.id} syncs under {r.key}"
     if r.synced is not None and r.synced.folders:
@@ -105,9 +105,9 @@ def cmd_sync_add(mem: Memory, args: argparse.Namespace) -> None:
 
 
 def cmd_sync_now(mem: Memory, args: argparse.Namespace) -> None:
-    from ..ops import sync as ops
+    from ..ops.sync import now
 
-    r = ops.now(mem, [args.id] if args.id else None)
+    r = now(mem, [args.id] if args.id else None)
     lines = [_folder_line(f.as_dict()) for f in r.folders] or ["no folder is synced: `botmemory sync add ID` adds one"]
     _out(args, r.as_dict(), "\n".join(lines))
     if r.refused:
@@ -115,9 +115,9 @@ def cmd_sync_now(mem: Memory, args: argparse.Namespace) -> None:
 
 
 def cmd_sync_status(mem: Memory, args: argparse.Namespace) -> None:
-    from ..ops import sync as ops
+    from ..ops.sync import status
 
-    r = ops.status(mem)
+    r = status(mem)
     d = r.as_dict()
     lines = [f"remote: {d['remote'] or 'none (`botmemory sync setup REMOTE`)'} · this computer: {r.host}"
              + (f" · last round: {r.last_round}" if r.last_round else "")]
@@ -136,24 +136,24 @@ def cmd_sync_status(mem: Memory, args: argparse.Namespace) -> None:
 
 
 def cmd_sync_resolve(mem: Memory, args: argparse.Namespace) -> None:
-    from ..ops import sync as ops
+    from ..ops.sync import resolve
 
     text = _read_stdin()
-    r = ops.resolve(mem, args.id, args.path, text)
+    r = resolve(mem, args.id, args.path, text)
     _out(args, {"id": args.id, "path": r.path, "hash": r.hash, "rows": [c.id for c in r.changes]},
          f"{args.id}/{r.path} resolved; the next sync sends it")
 
 
 def cmd_sync_remove(mem: Memory, args: argparse.Namespace) -> None:
-    from ..ops import sync as ops
+    from ..ops.sync import remove
 
-    r = ops.remove(mem, args.id)
+    r = remove(mem, args.id)
     _out(args, r.as_dict(), f"{r.id} is no longer synced here (the remote keeps {r.key}'s history)")
 
 
 def start_in_watch(mem: Memory) -> Any:
     """The sync schedule for ``watch``, started (its status lines go to stderr); None when sync is not set up."""
-    from ..ops import sync as ops
+    from ..ops.sync import scheduler
 
     said: list[str] = []
 
@@ -163,7 +163,7 @@ def start_in_watch(mem: Memory) -> Any:
             said.append(line)
             sys.stderr.write(f"botmemory: sync: {line}\n")
 
-    s = ops.scheduler(mem, show)
+    s = scheduler(mem, show)
     if s is not None:
         s.start()
     return s

@@ -42,10 +42,10 @@ def register_folder_kind(kind: str, factory: FolderFactory) -> None:
 
 
 def _bot_folder(mem: Memory, spec: FolderSpec) -> SyncFolder:
-    from . import folders as agents
+    from .folders import gauge   # not `from . import folders`: that asks ops' __getattr__ first
 
     def measure() -> int:
-        return agents.gauge(mem, spec.id).files[0].unloaded_lines
+        return gauge(mem, spec.id).files[0].unloaded_lines
 
     return BotFolder(mem, spec.id, spec.key, measure=measure)
 
@@ -254,12 +254,13 @@ def engine(mem: Memory) -> Engine:
     """The engine for every folder this home syncs."""
     settings = read_settings(paths(mem))
     folders: dict[str, SyncFolder] = {}
+    bots = set(mem.home.bots())
     for spec in settings.folders:
         factory = FOLDER_KINDS.get(spec.kind)
         if factory is None:
             logger.warning("%s is a synced folder of an unknown kind %r: left out", spec.id, spec.kind)
             continue
-        if spec.kind == "bot" and spec.id not in mem.home.bots():
+        if spec.kind == "bot" and spec.id not in bots:
             continue
         folders[spec.id] = factory(mem, spec)
     return Engine(paths(mem), folders, host_name(settings))
@@ -401,16 +402,35 @@ def pending(mem: Memory, ids: Iterable[str]) -> set[str]:
     return out
 
 
-def remote_moved(mem: Memory) -> bool:
+class _Cached:
+    """A file's value, read again only when the file changed (the remote is asked every few seconds)."""
+
+    def __init__(self, path: Path, read: Callable[[], Any]) -> None:
+        self.path, self.read = path, read
+        self._seen: tuple[int, int] | None = None
+        self._value: Any = None
+
+    def __call__(self) -> Any:
+        try:
+            st = os.stat(self.path)
+            key = (st.st_mtime_ns, st.st_size)
+        except OSError:
+            key = (0, 0)
+        if key != self._seen:
+            self._value, self._seen = self.read(), key
+        return self._value
+
+
+def remote_moved(mem: Memory, *, branch: Callable[[], str] | None = None,
+                 synced: Callable[[], str | None] | None = None) -> bool:
     """Whether the remote's branch is not at the commit this computer last synced (one ``git ls-remote``)."""
     p = paths(mem)
-    settings = _settings(mem)
     check_git()
-    state = read_state(p)
-    git = Git(p.repo, pid_file=None)
     if not (p.repo / "HEAD").is_file():
         return True
-    return git.remote_tip(settings.branch) != state.synced
+    b = branch() if branch is not None else _settings(mem).branch
+    s = synced() if synced is not None else read_state(p).synced
+    return Git(p.repo, pid_file=None).remote_tip(b) != s
 
 
 def scheduler(mem: Memory, on_status: Callable[[Status], None] | None = None, **timing: float) -> Scheduler | None:
@@ -434,8 +454,11 @@ def scheduler(mem: Memory, on_status: Callable[[Status], None] | None = None, **
         except ValueError:
             last = None
     conflicts = sum(len(f.conflicts) for f in state.folders.values())
-    s = Scheduler(mem.home.journal_dir, _Synced(mem), run_round, lambda: remote_moved(mem),
-                  lambda ids: pending(mem, ids), on_status, last_sync=last, **timing)
+    branch = _Cached(p.settings, lambda: read_settings(p).branch)
+    synced = _Cached(p.state, lambda: read_state(p).synced)
+    s = Scheduler(mem.home.journal_dir, _Synced(mem), run_round,
+                  lambda: remote_moved(mem, branch=branch, synced=synced), lambda ids: pending(mem, ids), on_status,
+                  last_sync=last, **timing)
     s.status = Status(last_sync=last, conflicts=conflicts, error=state.error)
     return s
 

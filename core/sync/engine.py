@@ -35,7 +35,6 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
 
 from ..base.errors import BadInput, BotMemoryError, Conflict, Refused
 from ..base.log import get_logger
@@ -182,9 +181,6 @@ class History:
             if any(ch.path == path for ch in self.diffs.get(c.sha, [])):
                 return c
         return step
-
-    def oldest_first(self) -> list[Commit]:
-        return self.commits[::-1]
 
 
 def actor_of(commit: Commit | None) -> Actor:
@@ -534,9 +530,19 @@ class Engine:
                 p.theirs_files = {r: o for r, o in git.files(p.theirs_tree).items() if p.folder.accepts(r)}
 
     def _blobs(self, git: Git, active: list[_Plan]) -> dict[str, str]:
+        """The texts of the remote's and the base's blobs a merge needs (not those of files that agree)."""
         want: set[str] = set()
         for p in active:
-            want |= set(p.base_files.values()) | set(p.theirs_files.values())
+            for rel in set(p.ours) | set(p.base_files) | set(p.theirs_files):
+                o = p.ours.get(rel)
+                o_id = blob_id(o.encode("utf-8")) if o is not None else None
+                b_id, t_id = p.base_files.get(rel), p.theirs_files.get(rel)
+                if o_id == t_id:
+                    continue
+                if t_id is not None:
+                    want.add(t_id)
+                if b_id is not None and o_id != b_id and t_id != b_id:
+                    want.add(b_id)
         out: dict[str, str] = {}
         for oid, data in git.blobs(want).items():
             try:
@@ -556,9 +562,11 @@ class Engine:
         for rel in sorted(set(p.ours) | set(p.base_files) | set(p.theirs_files)):
             o = p.ours.get(rel)
             b_id, t_id = p.base_files.get(rel), p.theirs_files.get(rel)
-            if (b_id is not None and b_id not in blobs) or (t_id is not None and t_id not in blobs):
-                continue                    # a blob that is not text: the file is left as it is on both sides
             o_id = blob_id(o.encode("utf-8")) if o is not None else None
+            merging = o_id not in (b_id, t_id) and t_id != b_id
+            if o_id != t_id and ((t_id is not None and t_id not in blobs)
+                                 or (merging and b_id is not None and b_id not in blobs)):
+                continue                    # a blob that is not text: the file is left as it is on both sides
             if o_id == t_id:
                 p.desired[rel] = o
             elif o_id == b_id:
@@ -624,9 +632,9 @@ class Engine:
                 if got:
                     steps.append((c, [(rel, oid) for rel, oid in got]))
             missing = need - set(blobs)
-            for oid, data in git.blobs(missing).items():
+            for got_id, data in git.blobs(missing).items():
                 try:
-                    blobs[oid] = data.decode("utf-8")
+                    blobs[got_id] = data.decode("utf-8")
                 except UnicodeDecodeError:
                     pass
             if all(oid in blobs for oid in need):

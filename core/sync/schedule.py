@@ -118,7 +118,7 @@ class Scheduler:
             raise RuntimeError("the sync scheduler is already running")
         self._stopping = False
         self.journal_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
-        observer = Observer()
+        observer: Any = Observer()
         observer.schedule(_JournalEvents(self), str(self.journal_dir), recursive=False)
         observer.daemon = True
         observer.start()
@@ -261,12 +261,17 @@ class Scheduler:
 
 
 class _JournalEvents:
-    """watchdog's handler for the journal folder: ``<id>.ndjson`` changed -> that folder changed."""
+    """watchdog's handler for the journal folder: ``<id>.ndjson`` written -> that folder changed. Reading a
+    journal (watchdog says "opened", "closed_no_write") is no change: a round reads them."""
+
+    WRITES = frozenset({"modified", "created", "moved", "closed"})
 
     def __init__(self, scheduler: Scheduler) -> None:
         self.scheduler = scheduler
 
     def dispatch(self, event: Any) -> None:
+        if getattr(event, "event_type", "") not in self.WRITES or getattr(event, "is_directory", False):
+            return
         for p in (getattr(event, "src_path", ""), getattr(event, "dest_path", "")):
             name = Path(str(p)).name if p else ""
             if name.endswith(".ndjson"):

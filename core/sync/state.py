@@ -135,7 +135,8 @@ def read_settings(paths: Paths) -> Settings:
     folders = []
     for f in d.get("folders") or []:
         if isinstance(f, dict) and isinstance(f.get("id"), str) and isinstance(f.get("key"), str):
-            folders.append(FolderSpec(f["id"], f["key"], f.get("kind") if isinstance(f.get("kind"), str) else "bot"))
+            kind = f.get("kind")
+            folders.append(FolderSpec(f["id"], f["key"], kind if isinstance(kind, str) else "bot"))
     return Settings(_str(d.get("remote")), _str(d.get("branch")) or DEFAULT_BRANCH, _str(d.get("host")), folders)
 
 

@@ -90,3 +90,16 @@ def test_the_status_line():
     assert line.startswith("Synced ") and "3 changes came in" in line and "1 conflict to resolve" in line
     assert "pushed 2 lines past what loads" in line
     assert Status(error="cannot sync with x").line() == "Sync waits: cannot sync with x"
+
+
+def test_reading_a_journal_is_no_change_writing_one_is(tmp_path):
+    from watchdog.events import FileClosedNoWriteEvent, FileModifiedEvent, FileOpenedEvent
+
+    s = schedule.Scheduler(tmp_path, lambda: {"scout"}, lambda ids: (0, 0, 0, 0, ()), lambda: False, set)
+    handler = schedule._JournalEvents(s)
+    for event in (FileOpenedEvent(str(tmp_path / "scout.ndjson")), FileClosedNoWriteEvent(str(tmp_path / "scout.ndjson")),
+                  FileModifiedEvent(str(tmp_path / "other.ndjson"))):
+        handler.dispatch(event)
+    assert s._wants.dirty == {}
+    handler.dispatch(FileModifiedEvent(str(tmp_path / "scout.ndjson")))
+    assert set(s._wants.dirty) == {"scout"}
