@@ -53,8 +53,10 @@ def cmd_init(mem: Memory, args: argparse.Namespace) -> None:
 
 
 def cmd_gauge(mem: Memory, args: argparse.Namespace) -> None:
+    from .sync_cli import with_sync_note   # when the last sync's merge pushed lines out of what loads
+
     g = ops.gauge(mem, args.bot)
-    _out(args, g.as_dict(), g.plain())
+    _out(args, *with_sync_note(mem, args.bot, g.as_dict(), g.plain()))
 
 
 def cmd_load(mem: Memory, args: argparse.Namespace) -> None:

@@ -151,6 +151,19 @@ def cmd_sync_remove(mem: Memory, args: argparse.Namespace) -> None:
     _out(args, r.as_dict(), f"{r.id} is no longer synced here (the remote keeps {r.key}'s history)")
 
 
+def with_sync_note(mem: Memory, bot: str, d: dict[str, Any], plain: str) -> tuple[dict[str, Any], str]:
+    """``gauge``'s answer with ``"sync"``: a line when the last sync's merge pushed lines out of what loads
+    (a home without sync pays one look for a file)."""
+    if not (mem.home.state_dir / "sync" / "state.json").is_file():
+        return d, plain
+    from ..ops.sync import merge_note
+
+    note = merge_note(mem, bot)
+    if note is None:
+        return d, plain
+    return {**d, "sync": note}, f"{plain}\n{note}"
+
+
 def start_in_watch(mem: Memory) -> Any:
     """The sync schedule for ``watch``, started (its status lines go to stderr); None when sync is not set up."""
     from ..ops.sync import scheduler
@@ -169,4 +182,4 @@ def start_in_watch(mem: Memory) -> Any:
     return s
 
 
-__all__ = ["add_commands", "start_in_watch"]
+__all__ = ["add_commands", "start_in_watch", "with_sync_note"]

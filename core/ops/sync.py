@@ -312,6 +312,17 @@ def status(mem: Memory) -> StatusResult:
     return StatusResult(settings.remote, host_name(settings), state.last_round, state.error, out)
 
 
+def merge_note(mem: Memory, bot: str) -> str | None:
+    """What the gauge adds when the last sync's merge pushed lines of *bot* out of what its agent loads."""
+    from ..base.wording import counted
+
+    fs = read_state(paths(mem)).folders.get(bot)
+    if fs is None or not fs.pushed_out:
+        return None
+    return (f"the sync of {fs.last_sync or 'late'} merged in lines from another computer and pushed "
+            f"{counted(fs.pushed_out, 'line')} past what loads")
+
+
 def resolve(mem: Memory, bot: str, path: str, text: str | None = None) -> FileResult:
     """``sync resolve``: *text* is the resolved text of *bot*'s conflicted *path* (a row ``how: resolve``,
     undoable); None: the file as it is now (edited in the panel, say). The next round sends it, and the other

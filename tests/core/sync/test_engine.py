@@ -184,6 +184,10 @@ def test_a_merge_that_pushes_lines_out_of_what_loads_says_so(two):
     assert got.pushed_out == 40
     assert sync.status(b.mem).folders[0].pushed_out == 40
     assert len(b.text().splitlines()) == 240
+    g = json.loads(b.ok("gauge", BOT, "--json").stdout)
+    assert g["unloaded_lines"] == 40 and g["sync"].endswith("pushed 40 lines past what loads")
+    assert "pushed 40 lines past what loads" in b.ok("gauge", BOT).stdout
+    assert "sync" not in json.loads(a.ok("gauge", BOT, "--json").stdout)
 
 
 def test_status_counts_rows_ahead_and_commits_behind(two):
