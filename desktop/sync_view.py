@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from botmemory.core import SyncStatus, counted, sync_resolve, sync_scheduler, sync_status
+from botmemory.core.ops import SyncStatus, counted, sync_resolve, sync_scheduler, sync_status
 from PySide6.QtCore import QCoreApplication, QObject, Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QPushButton, QToolButton, QWidget
 

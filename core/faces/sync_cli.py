@@ -13,11 +13,12 @@ from typing import Any
 
 from ..base.errors import BadInput, Refused
 from ..base.wording import counted
-from ..disk.safeio import MAX_FILE_BYTES
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from ..store.memory import Memory
+    from ..ops import Memory
+
+MAX_STDIN = 16 * 1024 * 1024   # the largest memory file botmemory reads or writes (safeio.MAX_STDIN)
 
 Add = Callable[..., argparse.ArgumentParser]
 
@@ -28,9 +29,9 @@ def _out(args: argparse.Namespace, value: Any, plain: str) -> None:
 
 
 def _read_stdin() -> str:
-    data = sys.stdin.buffer.read(MAX_FILE_BYTES + 1)
-    if len(data) > MAX_FILE_BYTES:
-        raise BadInput(f"the text on stdin is larger than {MAX_FILE_BYTES // (1024 * 1024)} MB; nothing was saved")
+    data = sys.stdin.buffer.read(MAX_STDIN + 1)
+    if len(data) > MAX_STDIN:
+        raise BadInput(f"the text on stdin is larger than {MAX_STDIN // (1024 * 1024)} MB; nothing was saved")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:

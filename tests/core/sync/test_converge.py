@@ -8,8 +8,11 @@ import tempfile
 from collections import defaultdict
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
+from tests.conftest import examples
 
 from botmemory.core.base.errors import BotMemoryError
 from botmemory.core.ops import operations
@@ -81,7 +84,8 @@ def accounted(computers: list[Computer]) -> list[str]:
     return missing
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@pytest.mark.timeout(900)
+@settings(max_examples=examples(12), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(steps)
 def test_two_computers_editing_at_random_converge_with_every_line_accounted_for(plan):
     root = Path(tempfile.mkdtemp(prefix="converge-"))

@@ -39,6 +39,7 @@ def drive(root: Path, k: int) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1200)
 def test_a_sync_killed_at_every_step_loses_nothing_and_converges(tmp_path):
     template = tmp_path / "template"
     world(template)

@@ -6,6 +6,8 @@ from collections import Counter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.conftest import examples
+
 from botmemory.core.sync.merge import merge3, merge_units, units
 
 BASE = "# Memory\n- 2026-10-01 · from cli · The office is in Pune\n- 2026-10-02 · from cli · Likes tea\n"
@@ -76,7 +78,7 @@ lines = st.sampled_from(["- 2026-10-01 · from cli · A", "- 2026-10-02 · from 
 texts = st.lists(lines, max_size=8).map(lambda ls: "\n".join(ls) + ("\n" if ls else ""))
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(texts, texts, texts, st.booleans())
 def test_an_entry_is_gone_only_when_a_side_removed_it(base, ours, theirs, newer):
     """On units (an entry with its own lines, or a line): what one side has is in the merge unless the other
