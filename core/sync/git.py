@@ -23,6 +23,7 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..base.errors import BotMemoryError
 from ..base.log import get_logger
@@ -40,6 +41,8 @@ _CLEARED_ENV = ("GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_
                 "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_AUTHOR_DATE", "GIT_COMMITTER_NAME",
                 "GIT_COMMITTER_EMAIL", "GIT_COMMITTER_DATE", "GIT_TRACE", "GIT_TRACE_PACKET", "GIT_PREFIX")
 _SHA = re.compile(r"[0-9a-f]{40}")
+_POSIX: dict[str, Any] = {"start_new_session": True, "umask": 0o077} if os.name == "posix" else {}
+"""A session of its own (no terminal to prompt on; its group ended at a time limit) and nothing readable by others."""
 
 
 class SyncError(BotMemoryError):
@@ -104,8 +107,8 @@ def reason(stderr: str) -> str:
     last = re.sub(r"[a-zA-Z][a-zA-Z0-9+.-]*://[^/@\s']*@", lambda m: m.group(0).split("//")[0] + "//", last)
     low = stderr.lower()
     if any(w in low for w in ("could not read username", "could not read password", "authentication failed",
-                              "permission denied", "access denied", "403", "401", "terminal prompts disabled",
-                              "invalid credentials", "host key verification failed")):
+                              "permission denied", "access denied", "terminal prompts disabled",
+                              "invalid credentials", "host key verification failed")) or re.search(r"\b40[13]\b", low):
         what = "the remote refused this computer's credentials"
     elif any(w in low for w in ("could not resolve host", "connection refused", "network is unreachable",
                                 "timed out", "connection reset", "no route to host", "unable to connect",
@@ -195,7 +198,7 @@ class Git:
         try:
             proc = subprocess.Popen(cmd, stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=self.env(extra_env),
-                                    start_new_session=True, umask=0o077)
+                                    **_POSIX)
         except FileNotFoundError:
             raise GitMissing("sync needs the git command line, and `git` is not on PATH: install git, "
                              "then try again") from None
@@ -380,7 +383,7 @@ class Git:
     def fetch(self, branch: str) -> str | None:
         """Fetch the remote branch into ``refs/remotes/origin/BRANCH``; its commit, or None when it has none."""
         tracking = f"refs/remotes/origin/{branch}"
-        done = self.run("fetch", "--no-tags", "--no-write-fetch-head", "-q", "origin",
+        done = self.run("fetch", "--no-tags", "-q", "origin",
                         f"+refs/heads/{branch}:{tracking}", network=True, check=False)
         if done.code != 0:
             if "couldn't find remote ref" in done.err.lower():
@@ -480,6 +483,12 @@ def _is_git(pid: int) -> bool:
 
 
 def _kill_group(pid: int) -> None:
+    if os.name != "posix":   # pragma: no cover - Windows
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except OSError:
+            pass
+        return
     try:
         os.killpg(pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError, OSError):
