@@ -93,6 +93,14 @@ def merge_units(base: list[str], ours: list[str], theirs: list[str], *, ours_new
         out += mb[zs:ze]
         iz, ia, ib = ze, ae, be
     out += base[len(base) - m:]
+    # the whole file's account: a unit a side has is kept unless the other side removed it. Stretches can split
+    # one unit's copies (a side moved it, the other added another copy elsewhere): what is short goes at the end
+    cb, co, ct, got = Counter(base), Counter(ours), Counter(theirs), Counter(out)
+    for u in [*ours, *theirs]:
+        need = max(co[u] - max(0, cb[u] - ct[u]), ct[u] - max(0, cb[u] - co[u]))
+        if got[u] < need:
+            got[u] += 1
+            out.append(u)
     return out
 
 
