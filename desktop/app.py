@@ -27,6 +27,7 @@ from .notify import Notifier
 from .panel import MemoryPanel
 from .session import Notice, Session
 from .settings_dialog import SettingsDialog, app_home
+from .sync_view import service_for
 from .tray import Tray
 
 logger = logging.getLogger("botmemory.desktop")
@@ -120,6 +121,7 @@ class App(QObject):
         self.session.start()
         if not self.demo:
             self.routes.start_if_enabled()
+            service_for(self.session)          # sync, when it is set up on this home
         self.offer_agents()
         if self.tray is not None:
             self.tray.show()

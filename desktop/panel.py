@@ -43,6 +43,7 @@ from .loads_view import LoadsView
 from .agents_view import SecretsBanner, display_name, topic_prefix
 from .models import FilesModel, list_files
 from .session import Session
+from .sync_view import SyncLine
 from .team_view import TeamView
 from .upkeep_view import UpkeepView
 from .welcome import WelcomePage
@@ -263,6 +264,7 @@ class MemoryPanel(QWidget):
         box = QVBoxLayout(self)
         box.addLayout(head)
         box.addWidget(self.pages, 1)
+        box.addWidget(SyncLine(session))
         box.addWidget(self.status_label)
         self._no_bot(NO_BOT)
 

@@ -35,8 +35,9 @@ WINGS: dict[str, set[str]] = {
     "outside": {"base", "redact", "text", "disk", "store"},
     "upkeep": {"base", "redact", "text", "disk", "store", "team", "notes", "outside"},
     "brief": {"base", "redact", "text", "disk", "store"},
+    "sync": {"base", "redact", "text", "disk", "kinds", "store", "outside"},
     "ops": {"base", "redact", "text", "disk", "kinds", "store", "team", "notes", "recall", "outside", "upkeep",
-            "brief"},
+            "brief", "sync"},
     "faces": {"base", "ops"},   # the one door: a face reads and writes through ops (and logs, with base)
 }
 

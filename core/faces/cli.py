@@ -47,6 +47,7 @@ from .commands import (
     cmd_untrack,
     cmd_watch,
 )
+from .sync_cli import add_commands as add_sync_commands
 
 DEFAULT_PORT = 8721  # server.DEFAULT_PORT (tests/core/test_server.py checks); the server loads only for `serve`
 
@@ -284,6 +285,7 @@ def build_parser() -> _Parser:
     sp.add_argument("key", nargs="?", choices=SWITCHES)
     sp.add_argument("value", nargs="?", metavar="on|off")
     team_cli.add_commands(add, sub)     # `team …` and `search --scope team`
+    add_sync_commands(add, sub)
     return p
 
 

@@ -53,8 +53,10 @@ def cmd_init(mem: Memory, args: argparse.Namespace) -> None:
 
 
 def cmd_gauge(mem: Memory, args: argparse.Namespace) -> None:
+    from .sync_cli import with_sync_note   # when the last sync's merge pushed lines out of what loads
+
     g = ops.gauge(mem, args.bot)
-    _out(args, g.as_dict(), g.plain())
+    _out(args, *with_sync_note(mem, args.bot, g.as_dict(), g.plain()))
 
 
 def cmd_load(mem: Memory, args: argparse.Namespace) -> None:
@@ -254,6 +256,9 @@ def cmd_watch(mem: Memory, args: argparse.Namespace) -> None:
     signal.signal(signal.SIGTERM, on_signal)
     watcher = ops.watcher(mem, show)
     watcher.start()
+    from .sync_cli import start_in_watch
+
+    syncing = start_in_watch(mem)   # None when sync is not set up here
     sys.stderr.write(f"botmemory: watching {mem.home.workspaces} (Ctrl-C stops)\n")
     try:
         while True:  # the nightly tidy-up, recall's index and capture, once a minute (the watcher is event-driven)
@@ -266,6 +271,8 @@ def cmd_watch(mem: Memory, args: argparse.Namespace) -> None:
                 break
     finally:
         watcher.stop()
+        if syncing is not None:
+            syncing.stop()
 
 
 def cmd_serve(mem: Memory, args: argparse.Namespace) -> None:

@@ -92,6 +92,9 @@ _export("disk.config", "SWITCHES", "BotSettings", "ConfigValues", "DEFAULT_TIDY_
 # recall's index, kept current by the tray app in a process of its own
 _export("recall.index", recall_index_builder="builder_command", recall_index_current="index_current")
 _export("recall.query", "refresh_index")
+# sync: the tray's status line and schedule (the CLI's `sync` commands call ops.sync directly)
+_export("ops.sync", sync_resolve="resolve", sync_scheduler="scheduler", sync_status="status")
+_export("sync.schedule", SyncStatus="Status")
 
 __all__ = [  # the same names as _NAMES (tests/test_layering.py checks)
     "AGENT_KINDS", "AMBER_AT", "ARCHIVE_FILE", "Actor", "BadInput", "BotMemoryError", "BotSettings", "Brief",
@@ -101,7 +104,8 @@ __all__ = [  # the same names as _NAMES (tests/test_layering.py checks)
     "LinkRefused", "LoadResult", "MEMORY_FILE", "MEMORY_MAX_BYTES", "MEMORY_MAX_LINES", "Memory", "Note",
     "NoteResult", "ONLY_FIRST_LINES", "OrganizeReport", "OverflowPreview", "Periodic", "PreferResult",
     "ProposeResult", "RECALL_HEADER", "RecallResult", "Refused", "RememberResult", "RevisionMissing", "RoomResult",
-    "Row", "RowFilter", "SWITCHES", "Said", "SearchResult", "ShowResult", "TEAM_MAX_BYTES", "TOPIC_NAME_RULE",
+    "Row", "RowFilter", "SWITCHES", "Said", "SearchResult", "ShowResult", "SyncStatus", "TEAM_MAX_BYTES",
+    "TOPIC_NAME_RULE",
     "TeamConflict", "TeamHit", "TeamHits", "TeamNotFound", "TeamResult", "TeamShow", "TeamUndo", "TidyReport",
     "TopicInfo", "Tracked", "TurnEnd", "UndoResult", "Unloaded", "UpkeepState", "WHY_NO_TOPICS", "Watcher", "Write",
     "apply_config", "atomic_write", "bots", "brief", "capture", "check_bot_id", "check_helper_instance",
@@ -112,7 +116,8 @@ __all__ = [  # the same names as _NAMES (tests/test_layering.py checks)
     "move_overflow", "open_home", "organize", "overflow_preview", "overview", "parse_day", "periodic", "prefer",
     "read_config_strict", "read_frontmatter", "recall", "recall_in", "recall_index_builder", "recall_index_current",
     "redact", "refresh_index", "refuse", "remember", "remove_learned", "report_text", "rm", "save", "scan",
-    "search", "search_in", "search_range", "settings", "show", "team_accept", "team_create", "team_delete",
+    "search", "search_in", "search_range", "settings", "show", "sync_resolve", "sync_scheduler", "sync_status",
+    "team_accept", "team_create", "team_delete",
     "team_edit", "team_history", "team_journal", "team_keep_other_side", "team_list", "team_need_rev", "team_pin",
     "team_propose", "team_reject", "team_remove", "team_rename", "team_restore", "team_search", "team_set_bots",
     "team_show", "team_undo", "teams_of", "text_gauge", "tidy", "token_path", "topic_name_rule", "topic_path",
@@ -178,6 +183,10 @@ if TYPE_CHECKING:  # for type checkers: the same names, eagerly
     from ..upkeep.organize import OrganizeReport
     from ..upkeep.schedule import UpkeepState
     from ..upkeep.tidy import TidyReport
+    from ..sync.schedule import Status as SyncStatus
+    from .sync import resolve as sync_resolve
+    from .sync import scheduler as sync_scheduler
+    from .sync import status as sync_status
     from .agents import Found, discover, kind_label, track, untrack
     from .connect import AGENTS as CONNECT_AGENTS
     from .connect import connect as connect_agent

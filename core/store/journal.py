@@ -95,6 +95,7 @@ class Row:
     added: int | None = None          # the true counts of changed lines, also when the diff is cut
     removed: int | None = None        # (None in rows written before they were kept: counted from the diff)
     words: str | None = None          # a cut diff's word filter: every changed line's words (WordFilter)
+    host: str | None = None           # the other computer a synced change came from (``how: sync``)
 
     def as_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {
@@ -111,6 +112,8 @@ class Row:
             d["added"], d["removed"] = self.added, self.removed
         if self.words is not None:
             d["words"] = self.words
+        if self.host is not None:
+            d["host"] = self.host
         return d
 
     @classmethod
@@ -122,7 +125,7 @@ class Row:
         opt = ("chat", "before_hash", "after_hash", "earlier_text", "reason", "renamed_from", "renamed_to")
         if not all(isinstance(d.get(k), str) for k in strs) or not isinstance(d.get("undoable"), bool):
             return None
-        if not all(d.get(k) is None or isinstance(d.get(k), str) for k in (*opt, "words")):
+        if not all(d.get(k) is None or isinstance(d.get(k), str) for k in (*opt, "words", "host")):
             return None
         counts = (d.get("added"), d.get("removed"))
         if not all(n is None or (type(n) is int and n >= 0) for n in counts):
@@ -130,7 +133,7 @@ class Row:
         return cls(d["id"], d["at"], d["bot"], d["who"], d["how"], d.get("chat"), d["file"],
                    d.get("before_hash"), d.get("after_hash"), d["diff"], d.get("earlier_text"),
                    d["undoable"], d.get("reason"), d.get("renamed_from"), d.get("renamed_to"),
-                   counts[0], counts[1], d.get("words"))
+                   counts[0], counts[1], d.get("words"), d.get("host"))
 
     def line(self) -> bytes:
         return (json.dumps(self.as_dict(), ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
@@ -161,7 +164,8 @@ class Row:
             what = f"renamed from {self.renamed_from}"
         elif self.renamed_to:
             what = f"renamed to {self.renamed_to}"
-        by = f"{self.who}/{self.how}" + (f' chat "{self.chat}"' if self.chat else "")
+        by = f"{self.who}/{self.how}" + (f' chat "{self.chat}"' if self.chat else "") + (
+            f" from {self.host}" if self.host else "")
         tail = "" if self.undoable else f"  (cannot be undone: {self.reason})"
         return f"{self.id}  {self.at[:19].replace('T', ' ')}  {by}  {self.file}  {what}{tail}"
 
@@ -220,7 +224,7 @@ def make_row(change: Change, *, earlier_secret: bool = False, diff: str | None =
     chat = clean_title(change.actor.chat) if change.actor.chat is not None else None
     return Row(change.id, _iso(change), change.bot, change.actor.who, change.actor.how, chat, change.file,
                change.before_hash, change.after_hash, diff, earlier, undoable, reason,
-               renamed_from, renamed_to, added, removed, words)
+               renamed_from, renamed_to, added, removed, words, change.actor.host)
 
 
 # ----- storage

@@ -47,6 +47,7 @@ class Actor:
     who: str
     how: str
     chat: str | None = None
+    host: str | None = None     # the other computer a change came from (``how: sync``)
 
     @classmethod
     def person(cls, how: str = "cli") -> Actor:
