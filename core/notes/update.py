@@ -32,8 +32,9 @@ logger = get_logger(__name__)
 MAX_PREFERENCE_CHARS = 300
 MOVED_REPORT_LIMIT = 5
 ARCHIVE_APPEND_OVER = 1024 * 1024
-"""An archive larger than this is appended to, never read whole: the journal keeps earlier texts only up
-to this size (``journal.EARLIER_TEXT_MAX_BYTES``), so rewriting it could not be undone either."""
+"""An archive larger than this is appended to, never read whole (a write stays fast however large the archive
+grows); its row says it cannot be undone. Below it the archive is rewritten, and the journal keeps its earlier
+text (``journal.EARLIER_TEXT_MAX_BYTES`` is larger)."""
 
 
 @dataclass(frozen=True)

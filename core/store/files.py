@@ -77,17 +77,37 @@ def rm(mem: Memory, bot: str, path: str, actor: Actor, *, expected_hash: str | N
 
 @dataclass(frozen=True)
 class UndoResult:
-    """An undo: the row undone, and the change that put its earlier text back (none when the file held it)."""
+    """An undo: the row undone, the change that wrote it (none when the file already held it), and what it did:
+    the lines that came back, those it took out, and those that could not come back (they held a credential)."""
 
     undone: str
     changes: list[Change] = field(default_factory=list)
+    back: list[str] = field(default_factory=list)
+    gone: list[str] = field(default_factory=list)
+    withheld: list[str] = field(default_factory=list)
+    file: str | None = None
+    removed: bool = False          # the undo removed the file (it was created by the row)
+    whole: bool = False
 
     @property
     def changed(self) -> bool:
         return bool(self.changes)
 
+    def as_dict(self) -> dict[str, object]:
+        change = self.changes[0] if self.changes else None
+        return {"undone": self.undone, "changed": self.changed, "row": change.id if change else None,
+                "file": self.file, "hash": change.after_hash if change else None, "removed": self.removed,
+                "back": self.back, "gone": self.gone, "withheld": self.withheld, "whole": self.whole}
 
-def undo(mem: Memory, bot: str, row_id: str) -> UndoResult:
-    """Put the file of row *row_id* back as it was before that change (:meth:`Memory.undo`); the undo is a row."""
-    change = mem.undo(bot, row_id)
-    return UndoResult(row_id, [change] if change is not None else [])
+
+def undo(mem: Memory, bot: str, row_id: str, *, whole: bool = False, force: bool = False,
+         expected_hash: str | None = None) -> UndoResult:
+    """Undo row *row_id*: its own lines reversed against the file as it is now (``store.undo``); *whole*: its
+    whole earlier text back, while the file is as the row left it. The undo is itself a row."""
+    from .undo import undo_row
+
+    done = undo_row(mem, bot, row_id, whole=whole, force=force, expected_hash=expected_hash)
+    p = done.plan
+    changes = [done.change] if done.change is not None else []
+    return UndoResult(row_id, changes, p.back if changes else [], p.gone if changes else [], p.withheld, p.file,
+                      bool(changes) and done.change is not None and done.change.after_hash is None, p.whole)
