@@ -32,6 +32,7 @@ class FileResult:
     path: str
     hash: str | None
     changes: list[Change] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)   # said before the write: what its row cannot bring back
 
     @property
     def changed(self) -> bool:
@@ -63,16 +64,32 @@ def save(mem: Memory, bot: str, path: str, text: str, actor: Actor, *, expected_
     else:
         mem.home.require_bot(bot)
     check_bot_writes(mem, bot, actor)
+    warnings = outlook(mem, bot, path, text)
     changes = mem.store.apply(bot, [Write(path, text, expected_hash, checked)], actor)
-    return _result(mem, bot, path, changes)
+    r = _result(mem, bot, path, changes)
+    return FileResult(r.path, r.hash, r.changes, warnings if changes else [])
+
+
+def outlook(mem: Memory, bot: str, path: str, text: str | None) -> list[str]:
+    """What the row of writing *text* to *path* (None: deleting it) could not bring back, said before the
+    change is made (``store.undo.foresee``); nothing when the file cannot be read (the write says why)."""
+    from ..base.errors import BotMemoryError
+    from .undo import foresee
+
+    try:
+        now = mem.store.read(bot, path)
+    except BotMemoryError:
+        return []
+    return foresee(mem.home, bot, path, now, text)
 
 
 def rm(mem: Memory, bot: str, path: str, actor: Actor, *, expected_hash: str | None = None) -> FileResult:
     """Delete a topic, the archive or a daily log (MEMORY.md is refused: it can be emptied, never deleted)."""
     mem.home.require_bot(bot)
     check_bot_writes(mem, bot, actor)
+    warnings = outlook(mem, bot, path, None)
     change = mem.store.delete(bot, path, actor, expected_hash=expected_hash)
-    return FileResult(path, None, [change] if change is not None else [])
+    return FileResult(path, None, [change] if change is not None else [], warnings if change is not None else [])
 
 
 @dataclass(frozen=True)
@@ -88,14 +105,15 @@ class UndoResult:
     file: str | None = None
     removed: bool = False          # the undo removed the file (it was created by the row)
     whole: bool = False
+    row: str | None = None         # the undo's own row (when it has no Change: About me's journal)
 
     @property
     def changed(self) -> bool:
-        return bool(self.changes)
+        return bool(self.changes) or self.row is not None
 
     def as_dict(self) -> dict[str, object]:
         change = self.changes[0] if self.changes else None
-        return {"undone": self.undone, "changed": self.changed, "row": change.id if change else None,
+        return {"undone": self.undone, "changed": self.changed, "row": change.id if change else self.row,
                 "file": self.file, "hash": change.after_hash if change else None, "removed": self.removed,
                 "back": self.back, "gone": self.gone, "withheld": self.withheld, "whole": self.whole}
 

@@ -440,9 +440,9 @@ class Journal:
         out: list[Row] = []
         for row in rows:
             text = row.earlier_text
-            if text is not None and len(text) > 64 * 1024:   # read the setting only for a text it may concern
+            if text is not None:
                 limit = self.keep_limit() if limit is None else limit
-                size = len(text.encode("utf-8", errors="replace"))
+                size = len(text) if len(text) * 4 <= limit else len(text.encode("utf-8", errors="replace"))
                 if size > limit:
                     row = replace(row, earlier_text=None, edits=None, secret_lines=(), undoable=False,
                                   reason=too_large_reason(size, limit))

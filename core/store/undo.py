@@ -34,10 +34,10 @@ from typing import Any
 
 from ..base.errors import BadInput, Conflict, Refused
 from ..base.wording import counted
-from ..disk.paths import FileKind
+from ..disk.paths import FileKind, Home
 from ..disk.safeio import FileText, text_hash
-from ..text.merge import Clash, Hunk, edit_script, inverse, join_lines, replay, split_lines
-from .journal import UNDO_ACTOR, Row
+from ..text.merge import Clash, Hunk, align, edit_script, inverse, join_lines, replay, split_lines
+from .journal import UNDO_ACTOR, Row, keep_limit
 from .memory import Memory
 from .writer import Change, Write
 
@@ -310,12 +310,53 @@ def _withheld_message(p: UndoPlan) -> str:
             f"journal keeps only redacted: {_shown(p.withheld)}")
 
 
-def withheld_message(p: UndoPlan) -> str:
-    """The line saying which lines did not come back (a partial undo): named, as exit 4 names them."""
-    return (f"{counted(len(p.withheld), 'line')} of row {p.row.id} did not come back: "
-            f"{_shown(p.withheld)} held a credential, which the journal keeps only redacted"
-            + ("; every other line came back" if p.back or p.gone else ""))
+def withheld_message(row_id: str, withheld: Sequence[str], others: bool) -> str:
+    """The line naming the lines of a row that did not come back (they held a credential): exit 4 says it."""
+    return (f"{counted(len(withheld), 'line')} of row {row_id} did not come back: {_shown(withheld)} held a "
+            "credential, which the journal keeps only redacted" + ("; every other line came back" if others else ""))
 
 
-__all__ = ["UndoConflict", "UndoPlan", "Undone", "later_text_of", "plan", "plan_row", "undo_row",
+def foresee(home: Home, bot: str | None, rel: str, now: FileText | None, new_text: str | None) -> list[str]:
+    """What the row of a change about to be made could not bring back, said before it is made (the CLI puts it
+    on stderr, the panel in its dialog): *now* is the file as read (None: it does not exist yet), *new_text*
+    what will be written (None: the file is deleted); *bot* None for About me.
+
+    A file larger than the journal keeps (``memory.journalKeepMB``) cannot be undone at all; a line holding a
+    credential that the change takes out or rewrites (a workspace's writes redact it) is kept only redacted,
+    so undo cannot bring that line back.
+    """
+    if now is None:
+        return []
+    if not now.valid:
+        return [f"{rel} is not valid UTF-8: the journal cannot keep its text, so this change cannot be undone"]
+    limit = keep_limit(home)
+    size = len(now.text.encode("utf-8"))
+    if size > limit:
+        return [f"{rel} is {_size(size)}, larger than the {_size(limit)} of earlier text the journal keeps "
+                "(memory.journalKeepMB in config.json): this change cannot be undone"]
+    from ..redact import contains_secret, redact
+
+    if not contains_secret(now.text):
+        return []
+    raw = bot is None or home.is_tracked(bot)        # a tracked folder and About me are written as given
+    written = "" if new_text is None else new_text if raw else redact(new_text)
+    now_lines = split_lines(now.text)
+    m = align(now_lines, split_lines(written))
+    out = []
+    for i, line in enumerate(now_lines):
+        if m[i] < 0 and line.strip() and contains_secret(line):
+            shown = redact(line).strip()
+            shown = shown if len(shown) <= 70 else shown[:69] + "…"
+            out.append(f'{rel} line {i + 1} holds a credential ("{shown}"): the journal keeps only its redacted '
+                       "copy, so undoing this change cannot bring that line back")
+    return out
+
+
+def _size(n: int) -> str:
+    from .journal import _mb
+
+    return _mb(n)
+
+
+__all__ = ["foresee", "UndoConflict", "UndoPlan", "Undone", "later_text_of", "plan", "plan_row", "undo_row",
            "withheld_message", "text_hash"]
