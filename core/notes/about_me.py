@@ -112,7 +112,7 @@ def home_rows(home: Home, limit: int | None = 50) -> list[Row]:
     return Journal(home).list(HOME, limit=limit)
 
 
-def _later_text(journal: Journal, row: Row, now: FileText | None) -> str | None:
+def later_text(journal: Journal, row: Row, now: FileText | None) -> str | None:
     """What an older row (one without its own lines) left: About me now while it is that, else the next
     row's earlier text."""
     if row.edits is not None:
@@ -162,7 +162,7 @@ def undo_home(home: Home, row_id: str, *, force: bool = False, expected_hash: st
         after = ft.text if ft is not None else None
         plan = None
         if row.file == ABOUT_ME:
-            plan = plan_row(row, ft, _later_text(journal, row, ft), whole=whole)
+            plan = plan_row(row, ft, later_text(journal, row, ft), whole=whole)
             if expected_hash is not None and plan.now_hash != expected_hash:
                 raise Conflict(ABOUT_ME, plan.now_text or "", plan.now_hash or "")
             if plan.clashes and not force:
@@ -184,6 +184,7 @@ def undo_home(home: Home, row_id: str, *, force: bool = False, expected_hash: st
                 atomic_write(home.about_me, after.encode("utf-8"))
         undo = record(home, UNDO_ACTOR, ft, after, learned_before=learned_before, learned_after=learned_after,
                       undoes=row_id, journal=journal)
-    return UndoResult(row_id, [], plan.back if plan else [], plan.gone if plan else [],
+    forced = force and plan is not None and bool(plan.clashes)
+    return UndoResult(row_id, [], plan.lines_back(forced) if plan else [], plan.lines_gone(forced) if plan else [],
                       plan.withheld if plan else [], row.file, after is None and ft is not None, whole,
                       row=undo.id if undo is not None else None)

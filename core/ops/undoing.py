@@ -19,6 +19,7 @@ from ..disk.safeio import read_file
 from ..notes import about_me
 from ..store import files
 from ..store.files import UndoResult
+from ..store.home_journal import ABOUT_ME
 from ..store.journal import HOME, Row
 from ..store.memory import Memory
 from ..store.undo import UndoPlan, plan, plan_row
@@ -62,10 +63,10 @@ def undo_home(mem: Memory, row_id: str, *, whole: bool = False, force: bool = Fa
 def preview_home(mem: Memory, row_id: str) -> UndoPlan | None:
     """What undoing a row of About me's journal would do to About me (None: a row of profile-learned.json alone)."""
     row = mem.journal.find(HOME, row_id)
-    if row.file != about_me.ABOUT_ME:
+    if row.file != ABOUT_ME:
         return None
     ft = read_file(mem.home.about_me)
-    return plan_row(row, ft, about_me._later_text(mem.journal, row, ft))
+    return plan_row(row, ft, about_me.later_text(mem.journal, row, ft))
 
 
 def foresee_save(mem: Memory, bot: str, path: str, text: str) -> list[str]:
@@ -79,10 +80,13 @@ def foresee_rm(mem: Memory, bot: str, path: str) -> list[str]:
     from ..disk.safeio import MAX_FILE_BYTES, TooLarge
 
     try:
-        mem.store.read(bot, path)
+        ft = mem.store.read(bot, path)
     except TooLarge:
         return [f"{path} is larger than the {MAX_FILE_BYTES // (1024 * 1024)} MB botmemory reads: the journal "
                 "cannot keep its text, so this deletion cannot be undone"]
     except BotMemoryError:
         return []
+    if ft is not None and not ft.valid:
+        return [f"{path} is not valid UTF-8: the journal cannot keep its text exactly, so this deletion cannot "
+                "be undone"]
     return files.outlook(mem, bot, path, None)

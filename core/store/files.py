@@ -127,5 +127,6 @@ def undo(mem: Memory, bot: str, row_id: str, *, whole: bool = False, force: bool
     done = undo_row(mem, bot, row_id, whole=whole, force=force, expected_hash=expected_hash)
     p = done.plan
     changes = [done.change] if done.change is not None else []
-    return UndoResult(row_id, changes, p.back if changes else [], p.gone if changes else [], p.withheld, p.file,
-                      bool(changes) and done.change is not None and done.change.after_hash is None, p.whole)
+    return UndoResult(row_id, changes, p.lines_back(done.forced) if changes else [],
+                      p.lines_gone(done.forced) if changes else [], p.withheld, p.file,
+                      done.change is not None and done.change.after_hash is None, p.whole)

@@ -28,7 +28,7 @@ and writes under the workspace lock. The home's journal (About me) uses
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -61,6 +61,14 @@ class UndoPlan:
     forced: str | None = None     # the text with the row's lines put back in every clash
     whole: bool = False
     deletable: bool = True        # the file may be removed (a workspace's MEMORY.md is emptied instead)
+
+    def lines_back(self, force: bool = False) -> list[str]:
+        """The lines the undo brings back (with *force*, also those it puts in the clashes)."""
+        return self.back + ([ln for c in self.clashes for ln in c.back] if force else [])
+
+    def lines_gone(self, force: bool = False) -> list[str]:
+        """The lines the undo takes out (with *force*, also what the clashes held)."""
+        return self.gone + ([ln for c in self.clashes for ln in c.now] if force else [])
 
     def written(self, force: bool = False) -> str | None:
         """The text the undo writes (with *force*: the forced one where there are clashes); None removes the
@@ -278,6 +286,7 @@ class Undone:
 
     plan: UndoPlan
     change: Change | None
+    forced: bool = False     # the clashes were resolved by the row's lines
 
 
 def undo_row(mem: Memory, bot: str, row_id: str, *, whole: bool = False, force: bool = False,
@@ -291,6 +300,7 @@ def undo_row(mem: Memory, bot: str, row_id: str, *, whole: bool = False, force: 
     """
     with mem.store.locked(bot):
         p = plan(mem, bot, row_id, whole=whole)
+        force = force and bool(p.clashes)
         if expected_hash is not None and p.now_hash != expected_hash:
             raise Conflict(p.file, p.now_text or "", p.now_hash or "")
         if p.clashes and not force:
@@ -302,7 +312,7 @@ def undo_row(mem: Memory, bot: str, row_id: str, *, whole: bool = False, force: 
             return Undone(p, None)
         changes = mem.store.apply(bot, [Write(p.file, text, p.now_hash, checked=True, undoes=row_id)], UNDO_ACTOR,
                                   allow_log=True)
-    return Undone(p, changes[0] if changes else None)
+    return Undone(p, changes[0] if changes else None, force)
 
 
 def _withheld_message(p: UndoPlan) -> str:
@@ -325,10 +335,8 @@ def foresee(home: Home, bot: str | None, rel: str, now: FileText | None, new_tex
     credential that the change takes out or rewrites (a workspace's writes redact it) is kept only redacted,
     so undo cannot bring that line back.
     """
-    if now is None:
+    if now is None or not now.valid:   # not UTF-8: a save is refused, and rm says why its row cannot be undone
         return []
-    if not now.valid:
-        return [f"{rel} is not valid UTF-8: the journal cannot keep its text, so this change cannot be undone"]
     limit = keep_limit(home)
     size = len(now.text.encode("utf-8"))
     if size > limit:
