@@ -225,7 +225,9 @@ def replay(base: Sequence[str], hunks: Sequence[Hunk], now: Sequence[str], *,
             out.extend(now_chunk)
             forced.extend(now_chunk)
             continue
-        done = _apply_hunks(base, chunk, m, now, n0, n1)
+        kept = {m[k] for k in range(a + 1, b)}
+        only_deleted = all(j in kept for j in range(n0, n1))   # nothing new here: lines were only deleted
+        done = _apply_hunks(base, chunk, m, now, n0, n1, only_deleted)
         if done is not None:
             lines, came, went, held = done
             out.extend(lines)
@@ -261,9 +263,12 @@ def _apply_local(base: Sequence[str], lo: int, hi: int, chunk: Sequence[Hunk], *
 
 
 def _apply_hunks(base: Sequence[str], chunk: Sequence[Hunk], m: Sequence[int], now: Sequence[str],
-                 n0: int, n1: int) -> tuple[list[str], list[str], list[str], list[str]] | None:
+                 n0: int, n1: int, only_deleted: bool = False) -> tuple[list[str], list[str], list[str], list[str]] | None:
     """The chunk now[n0:n1] with every hunk of *chunk* applied where the lines it replaces still are as the
-    change left them: (lines, brought in, taken out, withheld); None when one of them cannot apply."""
+    change left them: (lines, brought in, taken out, withheld); None when one of them cannot apply.
+
+    *only_deleted*: every line of the chunk now is one of the base's (lines were only deleted since): lines
+    to take out that are gone already are simply gone."""
     ops: list[tuple[int, int, int, tuple[str, ...]]] = []   # (now start, order, now end, lines)
     came: list[str] = []
     went: list[str] = []
@@ -280,7 +285,12 @@ def _apply_hunks(base: Sequence[str], chunk: Sequence[Hunk], m: Sequence[int], n
         if h.start < h.end:
             idx = [m[k] for k in range(h.start, h.end)]
             if any(x < 0 for x in idx):
-                return None
+                if lines or not only_deleted:
+                    return None
+                idx = [x for x in idx if x >= 0]      # taken out already: the rest go
+                ops.extend((x, order, x + 1, ()) for x in idx)
+                went.extend(now[x] for x in idx)
+                continue
             if all(y == x + 1 for x, y in zip(idx, idx[1:])):
                 ops.append((idx[0], order, idx[-1] + 1, lines))
             elif not lines:          # lines to take out, with lines added between them since: those stay
