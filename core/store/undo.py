@@ -35,7 +35,7 @@ from typing import Any
 from ..base.errors import BadInput, Conflict, Refused
 from ..base.wording import counted
 from ..disk.paths import FileKind, Home
-from ..disk.safeio import FileText, text_hash
+from ..disk.safeio import FileText
 from ..text.merge import Clash, Hunk, align, edit_script, inverse, join_lines, replay, split_lines
 from .journal import UNDO_ACTOR, Row, keep_limit
 from .memory import Memory
@@ -98,15 +98,12 @@ class UndoPlan:
             return f"Undo removes {self.file} again (it was created by this change)."
         parts: list[str] = []
         if self.now_text is None:
-            parts.append(f"Undo writes {self.file} again")
+            parts.append(f"writes {self.file} again")
         if self.back:
             parts.append("brings back " + _shown(self.back))
         if self.gone:
             parts.append("takes out " + _shown(self.gone))
-        text = (", ".join(parts) or f"Undo puts {self.file} back") + "."
-        text = text[0].upper() + text[1:]
-        if not text.startswith("Undo"):
-            text = "Undo " + text[0].lower() + text[1:]
+        text = "Undo " + (", ".join(parts) if parts else f"puts {self.file} back") + "."
         if self.withheld:
             text += (f" {_shown(self.withheld)} held a credential, which the journal keeps only redacted: "
                      f"{'it does' if len(self.withheld) == 1 else 'they do'} not come back.")
@@ -366,5 +363,5 @@ def _size(n: int) -> str:
     return _mb(n)
 
 
-__all__ = ["foresee", "UndoConflict", "UndoPlan", "Undone", "later_text_of", "plan", "plan_row", "undo_row",
-           "withheld_message", "text_hash"]
+__all__ = ["UndoConflict", "UndoPlan", "Undone", "foresee", "later_text_of", "plan", "plan_row", "undo_row",
+           "withheld_message"]
