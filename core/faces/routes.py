@@ -251,7 +251,11 @@ def revert(mem: Memory, bot: str, row_id: str) -> dict[str, Any]:
     change = r.changes[0] if r.changes else None
     if change is None:
         return {"undone": row_id, "changed": False, "row": None}
-    return {"undone": row_id, "changed": True, "row": change.id, "file": change.file, "hash": change.after_hash}
+    out: dict[str, Any] = {"undone": row_id, "changed": True, "row": change.id, "file": change.file,
+                           "hash": change.after_hash}
+    if r.withheld:   # lines that held a credential: every other line came back, these never do
+        out["withheld"] = r.withheld
+    return out
 
 
 def open_folder(mem: Memory, bot: str, body: Any, opener: Opener) -> dict[str, Any]:

@@ -600,10 +600,12 @@ class Journal:
     def find(self, bot: str, row_id: str) -> Row:
         if not _ROW_ID.fullmatch(row_id):
             raise BadInput(f"bad row id {row_id!r}: row ids look like 0192f3a4b5c6-1a2b3c "
-                           f"(`botmemory journal {bot}` lists them)")
+                           f"(`botmemory journal {'--home' if bot == HOME else bot}` lists them)")
         for row in self.rows(bot, row_id=row_id):
             if row.id == row_id:
                 return row
+        if bot == HOME:
+            raise BadInput(f"no row {row_id} in About me's journal (`botmemory journal --home` lists them)")
         raise BadInput(f"no row {row_id} in the journal of {bot} (`botmemory journal {bot}` lists them)")
 
     def latest_hashes(self, bot: str, files: Iterable[str]) -> dict[str, str | None]:

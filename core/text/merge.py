@@ -20,7 +20,9 @@ them gives the text back exactly, final newline and ``\\r`` included. Pure: no I
 """
 from __future__ import annotations
 
+import bisect
 import difflib
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -76,6 +78,12 @@ def _trim(a: Sequence[str], b: Sequence[str]) -> tuple[int, int]:
     return p, s
 
 
+SMALL = 250_000
+"""A region of at most this many line pairs (lines of one side × the other's) is matched by difflib's
+SequenceMatcher; a larger one is first cut at the lines found once on each side (patience), so that the
+time grows about linearly with the text, also when it repeats lines (blank ones, ``---``) a lot."""
+
+
 def _blocks(a: Sequence[str], b: Sequence[str]) -> list[tuple[int, int, int]]:
     """Matching blocks (i, j, n) of *a* and *b*, in order: a[i:i+n] == b[j:j+n]. The common head and tail are
     found first, so a small change in a large text costs little."""
@@ -83,13 +91,85 @@ def _blocks(a: Sequence[str], b: Sequence[str]) -> list[tuple[int, int, int]]:
     out: list[tuple[int, int, int]] = []
     if p:
         out.append((0, 0, p))
-    am, bm = a[p:len(a) - s], b[p:len(b) - s]
-    if am and bm and len(am) <= _MIDDLE_LIMIT and len(bm) <= _MIDDLE_LIMIT:
-        sm = difflib.SequenceMatcher(None, am, bm, autojunk=False)
-        out.extend((i + p, j + p, n) for i, j, n in sm.get_matching_blocks() if n)
+    if len(a) - s - p <= _MIDDLE_LIMIT and len(b) - s - p <= _MIDDLE_LIMIT:
+        out.extend(_middle(a, b, p, len(a) - s, p, len(b) - s))
     if s:
         out.append((len(a) - s, len(b) - s, s))
     return out
+
+
+def _middle(a: Sequence[str], b: Sequence[str], alo: int, ahi: int, blo: int, bhi: int) -> list[tuple[int, int, int]]:
+    """The matching blocks of a[alo:ahi] and b[blo:bhi]: difflib inside small regions, anchored at the lines
+    found once on each side (their longest common run, patience sorting) inside large ones."""
+    found: list[tuple[int, int, int]] = []
+    todo = [(alo, ahi, blo, bhi)]
+    while todo:
+        alo, ahi, blo, bhi = todo.pop()
+        if alo >= ahi or blo >= bhi:
+            continue
+        if (ahi - alo) * (bhi - blo) <= SMALL:
+            sm = difflib.SequenceMatcher(None, a[alo:ahi], b[blo:bhi], autojunk=False)
+            found.extend((i + alo, j + blo, n) for i, j, n in sm.get_matching_blocks() if n)
+            continue
+        anchors = _unique_run(a, b, alo, ahi, blo, bhi)
+        if not anchors:    # no line found once on each side: only the common head and tail match
+            p, s = _trim(a[alo:ahi], b[blo:bhi])
+            if p:
+                found.append((alo, blo, p))
+            if s:
+                found.append((ahi - s, bhi - s, s))
+            continue
+        i0, j0 = alo, blo
+        k = 0
+        while k < len(anchors):
+            i, j = anchors[k]
+            n = 1
+            while k + n < len(anchors) and anchors[k + n] == (i + n, j + n):   # a run of anchors: one block
+                n += 1
+            if i > i0 or j > j0:
+                todo.append((i0, i, j0, j))
+            found.append((i, j, n))
+            i0, j0 = i + n, j + n
+            k += n
+        todo.append((i0, ahi, j0, bhi))
+    found.sort()
+    merged: list[tuple[int, int, int]] = []
+    for i, j, n in found:                      # neighbouring single-line blocks become one
+        if merged and merged[-1][0] + merged[-1][2] == i and merged[-1][1] + merged[-1][2] == j:
+            merged[-1] = (merged[-1][0], merged[-1][1], merged[-1][2] + n)
+        else:
+            merged.append((i, j, n))
+    return merged
+
+
+def _unique_run(a: Sequence[str], b: Sequence[str], alo: int, ahi: int, blo: int,
+                bhi: int) -> list[tuple[int, int]]:
+    """The longest run, in order on both sides, of lines that occur once in a[alo:ahi] and once in b[blo:bhi]."""
+    count_a = Counter(a[alo:ahi])
+    count_b = Counter(line for line in b[blo:bhi] if count_a.get(line) == 1)
+    where_b = {b[j]: j for j in range(blo, bhi) if count_b.get(b[j]) == 1}
+    pairs = [(i, where_b[a[i]]) for i in range(alo, ahi) if a[i] in where_b]
+    if all(p[1] < q[1] for p, q in zip(pairs, pairs[1:])):   # in the same order on both sides: all of them
+        return pairs
+    # the longest increasing run of b positions (patience sorting, with links back)
+    tops: list[int] = []          # index into pairs of the top card of each pile
+    top_j: list[int] = []         # … and its b position (what bisect searches)
+    back: list[int] = [-1] * len(pairs)
+    for k, (_, j) in enumerate(pairs):
+        lo = bisect.bisect_left(top_j, j)
+        back[k] = tops[lo - 1] if lo else -1
+        if lo == len(tops):
+            tops.append(k)
+            top_j.append(j)
+        else:
+            tops[lo] = k
+            top_j[lo] = j
+    run: list[tuple[int, int]] = []
+    k = tops[-1] if tops else -1
+    while k >= 0:
+        run.append(pairs[k])
+        k = back[k]
+    return run[::-1]
 
 
 def edit_script(old: Sequence[str], new: Sequence[str]) -> list[Hunk]:

@@ -129,3 +129,14 @@ def test_undo_home_of_a_line_changed_since_is_a_conflict_with_both_texts(capsys,
 def test_home_commands_take_no_bot(capsys, mem, args):
     code, _, _ = cli(capsys, mem, *args)
     assert code == 2
+
+
+def test_watch_once_records_an_edit_of_about_me_made_elsewhere(capsys, mem):
+    ok(capsys, mem, "watch", "--once")                       # the baseline, silently
+    assert home_rows(capsys, mem) == []
+    mem.home.about_me.write_text("I live in Pune.\n", encoding="utf-8")
+    ok(capsys, mem, "watch", "--once")
+    [row] = home_rows(capsys, mem)
+    assert (row["who"], row["how"], row["file"], row["before_hash"]) == ("person", "outside", "about-me.md", None)
+    ok(capsys, mem, "undo", "--home", row["id"])
+    assert not mem.home.about_me.exists()
