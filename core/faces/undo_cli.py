@@ -12,13 +12,11 @@ keeps the whole-file restore, for a file still as the row left it.
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Callable
 from typing import Any
 
-from ..base.errors import BadInput, Refused
-from ..base.wording import counted
-from ..store.memory import Memory
+from .. import ops
+from ..ops import BadInput, Memory, Refused, counted
 from .commands import _expected_hash, _out
 
 WHO = ("bot", "person", "upkeep", "import", "unknown")
@@ -59,8 +57,6 @@ def _ids(args: argparse.Namespace) -> tuple[str | None, str]:
 
 
 def cmd_journal(mem: Memory, args: argparse.Namespace) -> None:
-    from ..ops import undoing as ops
-
     if args.limit is not None and args.limit < 0:
         raise BadInput("--limit must be 0 or more")
     if args.home:
@@ -68,7 +64,7 @@ def cmd_journal(mem: Memory, args: argparse.Namespace) -> None:
             raise BadInput("journal --home takes no bot: About me's journal is the home's")
         if args.file or args.grep or args.who:
             raise BadInput("journal --home lists every row of About me's journal (no --file, --grep or --who)")
-        rows = ops.home_journal(mem, limit=args.limit)
+        rows = ops.about_me_journal(mem, limit=args.limit)
         _out(args, [r.as_dict() for r in rows],
              "\n".join(r.summary() for r in rows) or "no changes recorded for About me yet")
         return
@@ -84,13 +80,11 @@ def cmd_journal(mem: Memory, args: argparse.Namespace) -> None:
 
 
 def cmd_undo(mem: Memory, args: argparse.Namespace) -> None:
-    from ..ops import undoing as ops
-    from ..store.undo import withheld_message
-
     bot, row_id = _ids(args)
     expected, _ = _expected_hash(args.expected_hash, absent_ok=False)
     if args.dry_run:
-        p = ops.preview(mem, bot, row_id, whole=args.whole) if bot is not None else ops.preview_home(mem, row_id)
+        p = (ops.undo_preview(mem, bot, row_id, whole=args.whole) if bot is not None
+             else ops.home_undo_preview(mem, row_id))
         if p is None:
             _out(args, {"row": row_id, "describe": "Undo reverses this row's entries of profile-learned.json."},
                  "Undo reverses this row's entries of profile-learned.json.")
@@ -111,4 +105,4 @@ def cmd_undo(mem: Memory, args: argparse.Namespace) -> None:
                 or "put back")
         _out(args, d, f"undid {row_id}: {r.file} {what} (row {d['row']})")
     if r.withheld:   # every other line came back; these could not: named, exit 4
-        raise Refused(withheld_message(row_id, r.withheld, r.changed))
+        raise Refused(ops.withheld_message(row_id, r.withheld, r.changed))

@@ -42,7 +42,7 @@ def _export(module: str, *names: str, **renamed: str) -> None:
 _export("ops.operations", "SearchResult", "forget", "forget_everywhere", "move_overflow", "prefer", "recall",
         "redact", "remember", "rm", "save", "search", "tidy", "undo", "undo_overflow")
 _export("ops.reads", "FileGauge", "FolderGauge", "InitResult", "JOURNAL_WHO", "LoadResult", "ShowResult", "TopicInfo",
-        "Unloaded", "bots", "file_path", "gauge", "heavy_line", "home_undo_preview", "init", "is_memory", "journal", "journal_row",
+        "Unloaded", "bots", "file_path", "gauge", "heavy_line", "init", "is_memory", "journal", "journal_row",
         "last_capture", "last_tidy", "load", "overview", "settings", "show", "text_gauge", "topics", "upkeep_status")
 _export("ops.agents", "Found", "discover", "kind_label", "track", "untrack")
 _export("ops.turns", "Periodic", "TurnEnd", "capture", "learned", "organize", "periodic", "remove_learned",

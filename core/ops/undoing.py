@@ -13,8 +13,6 @@ change is made, what its row could not bring back (the panel's dialogs).
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from ..disk.safeio import read_file
 from ..notes import about_me
 from ..store import files
@@ -24,7 +22,7 @@ from ..store.journal import HOME, Row
 from ..store.memory import Memory
 from ..store.undo import UndoPlan, plan, plan_row
 
-__all__ = ["HOME", "UndoPlan", "UndoResult", "foresee_rm", "foresee_save", "home_journal", "journal", "preview",
+__all__ = ["HOME", "UndoPlan", "UndoResult", "foresee_rm", "foresee_save", "home_journal", "preview",
            "preview_home", "undo", "undo_home"]
 
 
@@ -38,15 +36,6 @@ def undo(mem: Memory, bot: str, row_id: str, *, whole: bool = False, force: bool
 def preview(mem: Memory, bot: str, row_id: str, *, whole: bool = False) -> UndoPlan:
     """What undoing row *row_id* would do now; nothing is written (Refused when it cannot be undone)."""
     return plan(mem, bot, row_id, whole=whole)
-
-
-def journal(mem: Memory, bot: str, *, limit: int | None = 50, file: str | None = None, grep: Sequence[str] = (),
-            who: str | None = None) -> list[Row]:
-    """*bot*'s rows, newest first (``journal BOT``)."""
-    mem.home.require_bot(bot)
-    if file is not None:
-        mem.home.classify(bot, file)
-    return mem.journal.list(bot, limit=limit, file=file, grep=grep, who=who)
 
 
 def home_journal(mem: Memory, *, limit: int | None = 50) -> list[Row]:

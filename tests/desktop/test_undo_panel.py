@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from botmemory.core import prefer
+from botmemory.core import ops
 from botmemory.core.store.writer import Actor
 from botmemory.desktop.editor import FileEditor
 from botmemory.desktop.journal_view import JournalView, UndoConflictDialog
@@ -124,7 +124,7 @@ def test_keeping_the_file_as_it_is_writes_nothing(qtbot, view, session, mem):
 
 def test_about_me_has_its_own_journal_in_the_view_undoable_like_any_row(qtbot, view, session, mem):
     mem.home.about_me.write_text("I live in Pune.\n", encoding="utf-8")
-    prefer(mem, BOT, "Reminders go to my task app", Actor.person("cli"))
+    ops.prefer(mem, BOT, "Reminders go to my task app", Actor.person("cli"))
     _load(qtbot, view, session)
     view.show_about_me()
     idle(qtbot, session)
@@ -158,9 +158,7 @@ def test_the_delete_dialog_promises_undo_for_a_large_topic_and_it_is_true(qtbot,
     with qtbot.waitSignal(editor.deleted, timeout=10_000):
         editor.delete_button.click()
     assert "Undo in the journal brings it back" in asked[0]
-    from botmemory.core import undo_row
-
-    undo_row(mem, BOT, mem.journal.list(BOT, limit=1)[0].id)
+    ops.undo(mem, BOT, mem.journal.list(BOT, limit=1)[0].id)
     assert mem.store.text(BOT, "memory/big.md") == big
 
 
@@ -210,9 +208,7 @@ def test_a_plain_save_asks_nothing(qtbot, editor, session, mem, monkeypatch):
 def test_the_journal_model_with_undo_rows_passes_the_model_tester(qtbot, qtmodeltester, view, session, mem):
     mem.store.write(BOT, "memory/a.md", "- one\n", PERSON)
     mem.store.write(BOT, "memory/a.md", "- one\n- two\n", PERSON)
-    from botmemory.core import undo_row
-
-    undo_row(mem, BOT, mem.journal.list(BOT, limit=1)[0].id)
+    ops.undo(mem, BOT, mem.journal.list(BOT, limit=1)[0].id)
     _load(qtbot, view, session)
     qtbot.waitUntil(lambda: view.model.rowCount() == 3)
     qtmodeltester.check(view.model)

@@ -16,8 +16,8 @@ every step, and at the end:
   took out, and brings back the lines it says it brought back; one that
   clashed, or was refused, wrote nothing.
 
-``BOTMEMORY_PROPERTY=thorough`` runs many more sequences than the CI default
-(tests/core/examples.py; README: "Tests").
+The "thorough" Hypothesis profile (``./dev test --hypothesis-profile=thorough``, or
+``HYPOTHESIS_PROFILE=thorough``) runs ten times the CI default's sequences (README: "Development").
 """
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from unittest import mock
 
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from botmemory.core.base.errors import Conflict, Refused
@@ -39,7 +39,7 @@ from botmemory.core.store.memory import Memory
 from botmemory.core.store.writer import Actor
 
 from ..conftest import BOT
-from ..examples import examples
+from tests.conftest import examples
 
 PERSON = Actor.person("cli")
 FILES = ("MEMORY.md", "memory/a.md", "memory/b.md")
@@ -157,7 +157,7 @@ def _no_fsync():
         yield
 
 
-@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150))
 @given(st.lists(step, min_size=1, max_size=14))
 def test_writes_outside_edits_and_undos_never_lose_a_recorded_line(steps):
     with tempfile.TemporaryDirectory() as d, _no_fsync():

@@ -12,7 +12,7 @@ from collections import Counter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ..examples import examples
+from tests.conftest import examples
 from botmemory.core.text.merge import (
     Hunk,
     apply_script,
@@ -31,13 +31,13 @@ def undo(before: list[str], after: list[str], now: list[str]):
     return replay(after, inverse(before, edit_script(before, after)), now)
 
 
-@settings(max_examples=examples(600), deadline=None)
+@settings(max_examples=examples(600))
 @given(TEXT)
 def test_split_and_join_are_exact(text):
     assert join_lines(split_lines(text)) == text
 
 
-@settings(max_examples=examples(600), deadline=None)
+@settings(max_examples=examples(600))
 @given(LINES, LINES)
 def test_the_edit_script_is_exact_and_its_inverse_goes_back(old, new):
     hunks = edit_script(old, new)
@@ -45,14 +45,14 @@ def test_the_edit_script_is_exact_and_its_inverse_goes_back(old, new):
     assert apply_script(new, inverse(old, hunks)) == old
 
 
-@settings(max_examples=examples(600), deadline=None)
+@settings(max_examples=examples(600))
 @given(LINES, LINES)
 def test_undo_against_the_text_the_change_left_gives_the_earlier_text(before, after):
     m = undo(before, after, after)
     assert m.clean and m.lines == before
 
 
-@settings(max_examples=examples(1000), deadline=None)
+@settings(max_examples=examples(1000))
 @given(LINES, LINES, LINES)
 def test_no_line_of_the_text_now_is_lost_but_those_the_undo_takes_out(before, after, now):
     m = undo(before, after, now)
@@ -88,7 +88,7 @@ def _edit(lines: list[str], *changes: tuple[int, int, list[str]]) -> list[str]:
     return out
 
 
-@settings(max_examples=examples(2000), deadline=None)
+@settings(max_examples=examples(2000))
 @given(independent())
 def test_a_change_elsewhere_never_stops_an_undo_and_is_kept(case):
     base, row, other, row_first = case
