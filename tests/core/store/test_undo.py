@@ -287,3 +287,16 @@ def test_the_journal_segments_keep_large_texts_compressed(mem):
     assert mem.journal.bytes_on_disk(BOT) < len(big) // 4   # xz keeps the texts small
     files.undo(mem, BOT, newest(mem).id)
     assert text(mem, "memory/big.md") == big
+
+
+def test_a_row_written_before_rows_kept_their_lines_finds_what_it_left_in_the_next_row(mem):
+    save(mem, "memory/a.md", "- one\n")
+    old = save(mem, "memory/a.md", "- one\n- two\n")
+    save(mem, "memory/a.md", "- one\n- two\n- three\n")
+    path = mem.journal.active(BOT)
+    rows = [json.loads(line) for line in path.read_bytes().splitlines()]
+    for r in rows:
+        r.pop("edits", None)            # every row as written before this change
+    path.write_bytes(b"".join(json.dumps(r, ensure_ascii=False).encode() + b"\n" for r in rows))
+    files.undo(mem, BOT, old)           # the text it left is the next row's earlier text
+    assert text(mem, "memory/a.md") == "- one\n- three\n"
