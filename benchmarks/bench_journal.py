@@ -196,8 +196,10 @@ def bench_size(base: Path, quick: bool) -> None:
     rows = journal.list(BOT, limit=None)
     assert len(rows) == n, len(rows)
     assert all(r.undoable and r.earlier_text == expected[r.id] for r in rows), "a row lost its earlier text"
-    (mem.home.workspace(BOT) / "MEMORY.md").write_text("".join(lines))
-    for r in random.Random(3).sample(rows, 10):     # really undo a few, old ones included
+    for r in random.Random(3).sample(rows, 10):     # really undo a few, old ones included: by their own lines,
+        left = r.later_text()                       # against the file as that row left it
+        assert left is not None and text_hash(left) == r.after_hash, "a row lost its own lines"
+        (mem.home.workspace(BOT) / "MEMORY.md").write_text(left)
         mem.undo(BOT, r.id)
         assert (mem.home.workspace(BOT) / "MEMORY.md").read_text() == expected[r.id]
     print(f"   {n:,} rows appended in {build:.1f} s ({len(journal.segments(BOT))} closed segments); "

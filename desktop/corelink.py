@@ -16,7 +16,12 @@ from typing import TYPE_CHECKING, Any
 from botmemory.core.ops import Memory
 
 if TYPE_CHECKING:  # the journal, the watcher and upkeep load on first use (on the worker)
-    from botmemory.core.ops import Change, Journal, LearnedLine, Row, RowFilter, UpkeepState, Watcher
+    from botmemory.core.ops import (Change, Journal, LearnedLine, Row, RowFilter, UndoPlan, UndoResult, UpkeepState,
+                                    Watcher)
+
+ABOUT_ME = "@home"
+"""The journal view's name for About me's own journal (the core's ``HOME_JOURNAL``; never a bot id)."""
+ABOUT_ME_FILES = ["about-me.md", "profile-learned.json"]
 
 logger = logging.getLogger(__name__)
 
@@ -62,6 +67,10 @@ class Cursor:
         self._it: Iterator[Row] | None = None
 
     def _rows(self) -> Iterator[Row]:
+        if self.query.bot == ABOUT_ME:   # an edit of About me made elsewhere is recorded first
+            from botmemory.core import ops
+
+            ops.about_me_journal(self.mem, limit=0)
         return journal_of(self.mem).matching(self.query.bot, self.query.filter())
 
     def page(self, limit: int) -> list[Row]:
@@ -156,6 +165,40 @@ def undo(mem: Memory, bot: str, row_id: str) -> Change | None:
 
     r = ops.undo(mem, bot, row_id)
     return r.changes[0] if r.changes else None
+
+
+def undo_lines(mem: Memory, bot: str, row_id: str, force: bool = False,
+               expected_hash: str | None = None) -> UndoResult:
+    """Undo one row by its own lines (About me's rows too: *bot* :data:`ABOUT_ME`); ``UndoConflict`` when the
+    lines it touched changed since, unless *force* (checked against *expected_hash*, the text the person saw)."""
+    from botmemory.core import ops
+
+    if bot == ABOUT_ME:
+        return ops.undo_home(mem, row_id, force=force, expected_hash=expected_hash)
+    return ops.undo(mem, bot, row_id, force=force, expected_hash=expected_hash)
+
+
+def undo_preview(mem: Memory, bot: str, row_id: str) -> UndoPlan | None:
+    """What undoing a row would do now (the lines that come back), before anything is written."""
+    from botmemory.core import ops
+
+    if bot == ABOUT_ME:
+        return ops.home_undo_preview(mem, row_id)
+    return ops.undo_preview(mem, bot, row_id)
+
+
+def foresee_rm(mem: Memory, bot: str, rel: str) -> list[str]:
+    """What deleting a file could not bring back (the delete dialog says it before asking)."""
+    from botmemory.core import ops
+
+    return ops.foresee_rm(mem, bot, rel)
+
+
+def foresee_save(mem: Memory, bot: str, rel: str, text: str) -> list[str]:
+    """What saving a text could not bring back (the editor asks before saving)."""
+    from botmemory.core import ops
+
+    return ops.foresee_save(mem, bot, rel, text)
 
 
 def tidy_now(mem: Memory, bot: str) -> dict[str, Any]:

@@ -31,11 +31,24 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from . import corelink
 from .session import Session
 
 logger = logging.getLogger(__name__)
 
 CONFLICT_TEXT = "{bot} changed this file while you were editing."
+
+
+def delete_question(rel: str, warnings: list[str]) -> str:
+    """The delete dialog's question: it promises an undo only when the journal will really keep the text."""
+    if not warnings:
+        return f"Delete {rel}? The journal keeps its text, so Undo in the journal brings it back."
+    return f"Delete {rel}? " + " ".join(warnings) + "."
+
+
+def save_question(rel: str, warnings: list[str]) -> str:
+    """The question before a save whose row could not bring something back."""
+    return f"Save {rel}? " + " ".join(w.rstrip(".") + "." for w in warnings) + " Save anyway?"
 UNKNOWN_CHANGE = "This file changed on disk while you were editing."
 
 
@@ -406,13 +419,34 @@ class FileEditor(QWidget):
         self.save()
 
     def _save(self, text: str, expected: str | None) -> None:
-        """Save the editor's *text*, written with the file's own line ending."""
+        """Save the editor's *text*, written with the file's own line ending — after asking, when its row could not
+        bring something back (a line holding a credential it takes out, a file past the journal's limit)."""
         bot, rel = self.bot, self.rel
         assert bot is not None and rel is not None
         self.save_button.setEnabled(False)
+        mem = self.session.mem
+        on_disk = for_file(text, self.ending)
+        self.session.submit_read(lambda: corelink.foresee_save(mem, bot, rel, on_disk),
+                                 lambda warnings: self._save_checked(bot, rel, text, expected, warnings),
+                                 lambda e: self._save_checked(bot, rel, text, expected, []))
+
+    def _save_checked(self, bot: str, rel: str, text: str, expected: str | None, warnings: list[str]) -> None:
+        if (bot, rel) != (self.bot, self.rel):
+            return
+        if warnings and not self.confirm_save(save_question(rel, warnings)):
+            self.status.emit(f"Not saved: {rel} is as it was.")
+            self._update_buttons()
+            return
         self.session.save(bot, rel, for_file(text, self.ending), expected,
                           lambda change: self._saved(bot, rel, text, change),
                           lambda e: self._save_failed(bot, rel, e))
+
+    def confirm_save(self, question: str) -> bool:
+        """Ask before a save whose row could not bring something back (patched in tests)."""
+        answer = QMessageBox.question(self, "Save file", question,
+                                      QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+                                      QMessageBox.StandardButton.No)
+        return answer == QMessageBox.StandardButton.Yes
 
     def _saved(self, bot: str, rel: str, text: str, change: Any) -> None:
         if (bot, rel) != (self.bot, self.rel):
@@ -523,13 +557,25 @@ class FileEditor(QWidget):
         return answer == QMessageBox.StandardButton.Yes
 
     def ask_delete(self) -> None:
+        """Ask first, saying truly whether Undo can bring the file back (the core's ``foresee_rm``, read on the
+        worker): a file past the journal's limit cannot come back, a line holding a credential cannot either."""
         if self.bot is None or self.rel is None or self.kind is None or delete_refusal(self.kind) is not None:
             return
-        if not self.confirm(f"Delete {self.rel}? The journal keeps its text, so Undo can bring it back."):
-            return
         bot, rel = self.bot, self.rel
+        mem = self.session.mem
+        self.session.submit_read(lambda: corelink.foresee_rm(mem, bot, rel),
+                                 lambda warnings: self._ask_delete(bot, rel, warnings),
+                                 lambda e: self._ask_delete(bot, rel, [f"botmemory could not read it ({e}), so "
+                                                                       "this deletion may not be undoable"]))
+
+    def _ask_delete(self, bot: str, rel: str, warnings: list[str]) -> None:
+        if (bot, rel) != (self.bot, self.rel):
+            return
+        if not self.confirm(delete_question(rel, warnings)):
+            return
         self.session.delete(bot, rel, self.opened_hash,
-                            lambda _c: self._deleted(bot, rel), lambda e: self._delete_failed(bot, rel, e))
+                            lambda _c: self._deleted(bot, rel, not warnings),
+                            lambda e: self._delete_failed(bot, rel, e))
 
     def _delete_failed(self, bot: str, rel: str, e: BaseException) -> None:
         if isinstance(e, Conflict):
@@ -538,8 +584,9 @@ class FileEditor(QWidget):
         else:
             self.note.setText(f"Not deleted: {e}")
 
-    def _deleted(self, bot: str, rel: str) -> None:
-        self.status.emit(f"Deleted {rel}; Undo in the journal brings it back.")
+    def _deleted(self, bot: str, rel: str, undoable: bool = True) -> None:
+        self.status.emit(f"Deleted {rel}; Undo in the journal brings it back." if undoable
+                         else f"Deleted {rel}.")
         if (bot, rel) == (self.bot, self.rel):
             self.clear()
         self.deleted.emit(rel)

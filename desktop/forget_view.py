@@ -3,8 +3,10 @@
 The dialog asks for words, shows what would go (core's ``forget_everywhere``
 with ``dry_run``: nothing is written), then forgets — the same call for real,
 on the writer thread — and lists one row per file changed, each with **Undo**
-(core's undo of that journal row). About me is not touched here: its change
-could not be undone (``botmemory forget BOT WORD…`` forgets there too).
+(core's undo of that journal row). Before anything goes, the preview also says
+what those rows could not bring back (a line holding a credential, a file past
+the journal's limit). About me is not touched here (``botmemory forget BOT
+WORD…`` forgets there too, as a row of About me's own journal).
 """
 from __future__ import annotations
 
@@ -50,6 +52,7 @@ class ForgetDialog(QDialog):
         self.rows_box = QVBoxLayout()
         self.undo_buttons: dict[str, QPushButton] = {}     # journal row id -> its Undo
         self._previewed: list[str] = []
+        self.warning: QLabel | None = None      # what the rows of this forget could not bring back
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
         top = QHBoxLayout()
@@ -73,6 +76,7 @@ class ForgetDialog(QDialog):
         self.forget_button.setEnabled(False)     # forget only what was previewed
 
     def _clear_rows(self) -> None:
+        self.warning = None
         while self.rows_box.count():
             item = self.rows_box.takeAt(0)
             w = item.widget() if item is not None else None
@@ -103,6 +107,13 @@ class ForgetDialog(QDialog):
                 label.setWordWrap(True)
                 label.setTextFormat(Qt.TextFormat.PlainText)
                 self.rows_box.addWidget(label)
+            warnings = [f"{r.bot}: {w}" for r in results for w in getattr(r, "warnings", [])]
+            if warnings:      # told before: what Undo could not bring back afterwards
+                self.warning = QLabel("Undo cannot bring everything back:\n" + "\n".join(warnings))
+                self.warning.setWordWrap(True)
+                self.warning.setTextFormat(Qt.TextFormat.PlainText)
+                self.warning.setStyleSheet("color: #b3261e;")
+                self.rows_box.addWidget(self.warning)
             self.forget_button.setEnabled(True)
 
         self.session.submit_read(lambda: forget_everywhere(mem, words, PANEL, dry_run=True, workspaces=True),

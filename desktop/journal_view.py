@@ -1,16 +1,21 @@
 """The journal view of the Memory panel: every change, newest first, with one-click Undo.
 
-Filters by file and by who, a search over the diffs, the selected row's diff
-below, and an Undo cell on every row (a row that cannot be undone says why).
-The rows come from :class:`~botmemory.desktop.models.JournalModel`, loaded a
-page at a time as the list scrolls.
+Whose journal (the bot's files, or About me's own), filters by file and by
+who, a search over the diffs, the selected row's diff below with what Undo
+will do (the lines that come back, those it takes out, those that cannot come
+back), and an Undo cell on every row (a row that cannot be undone says why).
+An undo takes out only that change's own lines, whatever else changed since;
+when those lines changed too, :class:`UndoConflictDialog` shows the file now
+and the file with the undo side by side, and nothing is written until the
+person picks one. The rows come from
+:class:`~botmemory.desktop.models.JournalModel`, loaded a page at a time as the list scrolls.
 """
 from __future__ import annotations
 
 import logging
 from typing import Any
 
-from botmemory.core.ops import BotMemoryError, counted
+from botmemory.core.ops import BotMemoryError, UndoConflict, counted
 from PySide6.QtCore import (
     QEvent,
     QModelIndex,
@@ -31,6 +36,7 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
     QComboBox,
+    QDialog,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -50,7 +56,7 @@ from PySide6.QtWidgets import (
 
 from . import corelink
 from .editor import mono_font
-from .corelink import JournalQuery
+from .corelink import ABOUT_ME, ABOUT_ME_FILES, JournalQuery
 from .models import (
     UNDOABLE_ROLE,
     JournalModel,
@@ -153,6 +159,84 @@ def diff_header(row: Any) -> str:
     return f"{row.file} · {who_text(row)} · {how_text(row)} · {when}"
 
 
+def undo_message(row: Any, result: Any) -> str:
+    """What an undo did, in one sentence for the status line: the lines that came back and went, and those that
+    could not come back (they held a credential)."""
+    file = result.file or row.file
+    if not result.changed:
+        text = f"Nothing to undo: {file} already holds what this change replaced."
+    elif result.removed:
+        text = f"Undone: {file} was removed again (this change created it)."
+    else:
+        parts = [f"brought back {counted(len(result.back), 'line')}" if result.back else "",
+                 f"took out {counted(len(result.gone), 'line')}" if result.gone else ""]
+        done = " and ".join(p for p in parts if p) or "put it back"
+        text = f"Undone in {file}: {done}."
+    if result.withheld:
+        text += (f" {counted(len(result.withheld), 'line')} held a credential, which the journal keeps only "
+                 f"redacted, and did not come back: {'; '.join(result.withheld[:3])}.")
+    if result.changed:
+        text += " The undo is itself a row and can be undone."
+    return text
+
+
+class UndoConflictDialog(QDialog):
+    """A real conflict: the lines a change touched changed since. The file now and the file with the undo,
+    side by side; nothing is written until the person picks (:attr:`picked`: True for the undone text)."""
+
+    picked = Signal(bool)
+
+    def __init__(self, row: Any, conflict: UndoConflict, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Undo: those lines changed since")
+        self.conflict = conflict
+        self._answered = False
+        clashes = conflict.plan.clashes
+        self.label = QLabel(
+            f"The lines this change touched in <b>{row.file}</b> changed since it was made "
+            f"({counted(len(clashes), 'place')}). <b>Nothing was written.</b> On the left, the file now; on "
+            "the right, the file with this change undone, its lines put back where they changed. Pick one.")
+        self.label.setWordWrap(True)
+        self.now = QPlainTextEdit(conflict.text)
+        self.undone = QPlainTextEdit(conflict.undone)
+        for edit in (self.now, self.undone):
+            edit.setReadOnly(True)
+            edit.setFont(mono_font())
+            edit.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        sides = QSplitter(Qt.Orientation.Horizontal)
+        for title, edit in (("Now", self.now), ("With the undo", self.undone)):
+            box = QWidget()
+            lay = QVBoxLayout(box)
+            lay.setContentsMargins(0, 0, 0, 0)
+            lay.addWidget(QLabel(f"<b>{title}</b>"))
+            lay.addWidget(edit, 1)
+            sides.addWidget(box)
+        self.keep_button = QPushButton("Keep it as it is")
+        self.use_button = QPushButton("Use the undone text")
+        self.keep_button.clicked.connect(lambda: self._pick(False))
+        self.use_button.clicked.connect(lambda: self._pick(True))
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        buttons.addWidget(self.keep_button)
+        buttons.addWidget(self.use_button)
+        lay = QVBoxLayout(self)
+        lay.addWidget(self.label)
+        lay.addWidget(sides, 1)
+        lay.addLayout(buttons)
+        self.rejected.connect(lambda: self._pick(False))
+        self.resize(900, 520)
+
+    def _pick(self, use: bool) -> None:
+        if self._answered:
+            return
+        self._answered = True
+        self.picked.emit(use)
+        if use:
+            self.accept()
+        else:
+            self.reject()
+
+
 class JournalView(QWidget):
     """Rows, filters, the diff of the selected row, and Undo."""
 
@@ -172,6 +256,12 @@ class JournalView(QWidget):
         self.count_label.setStyleSheet("color: #777;")
         self.model.load_failed.connect(self._load_failed)
 
+        self.whose = QComboBox()
+        self.whose.addItem("This bot's files", None)
+        self.whose.addItem("About me", ABOUT_ME)
+        self.whose.setToolTip("About me has its own journal: prefer, learned lines, forget and Remove")
+        self.conflict_dialog: UndoConflictDialog | None = None
+        self._preview_asked = 0
         self.file_box = QComboBox()
         self.file_box.addItem("All files", None)
         self.file_box.setMinimumContentsLength(18)
@@ -188,8 +278,10 @@ class JournalView(QWidget):
         self.search.textChanged.connect(lambda _t: self._search_timer.start())
         self.file_box.currentIndexChanged.connect(lambda _i: self.apply_filters())
         self.who_box.currentIndexChanged.connect(lambda _i: self.apply_filters())
+        self.whose.currentIndexChanged.connect(lambda _i: self._whose_changed())
 
         bar = QHBoxLayout()
+        bar.addWidget(self.whose)
         bar.addWidget(QLabel("File"))
         bar.addWidget(self.file_box)
         bar.addWidget(QLabel("Who"))
@@ -232,6 +324,10 @@ class JournalView(QWidget):
         # a long reason wraps inside the row; it never widens the window
         self.undo_reason.setWordWrap(True)
         self.undo_reason.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.preview = QLabel()     # what Undo will do, before it does it
+        self.preview.setWordWrap(True)
+        self.preview.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.preview.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.diff_title.setWordWrap(True)
         self.diff_title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
 
@@ -243,6 +339,7 @@ class JournalView(QWidget):
         head.addWidget(self.undo_reason, 2)
         head.addWidget(self.undo_button)
         lb.addLayout(head)
+        lb.addWidget(self.preview)
         lb.addWidget(self.diff, 1)
 
         split = QSplitter(Qt.Orientation.Vertical)
@@ -284,11 +381,25 @@ class JournalView(QWidget):
         self._journal_files |= set(files)
         self.set_files(self._disk_files)
 
+    @property
+    def about_me(self) -> bool:
+        """True while the view shows About me's own journal."""
+        return bool(self.whose.currentData() == ABOUT_ME)
+
+    def show_about_me(self, on: bool = True) -> None:
+        self.whose.setCurrentIndex(1 if on else 0)
+
+    def _whose_changed(self) -> None:
+        self.set_files(self._disk_files)
+        self.apply_filters()
+
     def set_files(self, files: list[str]) -> None:
         """The files on disk, then those only the journal knows (deleted since), for the file filter."""
         self._disk_files = list(files)
         gone = sorted(self._journal_files - set(files))
         wanted = [(f, f) for f in files] + [(f"{f} (deleted)", f) for f in gone]
+        if self.about_me:
+            wanted = [(f, f) for f in ABOUT_ME_FILES]
         have = [(self.file_box.itemText(i), self.file_box.itemData(i)) for i in range(1, self.file_box.count())]
         if wanted == have:
             return
@@ -303,10 +414,11 @@ class JournalView(QWidget):
         self.file_box.blockSignals(False)
 
     def query(self) -> JournalQuery | None:
-        if self.bot is None:
+        whose = ABOUT_ME if self.about_me else self.bot
+        if whose is None:
             return None
         words = self.search.text().strip()
-        return JournalQuery(self.bot, self.file_box.currentData(), self.who_box.currentData(), words or None)
+        return JournalQuery(whose, self.file_box.currentData(), self.who_box.currentData(), words or None)
 
     def apply_filters(self) -> None:
         q = self.query()
@@ -315,7 +427,7 @@ class JournalView(QWidget):
             self._show_row(-1)
 
     def add_rows(self, rows: list[Any]) -> None:
-        """New rows from the session: those of this bot matching the filters go on top."""
+        """New rows from the session: those of this bot (or About me) matching the filters go on top."""
         named = {r.file for r in rows if r.bot == self.bot} - self._journal_files
         if named:
             self._journal_files |= named
@@ -348,6 +460,8 @@ class JournalView(QWidget):
 
     def _show_row(self, row: int) -> None:
         r = self.model.row_at(row)
+        self._preview_asked += 1
+        self.preview.setText("")
         if r is None:
             self.diff_title.setText("Select a change to see its diff.")
             self.diff.setPlainText("")
@@ -358,27 +472,67 @@ class JournalView(QWidget):
         self.diff.setPlainText(r.diff or "(no textual difference)")
         self.undo_button.setEnabled(bool(r.undoable))
         self.undo_reason.setText("" if r.undoable else f"Can't undo: {r.reason}" if r.reason else "Can't undo")
+        if r.undoable:
+            self._ask_preview(r)
+
+    def _ask_preview(self, r: Any) -> None:
+        """What Undo will do to the file as it is now (on the worker): said before it is pressed."""
+        asked = self._preview_asked
+        mem = self.session.mem
+        bot, row_id = r.bot, r.id
+        self.preview.setText("Working out what Undo would do…")
+        self.session.submit_read(lambda: corelink.undo_preview(mem, bot, row_id),
+                                 lambda plan: self._previewed(asked, plan),
+                                 lambda e: self._previewed(asked, e))
+
+    def _previewed(self, asked: int, plan: Any) -> None:
+        if asked != self._preview_asked:   # another row was selected meanwhile
+            return
+        if isinstance(plan, BaseException):
+            msg = str(plan) if isinstance(plan, BotMemoryError) else f"{type(plan).__name__}: {plan}"
+            self.preview.setText(f"Undo: {msg}")
+        elif plan is None:
+            self.preview.setText("Undo takes this change's entries back out of profile-learned.json "
+                                 "(the forgotten words, the removed facts).")
+        else:
+            self.preview.setText(plan.describe())
 
     def undo_row(self, row: int) -> None:
-        """One click: put the file back as it was before this row."""
+        """One click: take this row's own lines back out and bring back what it replaced."""
         r = self.model.row_at(row)
         if r is None:
             return
         if not r.undoable:
             self.status.emit(f"Can't undo this change: {r.reason}" if r.reason else "Can't undo this change")
             return
-        row_id, file = r.id, r.file
+        self._undo(r)
 
-        def done(_result: Any) -> None:
-            self._undone(row_id, file)
+    def _undo(self, r: Any, force: bool = False, expected_hash: str | None = None) -> None:
+        self.session.undo_lines(r.bot, r.id, lambda result: self._undone(r, result),
+                                lambda e: self._undo_failed(r, e), force=force, expected_hash=expected_hash)
 
-        self.session.undo(r.bot, row_id, done, self._undo_failed)
-
-    def _undone(self, row_id: str, file: str) -> None:
-        self.status.emit(f"Undone: {file} is back as it was. The undo is itself a row and can be undone.")
-        self.undone.emit(row_id)
+    def _undone(self, r: Any, result: Any) -> None:
+        self.status.emit(undo_message(r, result))
+        self.undone.emit(r.id)
         self.session.poll()
 
-    def _undo_failed(self, e: BaseException) -> None:
+    def _undo_failed(self, r: Any, e: BaseException) -> None:
+        if isinstance(e, UndoConflict):
+            self.show_conflict(r, e)
+            return
         msg = str(e) if isinstance(e, BotMemoryError) else f"{type(e).__name__}: {e}"
         self.status.emit(f"Undo failed: {msg}")
+
+    def show_conflict(self, r: Any, e: UndoConflict) -> None:
+        """Both texts side by side; nothing is written until the person picks one."""
+        dialog = UndoConflictDialog(r, e, self)
+        dialog.picked.connect(lambda use: self._conflict_picked(r, e, use))
+        self.conflict_dialog = dialog
+        dialog.open()
+
+    def _conflict_picked(self, r: Any, e: UndoConflict, use: bool) -> None:
+        self.conflict_dialog = None
+        if use:   # checked against the text the person saw: changed again meanwhile, it is a conflict again
+            self._undo(r, force=True, expected_hash=e.hash or None)
+        else:
+            self.status.emit(f"Not undone: {r.file} is as it was; nothing was written.")

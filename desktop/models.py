@@ -35,6 +35,8 @@ ROOT = QModelIndex()
 """The invalid index: the parent of every row (a shared default, never changed)."""
 ROW_ROLE = Qt.ItemDataRole.UserRole + 1
 UNDOABLE_ROLE = Qt.ItemDataRole.UserRole + 2
+UNDO_COLOR = "#6a4fb3"
+"""An undo row's how and change, in italics: told apart from the change it undid."""
 
 
 # ----- files
@@ -216,14 +218,32 @@ HOW_WORDS = {
 
 def who_text(row: Any) -> str:
     if row.who == "bot":
-        return str(row.bot)
+        return str(getattr(row, "from_bot", None) or row.bot)   # About me's rows name the bot that acted
     return WHO_WORDS.get(row.who, str(row.who))
+
+
+def id_time(row_id: str) -> datetime | None:
+    """When a row was recorded, read from its id (milliseconds since the epoch, in hex, before the dash)."""
+    try:
+        return datetime.fromtimestamp(int(row_id.split("-", 1)[0], 16) / 1000, UTC).astimezone()
+    except (ValueError, OverflowError, OSError):
+        return None
+
+
+def undone_text(row: Any) -> str | None:
+    """For an undo row, which change it undid (``undo of the change at 14:03``): an undo is told apart from the
+    change it undid. None for any other row."""
+    undoes = getattr(row, "undoes", None)
+    if row.how != "undo" or not undoes:
+        return None
+    t = id_time(undoes)
+    return f"undo of the change at {t:%H:%M:%S}" if t else f"undo of {undoes}"
 
 
 def how_text(row: Any) -> str:
     if row.how == "task":
         return f"during a task · chat “{row.chat}”" if row.chat else "during a task"
-    text = HOW_WORDS.get(row.how, str(row.how))
+    text = undone_text(row) or HOW_WORDS.get(row.how, str(row.how))
     if row.chat and row.how != "task":
         text += f" · chat “{row.chat}”"
     return text
@@ -279,6 +299,8 @@ def change_text(row: Any) -> str:
             break
     if len(first) > 90:
         first = first[:89] + "…"
+    if row.how == "undo":
+        head = f"↶ undo · {head}"
     return f"{head}  {first}" if first else head
 
 
@@ -444,10 +466,18 @@ class JournalModel(_Table):
                 return undo_text(row)
         elif role == Qt.ItemDataRole.ToolTipRole:
             if col == self.UNDO_COLUMN:
-                return ("Put the file back as it was before this change (the undo is itself a row)"
-                        if row.undoable else undo_text(row))
+                return ("Take this change's own lines back out and bring back what it replaced, whatever else "
+                        "changed since (the undo is itself a row)" if row.undoable else undo_text(row))
+            if col == 2 and getattr(row, "undoes", None):
+                return f"This row undid row {row.undoes}."
             t = row_time(row)
             return f"{t:%Y-%m-%d %H:%M:%S}" if t and col == 0 else None
+        elif role == Qt.ItemDataRole.ForegroundRole and row.how == "undo" and col in (2, 4):
+            return QColor(UNDO_COLOR)
+        elif role == Qt.ItemDataRole.FontRole and row.how == "undo" and col in (2, 4):
+            font = QFont()
+            font.setItalic(True)
+            return font
         elif role == Qt.ItemDataRole.ForegroundRole and col == 4:
             plus, minus = diff_counts(row)
             if plus and not minus:

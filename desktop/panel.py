@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 )
 
 from . import icons, obsidian, pathnotice
+from .corelink import ABOUT_ME
 from .forget_view import ForgetDialog
 from .editor import Banner, FileEditor, mono_font
 from .gauge import GaugeWidget
@@ -493,6 +494,8 @@ class MemoryPanel(QWidget):
         self.say(f"Could not make room: {e}")
 
     def _rows_added(self, rows: list[Any]) -> None:
+        if any(r.bot == ABOUT_ME for r in rows):   # About me changed (or an undo put a learned line back)
+            self.upkeep.refresh()
         mine = [r for r in rows if r.bot == self.bot]
         if not mine:
             return

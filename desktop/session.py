@@ -227,7 +227,8 @@ class Session(QObject):
         if fresh:
             by_bot: dict[str, set[str]] = {}
             for r in fresh:
-                by_bot.setdefault(r.bot, set()).add(r.file)
+                if r.bot != corelink.ABOUT_ME:
+                    by_bot.setdefault(r.bot, set()).add(r.file)
             self.rows_added.emit(fresh)
             for bot, files in by_bot.items():
                 self.files_changed.emit(bot, files)
@@ -245,6 +246,8 @@ class Session(QObject):
 
     def _notices(self, fresh: list[Any], old: dict[str, FolderGauge]) -> None:
         for r in fresh:
+            if r.bot == corelink.ABOUT_ME:
+                continue
             if r.how == "outside":
                 self.notice.emit(Notice("outside", r.bot, f"{r.bot}: {r.file} changed outside the app",
                                         "The change is in the journal and can be undone.", r.id, r.file))
@@ -300,6 +303,13 @@ class Session(QObject):
              error: Callable[[BaseException], None] | None = None) -> None:
         mem = self.mem
         self.worker.write(lambda: corelink.undo(mem, bot, row_id), done, error)
+
+    def undo_lines(self, bot: str, row_id: str, done: Callable[[Any], None], error: Callable[[BaseException], None],
+                   *, force: bool = False, expected_hash: str | None = None) -> None:
+        """Undo a row by its own lines (About me's too); *done* gets the core's ``UndoResult``, *error* an
+        ``UndoConflict`` to show side by side (then *force* with the hash the person saw)."""
+        mem = self.mem
+        self.worker.write(lambda: corelink.undo_lines(mem, bot, row_id, force, expected_hash), done, error)
 
     def tidy(self, bot: str, done: Callable[[Any], None] | None = None,
              error: Callable[[BaseException], None] | None = None) -> None:
@@ -395,6 +405,8 @@ def read_state(mem: Memory, newest: dict[str, str]) -> dict[str, Any]:
         new, rows, marks[bot] = corelink.catch_up(mem, bot, newest.get(bot), RECENT_ROWS)
         recent.extend(rows)
         fresh.extend(new)
+    new, _, marks[corelink.ABOUT_ME] = corelink.catch_up(mem, corelink.ABOUT_ME, newest.get(corelink.ABOUT_ME), 1)
+    fresh.extend(new)   # About me's own journal: its rows reach the journal view (no bot's files changed)
     recent.sort(key=lambda r: r.id, reverse=True)
     fresh.sort(key=lambda r: r.id, reverse=True)
     return {"bots": bots, "gauges": gauges, "fresh": fresh, "recent": recent[:RECENT_ROWS], "marks": marks,

@@ -302,7 +302,7 @@ class UpkeepView(QWidget):
         mem = self.session.mem
 
         def done(_removed: Any) -> None:
-            self.status.emit("Removed from About me; no bot adds it again.")
+            self.status.emit("Removed from About me; no bot adds it again. The journal (About me) can undo it.")
             self.refresh()
 
         def failed(e: BaseException) -> None:

@@ -34,6 +34,14 @@ class Conflict(BotMemoryError):
         self.text = text
         self.hash = hash_
 
+    def extra(self) -> dict[str, object]:
+        """More for ``--json`` and the routes' 409 beside ``text`` and ``hash`` (an undo's other text)."""
+        return {}
+
+    def shown(self) -> str:
+        """What the command line prints on stdout: the current text (an undo: both texts)."""
+        return self.text
+
 
 class Refused(BotMemoryError):
     """A rule refuses the request (exit 4)."""

@@ -63,6 +63,20 @@ def write_config(home: Home, config: dict[str, Any]) -> None:
     atomic_write(home.config_file, (json.dumps(config, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
 
 
+DEFAULT_JOURNAL_KEEP_MB = 64
+"""``memory.journalKeepMB``: the journal keeps a change's earlier text up to this many megabytes (so that undo
+can bring it back); a change of a larger file is warned about before it is made and cannot be undone."""
+
+
+def journal_keep_bytes(home: Home) -> int:
+    """``memory.journalKeepMB`` of ``config.json`` in bytes (a number above 0; else the default, 64 MB)."""
+    memory = _section(read_config(home), "memory")
+    mb = memory.get("journalKeepMB")
+    if isinstance(mb, bool) or not isinstance(mb, (int, float)) or not mb > 0 or mb != mb:
+        mb = DEFAULT_JOURNAL_KEEP_MB
+    return int(min(mb, 1 << 20) * 1024 * 1024)
+
+
 def auto_recall(home: Home) -> bool:
     return config_values(read_config(home)).auto_recall
 

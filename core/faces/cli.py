@@ -14,6 +14,7 @@ from typing import Any, NoReturn
 from ..base import log
 from ..ops import SWITCHES, BadInput, Conflict, Memory, exit_code_for
 from . import team_cli
+from . import undo_cli
 from .commands import (
     cmd_agents,
     cmd_bots,
@@ -26,7 +27,6 @@ from .commands import (
     cmd_gauge,
     cmd_hook,
     cmd_init,
-    cmd_journal,
     cmd_load,
     cmd_mcp,
     cmd_prefer,
@@ -43,7 +43,6 @@ from .commands import (
     cmd_track,
     cmd_turn_begin,
     cmd_turn_end,
-    cmd_undo,
     cmd_untrack,
     cmd_watch,
 )
@@ -197,16 +196,7 @@ def build_parser() -> _Parser:
     sp.add_argument("path")
     sp.add_argument("--expected-hash", metavar="H",
                     help="refuse (exit 3) unless the file still has this hash (64 hex digits, any case)")
-    sp = add("journal", cmd_journal, "changes to a bot's memory files, newest first")
-    sp.add_argument("bot")
-    sp.add_argument("--limit", type=int, default=50, metavar="N", help="at most N rows (default 50; 0 prints none)")
-    sp.add_argument("--file", metavar="PATH", help="only rows of this file (MEMORY.md, memory/<topic>.md, …)")
-    sp.add_argument("--grep", metavar="WORDS",
-                    help="only rows whose diff adds or removes a line with every one of these words")
-    sp.add_argument("--who", choices=("bot", "person", "upkeep", "import", "unknown"), help="only rows by this author")
-    sp = add("undo", cmd_undo, "put a file back to a journal row's earlier text (itself a row)")
-    sp.add_argument("bot")
-    sp.add_argument("row_id", metavar="ROW_ID")
+    undo_cli.add_commands(add, sub)   # journal and undo (also About me's: --home)
     sp = add("tidy", cmd_tidy,
              "tidy-up now: expired entries to the archive, exact duplicates out, contradictions struck")
     sp.add_argument("bot")
@@ -309,9 +299,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.handler(mem, args)
     except Conflict as c:
         if args.json:
-            sys.stdout.write(json.dumps({"conflict": True, "text": c.text, "hash": c.hash}, ensure_ascii=False) + "\n")
+            sys.stdout.write(json.dumps({"conflict": True, "text": c.text, "hash": c.hash, **c.extra()},
+                                        ensure_ascii=False) + "\n")
         else:
-            sys.stdout.write(c.text)
+            sys.stdout.write(c.shown())
         sys.stderr.write(f"botmemory: conflict: {c} (nothing saved; the current text is on stdout)\n")
         return c.exit_code
     except (Exception, KeyboardInterrupt) as e:  # noqa: BLE001 - the one place that catches everything; exit_code_for says it plainly

@@ -27,6 +27,12 @@ def _out(args: argparse.Namespace, value: Any, plain: str | None = None) -> None
     sys.stdout.flush()
 
 
+def _warn(warnings: list[str]) -> None:
+    """Lines on stderr saying what a change's row cannot bring back (forget, save, rm): the person is told."""
+    for w in warnings:
+        sys.stderr.write(f"botmemory: warning: {w}\n")
+
+
 def _actor(args: argparse.Namespace) -> Actor:
     chat = getattr(args, "chat", None)
     return Actor.bot(chat) if chat is not None else Actor.person("cli")
@@ -86,10 +92,12 @@ def cmd_forget(mem: Memory, args: argparse.Namespace) -> None:
     if args.all:
         results = ops.forget_everywhere(mem, [args.bot, *args.words], _actor(args), dry_run=args.dry_run)
         n = sum(len(r.removed) for r in results)
+        _warn([w for r in results for w in r.warnings])   # what the rows could not bring back: told first
         _out(args, [r.as_dict() for r in results], f"{verb} {counted(n, 'note')}" + "".join(
             f"\n  {r.bot}: {', '.join(r.files)}" for r in results if r.files))
         return
     r = ops.forget(mem, args.bot, args.words, _actor(args), dry_run=args.dry_run)
+    _warn(r.warnings)
     if isinstance(r, ops.Forgotten):
         plain = f"{verb} {counted(len(r.removed), 'note')}" + (f"\n  {r.bot}: {', '.join(r.files)}" if r.files else "")
     else:
@@ -141,6 +149,7 @@ def cmd_save(mem: Memory, args: argparse.Namespace) -> None:
     expected, checked = _expected_hash(args.expected_hash, absent_ok=True)
     text = _read_stdin()
     r = ops.save(mem, args.bot, path, text, _actor(args), expected_hash=expected, checked=checked)
+    _warn(r.warnings)
     _out(args, {"path": path, "hash": r.hash, "changed": r.changed},
          f"saved {path}" if r.changed else f"{path} unchanged")
 
@@ -150,6 +159,7 @@ def cmd_rm(mem: Memory, args: argparse.Namespace) -> None:
     expected, _ = _expected_hash(args.expected_hash, absent_ok=False)
     r = ops.rm(mem, args.bot, path, _actor(args), expected_hash=expected)
     why = r.unkept_reason()
+    _warn(r.warnings)
     if why:
         sys.stderr.write(f"botmemory: deleted {path}, but this cannot be undone: {why}\n")
     _out(args, {"path": path, "deleted": True, "undoable": why is None, "reason": why},
@@ -205,27 +215,6 @@ def cmd_search(mem: Memory, args: argparse.Namespace) -> None:
 def cmd_settings(mem: Memory, args: argparse.Namespace) -> None:
     d = ops.settings(mem, args.bot, args.key, args.value).as_dict()
     _out(args, d, "\n".join(f"{k}: {'on' if v else 'off'}" for k, v in d.items()))
-
-
-def cmd_journal(mem: Memory, args: argparse.Namespace) -> None:
-    words = (args.grep or "").split()
-    rows = ops.journal(mem, args.bot, limit=args.limit, file=args.file, grep=words, who=args.who)
-    if args.limit == 0:  # asked for no rows: an empty list, not "no changes yet"
-        _out(args, [], "")
-        return
-    empty = "no rows match" if args.file or words or args.who else f"no changes recorded for {args.bot} yet"
-    _out(args, [r.as_dict() for r in rows], "\n".join(r.summary() for r in rows) or empty)
-
-
-def cmd_undo(mem: Memory, args: argparse.Namespace) -> None:
-    r = ops.undo(mem, args.bot, args.row_id)
-    change = r.changes[0] if r.changes else None
-    if change is None:
-        _out(args, {"undone": args.row_id, "changed": False, "row": None},
-             "nothing to undo: the file already holds that row's earlier text")
-        return
-    _out(args, {"undone": args.row_id, "changed": True, "row": change.id, "file": change.file,
-                "hash": change.after_hash}, f"undid {args.row_id}: {change.file} put back (row {change.id})")
 
 
 def cmd_tidy(mem: Memory, args: argparse.Namespace) -> None:
@@ -329,7 +318,7 @@ def cmd_organize(mem: Memory, args: argparse.Namespace) -> None:
 
 def cmd_learned(mem: Memory, args: argparse.Namespace) -> None:
     if args.remove is not None:
-        gone = ops.remove_learned(mem, args.remove)
+        gone = ops.remove_learned(mem, args.remove, ops.Actor.person("cli"))
         _out(args, gone.as_dict(), f"removed: {gone.line}")
         return
     lines = ops.learned(mem)

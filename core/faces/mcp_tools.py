@@ -246,7 +246,7 @@ def _journal(mem: Memory, bot: str, args: dict[str, Any], client: str) -> str:
     if limit < 0:
         raise BadInput("memory_journal: 'limit' must be 0 or more")
     rows = ops.journal(mem, bot, limit=min(limit, JOURNAL_MAX))
-    return _dump([{k: v for k, v in r.as_dict().items() if k != "earlier_text"} for r in rows])
+    return _dump([{k: v for k, v in r.as_dict().items() if k not in ("earlier_text", "edits")} for r in rows])
 
 
 _CHAT = Param("chat", "string", "the chat or session this work belongs to (default: the client's name)",

@@ -235,8 +235,9 @@ def journal(mem: Memory, bot: str, query: Query) -> list[dict[str, Any]]:
     out = []
     for r in ops.journal(mem, bot, limit=limit):
         d = r.as_dict()
-        if full != "1":  # up to 1 MB a row: only on request (revert does not need it)
+        if full != "1":  # a row's texts (up to the journal's limit): only on request (revert does not need them)
             d.pop("earlier_text", None)
+            d.pop("edits", None)
         out.append(d)
     return out
 
@@ -250,7 +251,11 @@ def revert(mem: Memory, bot: str, row_id: str) -> dict[str, Any]:
     change = r.changes[0] if r.changes else None
     if change is None:
         return {"undone": row_id, "changed": False, "row": None}
-    return {"undone": row_id, "changed": True, "row": change.id, "file": change.file, "hash": change.after_hash}
+    out: dict[str, Any] = {"undone": row_id, "changed": True, "row": change.id, "file": change.file,
+                           "hash": change.after_hash}
+    if r.withheld:   # lines that held a credential: every other line came back, these never do
+        out["withheld"] = r.withheld
+    return out
 
 
 def open_folder(mem: Memory, bot: str, body: Any, opener: Opener) -> dict[str, Any]:
@@ -288,7 +293,7 @@ def learned(mem: Memory) -> list[dict[str, Any]]:
 def remove_learned(mem: Memory, line_id: str) -> dict[str, Any]:
     if not any(ll.id == line_id for ll in ops.learned(mem)):
         raise HttpError(404, f"no learned line {line_id!r} in About me")
-    gone = ops.remove_learned(mem, line_id)
+    gone = ops.remove_learned(mem, line_id, ops.Actor.person("api"))
     return {"removed": gone.id, "line": gone.line}
 
 
@@ -362,7 +367,7 @@ def dispatch(mem: Memory, method: str, path: str, query: Query, body: Any, opene
     except UnicodeDecodeError:
         return Response(400, {"error": "the path is not valid UTF-8"})
     except Conflict as e:
-        return Response(409, {"error": str(e), "path": e.path, "text": e.text, "hash": e.hash or None})
+        return Response(409, {"error": str(e), "path": e.path, "text": e.text, "hash": e.hash or None, **e.extra()})
     except BadInput as e:
         return Response(400, {"error": str(e)})
     except Refused as e:

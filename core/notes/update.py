@@ -9,6 +9,7 @@ Hand-written lines, health and safety facts and the entry just written never mov
 """
 from __future__ import annotations
 
+import copy
 import json
 import re
 from collections.abc import Iterable, Iterator, Sequence
@@ -26,14 +27,18 @@ from ..text.frontmatter import body_start
 from ..disk.paths import ARCHIVE_FILE, MEMORY_FILE, Home, FileKind, classify
 from ..disk.safeio import FileText, WorkspaceLock, atomic_write, file_size, read_file
 from ..store.writer import Actor, Change, Store, Write, redact
+from ..store.home_journal import ABOUT_ME, home_lock
+from ..store.home_journal import record as record_home
+from ..store.undo import foresee
 
 logger = get_logger(__name__)
 
 MAX_PREFERENCE_CHARS = 300
 MOVED_REPORT_LIMIT = 5
 ARCHIVE_APPEND_OVER = 1024 * 1024
-"""An archive larger than this is appended to, never read whole: the journal keeps earlier texts only up
-to this size (``journal.EARLIER_TEXT_MAX_BYTES``), so rewriting it could not be undone either."""
+"""An archive larger than this is appended to, never read whole (a write stays fast however large the archive
+grows); its row says it cannot be undone. Below it the archive is rewritten, and the journal keeps its earlier
+text (``journal.EARLIER_TEXT_MAX_BYTES`` is larger)."""
 
 
 @dataclass(frozen=True)
@@ -212,7 +217,7 @@ def remember(store: Store, bot: str, text: str, actor: Actor, *, until: date | N
                                 arch.hash if arch else None, checked=True))
         writes.append(Write(MEMORY_FILE, doc.render(), mem.hash if mem else None, checked=True))
         changes = store.apply(bot, writes, actor)
-    lifted = unforget(store.home, text)
+    lifted = unforget(store.home, text, actor=actor, bot=bot)
     return RememberResult(line, [b.first_line for b in moved[:MOVED_REPORT_LIMIT]], len(moved), not fits, changes,
                           lifted)
 
@@ -298,9 +303,16 @@ class ForgetResult:
     removed: list[str]
     files: list[str]
     changes: list[Change] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)   # what the rows of this forget could not bring back
+    home_row: str | None = None                         # About me's (and the forgotten words') row
 
     def as_dict(self) -> dict[str, object]:
-        return {"removed": self.removed, "files": self.files}
+        d: dict[str, object] = {"removed": self.removed, "files": self.files}
+        if self.warnings:
+            d["warnings"] = self.warnings
+        if self.home_row is not None:
+            d["home_row"] = self.home_row
+        return d
 
 
 def _unreadable(rel: str, why: str) -> BadInput:
@@ -331,6 +343,7 @@ def forget(store: Store, bot: str, words: Sequence[str], actor: Actor, *, about_
                       f"(`botmemory settings {bot} memory on` turns it back on)")
     removed: list[str] = []
     files: list[str] = []
+    warnings: list[str] = []
     with store.locked(bot), _home_lock(home).held():
         check_no_links(home, bot)
         writes: list[Write] = []
@@ -346,28 +359,34 @@ def forget(store: Store, bot: str, words: Sequence[str], actor: Actor, *, about_
                 removed.extend(gone)
                 files.append(rel)
                 writes.append(Write(rel, new, ft.hash, checked=True))
+                warnings.extend(foresee(home, bot, rel, ft, new))
         about: tuple[str, list[str]] | None = None
+        about_ft: FileText | None = None
         if about_me:
-            ft = read_file(home.about_me)
+            about_ft = ft = read_file(home.about_me)
             if ft is not None and not ft.valid:
                 raise _unreadable("about-me.md", "it is not valid UTF-8")
             if ft is not None:
                 new, gone = forget_in_text(ft.text, patterns, keep_header=True)
                 if gone:
                     about = (new, gone)
+                    warnings.extend(foresee(home, None, ABOUT_ME, ft, new))
         learned = _read_learned_strict(home)
         if dry_run:
             if about is not None:
                 removed.extend(about[1])
                 files.append("about-me.md")
-            return ForgetResult(removed, files)
+            return ForgetResult(removed, files, warnings=warnings)
         changes = store.apply(bot, writes, actor) if writes else []
         if about is not None:
             atomic_write(home.about_me, about[0].encode("utf-8"))
             removed.extend(about[1])
             files.append("about-me.md")
+        learned_before = copy.deepcopy(learned)
         _keep_forgotten(home, learned, clean, store.today)
-    return ForgetResult(removed, files, changes)
+        row = record_home(home, actor, about_ft, about[0] if about is not None else (about_ft.text if about_ft else None),
+                          from_bot=bot, learned_before=learned_before, learned_after=learned)
+    return ForgetResult(removed, files, changes, warnings, row.id if row is not None else None)
 
 
 def read_to_forget(store: Store, bot: str, rel: str) -> FileText | None:
@@ -412,7 +431,7 @@ def check_no_links(home: Home, bot: str) -> None:
 
 
 def _home_lock(home: Home) -> WorkspaceLock:
-    return WorkspaceLock.for_file(home.state_dir / "locks" / "_home.lock", home.root)
+    return home_lock(home)
 
 
 def _empty_learned() -> dict[str, Any]:
@@ -506,11 +525,13 @@ def is_forgotten(home: Home, text: str) -> bool:
     return learning_check(home, text) is not None
 
 
-def unforget(home: Home, text: str) -> list[list[str]]:
+def unforget(home: Home, text: str, *, actor: Actor | None = None, bot: str | None = None) -> list[list[str]]:
     """The person asked to remember this once more: its forgotten words may be learned again.
 
     Returns the word lists lifted (empty when none were). A profile-learned.json
-    botmemory cannot read is left as it is.
+    botmemory cannot read is left as it is. With *actor*, the change is a row of
+    the home's journal (undoing it forgets the words again); without, the caller
+    records it with its own change (``prefer``).
     """
     fact = _fact(text)
     with _home_lock(home).held():
@@ -519,6 +540,7 @@ def unforget(home: Home, text: str) -> list[list[str]]:
         except BadInput:
             logger.warning("profile-learned.json is unreadable; no forgotten words were lifted")
             return []
+        before = copy.deepcopy(data)
         lifted: list[list[str]] = []
         keep: list[Any] = []
         for f in data["forgotten"]:
@@ -530,6 +552,10 @@ def unforget(home: Home, text: str) -> list[list[str]]:
         if lifted:
             data["forgotten"] = keep
             _write_learned(home, data)
+            if actor is not None:
+                about = read_file(home.about_me)
+                record_home(home, actor, about, about.text if about else None, from_bot=bot,
+                            learned_before=before, learned_after=data)
         return lifted
 
 
@@ -543,17 +569,19 @@ class PreferResult:
     line: str                   # the line added, or the line already in About me that says it
     added: bool
     learnable_again: list[list[str]] = field(default_factory=list)
-    changes: list[Change] = field(default_factory=list)   # always empty: About me is not journaled (ARCHITECTURE.md)
+    changes: list[Change] = field(default_factory=list)   # always empty: About me is not a workspace's file
+    row: str | None = None      # the row of the home's journal (About me's): `undo --home ROW`
 
     def as_dict(self) -> dict[str, object]:
-        return {"line": self.line, "added": self.added, "learnable_again": self.learnable_again}
+        return {"line": self.line, "added": self.added, "learnable_again": self.learnable_again, "row": self.row}
 
 
-def prefer(home: Home, bot: str, text: str, today: date) -> PreferResult:
+def prefer(home: Home, bot: str, text: str, today: date, actor: Actor | None = None) -> PreferResult:
     """Add a standing preference to About me once, as a learned line.
 
     When About me already says it, nothing is written and the result names the
     line that says it. Either way the person asked for it: its forgotten words are lifted.
+    The change (the line, the lifted words) is one row of the home's journal, by *actor*.
     """
     clean = " ".join(text.split())
     if not clean:
@@ -572,12 +600,18 @@ def prefer(home: Home, bot: str, text: str, today: date) -> PreferResult:
             raise BadInput("about-me.md is not valid UTF-8; botmemory will not rewrite it")
         current = ft.text if ft else ""
         same = next((existing for existing in current.split("\n") if _same_preference(existing, clean)), None)
+        after = ft.text if ft else None
         if same is None:
-            atomic_write(home.about_me, append_text(current, line).encode("utf-8"))
-    lifted = unforget(home, clean)
+            after = append_text(current, line)
+            atomic_write(home.about_me, after.encode("utf-8"))
+        learned_before = read_learned(home)
+        lifted = unforget(home, clean)
+        row = record_home(home, actor or Actor.person("cli"), ft, after, from_bot=bot,
+                          learned_before=learned_before, learned_after=read_learned(home))
+    row_id = row.id if row is not None else None
     if same is not None:
-        return PreferResult(same, False, lifted)
-    return PreferResult(line, True, lifted)
+        return PreferResult(same, False, lifted, row=row_id)
+    return PreferResult(line, True, lifted, row=row_id)
 
 
 def same_fact(a: str, b: str) -> bool:

@@ -58,6 +58,10 @@ _export("ops.team", "CardResult", "NoteResult", "ProposeResult", "RevisionMissin
         team_propose="propose", team_reject="reject", team_remove="remove", team_rename="rename",
         team_restore="restore", team_search="search", team_set_bots="set_bots", team_show="show", team_undo="undo")
 _export("team.loading", "TEAM_MAX_BYTES")
+_export("ops.undoing", "foresee_rm", "foresee_save", "undo_home", about_me_journal="home_journal",
+        home_undo_preview="preview_home", undo_preview="preview")
+_export("store.undo", "UndoConflict", "UndoPlan", "withheld_message")
+_export("store.journal", HOME_JOURNAL="HOME")
 _export("ops.connect", CONNECT_AGENTS="AGENTS", connect_agent="connect", connection_status="status")
 _export("store.files", "FileResult", "UndoResult")
 _export("notes.update", "ForgetResult", "OverflowPreview", "PreferResult", "RememberResult", "RoomResult",
@@ -123,6 +127,8 @@ __all__ = [  # the same names as _NAMES (tests/test_layering.py checks)
     "team_show", "team_undo", "teams_of", "text_gauge", "tidy", "token_path", "topic_name_rule", "topic_path",
     "topics", "track", "turn_begin", "turn_end", "turn_open", "undo", "undo_overflow", "untrack", "upkeep_status",
     "watcher", "without_bullet", "write_config",
+    "HOME_JOURNAL", "UndoConflict", "UndoPlan", "about_me_journal", "foresee_rm", "foresee_save",
+    "home_undo_preview", "undo_home", "undo_preview", "withheld_message",   # undo, About me's journal
 ]
 
 _CORE = __name__.rsplit(".", 1)[0]
@@ -195,6 +201,12 @@ if TYPE_CHECKING:  # for type checkers: the same names, eagerly
     from .serving import ensure_token, follow_today, token_path
     from .find import WHY_NO_TOPICS, open_home, recall_in, search_in, search_range
     from .folders import Forgotten, kind_of, refuse, topic_name_rule, topic_path
+    from .undoing import foresee_rm, foresee_save, undo_home
+    from .undoing import home_journal as about_me_journal
+    from .undoing import preview as undo_preview
+    from .undoing import preview_home as home_undo_preview
+    from ..store.undo import UndoConflict, UndoPlan, withheld_message
+    from ..store.journal import HOME as HOME_JOURNAL
     from .operations import (SearchResult, forget, forget_everywhere, move_overflow, prefer, recall, redact,
                              remember, rm, save, search, tidy, undo, undo_overflow)
     from .reads import (JOURNAL_WHO, FileGauge, FolderGauge, InitResult, LoadResult, ShowResult, TopicInfo,

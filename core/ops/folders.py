@@ -116,10 +116,14 @@ class Forgotten:
     removed: list[str] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
     changes: list[Change] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)   # what the rows of this forget could not bring back
 
     def as_dict(self) -> dict[str, object]:
-        return {"bot": self.bot, "removed": self.removed, "files": self.files,
-                "rows": [c.id for c in self.changes]}
+        d: dict[str, object] = {"bot": self.bot, "removed": self.removed, "files": self.files,
+                                "rows": [c.id for c in self.changes]}
+        if self.warnings:
+            d["warnings"] = self.warnings
+        return d
 
 
 def _mentions_all(text: str, patterns: Sequence[re.Pattern[str]]) -> bool:
@@ -160,6 +164,10 @@ def _plan_forget(mem: Memory, bot: str, patterns: Sequence[re.Pattern[str]]) -> 
             out.removed.extend(p.text.strip() for p in gone)
             writes.insert(0, Write(rel, kind.without(rel, text, gone), h, checked=True))
     out.files = [w.file for w in writes]
+    from ..store.undo import foresee
+
+    for w in writes:   # said before anything is written: what the rows could not bring back
+        out.warnings += foresee(mem.home, bot, w.file, mem.store.read(bot, w.file), w.text)
     return out, writes
 
 
@@ -227,7 +235,7 @@ def forget_everywhere(mem: Memory, words: Sequence[str], actor: Actor, *, dry_ru
         for bot in homes:
             w = update.forget(mem.store, bot, words, actor, about_me=False, dry_run=dry_run)
             if w.files:
-                out.append(Forgotten(bot, list(w.removed), list(w.files), list(w.changes)))
+                out.append(Forgotten(bot, list(w.removed), list(w.files), list(w.changes), list(w.warnings)))
     return out
 
 

@@ -67,13 +67,13 @@ def forget_everywhere(mem: Memory, words: Sequence[str], actor: Actor, *, dry_ru
 def prefer(mem: Memory, bot: str, text: str, actor: Actor) -> PreferResult:
     """Add a standing preference to About me once, as a line learned by *bot*.
 
-    About me is the home's, not a workspace's: its writes are not journaled
-    (docs/ARCHITECTURE.md, "About me"), so the result has no changes.
+    About me is the home's, not a workspace's: its change is a row of the home's own journal
+    (``PreferResult.row``; docs/ARCHITECTURE.md, "About me"), so the result has no changes.
     """
     mem.home.require_bot(bot)
     agents.refuse(mem, bot, "prefer")
     check_bot_writes(mem, bot, actor)
-    return update.prefer(mem.home, bot, text, mem.today)
+    return update.prefer(mem.home, bot, text, mem.today, actor)
 
 
 def move_overflow(mem: Memory, bot: str, actor: Actor, *, expected_hash: str | None = None) -> RoomResult:

@@ -14,6 +14,7 @@ from ..base.errors import BadInput
 from ..base.log import get_logger
 from ..store.journal import Row
 from ..store.memory import Memory
+from ..store.writer import Actor
 
 logger = get_logger(__name__)
 
@@ -165,11 +166,12 @@ def learned(mem: Memory) -> list[LearnedLine]:
     return learned_lines(mem.home)
 
 
-def remove_learned(mem: Memory, line_id: str) -> LearnedLine:
-    """Take a learned line out of About me for good: the fact is never added again."""
+def remove_learned(mem: Memory, line_id: str, actor: Actor | None = None) -> LearnedLine:
+    """Take a learned line out of About me for good: the fact is never added again. The change is a row of
+    About me's own journal by *actor* (the panel's Remove when not given): undoing it puts the line back."""
     from ..notes.about_me import remove_learned as remove
 
-    return remove(mem.home, line_id, mem.today)
+    return remove(mem.home, line_id, mem.today, actor)
 
 
 def report_text(report: TidyReport | CaptureReport | OrganizeReport) -> str:

@@ -52,6 +52,13 @@ def scan(mem: Memory, bots: Sequence[str] | None = None) -> list[Row]:
             rows += reconcile_outside(mem, bot) or []
         except BotMemoryError as e:
             logger.warning("could not reconcile %s: %s", bot, e)
+    if bots is None:   # About me, edited elsewhere: a row of its own journal (the first scan takes a baseline)
+        from ..store.home_journal import catch_up
+
+        try:
+            rows += catch_up(mem.home, mem.journal)
+        except (OSError, BotMemoryError) as e:
+            logger.warning("could not reconcile About me: %s", e)
     return rows
 
 

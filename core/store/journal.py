@@ -20,8 +20,13 @@ workspace, so a bot's file tools cannot edit its own record:
   however long the journal is.
 
 What a row stores outside the workspace is redacted; the hashes are the real
-files'. A row whose earlier text held a credential (kept redacted) or was
-larger than :data:`EARLIER_TEXT_MAX_BYTES` says so and cannot be undone.
+files'. Beside its earlier text a row keeps its own lines (``edits``: the
+complete edit script from the earlier text to the text it left, see
+``text.merge``), so an undo reverses that change's lines against the file as
+it is now (``store.undo``); the lines of its earlier text that held a
+credential are named (``secret_lines``: kept redacted, they never come back).
+A row whose earlier text was larger than the limit (:data:`EARLIER_TEXT_MAX_BYTES`,
+or ``memory.journalKeepMB`` in ``config.json``) or not UTF-8 says so and cannot be undone.
 """
 from __future__ import annotations
 
@@ -33,7 +38,7 @@ import os
 import re
 import sys
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC
 from pathlib import Path
 from typing import Any
@@ -45,6 +50,9 @@ from ..text.diff import Diff as Diff
 from ..text.diff import WordFilter, build_diff, diff_counts, diff_lines
 from ..text.diff import make_diff as make_diff
 from ..text.entries import MOVED_MARK, clean_title, whole_word
+from ..text.merge import Hunk, apply_script, edit_script, join_lines, split_lines
+from ..text.merge import _blocks as _matching
+from ..base.wording import counted
 from ..base.errors import BadInput
 from ..disk.paths import ARCHIVE_FILE, Home, check_bot_id
 from ..redact import contains_secret, redact
@@ -55,8 +63,12 @@ logger = get_logger(__name__)
 
 ACTIVE_MAX_BYTES = 2 * 1024 * 1024
 """The active segment is closed and compressed once it is this large."""
-EARLIER_TEXT_MAX_BYTES = 1024 * 1024
-"""Earlier texts up to this size are kept; a larger one makes its row not undoable."""
+EARLIER_TEXT_MAX_BYTES = 64 * 1024 * 1024
+"""Earlier texts up to this size are kept by default (``memory.journalKeepMB`` in ``config.json`` sets it,
+:func:`keep_limit`); a larger one makes its row not undoable. Closed segments keep them xz-compressed."""
+HOME = "@home"
+"""The home's own journal (About me, ``profile-learned.json``): ``<home>/memory-journal/@home.ndjson``. Not a
+bot id (``check_bot_id`` refuses ``@``), so it can never be a bot's journal."""
 LZMA_PRESET = 3
 """Preset 3 (hc4 match finder, 4 MB dictionary): a whole closed segment fits the dictionary, so
 consecutive versions compress to their differences; ten times faster than preset 6 for the same size."""
@@ -66,6 +78,7 @@ UNDO_ACTOR = Actor("person", "undo")
 REASON_SECRET = ("its earlier text held a credential: the journal keeps it redacted, and restoring it "
                  "would write the redaction marker into the bot's memory")
 REASON_TOO_LARGE = f"its earlier text was larger than {EARLIER_TEXT_MAX_BYTES // (1024 * 1024)} MB, too large to keep"
+_MARKER = re.compile(r"«redacted \d+ chars»")
 REASON_NOT_UTF8 = "its earlier text was not valid UTF-8, so the journal could not keep it exactly"
 
 _ROW_ID = re.compile(r"[0-9a-f]{12}-[0-9a-f]{6}")
@@ -95,6 +108,11 @@ class Row:
     added: int | None = None          # the true counts of changed lines, also when the diff is cut
     removed: int | None = None        # (None in rows written before they were kept: counted from the diff)
     words: str | None = None          # a cut diff's word filter: every changed line's words (WordFilter)
+    edits: tuple[Hunk, ...] | None = None   # the change's own lines: earlier text -> the text it left (None: not kept)
+    secret_lines: tuple[int, ...] = ()      # lines of the earlier text (0-based) kept redacted: never written back
+    undoes: str | None = None               # an undo: the row it undid
+    from_bot: str | None = None             # a row of the home's journal: the bot that made the change
+    learned: dict[str, Any] | None = None   # a row of the home's journal: profile-learned.json entries added/dropped
     host: str | None = None           # the other computer a synced change came from (``how: sync``)
 
     def as_dict(self) -> dict[str, Any]:
@@ -112,6 +130,16 @@ class Row:
             d["added"], d["removed"] = self.added, self.removed
         if self.words is not None:
             d["words"] = self.words
+        if self.edits is not None:
+            d["edits"] = [h.dump() for h in self.edits]
+        if self.secret_lines:
+            d["secret_lines"] = list(self.secret_lines)
+        if self.undoes is not None:
+            d["undoes"] = self.undoes
+        if self.from_bot is not None:
+            d["from_bot"] = self.from_bot
+        if self.learned is not None:
+            d["learned"] = self.learned
         if self.host is not None:
             d["host"] = self.host
         return d
@@ -130,10 +158,24 @@ class Row:
         counts = (d.get("added"), d.get("removed"))
         if not all(n is None or (type(n) is int and n >= 0) for n in counts):
             return None
+        edits: tuple[Hunk, ...] | None = None
+        if isinstance(d.get("edits"), list):
+            hunks = [Hunk.load(h) for h in d["edits"]]
+            edits = tuple(h for h in hunks if h is not None) if all(h is not None for h in hunks) else None
+        secret = d.get("secret_lines")
+        secret_lines = tuple(i for i in secret if type(i) is int) if isinstance(secret, list) else ()
+        undoable, reason, earlier = d["undoable"], d.get("reason"), d.get("earlier_text")
+        if not undoable and reason == REASON_SECRET and isinstance(earlier, str):
+            # a row written before undo went by lines: its lines come back, those that may hold a credential aside
+            undoable, reason = True, None
+            secret_lines = marker_lines(earlier)
+        extra = {k: d.get(k) if isinstance(d.get(k), str) else None for k in ("undoes", "from_bot")}
+        learned = d.get("learned") if isinstance(d.get("learned"), dict) else None
         return cls(d["id"], d["at"], d["bot"], d["who"], d["how"], d.get("chat"), d["file"],
-                   d.get("before_hash"), d.get("after_hash"), d["diff"], d.get("earlier_text"),
-                   d["undoable"], d.get("reason"), d.get("renamed_from"), d.get("renamed_to"),
-                   counts[0], counts[1], d.get("words"), d.get("host"))
+                   d.get("before_hash"), d.get("after_hash"), d["diff"], earlier,
+                   undoable, reason, d.get("renamed_from"), d.get("renamed_to"),
+                   counts[0], counts[1], d.get("words"), edits, secret_lines, extra["undoes"], extra["from_bot"],
+                   learned, d.get("host") if isinstance(d.get("host"), str) else None)
 
     def line(self) -> bytes:
         return (json.dumps(self.as_dict(), ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
@@ -156,6 +198,18 @@ class Row:
             return 0
         return sum(1 for tag, line in diff_lines(self.diff) if tag == "+" and MOVED_MARK in line)
 
+    def later_text(self) -> str | None:
+        """The text this change left (redacted as the row keeps it): its earlier text with its own lines
+        applied; None when the row does not keep them (a deletion leaves "")."""
+        if self.edits is None:
+            return None
+        if self.before_hash is not None and self.earlier_text is None:
+            return None
+        try:
+            return join_lines(apply_script(split_lines(self.earlier_text or ""), self.edits))
+        except ValueError:   # a damaged row
+            return None
+
     def summary(self) -> str:
         plus, minus = self.counts()
         what = ("created" if self.before_hash is None else "deleted" if self.after_hash is None
@@ -164,10 +218,59 @@ class Row:
             what = f"renamed from {self.renamed_from}"
         elif self.renamed_to:
             what = f"renamed to {self.renamed_to}"
+        if self.undoes:
+            what += f"  (undo of {self.undoes})"
         by = f"{self.who}/{self.how}" + (f' chat "{self.chat}"' if self.chat else "") + (
             f" from {self.host}" if self.host else "")
+        if self.from_bot:
+            by += f" by {self.from_bot}"
         tail = "" if self.undoable else f"  (cannot be undone: {self.reason})"
+        if self.undoable and self.secret_lines:
+            tail = f"  ({counted(len(self.secret_lines), 'line')} held a credential: undo cannot bring it back)"
         return f"{self.id}  {self.at[:19].replace('T', ' ')}  {by}  {self.file}  {what}{tail}"
+
+
+def keep_limit(home: Home) -> int:
+    """How large an earlier text the journal keeps, in bytes: ``memory.journalKeepMB`` in ``config.json``."""
+    from ..disk.config import journal_keep_bytes
+
+    return journal_keep_bytes(home)
+
+
+def too_large_reason(size: int, limit: int) -> str:
+    return (f"its earlier text was {_mb(size)}, too large to keep: the journal keeps earlier texts up to "
+            f"{_mb(limit)} (memory.journalKeepMB in config.json)")
+
+
+def _mb(n: int) -> str:
+    mb = n / (1024 * 1024)
+    return f"{mb:.0f} MB" if mb >= 10 or mb == int(mb) else f"{mb:.1f} MB" if mb >= 0.1 else f"{n:,} bytes"
+
+
+def _journal_name(bot: str) -> str:
+    """A journal's file name: a bot's id, or :data:`HOME` for the home's own."""
+    return bot if bot == HOME else check_bot_id(bot)
+
+
+def marker_lines(text: str) -> tuple[int, ...]:
+    """The lines of a redacted copy that hold a redaction marker: where the credentials were, when the copy
+    does not say which markers were in the real text already (the conservative reading)."""
+    if "«redacted" not in text:
+        return ()
+    return tuple(i for i, line in enumerate(split_lines(text)) if _MARKER.search(line))
+
+
+def secret_lines_of(real: str, kept: str) -> tuple[int, ...]:
+    """The lines of *kept* (the redacted copy of *real*) that differ from the real text's: the credentials."""
+    a, b = split_lines(real), split_lines(kept)
+    if len(a) == len(b):
+        return tuple(i for i in range(len(b)) if a[i] != b[i])
+    same = {i + k for i, _, n in _matching(b, a) for k in range(n)}   # a block redacted whole (a private key)
+    return tuple(i for i in range(len(b)) if i not in same)
+
+
+def _edits(before: str | None, after: str | None) -> tuple[Hunk, ...]:
+    return tuple(edit_script(split_lines(before or ""), split_lines(after or "")))
 
 
 # ----- building rows
@@ -194,6 +297,7 @@ def make_row(change: Change, *, earlier_secret: bool = False, diff: str | None =
     before = change.before
     earlier: str | None = None
     undoable, reason = True, None
+    secret_lines: tuple[int, ...] = ()
     if before is not None:
         secret = earlier_secret or contains_secret(before)
         stored = redact(before) if secret else before
@@ -203,13 +307,18 @@ def make_row(change: Change, *, earlier_secret: bool = False, diff: str | None =
             earlier = stored
             if not change.before_valid:
                 undoable, reason = False, REASON_NOT_UTF8
+            elif earlier_secret:   # a copy redacted before it got here: any marker may stand for a credential
+                secret_lines = marker_lines(stored)
             elif secret:
-                undoable, reason = False, REASON_SECRET
+                secret_lines = secret_lines_of(before, stored)
         before = stored
     added = removed = None
     words = None
+    edits: tuple[Hunk, ...] | None = None
     if change.unkept is not None:  # the earlier text was never read (too large, or an append)
         undoable, reason, earlier = False, change.unkept, None
+    elif undoable and not change.appended and change.cut is None:
+        edits = _edits(before, _clean(change.after))
     if diff is None and change.appended:  # only the appended lines: the earlier text was never read
         d = build_diff(change.file, "", _clean(change.after))
         diff = f"appended to {change.file}:\n{d.text}"[:DIFF_MAX_CHARS]
@@ -224,7 +333,8 @@ def make_row(change: Change, *, earlier_secret: bool = False, diff: str | None =
     chat = clean_title(change.actor.chat) if change.actor.chat is not None else None
     return Row(change.id, _iso(change), change.bot, change.actor.who, change.actor.how, chat, change.file,
                change.before_hash, change.after_hash, diff, earlier, undoable, reason,
-               renamed_from, renamed_to, added, removed, words, change.actor.host)
+               renamed_from, renamed_to, added, removed, words, edits, secret_lines, change.undoes,
+               host=change.actor.host)
 
 
 # ----- storage
@@ -314,13 +424,35 @@ class Journal:
         self.durable = durable   # fsync each append (benchmarks that build big journals turn it off)
 
     def active(self, bot: str) -> Path:
-        return self.dir / f"{check_bot_id(bot)}.ndjson"
+        return self.dir / f"{_journal_name(bot)}.ndjson"
 
     def segment_dir(self, bot: str) -> Path:
-        return self.dir / check_bot_id(bot)
+        return self.dir / _journal_name(bot)
 
     def _lock(self, bot: str) -> WorkspaceLock:
+        if bot == HOME:   # the lock About me is written under
+            return WorkspaceLock.for_file(self.home.state_dir / "locks" / "_home.lock", self.home.root)
         return WorkspaceLock.for_file(self.home.lock_file(bot), self.home.root)
+
+    def keep_limit(self) -> int:
+        """How large an earlier text the journal keeps, in bytes (``memory.journalKeepMB``, :func:`keep_limit`)."""
+        return keep_limit(self.home)
+
+    def within_limit(self, rows: Sequence[Row]) -> list[Row]:
+        """*rows* as the journal keeps them: an earlier text over :meth:`keep_limit` is dropped, and its row
+        says it cannot be undone."""
+        limit: int | None = None
+        out: list[Row] = []
+        for row in rows:
+            text = row.earlier_text
+            if text is not None:
+                limit = self.keep_limit() if limit is None else limit
+                size = len(text) if len(text) * 4 <= limit else len(text.encode("utf-8", errors="replace"))
+                if size > limit:
+                    row = replace(row, earlier_text=None, edits=None, secret_lines=(), undoable=False,
+                                  reason=too_large_reason(size, limit))
+            out.append(row)
+        return out
 
     # ----- writing
 
@@ -473,10 +605,12 @@ class Journal:
     def find(self, bot: str, row_id: str) -> Row:
         if not _ROW_ID.fullmatch(row_id):
             raise BadInput(f"bad row id {row_id!r}: row ids look like 0192f3a4b5c6-1a2b3c "
-                           f"(`botmemory journal {bot}` lists them)")
+                           f"(`botmemory journal {'--home' if bot == HOME else bot}` lists them)")
         for row in self.rows(bot, row_id=row_id):
             if row.id == row_id:
                 return row
+        if bot == HOME:
+            raise BadInput(f"no row {row_id} in About me's journal (`botmemory journal --home` lists them)")
         raise BadInput(f"no row {row_id} in the journal of {bot} (`botmemory journal {bot}` lists them)")
 
     def latest_hashes(self, bot: str, files: Iterable[str]) -> dict[str, str | None]:

@@ -25,11 +25,11 @@ from typing import TYPE_CHECKING
 
 from ..base.log import get_logger
 from ..text.entries import clean_title
-from ..base.errors import BotMemoryError, Refused
-from ..disk.paths import FileKind, Home, check_bot_id
+from ..base.errors import BotMemoryError
+from ..disk.paths import Home, check_bot_id
 from ..disk.paths import today as local_today
 from ..disk.safeio import read_file
-from .writer import Actor, Change, Store, Write, new_change_id
+from .writer import Actor, Change, Store, new_change_id
 
 if TYPE_CHECKING:  # the journal and shadows load on first use: a gauge or a load never needs them
     from .journal import Journal, Row
@@ -149,6 +149,7 @@ class Memory:
         the rows cannot be written, a warning is logged, they are dropped, and
         the shadows stay as they were (the next scan records the changes).
         """
+        rows = self.journal.within_limit(rows)   # an earlier text past memory.journalKeepMB is not kept
         with self.store.locked(bot):
             try:
                 self.journal.append(bot, rows)
@@ -189,28 +190,12 @@ class Memory:
             if outer is not None:
                 outer.extend(rows)
 
-    def undo(self, bot: str, row_id: str) -> Change | None:
-        """Put the file back to row *row_id*'s earlier text, whatever the file holds now.
-
-        A created file is deleted (MEMORY.md is emptied instead), a deleted file is
-        recreated. The undo is itself a row (``who: person, how: undo``) whose
-        earlier text is what the file held, so it can be undone in turn. Returns
-        None when the file already holds that text. Refused when the row says it
-        cannot be undone; BadInput for an unknown row.
+    def undo(self, bot: str, row_id: str, *, whole: bool = False) -> Change | None:
+        """Undo row *row_id*: its own lines reversed against the file as it is now (``store.undo``); *whole*:
+        its whole earlier text back, while the file is as the row left it. The undo is itself a row
+        (``who: person, how: undo``). Returns None when there was nothing to write; Conflict when the lines
+        it touched changed since; Refused when the row cannot be undone; BadInput for an unknown row.
         """
-        self.home.require_bot(bot)
-        row = self.journal.find(bot, row_id)
-        if not row.undoable:
-            raise Refused(f"row {row_id} cannot be undone: {row.reason}")
-        if row.before_hash is None:
-            text = "" if self.home.classify(bot, row.file) is FileKind.MEMORY else None
-            if text is None and self.store.read(bot, row.file) is None:
-                return None
-        else:
-            if row.earlier_text is None:  # an undoable row always keeps its text; a damaged one may not
-                raise Refused(f"row {row_id} cannot be undone: it holds no earlier text")
-            text = row.earlier_text
-        from .journal import UNDO_ACTOR
+        from .undo import undo_row
 
-        changes = self.store.apply(bot, [Write(row.file, text)], UNDO_ACTOR, allow_log=True)
-        return changes[0] if changes else None
+        return undo_row(self, bot, row_id, whole=whole).change

@@ -285,7 +285,8 @@ class Shadows:
                 self.baseline(bot)
                 return
             seen: list[Seen] = []
-            for c in changes:
+            newest = {c.file: c for c in changes}   # a file changed twice in one commit: its last change counts
+            for c in newest.values():
                 if c.appended or c.cut is not None:   # only the end is known: the shadow is the file as it is now
                     got = self._reread(bot, c.file)
                     if got is None:

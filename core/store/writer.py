@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timezone
 
 from ..base.log import get_logger
@@ -76,6 +76,7 @@ class Change:
     appended: bool = False      # ``after`` is only what was appended (the file was never read whole)
     size_before: int | None = None   # an append with hashes: the file's size before it (what a cut goes back to)
     cut: str | None = None      # a cut (the undo of an append): the text taken off the end; ``after`` is None
+    undoes: str | None = None   # an undo: the journal row it undid
 
 
 def new_change_id(at: datetime) -> str:
@@ -94,6 +95,8 @@ class Write:
     append: bool = False        # ``text`` is appended to the file, which is never read whole
     hashed: bool = False        # an append that records the file's hashes and size, so that it can be cut back
     cut_to: int | None = None   # cut the file back to this many bytes, while its hash is ``expected_hash``
+    undoes: str | None = None   # an undo of this journal row (a tracked folder's MEMORY.md its agent created
+    #                             may then be deleted: the agent made it, the undo takes it away again)
 
 
 Listener = Callable[[Sequence[Change]], None]
@@ -192,7 +195,7 @@ class Store:
                 kind = self.home.classify(bot, w.file)
                 if kind is FileKind.LOG and not allow_log and w.text is not None:
                     raise Refused(f"{w.file} is a daily log: the bot's own record is read-only (it can be deleted)")
-                if kind is FileKind.MEMORY and w.text is None:
+                if kind is FileKind.MEMORY and w.text is None and not (tracked and w.undoes):
                     raise Refused("MEMORY.md can be emptied but never deleted: the bot expects it to exist")
                 if w.append:
                     if w.text is None:
@@ -230,6 +233,8 @@ class Store:
                     else:
                         change = self._write_one(bot, w.file, current, new, actor, append=w.append,
                                                  hashed=w.hashed)
+                        if change is not None and w.undoes is not None:
+                            change = replace(change, undoes=w.undoes)
                     if change is not None:
                         changes.append(change)
             finally:  # what was written is recorded, even when a later file of the batch failed

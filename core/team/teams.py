@@ -408,6 +408,9 @@ class Teams:
                                f"(`botmemory team journal {team.team}` lists them)") from None
             if not row.undoable:
                 raise Refused(f"row {row_id} cannot be undone: {row.reason}")
+            if row.secret_lines:   # the record is put back whole, and its kept copy is redacted
+                raise Refused(f"row {row_id} cannot be undone: its earlier text held a credential, which the "
+                              "journal keeps only redacted")
             kind, rid = kind_of_rel(row.file)
             earlier: dict[str, Any] | None = None
             if row.before_hash is not None:

@@ -74,7 +74,7 @@ from .helper import HelperError, TextModel, log_once, parse_json_answer, resolve
 from ..store.memory import Memory
 from ..disk.paths import ARCHIVE_FILE, MEMORY_FILE, Home, check_bot_id
 from ..disk.safeio import atomic_write, read_file
-from ..store.writer import Write
+from ..store.writer import Actor, Write
 from ..notes.update import is_removed, make_room
 from .topics import (FilingReport, find_topic, list_topics, normalise, topic_cache_file,
                      topic_header, topic_slug)
@@ -321,10 +321,11 @@ def _write(mem: Memory, chat: dict[str, Any], facts: Sequence[Fact], topics: lis
         if writes:
             report.changes += mem.store.apply(bot, writes, actor(chat["chat"]))
     if about:
-        _add_about_me(mem, bot, about, report)
+        _add_about_me(mem, bot, about, report, chat["chat"])
 
 
-def _add_about_me(mem: Memory, bot: str, facts: Sequence[Fact], report: CaptureReport) -> None:
+def _add_about_me(mem: Memory, bot: str, facts: Sequence[Fact], report: CaptureReport,
+                  chat: str | None = None) -> None:
     from ..notes.update import _home_lock
 
     home = mem.home
@@ -350,6 +351,9 @@ def _add_about_me(mem: Memory, bot: str, facts: Sequence[Fact], report: CaptureR
             report.filed.append({"fact": f.text, "file": ABOUT_ME})
         if added != current:
             atomic_write(home.about_me, added.encode("utf-8"))
+            from ..store.home_journal import record
+
+            record(home, Actor("upkeep", "capture", chat), ft, added, from_bot=bot)   # a row of About me's journal
 
 
 # ----- the runs

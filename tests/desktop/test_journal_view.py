@@ -98,6 +98,23 @@ def test_a_click_beside_the_button_does_nothing(qtbot, view, session, mem):
 
 
 def test_rows_that_cannot_be_undone_say_why(qtbot, view, session, mem):
+    (mem.home.root / "config.json").write_text('{"memory": {"journalKeepMB": 0.001}}')   # 1 KB kept
+    s = mem.store
+    s.write(BOT, "memory/big.md", "".join(f"- line {i} of a long topic\n" for i in range(100)), Actor.person("panel"))
+    s.write(BOT, "memory/big.md", "small now\n", Actor.person("panel"))
+    _load(qtbot, view, session)
+    row = view.model.row_at(0)
+    assert not row.undoable
+    cell = view.model.data(view.model.index(0, JournalModel.UNDO_COLUMN))
+    assert cell.startswith("Can't undo: its earlier text was") and "too large to keep" in cell
+    assert not view.undo_button.isEnabled()
+    assert "journalKeepMB" in view.undo_reason.text()
+    _click_undo(qtbot, view, 0)                                 # no button there: nothing happens
+    idle(qtbot, session)
+    assert mem.store.text(BOT, "memory/big.md") == "small now\n"
+
+
+def test_a_row_whose_only_lines_held_a_credential_says_so_before_and_is_refused(qtbot, view, session, mem):
     s = mem.store
     s.write(BOT, "MEMORY.md", "wifi password: hunter2hunter2\n", Actor.person("panel"))
     # the file held a credential on disk (written by another editor), then changed
@@ -107,12 +124,11 @@ def test_rows_that_cannot_be_undone_say_why(qtbot, view, session, mem):
             expected_hash=s.read(BOT, "MEMORY.md").hash)
     _load(qtbot, view, session)
     row = view.model.row_at(0)
-    assert not row.undoable
-    cell = view.model.data(view.model.index(0, JournalModel.UNDO_COLUMN))
-    assert cell.startswith("Can't undo: its earlier text held a credential")
-    assert not view.undo_button.isEnabled()
-    assert "credential" in view.undo_reason.text()
-    _click_undo(qtbot, view, 0)                                 # no button there: nothing happens
+    assert row.undoable and row.secret_lines
+    qtbot.waitUntil(lambda: "credential" in view.preview.text())        # said before Undo is pressed
+    with qtbot.waitSignal(view.status) as said:
+        _click_undo(qtbot, view, 0)
+    assert "credential" in said.args[0] and "wJalrXUtnFEMI" not in said.args[0]
     idle(qtbot, session)
     assert mem.store.text(BOT, "MEMORY.md") == "clean now\n"
 

@@ -162,3 +162,19 @@ def test_an_edit_during_a_turn_before_a_write_is_the_turns_work(capsys, root):
     code, out, err = cli(capsys, root, "turn", "end", BOT, turn.strip(), "--json")
     assert code == 0, err
     assert_gapless(rows(capsys, root))
+
+
+def test_a_file_made_outside_then_deleted_in_the_app_leaves_no_shadow(capsys, root):
+    """Found by the undo property test: the outside row and the deletion are committed together, and the
+    file's shadow must follow the deletion (the last change of a file in one commit), or a later file of
+    the same text would never be recorded."""
+    topic = Path(root) / "workspaces" / BOT / "memory" / "a.md"
+    cli(capsys, root, "watch", "--once")
+    topic.write_text("")                        # made in another editor
+    assert cli(capsys, root, "rm", BOT, "memory/a.md")[0] == 0
+    topic.write_text("")                        # and again
+    cli(capsys, root, "watch", "--once")
+    got = [r for r in rows(capsys, root) if r["file"] == "memory/a.md"]
+    assert [(r["before_hash"] is None, r["after_hash"] is None) for r in got] == \
+        [(True, False), (False, True), (True, False)]
+    assert_gapless(rows(capsys, root))

@@ -11,7 +11,8 @@ import sys
 import pytest
 from botmemory.core.store import journal as J
 from botmemory.core.faces.cli import main
-from botmemory.core.base.errors import BadInput, Refused
+from botmemory.core.base.errors import BadInput, Conflict, Refused
+from botmemory.core.store import files
 from botmemory.core.disk.paths import MEMORY_FILE
 from botmemory.core.store.memory import Memory
 from botmemory.core.store.writer import Actor
@@ -190,7 +191,9 @@ def test_full_segments_are_compressed_and_every_row_stays_readable_and_undoable(
     assert all(r.undoable for r in rows)
     assert mem.journal.bytes_on_disk(BOT) < sum(len(r.line()) for r in rows) / 5
     old = rows[100]                  # deep in a closed segment
-    mem.undo(BOT, old.id)
+    with pytest.raises(Conflict):    # its line changed since: undone only when the person picks it
+        mem.undo(BOT, old.id)
+    files.undo(mem, BOT, old.id, force=True)
     assert (ws / MEMORY_FILE).read_text() == old.earlier_text
 
 
@@ -289,7 +292,7 @@ def test_nothing_stored_outside_the_workspace_holds_a_secret(mem, ws):
     row = newest(mem)
     assert AWS not in row.earlier_text and "«redacted 20 chars»" in row.earlier_text
     assert AWS not in row.diff
-    assert not row.undoable and "credential" in row.reason
+    assert row.undoable and row.secret_lines == (0,)   # undone by lines: that line never comes back
     blob = b"".join(p.read_bytes() for p in mem.home.root.rglob("*") if p.is_file() and ws not in p.parents)
     assert AWS.encode() not in blob
 
@@ -313,9 +316,10 @@ def test_undo_of_a_row_with_a_credential_is_refused_with_exit_4(capsys, mem, ws)
     assert (ws / MEMORY_FILE).read_text() == "clean now\n"
 
 
-def test_an_earlier_text_over_1_mb_is_not_kept(capsys, mem, ws):
+def test_an_earlier_text_over_the_limit_is_not_kept(capsys, mem, ws):
+    (mem.home.root / "config.json").write_text('{"memory": {"journalKeepMB": 1}}')
     big = ("- a line of notes that goes on and on\n" * 30000)
-    assert len(big) > J.EARLIER_TEXT_MAX_BYTES
+    assert len(big) > 1024 * 1024
     save(mem, "memory/big.md", big)
     save(mem, "memory/big.md", "small now\n")
     row = newest(mem)
@@ -328,12 +332,15 @@ def test_an_earlier_text_over_1_mb_is_not_kept(capsys, mem, ws):
 # ----- undo
 
 
-def test_undo_restores_whatever_the_file_holds_now_and_is_itself_undoable(mem, ws):
+def test_undo_over_a_later_edit_of_its_line_is_a_conflict_until_forced_and_is_itself_undoable(mem, ws):
     save(mem, MEMORY_FILE, "one\n")
     save(mem, MEMORY_FILE, "two\n")
     target = newest(mem)
     (ws / MEMORY_FILE).write_text("three, typed elsewhere\n")
-    change = mem.undo(BOT, target.id)
+    with pytest.raises(Conflict):
+        mem.undo(BOT, target.id)
+    assert (ws / MEMORY_FILE).read_text() == "three, typed elsewhere\n"   # nothing written
+    change = files.undo(mem, BOT, target.id, force=True).changes[0]
     assert (ws / MEMORY_FILE).read_text() == "one\n"
     row = newest(mem)
     assert row.id == change.id and (row.who, row.how) == ("person", "undo")
@@ -512,7 +519,8 @@ def test_a_huge_change_keeps_its_true_counts_beside_a_cut_diff(mem):
 def test_the_grep_filter_of_a_cut_diff_is_bounded():
     before = "".join(f"word{i} other{i} more{i}\n" for i in range(100_000))
     row = J.make_row(change(before, ""))
-    assert len(row.line()) < len(row.diff) + 4 * J.WORDS_FILTER_MAX_BYTES // 3 + 1000
+    kept = len(json.dumps(row.earlier_text, ensure_ascii=False))   # the earlier text, kept for undo
+    assert len(row.line()) - kept < len(row.diff) + 4 * J.WORDS_FILTER_MAX_BYTES // 3 + 1000
     assert J.RowFilter(words=("word99999",)).matches(row)
 
 
