@@ -282,6 +282,7 @@ class AgentKind:
     topic_dir: str | None = "memory/"     # where topic files are, as a path prefix; None: the kind has none
     topic_name_rule = f"a topic is one file name of {NAME_RULE}"   # as a person reads it (the New topic prompt)
     refusal = ""
+    reads_bad_bytes = False         # the agent loads a file that is not UTF-8 (bad bytes as U+FFFD)
     rules_versions: tuple[str, ...] = ()
     """The agent versions whose rules this kind knows, oldest first (:mod:`.versions` picks one)."""
 
@@ -359,6 +360,10 @@ class AgentKind:
     def whole_file_entry(self, rel: str) -> bool:
         """True when the file is one entry (a Claude Code topic): forget deletes it."""
         return False
+
+    def lines_on_disk(self, text: str) -> list[str]:
+        """A file's lines as the agent numbers them (what :attr:`Loaded.lost` counts in)."""
+        return text.splitlines()
 
     # ----- finding
 

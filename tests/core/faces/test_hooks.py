@@ -15,7 +15,7 @@ from botmemory.core.ops.claude import auto_memory_dir
 from botmemory.core.kinds.base import Limits
 from botmemory.core.kinds.claude_code import KIND as CLAUDE_CODE
 from botmemory.core.kinds.claude_code import MAX_BYTES as CC_MAX_BYTES
-from botmemory.core.kinds.claude_code import project_key
+from botmemory.core.kinds.claude_code_paths import sanitized as project_key
 
 from tests.conftest import BOT, entry
 
