@@ -9,7 +9,6 @@ warning, the folder a session uses with the one its system prompt announces.
 from __future__ import annotations
 
 import itertools
-import json
 import re
 import subprocess
 from pathlib import Path
