@@ -211,17 +211,23 @@ WHY_MEMORY_OFF = "Memory is off for this bot: recall adds nothing."
 WHY_RECALL_OFF = "Recall is switched off in config.json: features.autoRecall is false."
 WHY_SHORT = f"Recall starts at {MIN_MESSAGE_CHARS} characters."
 WHY_NO_MATCH = "No note matches: recall adds nothing to this message."
+WHY_PARTIAL = ("Answered from part of the notes: their index is being built, and the time for this answer ran "
+               "out before every note not yet indexed was read.")
 
 
 @record(frozen=True)
 class RecallResult:
     notes: list[Note]
     text: str
-    why: str = field(default="", compare=False)   # when nothing is recalled: the reason, one sentence
+    why: str = field(default="", compare=False)   # when nothing is recalled, or only part of the notes was read: why
+
     changes: list[Change] = field(default_factory=list, compare=False)   # always empty: recall only reads
 
     def as_dict(self) -> dict[str, Any]:
-        return {"notes": [n.as_dict() for n in self.notes], "text": self.text}
+        d: dict[str, Any] = {"notes": [n.as_dict() for n in self.notes], "text": self.text}
+        if self.why:
+            d["why"] = self.why
+        return d
 
 
 @record(frozen=True)
