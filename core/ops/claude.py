@@ -3,10 +3,18 @@ MEMORY.md does not load, recall for a prompt over its topic files, and the sessi
 
 :mod:`botmemory.core.faces.hooks` reads a hook event and answers it; everything it decides is here.
 
-The auto memory folder is ``<claude dir>/projects/<project key>/memory/`` (``$CLAUDE_CONFIG_DIR``, else
-``~/.claude``), or the ``autoMemoryDirectory`` setting; what loads of its ``MEMORY.md`` is the Claude Code
-kind's rule (:mod:`botmemory.core.kinds.claude_code`). Recall is botmemory's recall (with its index) over
-the folder's topic files, tracked or not.
+The auto memory folder is the one Claude Code itself uses (:mod:`botmemory.core.kinds.claude_code_paths`):
+``<claude dir>/projects/<the project's git root, as a folder name>/memory/`` (``$CLAUDE_CONFIG_DIR``, else
+``~/.claude``; a worktree's sessions use the main checkout's), or the ``autoMemoryDirectory`` setting; what
+loads of its ``MEMORY.md`` is the Claude Code kind's rule. Recall is botmemory's recall (with its index) over
+the folder's topic files, tracked or not; a folder whose index is not built yet is read directly for at most
+:data:`COLD_READ_S` while a detached process builds the index (:data:`HOOK_INLINE_BYTES`).
+
+A session's turn is keyed by its ``session_id``. Its chat is ``Claude Code <first 8 of the id>``
+(:func:`chat_name`): the journal rows of what it changed, its capture, and the MCP server's writes from that
+session (:func:`mcp_chat`) all carry it. With two sessions open at once in one folder, each Stop records the
+files its own transcript shows Claude writing (Write, Edit, MultiEdit, NotebookEdit); what no open session's
+transcript names goes to the session that ends last.
 """
 from __future__ import annotations
 
@@ -15,6 +23,7 @@ import json
 import os
 import re
 import stat
+import time
 from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
@@ -32,6 +41,15 @@ logger = get_logger(__name__)
 MAX_CONTEXT = 10_000
 RECALL_BUDGET_S = 2.0
 """Recall that takes longer than this is left out of the answer (the person is waiting)."""
+COLD_READ_S = 0.15
+"""How long a prompt's recall reads topics its index does not cover yet (then it answers from what it read)."""
+HOOK_INLINE_BYTES = 256 * 1024
+"""Changed topics up to this size are indexed before a prompt is answered; more are indexed by a detached
+builder (it outlives the hook) while the prompt's recall reads them directly."""
+TRANSCRIPT_READ = 8 * 1024 * 1024
+"""At most this much of a turn's transcript is read for the files the turn wrote."""
+WRITING_TOOLS = {"Write": "file_path", "Edit": "file_path", "MultiEdit": "file_path", "NotebookEdit": "notebook_path"}
+"""Claude Code's tools that write a file, and the argument naming it."""
 
 
 # ----- Claude Code's auto memory: the Claude Code kind's rules
@@ -60,13 +78,15 @@ def untracked_id(folder: Path) -> str:
     return "claude-code-" + hashlib.sha256(str(folder).encode("utf-8", "surrogateescape")).hexdigest()[:16]
 
 
-def folder_recall(mem: Memory, folder: Path, bot: str | None, prompt: str) -> list[tuple[str, str]]:
+def folder_recall(mem: Memory, folder: Path, bot: str | None, prompt: str,
+                  deadline: float | None = None) -> list[tuple[str, str]]:
     """The (file, passage) notes recall finds in the folder's topic files for *prompt*.
 
     The same recall (and index) as every other folder: *bot* is the folder's tracked id; an untracked
     folder is served under :func:`untracked_id` for the call. MEMORY.md is never recalled: it loads already.
+    Topics not indexed yet are read until *deadline* (:data:`COLD_READ_S` from now by default).
     """
-    from ..recall.query import recall as recall_in_home   # the mechanism: an untracked folder is served by a Home of its own
+    from ..recall.query import WHY_PARTIAL, recall as recall_in_home   # an untracked folder: a Home of its own
 
     home = mem.home
     if bot is None:
@@ -75,7 +95,11 @@ def folder_recall(mem: Memory, folder: Path, bot: str | None, prompt: str) -> li
         bot = untracked_id(folder)
         home = Home(home.root, _OneFolder(bot, folder))
     try:
-        return [(n.file, n.text) for n in recall_in_home(home, bot, prompt, mem.today).notes]
+        r = recall_in_home(home, bot, prompt, mem.today, inline=HOOK_INLINE_BYTES,
+                           deadline=time.monotonic() + COLD_READ_S if deadline is None else deadline)
+        if r.why == WHY_PARTIAL:
+            logger.info("recall over %s read part of its topics: %s", folder, r.why)
+        return [(n.file, n.text) for n in r.notes]
     except BotMemoryError as e:
         logger.info("no recall from %s: %s", folder, e)
         return []
@@ -128,13 +152,78 @@ def _save_turn(home: Home, session: str, bot: str | None, turn: str | None, chat
 
 
 def _transcript_size(path: str | None) -> int | None:
+    """Where the turn starts in its transcript: its size now, 0 when Claude Code has not written it yet (a
+    session's first prompt), None without one."""
     if not path:
         return None
     try:
         st = os.stat(path, follow_symlinks=False)
+    except FileNotFoundError:
+        return 0
     except OSError:
         return None
     return st.st_size if stat.S_ISREG(st.st_mode) else None
+
+
+def chat_name(session: str) -> str:
+    """The chat a Claude Code session's work is journaled and captured under."""
+    return f"Claude Code {session[:8]}" if session else "Claude Code"
+
+
+def mcp_chat(client: str, env: Mapping[str, str]) -> str | None:
+    """The chat of an MCP write from Claude Code (its ``clientInfo.name`` is ``claude-code``): the same as its
+    session's hooks use (:func:`chat_name`, from ``$CLAUDE_CODE_SESSION_ID``, which Claude Code gives the MCP
+    servers it starts); None for another client."""
+    if client.strip().lower() not in ("claude-code", "claude code"):
+        return None
+    return chat_name(env.get("CLAUDE_CODE_SESSION_ID", "").strip())
+
+
+def written(transcript: str, start: int, folder: Path) -> list[str] | None:
+    """The memory files (relative to *folder*) a turn's part of a Claude Code transcript shows Claude writing
+    with its file tools; None when the transcript cannot be read."""
+    try:
+        fd = os.open(transcript, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return None
+    try:
+        os.lseek(fd, max(start, 0), os.SEEK_SET)
+        data = os.read(fd, TRANSCRIPT_READ)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    try:
+        base = folder.resolve()
+    except OSError:
+        base = folder
+    out: list[str] = []
+    for raw in data.split(b"\n"):
+        if b"tool_use" not in raw:
+            continue
+        try:
+            line = json.loads(raw)
+        except ValueError:
+            continue
+        msg = line.get("message") if isinstance(line, dict) else None
+        content = msg.get("content") if isinstance(msg, dict) else None
+        for block in content if isinstance(content, list) else []:
+            if not isinstance(block, dict) or block.get("type") != "tool_use" or block.get("name") not in WRITING_TOOLS:
+                continue
+            args = block.get("input")
+            path = args.get(WRITING_TOOLS[str(block["name"])]) if isinstance(args, dict) else None
+            if not isinstance(path, str) or not path:
+                continue
+            p = Path(path)
+            for parent in (base, folder):
+                try:
+                    rel = p.relative_to(parent).as_posix()
+                except ValueError:
+                    continue
+                if rel not in out:
+                    out.append(rel)
+                break
+    return out
 
 
 def _end_turn(mem: Memory, session: str, said: str | None, transcript: str | None = None) -> None:
@@ -153,9 +242,10 @@ def _end_turn(mem: Memory, session: str, said: str | None, transcript: str | Non
         data = json.loads(ft.text)
         if not isinstance(data, dict):
             raise TypeError("not a session record")
-        if isinstance(data.get("bot"), str) and isinstance(data.get("turn"), str):
-            turn_end(mem, data["bot"], data["turn"], said)
         start, chat = data.get("transcript_start"), data.get("chat")
+        if isinstance(data.get("bot"), str) and isinstance(data.get("turn"), str):
+            turn_end(mem, data["bot"], data["turn"], said,
+                     only=_own_files(mem, data["bot"], data["turn"], transcript, start))
         who = data.get("capture_bot") or data.get("bot")
         if transcript and isinstance(start, int) and isinstance(chat, str) and chat and isinstance(who, str):
             from ..upkeep.capture_queue import note_turn
@@ -172,6 +262,18 @@ def _end_turn(mem: Memory, session: str, said: str | None, transcript: str | Non
             remove_file(path, mem.home.root)
         except (FileNotFoundError, BotMemoryError):
             pass
+
+
+def _own_files(mem: Memory, bot: str, turn: str, transcript: str | None, start: object) -> list[str] | None:
+    """The files a turn is credited with when another turn of *bot* is open: those its transcript shows it
+    writing (None: every file, when no other turn is open or the transcript cannot tell)."""
+    from ..outside.turns import open_turns
+
+    if not any(t.id != turn for t in open_turns(mem, bot)):
+        return None
+    if not transcript or not isinstance(start, int):
+        return None
+    return written(transcript, start, mem.home.workspace(bot))
 
 
 def tracked_bot(mem: Memory, folder: Path) -> str | None:
@@ -224,7 +326,7 @@ def open_prompt_turn(mem: Memory, session: str, cwd: str, bot: str | None,
     if (tracked or bot) and session:
         from ..outside.turns import turn_begin
 
-        chat = f"Claude Code {session[:8]}"
+        chat = chat_name(session)
         try:
             _end_turn(mem, session, None)       # a turn the last Stop did not close
             turn = turn_begin(mem, tracked, chat) if tracked else None
@@ -236,13 +338,15 @@ def open_prompt_turn(mem: Memory, session: str, cwd: str, bot: str | None,
 
 def prompt_recall(mem: Memory, folder: Path | None, tracked: str | None, bot: str | None, prompt: str) -> str:
     """The recall block for *prompt*: the folder's topic files, then the bound workspace's (*bot*)."""
-    notes = folder_recall(mem, folder, tracked, prompt) if folder is not None else []
+    deadline = time.monotonic() + COLD_READ_S
+    notes = folder_recall(mem, folder, tracked, prompt, deadline) if folder is not None else []
     bound = ""
     if bot:
         from .find import recall_in
 
         try:
-            bound = recall_in(mem.home, bot, prompt, mem.today).text
+            bound = recall_in(mem.home, bot, prompt, mem.today, inline=HOOK_INLINE_BYTES,
+                              deadline=max(deadline, time.monotonic() + COLD_READ_S / 2)).text
         except BotMemoryError as e:
             logger.info("no recall from %s: %s", bot, e)
     return compose(notes, bound.strip())
