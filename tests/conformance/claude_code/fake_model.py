@@ -8,7 +8,8 @@ every request it sends.
 ``POST /v1/messages`` answers streamed (SSE, when the body asks) or whole: a canned text, or — for a request
 that carries tools (the agent's main loop) — the *script*'s step *k*, *k* being the number of assistant turns
 already in the conversation (step 0 answers the prompt, step 1 the first tool result, …). A step is
-``{"text": …}`` or ``{"tool": NAME, "input": {…}}``; past the script's end, the canned text. ``count_tokens``,
+``{"text": …}`` or ``{"tool": NAME, "input": {…}}``; past the script's end, the canned text. A step can be
+held until an event is set (*hold*), and :attr:`asked` says which steps were asked for: two sessions in step. ``count_tokens``,
 ``/v1/models`` and anything else (start-up probes) get a plausible small answer. Stdlib only.
 """
 from __future__ import annotations
@@ -24,9 +25,12 @@ REPLY = "Hello from the fake model."
 
 
 class FakeModel:
-    def __init__(self, script: Sequence[dict[str, Any]] = (), reply: str = REPLY) -> None:
+    def __init__(self, script: Sequence[dict[str, Any]] = (), reply: str = REPLY,
+                 hold: dict[int, threading.Event] | None = None) -> None:
         self.script = list(script)
         self.reply = reply
+        self.hold = hold or {}         # step -> an event to wait for before answering it (two sessions in step)
+        self.asked: dict[int, threading.Event] = {k: threading.Event() for k in range(len(self.script) + 1)}
         self.requests: list[dict[str, Any]] = []
         self._lock = threading.Lock()
         self._server = _Server(("127.0.0.1", 0), _Handler)
@@ -66,6 +70,10 @@ class FakeModel:
         """The content blocks and stop reason for one messages request."""
         if self.script and body.get("tools"):
             k = sum(1 for m in body.get("messages", []) if isinstance(m, dict) and m.get("role") == "assistant")
+            if k in self.asked:
+                self.asked[k].set()
+            if k in self.hold:
+                self.hold[k].wait(300)
             if k < len(self.script):
                 step = self.script[k]
                 if "tool" in step:

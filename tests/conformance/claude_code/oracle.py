@@ -88,10 +88,10 @@ def read_request(body: Mapping[str, Any]) -> tuple[str | None, str | None, str |
 
 def run(claude: Path, home: Path, cwd: Path, *, env: Mapping[str, str] | None = None, prompt: str = "hello",
         script: Sequence[dict[str, Any]] = (), args: Sequence[str] = (), model: str | None = MODEL,
-        timeout: float = 180) -> Run:
-    """One ``claude -p PROMPT`` session in *cwd* with HOME *home*, against a fresh fake model."""
+        timeout: float = 180, fake: FakeModel | None = None) -> Run:
+    """One ``claude -p PROMPT`` session in *cwd* with HOME *home*, against a fresh fake model (or *fake*)."""
     (home / ".claude").mkdir(parents=True, exist_ok=True)
-    with FakeModel(script) as fake:
+    with fake if fake is not None else FakeModel(script) as fake:
         e = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "LANG": "C.UTF-8",
              "ANTHROPIC_BASE_URL": fake.url, **OFFLINE, **(env or {})}
         cmd = [str(claude), "-p", prompt, *(["--model", model] if model else []), *args]
