@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -71,6 +72,12 @@ class ClaudeCode(AgentKind):
     def load(self, texts: Mapping[str, str], limits: Limits) -> str:
         """Exactly the text Claude Code's request carries for MEMORY.md ("" when it sends none)."""
         return self.loaded(MEMORY_FILE, texts.get(MEMORY_FILE, ""), limits).text
+
+    rules_versions: tuple[str, ...] = (RULES,)
+
+    def installed_version(self, user_home: Path, env: Mapping[str, str]) -> str | None:
+        """The version of the ``claude`` on ``$PATH`` (:func:`installed_version`)."""
+        return installed_version(env)
 
     def lines_on_disk(self, text: str) -> list[str]:
         return [ln[:-1] if ln.endswith("\r") else ln for ln in text.split("\n")]   # only \n ends a line
@@ -133,6 +140,52 @@ def _subdirs(folder: Path) -> list[Path]:
         return []
 
 
+_VERSION = re.compile(r"(\d+\.\d+\.\d+)(?:[-+][0-9A-Za-z.-]+)?")
+
+
+def installed_version(env: Mapping[str, str]) -> str | None:
+    """The version of the first ``claude`` on ``$PATH``, or None: read from its npm package's ``package.json``
+    or its native install's file name (``~/.local/share/claude/versions/2.1.328``) when it is one of those,
+    else what ``claude --version`` prints (``2.1.328 (Claude Code)``)."""
+    for d in env.get("PATH", "").split(os.pathsep):
+        exe = Path(d or ".") / "claude"
+        if not (exe.is_file() and os.access(exe, os.X_OK)):
+            continue
+        try:
+            real = exe.resolve()
+        except OSError:
+            real = exe
+        for folder in real.parents:
+            pkg = folder / "package.json"
+            if pkg.is_file():
+                try:
+                    data = json.loads(pkg.read_bytes()[:256 * 1024])
+                except (OSError, ValueError):
+                    break
+                if isinstance(data, dict) and data.get("name") == "@anthropic-ai/claude-code":
+                    v = data.get("version")
+                    return v if isinstance(v, str) else None
+                break
+        if real.parent.name == "versions" and _VERSION.fullmatch(real.name):
+            return real.name
+        return _version_of(exe, env)
+    return None
+
+
+def _version_of(exe: Path, env: Mapping[str, str]) -> str | None:
+    """What ``claude --version`` says its version is (it needs no HOME and answers in tens of ms)."""
+    import subprocess
+
+    try:
+        r = subprocess.run([str(exe), "--version"], capture_output=True, text=True, timeout=10,
+                           stdin=subprocess.DEVNULL, env={"PATH": env.get("PATH", ""), "LANG": "C.UTF-8",
+                                                          "HOME": env.get("HOME", "/nonexistent")})
+    except (OSError, subprocess.SubprocessError):
+        return None
+    m = _VERSION.match(r.stdout.strip())
+    return m.group(1) if r.returncode == 0 and m else None
+
+
 def project_memory_dir(cwd: str, user_home: Path, env: Mapping[str, str]) -> Path | None:
     """The auto memory folder of a session started in *cwd*, or None when auto memory is off there
     (:func:`.claude_code_paths.memory_dir`)."""
@@ -173,5 +226,5 @@ def project_name(project: Path) -> str:
 
 
 KIND = ClaudeCode()
-__all__ = ["KIND", "MAX_BYTES", "MAX_LINES", "RULES", "claude_dir", "project_memory_dir", "project_name",
-           "session_cwds"]
+__all__ = ["KIND", "MAX_BYTES", "MAX_LINES", "RULES", "claude_dir", "installed_version", "project_memory_dir",
+           "project_name", "session_cwds"]

@@ -227,3 +227,13 @@ def test_a_project_run_from_a_subfolder_is_found_by_agents_under_its_git_root(cl
     mine = [f for f in found if f["path"] == r.announced.rstrip("/")]
     assert [f["name"] for f in mine] == [str(trees["repo"])]
     assert our_folder(trees["worktree"], home) == r.announced
+
+
+def test_the_installed_version_is_the_one_claude_code_says(claude):
+    """What the gauge's rules_version is chosen by: the version read from the install, as npm lays it out, and
+    what the binary itself says."""
+    from botmemory.core.kinds.claude_code import _version_of, installed_version
+
+    on_path = claude.parents[3] / ".bin"
+    assert (on_path / "claude").resolve() == claude.resolve()
+    assert installed_version({"PATH": str(on_path)}) == "2.1.328" == _version_of(claude, {"PATH": ""})

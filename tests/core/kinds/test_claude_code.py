@@ -260,3 +260,29 @@ def test_the_first_settings_that_set_the_folder_win_even_with_a_value_claude_cod
 ])
 def test_the_switches_that_turn_auto_memory_off(env, on):
     assert P.enabled(env, []) is on
+
+
+def test_the_installed_claude_codes_version_is_read_from_its_package_its_install_or_its_answer(tmp_path):
+    from botmemory.core.kinds.claude_code import installed_version
+
+    npm = tmp_path / "npm" / "node_modules" / "@anthropic-ai" / "claude-code"
+    (npm / "bin").mkdir(parents=True)
+    (npm / "package.json").write_text(json.dumps({"name": "@anthropic-ai/claude-code", "version": "2.1.328"}))
+    (npm / "bin" / "claude.exe").write_text("#!/bin/sh\nexit 1\n")
+    (npm / "bin" / "claude.exe").chmod(0o755)
+    on_path = tmp_path / "bin1"
+    on_path.mkdir()
+    (on_path / "claude").symlink_to(npm / "bin" / "claude.exe")
+    assert installed_version({"PATH": str(on_path)}) == "2.1.328"
+    native = tmp_path / "share" / "claude" / "versions" / "2.1.330"
+    native.parent.mkdir(parents=True)
+    native.write_text("#!/bin/sh\nexit 1\n")
+    native.chmod(0o755)
+    (tmp_path / "bin2").mkdir()
+    (tmp_path / "bin2" / "claude").symlink_to(native)
+    assert installed_version({"PATH": str(tmp_path / "bin2")}) == "2.1.330"
+    (tmp_path / "bin3").mkdir()
+    (tmp_path / "bin3" / "claude").write_text("#!/bin/sh\necho '2.1.329 (Claude Code)'\n")
+    (tmp_path / "bin3" / "claude").chmod(0o755)
+    assert installed_version({"PATH": f"{tmp_path / 'none'}:{tmp_path / 'bin3'}:{on_path}"}) == "2.1.329"
+    assert installed_version({"PATH": str(tmp_path / "none")}) is None
