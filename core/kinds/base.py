@@ -258,6 +258,7 @@ class Found:
     path: Path
     slug: str           # the id's stem (made unique by the registry)
     name: str           # what the person calls it: a project's real path, else the folder's name
+    exact: bool = True  # no other folder can have this slug (else the id always carries a hash of the path)
 
 
 @dataclass(frozen=True)

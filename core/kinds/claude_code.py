@@ -103,7 +103,8 @@ class ClaudeCode(AgentKind):
         for p in dirs:
             mem = p / "memory"
             if mem.is_dir() and not mem.is_symlink():
-                found.append(Found(self.name, mem, "claude-" + p.name, roots.get(p.name) or project_name(p)))
+                found.append(Found(self.name, mem, "claude" + p.name, roots.get(p.name) or project_name(p),
+                                   exact=_SLUG.fullmatch("claude" + p.name) is not None))
                 places.add(mem)
         seen: set[str] = set()
         for p in dirs:
@@ -115,13 +116,14 @@ class ClaudeCode(AgentKind):
                 for a in _subdirs(here / ".claude" / "agent-memory"):
                     if not (here / ".claude").is_symlink() and not (here / ".claude" / "agent-memory").is_symlink():
                         found.append(Found(self.name, a, f"claude-agent-{here.name}-{a.name}",
-                                           f"{cwd} · agent {a.name}"))
+                                           f"{cwd} · agent {a.name}", exact=False))
                 moved = where.memory_dir(cwd, user_home, env)
                 if moved is not None and moved not in places and moved.is_dir() and not moved.is_symlink():
                     places.add(moved)
-                    found.append(Found(self.name, moved, "claude-" + moved.name, f"{cwd} · {moved}"))
+                    found.append(Found(self.name, moved, "claude-" + moved.name, f"{cwd} · {moved}", exact=False))
         for p in _subdirs(base / "agent-memory"):
-            found.append(Found(self.name, p, "claude-agent-" + p.name, f"agent {p.name}"))
+            found.append(Found(self.name, p, "claude-agent-" + p.name, f"agent {p.name}",
+                               exact=_SLUG.fullmatch("claude-agent-" + p.name) is not None))
         user, problem = where.read_settings(base / "settings.json")
         if problem:
             unread.append(problem)
@@ -140,6 +142,8 @@ def _subdirs(folder: Path) -> list[Path]:
         return []
 
 
+_SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+"""A slug an id keeps as it is: no other folder name becomes the same id (no capital, no run of dashes)."""
 _VERSION = re.compile(r"(\d+\.\d+\.\d+)(?:[-+][0-9A-Za-z.-]+)?")
 
 

@@ -286,3 +286,36 @@ def test_the_installed_claude_codes_version_is_read_from_its_package_its_install
     (tmp_path / "bin3" / "claude").chmod(0o755)
     assert installed_version({"PATH": f"{tmp_path / 'none'}:{tmp_path / 'bin3'}:{on_path}"}) == "2.1.329"
     assert installed_version({"PATH": str(tmp_path / "none")}) is None
+
+
+def test_found_folders_keep_their_ids_when_another_project_appears(tmp_path):
+    """An id depends on the folder's own path only: a new project whose name makes the same slug (other
+    capitals, dashes, the same folder name elsewhere) gets an id of its own and changes no other."""
+    from botmemory.core.disk.paths import Home
+    from botmemory.core.kinds import tracked
+
+    user = tmp_path / "user"
+    projects = user / ".claude" / "projects"
+
+    def project(cwd: Path, agent: str | None = None) -> None:
+        d = projects / P.sanitized(str(cwd))
+        (d / "memory").mkdir(parents=True)
+        (d / "s.jsonl").write_text(json.dumps({"type": "user", "cwd": str(cwd)}) + "\n")
+        if agent:
+            (cwd / ".claude" / "agent-memory" / agent).mkdir(parents=True)
+
+    home = Home(tmp_path / "home")
+
+    def ids() -> dict[Path, str]:
+        return {c.path: c.id for c in tracked.discover(home, user, {})[0]}
+
+    project(tmp_path / "b" / "app", agent="qa")
+    project(tmp_path / "b" / "web")
+    (user / ".claude" / "agent-memory" / "reviewer").mkdir(parents=True)
+    before = ids()
+    project(tmp_path / "a" / "app", agent="qa")          # the same folder and agent names, listed first
+    project(tmp_path / "b" / "Web")                       # the same slug but for a capital
+    project(tmp_path / "b" / "-web")
+    after = ids()
+    assert {p: after[p] for p in before} == before
+    assert len(set(after.values())) == len(after) == len(before) + 4
