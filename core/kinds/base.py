@@ -12,7 +12,7 @@ import re
 import stat
 from collections.abc import Callable, Mapping, Sequence
 from datetime import date
-from dataclasses import dataclass, field, replace
+from ..base.record import field, record, replace
 from pathlib import Path
 
 from ..base.errors import BadInput, Refused
@@ -110,7 +110,7 @@ def head_cut(lines: Sequence[str], max_lines: int, max_bytes: int) -> int:
     return len(lines)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Limits:
     """The budget of one folder, as read from the agent's own settings (or the defaults)."""
 
@@ -126,7 +126,7 @@ class Limits:
     startup: str | None = None        # what the agent adds when a session starts, read from other files
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Loaded:
     """What the agent loads of one budgeted file."""
 
@@ -164,7 +164,7 @@ class Loaded:
         return "amber" if self.fill >= AMBER_AT else "ok"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class AgentGauge:
     agent: str
     files: tuple[Loaded, ...]
@@ -250,7 +250,7 @@ def _file_dict(f: Loaded) -> dict[str, object]:
     return d
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Found:
     """A memory folder found on this computer."""
 
@@ -261,7 +261,7 @@ class Found:
     exact: bool = True  # no other folder can have this slug (else the id always carries a hash of the path)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Piece:
     """One entry of a file, as a kind splits it for forget: its text and where it sits."""
 

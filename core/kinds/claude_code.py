@@ -24,14 +24,15 @@ from pathlib import Path
 
 from ..base.log import get_logger
 from ..disk.paths import FileKind
-from . import claude_code_load, claude_code_paths as where
+from . import claude_code_paths as where
 from .base import MEMORY_FILE, NAME_RULE, AgentKind, Found, Limits, Loaded, check_name, list_md
 
 logger = get_logger(__name__)
 
-MAX_LINES = claude_code_load.MAX_LINES
-MAX_BYTES = claude_code_load.MAX_UNITS
-"""25,000: what Claude Code calls bytes are UTF-16 code units."""
+MAX_LINES = 200
+MAX_BYTES = 25_000
+"""What Claude Code calls bytes are UTF-16 code units (:mod:`.claude_code_load`, loaded when a MEMORY.md is
+measured: a prompt's hook does not need it)."""
 RULES = "2.1.328"
 """The Claude Code version whose rules these are (proven against it by tests/conformance/claude_code)."""
 _TRANSCRIPT_PEEK = 64 * 1024
@@ -65,7 +66,9 @@ class ClaudeCode(AgentKind):
         return Limits(max_lines=MAX_LINES, max_bytes=MAX_BYTES)
 
     def loaded(self, rel: str, text: str, limits: Limits) -> Loaded:
-        got = claude_code_load.measure(text)
+        from .claude_code_load import measure
+
+        got = measure(text)
         return Loaded(rel, got.text, got.lines, got.units, got.units, unloaded_lines=got.unloaded_lines,
                       lost=got.lost, max_lines=MAX_LINES, max_bytes=MAX_BYTES)
 

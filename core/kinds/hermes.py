@@ -32,9 +32,11 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
+
+from ..base.record import replace   # (Limits is a record: this replace is dataclasses' for both)
 
 from ..base.errors import BadInput
 from ..disk.paths import FileKind

@@ -32,8 +32,10 @@ import os
 import re
 import stat
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import date, datetime, timezone, tzinfo
+
+from ..base.record import replace
 from pathlib import Path
 
 from ..base.errors import BadInput

@@ -15,7 +15,7 @@ import json
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from ..base.record import record
 from pathlib import Path
 from ..base.log import get_logger
 from .. import kinds
@@ -29,7 +29,7 @@ MAX_ID = 64
 _ID = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Tracked:
     id: str
     agent: str
@@ -40,7 +40,7 @@ class Tracked:
         return {"id": self.id, "agent": self.agent, "path": str(self.path), "name": self.name}
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Candidate:
     id: str
     agent: str

@@ -30,6 +30,7 @@ TYPE_CHECKING = False   # as typing's: typing itself is not imported at run time
 if TYPE_CHECKING:   # annotations only: importing the store costs a search or recall milliseconds
     from typing import Any
 
+    from ..disk.paths import Layout
     from ..store.writer import Change
 
 
@@ -448,12 +449,23 @@ def _topic_check(home: Home, bot: str, prefix: str) -> Callable[[str], bool]:
     if layout is None:
         return _is_topic_name
 
+    known = _KIND_TOPICS.setdefault((id(layout), prefix), (layout, {}))[1]
+
     def check(name: str) -> bool:
-        try:
-            return layout.classify(prefix + name) is FileKind.TOPIC
-        except BadInput:
-            return False
+        got = known.get(name)
+        if got is None:
+            try:
+                got = layout.classify(prefix + name) is FileKind.TOPIC
+            except BadInput:
+                got = False
+            if len(known) < 65536:
+                known[name] = got
+        return got
     return check
+
+
+_KIND_TOPICS: dict[tuple[int, str], tuple[Layout, dict[str, bool]]] = {}
+"""Per kind (a layout is one object a kind): whether each file name seen in its topic folder is a topic."""
 
 
 def _list_topics(home: Home, bot: str) -> dict[str, _Key]:

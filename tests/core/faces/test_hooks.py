@@ -79,7 +79,7 @@ def test_loaded_counts_after_frontmatter_and_html_comments():
 def test_session_start_says_how_many_lines_do_not_load(tmp_path, claude, mem):
     (claude / "MEMORY.md").write_text("".join(f"- [Note {i}](note{i}.md)\n" for i in range(230)))
     text = context(handle(mem, ev("session_start", the_project(tmp_path))))
-    assert text.startswith("30 of the 230 lines of ") and "the last line that loads is line 200" in text
+    assert text.startswith("30 of the 230 lines of ") and "the last line that loads whole is line 200" in text
 
 
 def test_session_start_says_nothing_when_all_loads_or_there_is_no_memory(tmp_path, claude, mem):
@@ -570,3 +570,23 @@ def test_a_prompt_never_builds_more_than_a_little_of_the_index_itself(tmp_path, 
 
     index = mem.home.state_dir / "index" / f"{C.untracked_id(claude)}.sqlite3"
     assert sqlite3.connect(index).execute("SELECT COUNT(*) FROM files").fetchone() == (0,)   # nothing built inline
+
+
+def test_a_prompt_in_an_untracked_folder_loads_no_journal_and_answers_as_the_full_command_line(tmp_path, claude):
+    """``botmemory hook claude-code`` is read without the full parser, and a prompt over a folder botmemory does
+    not track never loads the store or the journal; the answer is the same as through the full command line."""
+    (claude / "billing.md").write_text("# Billing\n\nInvoices are reconciled by Milind every Monday.\n")
+    root = tmp_path / "home"
+    code = ("import sys, io; from botmemory.core.faces import entry;"
+            "sys.stdin = io.TextIOWrapper(io.BytesIO(sys.argv[2].encode()));"
+            "rc = entry.main(['--root', sys.argv[1], 'hook', 'claude-code']);"
+            "print([m for m in ('botmemory.core.store.journal', 'botmemory.core.store.memory', 'argparse',"
+            " 'botmemory.core.outside.turns') if m in sys.modules], rc)")
+    p = subprocess.run([sys.executable, "-c", code, str(root), ev("user_prompt_submit", the_project(tmp_path))],
+                       capture_output=True, text=True, timeout=60)
+    lines = p.stdout.splitlines()
+    assert lines[-1] == "[] 0", p.stderr
+    full = subprocess.run([*CLI, "--root", str(root), "hook", "claude-code"],
+                          input=ev("user_prompt_submit", the_project(tmp_path)), capture_output=True, text=True,
+                          timeout=60)
+    assert lines[0] == full.stdout.strip() and "Milind" in context(lines[0])

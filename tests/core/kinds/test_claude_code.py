@@ -319,3 +319,9 @@ def test_found_folders_keep_their_ids_when_another_project_appears(tmp_path):
     after = ids()
     assert {p: after[p] for p in before} == before
     assert len(set(after.values())) == len(after) == len(before) + 4
+
+
+def test_the_kinds_budget_is_the_loaders():
+    from botmemory.core.kinds import claude_code
+
+    assert (claude_code.MAX_LINES, claude_code.MAX_BYTES) == (L.MAX_LINES, L.MAX_UNITS)
