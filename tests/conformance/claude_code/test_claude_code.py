@@ -9,6 +9,7 @@ warning, the folder a session uses with the one its system prompt announces.
 from __future__ import annotations
 
 import itertools
+import os
 import re
 import subprocess
 from pathlib import Path
@@ -50,6 +51,7 @@ def compare(claude: Path, base: Path, data: bytes) -> None:
     assert loaded["text"] == (r.memory or ""), sample
     g = botmemory_json(root, "gauge", bot, env=env)
     assert isinstance(g, dict)
+    assert g["rules_version"] == "claude-code 2.1.328"
     warning = (r.memory or "").rpartition("\n\n> WARNING: ")[2] if r.memory and "\n\n> WARNING: MEMORY.md is " \
         in r.memory else None
     if len(data) > L.MAX_FILE_BYTES:
@@ -229,11 +231,19 @@ def test_a_project_run_from_a_subfolder_is_found_by_agents_under_its_git_root(cl
     assert our_folder(trees["worktree"], home) == r.announced
 
 
-def test_the_installed_version_is_the_one_claude_code_says(claude):
-    """What the gauge's rules_version is chosen by: the version read from the install, as npm lays it out, and
-    what the binary itself says."""
-    from botmemory.core.kinds.claude_code import _version_of, installed_version
+def test_the_gauge_says_the_installed_version_and_whose_rules_it_used(claude, agents, tmp_path):
+    """``claude --version`` (read from the install as npm lays it out, or asked) decides the rules: the gauge
+    says which it used (``rules_version``) and what it found installed (``agent_version``)."""
+    from botmemory.core.kinds.claude_code import _version_of
 
     on_path = claude.parents[3] / ".bin"
     assert (on_path / "claude").resolve() == claude.resolve()
-    assert installed_version({"PATH": str(on_path)}) == "2.1.328" == _version_of(claude, {"PATH": ""})
+    assert _version_of(claude, {"PATH": ""}) == agents.claude_version
+    folder = tmp_path / "mem"
+    folder.mkdir()
+    (folder / "MEMORY.md").write_text("- [A](a.md)\n")
+    env = {"HOME": str(tmp_path / "home"), "PATH": f"{on_path}:{os.environ.get('PATH', '')}"}
+    bot = track(tmp_path / "bm", folder, env)
+    g = botmemory_json(tmp_path / "bm", "gauge", bot, env=env)
+    assert isinstance(g, dict)
+    assert (g["rules_version"], g["agent_version"]) == ("claude-code 2.1.328", agents.claude_version)
