@@ -41,8 +41,6 @@ def test_paths_outside_the_layout_are_refused(kind, rel):
         kind.classify(rel)
 
 
-
-
 def test_hermes_counts_its_snapshot_and_reads_its_limits(tmp_path):
     text = "User prefers tea\n§\nProject uses postgres\n"
     got = HE.loaded("MEMORY.md", text, HE.limits(tmp_path, {}, {}))
