@@ -125,7 +125,8 @@ def main() -> None:
         project.mkdir(parents=True)
         make_project(claude, project, 2000)
         env = {"PATH": os.environ.get("PATH", ""), "HOME": str(tmp), "LANG": "C.UTF-8",
-               "CLAUDE_CONFIG_DIR": str(claude), "CLAUDE_PROJECT_DIR": str(project)}
+               "CLAUDE_CONFIG_DIR": str(claude), "CLAUDE_PROJECT_DIR": str(project),
+               **{k: v for k, v in os.environ.items() if k == "PYTHONPATH"}}   # (to time another checkout)
         load = os.getloadavg()[0]
         base = python_c("pass", n, "pass")
         hot, size = warm(root, project, env, n)
