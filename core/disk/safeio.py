@@ -252,13 +252,16 @@ def hash_file(path: Path, root: Path | None = None) -> tuple[str, int] | None:
         os.close(fd)
 
 
-def atomic_write(path: Path, data: bytes, root: Path | None = None, mode: int = FILE_MODE) -> None:
+def atomic_write(path: Path, data: bytes, root: Path | None = None, mode: int = FILE_MODE, *,
+                 durable: bool = True) -> None:
     """Replace *path* with *data* so that a crash leaves the old file or the new, never a torn one.
 
     With *root*, the folders between it and *path* are created or opened
     without following a link (a link is refused, naming it). The file gets
     *mode* (0600 unless told: a file of someone else's, such as an agent's
-    settings, passes the mode it had).
+    settings, passes the mode it had). Not *durable*: no fsync (the new file
+    may be lost in a power cut, still never torn) — for bookkeeping a hook
+    writes before every prompt.
     """
     shown = _show(path, root)
     if len(data) > MAX_FILE_BYTES:
@@ -276,7 +279,8 @@ def atomic_write(path: Path, data: bytes, root: Path | None = None, mode: int = 
                 while view:
                     n = os.write(fd, view)
                     view = view[n:]
-                os.fsync(fd)
+                if durable:
+                    os.fsync(fd)
                 if hasattr(os, "fchmod"):
                     os.fchmod(fd, mode)
             finally:
@@ -291,7 +295,8 @@ def atomic_write(path: Path, data: bytes, root: Path | None = None, mode: int = 
             except OSError:
                 pass
             raise
-        d.fsync()
+        if durable:
+            d.fsync()
 
 
 def append_file(path: Path, data: bytes, root: Path | None = None) -> tuple[int, bool]:

@@ -6,6 +6,8 @@ the plain forms of ``recall`` and ``search`` itself (importing only what recall
 and search need: no argparse parser of every command, no store, no journal)
 and hands everything else — ``--help``, any other command, any option it does
 not know — to :func:`botmemory.core.faces.cli.main`, which answers exactly as before.
+``hook claude-code`` (run before every prompt of a Claude Code session) is read
+here too and answered by :func:`botmemory.core.faces.hooks.main`.
 
 What the modules on this path import is kept to what a call uses: loggers
 that load :mod:`logging` only for a record that could be shown (:mod:`.log`),
@@ -21,10 +23,11 @@ import sys
 from collections.abc import Sequence
 
 class _Args:
-    """A plain ``recall`` or ``search`` command line."""
+    """A plain ``recall``, ``search`` or ``hook claude-code`` command line."""
 
     def __init__(self) -> None:
         self.command = ""
+        self.bot: str | None = None
         self.root: str | None = None
         self.today: str | None = None
         self.since: str | None = None
@@ -67,10 +70,54 @@ def _read(argv: Sequence[str]) -> _Args | None:
     return None                             # the full parser explains what is missing
 
 
+def _hook(argv: Sequence[str]) -> _Args | None:
+    """The arguments of ``[--root R] [--today D] [--verbose] hook claude-code [--bot B]``, or None."""
+    args = _Args()
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        name, eq, value = a.partition("=")
+        if a in ("--verbose", "-v"):
+            args.verbose = True
+        elif name in ("--root", "--today") and not args.command or name == "--bot" and args.rest == ["claude-code"]:
+            if not eq:
+                if i + 1 >= len(argv):
+                    return None
+                i += 1
+                value = argv[i]
+            if name == "--bot":
+                args.bot = value
+            else:
+                setattr(args, name[2:], value)
+        elif a.startswith("-"):
+            return None
+        elif not args.command:
+            if a != "hook":
+                return None
+            args.command = a
+        elif not args.rest and a == "claude-code":
+            args.rest.append(a)
+        else:
+            return None
+        i += 1
+    return args if args.rest == ["claude-code"] else None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else list(argv)
     opts = _read(args)
     if opts is None:
+        hook = _hook(args)
+        if hook is not None:            # a Claude Code hook: the home opened only as far as its event needs
+            from ..base import log
+            from .hooks import main as answer
+
+            log.setup(hook.verbose)
+            got = answer(hook.root, hook.today, hook.bot, sys.stdin.buffer.read(16 * 1024 * 1024))
+            if got:
+                sys.stdout.write(got + "\n")
+                sys.stdout.flush()
+            return 0
         from .cli import main as full
 
         return full(args)

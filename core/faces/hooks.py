@@ -20,6 +20,8 @@ stderr, which Claude Code shows in its debug log, and to
   ``transcript_path``. ``SessionEnd`` closes whatever the session left open.
 
 This module reads the event and writes the answer; what it decides is :mod:`botmemory.core.ops.claude`'s.
+``botmemory hook claude-code`` is answered without the full command line (:func:`main`, from
+:mod:`botmemory.core.faces.entry`): a prompt over a folder botmemory does not track loads no journal.
 """
 from __future__ import annotations
 
@@ -27,11 +29,16 @@ import json
 import threading
 import time
 from collections.abc import Callable, Mapping
-from typing import Any
 
 from ..base.log import get_logger
-from ..ops import Home, Memory
 from ..ops import claude as ops_claude
+from ..ops.claude import HookContext
+
+TYPE_CHECKING = False   # as typing's: typing itself is not imported before every prompt
+if TYPE_CHECKING:   # annotations only: the opened Memory loads only when an event records a turn
+    from typing import Any
+
+    from ..ops import Home, Memory
 
 logger = get_logger(__name__)
 
@@ -71,20 +78,22 @@ def with_deadline(fn: Callable[[], str], seconds: float) -> str:
     return box[0] if box else ""
 
 
-def user_prompt(mem: Memory, event: Mapping[str, Any], bot: str | None, budget: float) -> str:
+def user_prompt(ctx: HookContext, event: Mapping[str, Any], bot: str | None, budget: float) -> str:
     session = str(event.get("session_id") or "")
     prompt = str(event.get("prompt") or "")
     transcript = event.get("transcript_path")
-    folder, tracked = ops_claude.open_prompt_turn(mem, session, str(event.get("cwd") or ""), bot,
+    folder, tracked = ops_claude.open_prompt_turn(ctx, session, str(event.get("cwd") or ""), bot,
                                                   transcript if isinstance(transcript, str) else None)
-    text = with_deadline(lambda: ops_claude.prompt_recall(mem, folder, tracked, bot, prompt), budget)
+    text = with_deadline(lambda: ops_claude.prompt_recall(ctx, folder, tracked, bot, prompt), budget)
     return _context("UserPromptSubmit", text) if text else ""
 
 
-def handle(mem: Memory | None, raw: str, bot: str | None = None, budget: float | None = None) -> str:
-    """The answer to one Claude Code hook event (raw JSON); "" for none. Never raises."""
+def handle(mem: Memory | HookContext | None, raw: str, bot: str | None = None, budget: float | None = None) -> str:
+    """The answer to one Claude Code hook event (raw JSON); "" for none. Never raises. *mem*: the opened home,
+    or a :class:`HookContext` that opens it only when the event records a turn."""
     started = time.monotonic()
-    home: Home | None = mem.home if mem else None
+    ctx = mem if isinstance(mem, HookContext) or mem is None else HookContext.of(mem)
+    home: Home | None = ctx.home if ctx else None
     try:
         if not raw.strip():
             log_error(home, "hook claude-code: no event on stdin (it was empty)")
@@ -101,17 +110,28 @@ def handle(mem: Memory | None, raw: str, bot: str | None = None, budget: float |
         name = event.get("hook_event_name")
         if name == "SessionStart":
             return session_start(event)
-        if mem is None:
+        if ctx is None:
             return ""
         if name == "UserPromptSubmit":
             left = (RECALL_BUDGET_S if budget is None else budget) - (time.monotonic() - started)
-            return user_prompt(mem, event, bot, left)
+            return user_prompt(ctx, event, bot, left)
         if name in ("Stop", "SubagentStop", "SessionEnd") and event.get("session_id"):
             said = event.get("last_assistant_message") if name != "SessionEnd" else None
             transcript = event.get("transcript_path") if name == "Stop" else None   # the person's turn, for capture
-            ops_claude.end_session_turn(mem, str(event["session_id"]), said if isinstance(said, str) else None,
+            ops_claude.end_session_turn(ctx, str(event["session_id"]), said if isinstance(said, str) else None,
                                         transcript if isinstance(transcript, str) and transcript else None)
         return ""
     except Exception as e:  # noqa: BLE001 - a hook never fails the person: it logs and answers nothing
         log_error(home, f"hook claude-code: {type(e).__name__}: {e}")
         return ""
+
+
+def main(root: str | None, today: str | None, bot: str | None, stdin: bytes) -> str:
+    """``botmemory [--root R] [--today D] hook claude-code [--bot B]``: the answer to the event on *stdin*
+    (the home opened only as far as the event needs). Never raises."""
+    try:
+        ctx: HookContext | None = HookContext.at(root, today)
+    except Exception as e:  # noqa: BLE001 - a hook answers nothing rather than fail the person
+        log_error(None, f"hook claude-code: {type(e).__name__}: {e}")
+        ctx = None
+    return handle(ctx, stdin.decode("utf-8", errors="replace"), bot)

@@ -3,7 +3,8 @@
 Every tool runs the same operations as the CLI through the public surface
 (``botmemory.core``): budget and archiving, redaction, the journal, forgotten
 words, the memory switch. A write is the bot's work: ``who: bot, how: mcp``,
-``chat`` from the argument, else the client's name. A refused or bad call
+``chat`` from the argument, else — from Claude Code — its session's chat
+(``Claude Code <session>``, as its hooks journal it), else the client's name. A refused or bad call
 raises a :class:`BotMemoryError` whose one line is the CLI's message; nothing
 is written. :func:`normalize` maps the argument names models reach for
 (``query`` for ``words``, ``content`` for ``text``, ``n`` for ``limit`` …)
@@ -139,8 +140,14 @@ def _dump(value: object) -> str:
 
 
 def bot_actor(args: Mapping[str, Any], client: str) -> Actor:
-    """The bot's work, how: mcp; the chat is the argument, else the client's name."""
-    chat = " ".join(str(args.get("chat") or "").split()) or " ".join(client.split()) or HOW
+    """The bot's work, how: mcp; the chat is the argument, else Claude Code's session chat (the one its hooks
+    journal under), else the client's name."""
+    import os
+
+    from ..ops import claude
+
+    chat = (" ".join(str(args.get("chat") or "").split()) or claude.mcp_chat(client, os.environ)
+            or " ".join(client.split()) or HOW)
     return Actor("bot", HOW, chat)
 
 

@@ -9,7 +9,10 @@ from __future__ import annotations
 import importlib
 
 from ..base.errors import BadInput
-from .base import AgentKind, AgentGauge, Found, Limits, Loaded, Piece
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .base import AgentGauge, AgentKind, Found, Limits, Loaded, Piece
 
 _MODULES = {
     "openmausbot": "openmausbot",
@@ -22,6 +25,19 @@ AGENT_NAMES: tuple[str, ...] = tuple(n for n in NAMES if n != "openmausbot")
 _cache: dict[str, AgentKind] = {}
 
 
+_BASE_NAMES = ("AgentGauge", "AgentKind", "Found", "Limits", "Loaded", "Piece")
+
+
+def __getattr__(name: str) -> object:
+    """The kinds' shared classes, loaded on first use: a module of the package (``claude_code_paths``, which a
+    Claude Code prompt's hook reads) does not pay for them (PEP 562)."""
+    if name in _BASE_NAMES:
+        from . import base
+
+        return getattr(base, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def get(name: str) -> AgentKind:
     """The kind called *name*, or BadInput naming the kinds there are."""
     kind = _cache.get(name)
@@ -29,6 +45,8 @@ def get(name: str) -> AgentKind:
         mod = _MODULES.get(name)
         if mod is None:
             raise BadInput(f"unknown kind {name!r}: use one of {', '.join(NAMES)}")
+        from .base import AgentKind
+
         kind = importlib.import_module(f"{__name__}.{mod}").KIND
         if not isinstance(kind, AgentKind):
             raise TypeError(f"{mod}.KIND is not an AgentKind")

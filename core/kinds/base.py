@@ -12,7 +12,7 @@ import re
 import stat
 from collections.abc import Callable, Mapping, Sequence
 from datetime import date
-from dataclasses import dataclass, field, replace
+from ..base.record import field, record, replace
 from pathlib import Path
 
 from ..base.errors import BadInput, Refused
@@ -110,7 +110,7 @@ def head_cut(lines: Sequence[str], max_lines: int, max_bytes: int) -> int:
     return len(lines)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Limits:
     """The budget of one folder, as read from the agent's own settings (or the defaults)."""
 
@@ -126,7 +126,7 @@ class Limits:
     startup: str | None = None        # what the agent adds when a session starts, read from other files
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Loaded:
     """What the agent loads of one budgeted file."""
 
@@ -164,7 +164,7 @@ class Loaded:
         return "amber" if self.fill >= AMBER_AT else "ok"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class AgentGauge:
     agent: str
     files: tuple[Loaded, ...]
@@ -250,7 +250,7 @@ def _file_dict(f: Loaded) -> dict[str, object]:
     return d
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Found:
     """A memory folder found on this computer."""
 
@@ -258,9 +258,10 @@ class Found:
     path: Path
     slug: str           # the id's stem (made unique by the registry)
     name: str           # what the person calls it: a project's real path, else the folder's name
+    exact: bool = True  # no other folder can have this slug (else the id always carries a hash of the path)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Piece:
     """One entry of a file, as a kind splits it for forget: its text and where it sits."""
 
@@ -282,6 +283,7 @@ class AgentKind:
     topic_dir: str | None = "memory/"     # where topic files are, as a path prefix; None: the kind has none
     topic_name_rule = f"a topic is one file name of {NAME_RULE}"   # as a person reads it (the New topic prompt)
     refusal = ""
+    reads_bad_bytes = False         # the agent loads a file that is not UTF-8 (bad bytes as U+FFFD)
     rules_versions: tuple[str, ...] = ()
     """The agent versions whose rules this kind knows, oldest first (:mod:`.versions` picks one)."""
 
@@ -359,6 +361,10 @@ class AgentKind:
     def whole_file_entry(self, rel: str) -> bool:
         """True when the file is one entry (a Claude Code topic): forget deletes it."""
         return False
+
+    def lines_on_disk(self, text: str) -> list[str]:
+        """A file's lines as the agent numbers them (what :attr:`Loaded.lost` counts in)."""
+        return text.splitlines()
 
     # ----- finding
 

@@ -4,62 +4,42 @@ Subagents' memory is ``<claude dir>/agent-memory/<agent>/`` (user scope) or ``<p
 (project scope), found for the projects Claude Code knows: their ``cwd`` from the newest transcripts.
 
 ``MEMORY.md`` is an index, one line per memory; each memory is a topic file
-beside it. What loads at the start of every conversation: the first 200 lines
-or 25,000 bytes of ``MEMORY.md``, whichever comes first, after its frontmatter
-and block-level HTML comments are stripped; the tail is cut. Topic files are
-read on demand. Claude Code writes its memory itself, so ``remember``,
-``prefer``, ``tidy`` and ``init`` are refused here.
+beside it. What loads at the start of every conversation is exactly what
+Claude Code 2.1.328's own code loads (:mod:`.claude_code_load`): the first 200
+lines or 25,000 UTF-16 code units of ``MEMORY.md`` after its frontmatter and
+top-level HTML comments are stripped and it is trimmed, cut at a line's end,
+with Claude Code's warning appended; a file over 4 MiB does not load. Which
+folder a session uses is :mod:`.claude_code_paths` (the project's git root,
+``autoMemoryDirectory``). Topic files are read on demand. Claude Code writes
+its memory itself, so ``remember``, ``prefer``, ``tidy`` and ``init`` are
+refused here.
 """
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
 
 from ..base.log import get_logger
 from ..disk.paths import FileKind
-from .base import (MEMORY_FILE, NAME_RULE, AgentKind, Found, Limits, Loaded, agent_dir, check_name, frontmatter_end, head_cut,
-                   list_md, read_setting, split_lines)
+from . import claude_code_paths as where
+from .base import MEMORY_FILE, NAME_RULE, AgentKind, Found, Limits, Loaded, check_name, list_md
 
 logger = get_logger(__name__)
 
 MAX_LINES = 200
 MAX_BYTES = 25_000
+"""What Claude Code calls bytes are UTF-16 code units (:mod:`.claude_code_load`, loaded when a MEMORY.md is
+measured: a prompt's hook does not need it)."""
+RULES = "2.1.328"
+"""The Claude Code version whose rules these are (proven against it by tests/conformance/claude_code)."""
 _TRANSCRIPT_PEEK = 64 * 1024
-_COMMENT_OPEN = re.compile(r"^\s*<!--")
 
 
 def claude_dir(user_home: Path, env: Mapping[str, str]) -> Path:
-    return agent_dir(user_home, env, "CLAUDE_CONFIG_DIR", ".claude")
-
-
-def measured_lines(text: str) -> list[tuple[int, str]]:
-    """The lines Claude Code measures, with their 1-based line numbers in the file.
-
-    The frontmatter goes, and every block-level HTML comment (a comment that
-    starts a line and ends at a line's end, over one or more lines).
-    """
-    lines = split_lines(text)
-    start = frontmatter_end(text)
-    pos = 0
-    k = 0
-    while k < len(lines) and pos < start:
-        pos += len(lines[k])
-        k += 1
-    out: list[tuple[int, str]] = []
-    while k < len(lines):
-        line = lines[k]
-        if _COMMENT_OPEN.match(line):
-            j = k
-            while j < len(lines) and "-->" not in lines[j]:
-                j += 1
-            if j < len(lines) and not lines[j].split("-->")[-1].strip():
-                k = j + 1
-                continue
-        out.append((k + 1, line))
-        k += 1
-    return out
+    return where.config_dir(user_home, env)
 
 
 class ClaudeCode(AgentKind):
@@ -68,6 +48,7 @@ class ClaudeCode(AgentKind):
     topic_dir = ""          # beside MEMORY.md
     topic_name_rule = f"a topic is one file name beside MEMORY.md of {NAME_RULE}"
     refusal = "Claude Code writes its own memory: botmemory shows, edits and undoes it, but does not add to it"
+    reads_bad_bytes = True          # it decodes MEMORY.md with U+FFFD for each bad sequence, and loads it
 
     def classify(self, rel: str) -> FileKind:
         if "/" in rel or "\\" in rel:
@@ -85,45 +66,75 @@ class ClaudeCode(AgentKind):
         return Limits(max_lines=MAX_LINES, max_bytes=MAX_BYTES)
 
     def loaded(self, rel: str, text: str, limits: Limits) -> Loaded:
-        max_lines = limits.max_lines or MAX_LINES
-        max_bytes = limits.max_bytes or MAX_BYTES
-        measured = measured_lines(text)
-        n = head_cut([line for _, line in measured], max_lines, max_bytes)
-        kept = "".join(line for _, line in measured[:n])
-        total_bytes = sum(len(line.encode("utf-8")) for _, line in measured)
-        return Loaded(rel, kept, len(measured), total_bytes, sum(len(line) for _, line in measured),
-                      unloaded_lines=len(measured) - n, lost=tuple(no for no, _ in measured[n:]),
-                      max_lines=max_lines, max_bytes=max_bytes)
+        from .claude_code_load import measure
+
+        got = measure(text)
+        return Loaded(rel, got.text, got.lines, got.units, got.units, unloaded_lines=got.unloaded_lines,
+                      lost=got.lost, max_lines=MAX_LINES, max_bytes=MAX_BYTES)
+
+    def load(self, texts: Mapping[str, str], limits: Limits) -> str:
+        """Exactly the text Claude Code's request carries for MEMORY.md ("" when it sends none)."""
+        return self.loaded(MEMORY_FILE, texts.get(MEMORY_FILE, ""), limits).text
+
+    rules_versions: tuple[str, ...] = (RULES,)
+
+    def installed_version(self, user_home: Path, env: Mapping[str, str]) -> str | None:
+        """The version of the ``claude`` on ``$PATH`` (:func:`installed_version`)."""
+        return installed_version(env)
+
+    def lines_on_disk(self, text: str) -> list[str]:
+        return [ln[:-1] if ln.endswith("\r") else ln for ln in text.split("\n")]   # only \n ends a line
 
     def whole_file_entry(self, rel: str) -> bool:
         return rel != MEMORY_FILE
 
     def discover(self, user_home: Path, env: Mapping[str, str]) -> tuple[list[Found], list[str]]:
+        """Every project's memory folder under ``<claude dir>/projects/``, named by the project's path (the git
+        root its sessions' working directories lead to), the folders ``autoMemoryDirectory`` moves memory
+        to (the user's setting, and each known project's own settings), and subagents' memory."""
         base = claude_dir(user_home, env)
         found: list[Found] = []
         unread: list[str] = []
-        projects = base / "projects"
-        seen: set[Path] = set()
-        for p in _subdirs(projects):
+        dirs = _subdirs(base / "projects")
+        cwds = {p.name: session_cwds(p) for p in dirs}
+        roots: dict[str, str] = {}        # a memory folder's name -> its project's path
+        for p in dirs:
+            for cwd in cwds[p.name]:
+                key = where.project_root(cwd)
+                roots.setdefault(where.folder_name(key, env), key)
+        places: set[Path] = set()
+        for p in dirs:
             mem = p / "memory"
-            name = project_name(p)
             if mem.is_dir() and not mem.is_symlink():
-                found.append(Found(self.name, mem, "claude-" + p.name, name))
-            cwd = Path(name)
-            if cwd.is_absolute() and cwd not in seen:     # the project's own subagents' memory
+                found.append(Found(self.name, mem, "claude" + p.name, roots.get(p.name) or project_name(p),
+                                   exact=_SLUG.fullmatch("claude" + p.name) is not None))
+                places.add(mem)
+        seen: set[str] = set()
+        for p in dirs:
+            for cwd in cwds[p.name][:1]:       # the project's own subagents' memory, and its own settings
+                if cwd in seen:
+                    continue
                 seen.add(cwd)
-                for a in _subdirs(cwd / ".claude" / "agent-memory"):
-                    if not (cwd / ".claude").is_symlink() and not (cwd / ".claude" / "agent-memory").is_symlink():
-                        found.append(Found(self.name, a, f"claude-agent-{cwd.name}-{a.name}",
-                                           f"{name} · agent {a.name}"))
+                here = Path(cwd)
+                for a in _subdirs(here / ".claude" / "agent-memory"):
+                    if not (here / ".claude").is_symlink() and not (here / ".claude" / "agent-memory").is_symlink():
+                        found.append(Found(self.name, a, f"claude-agent-{here.name}-{a.name}",
+                                           f"{cwd} · agent {a.name}", exact=False))
+                moved = where.memory_dir(cwd, user_home, env)
+                if moved is not None and moved not in places and moved.is_dir() and not moved.is_symlink():
+                    places.add(moved)
+                    found.append(Found(self.name, moved, "claude-" + moved.name, f"{cwd} · {moved}", exact=False))
         for p in _subdirs(base / "agent-memory"):
-            found.append(Found(self.name, p, "claude-agent-" + p.name, f"agent {p.name}"))
-        settings = base / "settings.json"
-        auto, problem = _auto_memory_dir(settings, user_home)
+            found.append(Found(self.name, p, "claude-agent-" + p.name, f"agent {p.name}",
+                               exact=_SLUG.fullmatch("claude-agent-" + p.name) is not None))
+        user, problem = where.read_settings(base / "settings.json")
         if problem:
             unread.append(problem)
-        if auto is not None and auto.is_dir() and not auto.is_symlink():
-            found.append(Found(self.name, auto, "claude-memory", str(auto)))
+        auto = where.checked_dir((user or {}).get("autoMemoryDirectory"), user_home)
+        if auto is not None:
+            folder = Path(auto)
+            if folder not in places and folder.is_dir() and not folder.is_symlink():
+                found.append(Found(self.name, folder, "claude-memory", str(folder)))
         return found, unread
 
 
@@ -134,77 +145,69 @@ def _subdirs(folder: Path) -> list[Path]:
         return []
 
 
-def _read_settings(settings: Path) -> tuple[dict[str, object] | None, str | None]:
-    """A Claude Code settings file as a JSON object (None when absent), and a note when it could not be read."""
-    if not settings.exists():
-        return None, None
-    try:
-        data = json.loads(read_setting(settings))
-    except (OSError, ValueError, RecursionError) as e:
-        return None, f"could not read {settings}: {e}"
-    if not isinstance(data, dict):
-        return None, f"could not read {settings}: not a JSON object"
-    return data, None
+_SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+"""A slug an id keeps as it is: no other folder name becomes the same id (no capital, no run of dashes)."""
+_VERSION = re.compile(r"(\d+\.\d+\.\d+)(?:[-+][0-9A-Za-z.-]+)?")
 
 
-def _user_path(value: object, user_home: Path) -> Path | None:
-    """A folder named in a setting (``~`` is *user_home*), or None for an empty or non-string value."""
-    if not isinstance(value, str) or not value.strip():
-        return None
-    v = value.strip()
-    return user_home / v[1:].lstrip("/\\") if v.startswith("~") else Path(v)
-
-
-def _auto_memory_dir(settings: Path, user_home: Path) -> tuple[Path | None, str | None]:
-    """``autoMemoryDirectory`` from Claude Code's settings.json, and a note when the file could not be read."""
-    data, problem = _read_settings(settings)
-    if data is None:
-        return None, problem
-    return _user_path(data.get("autoMemoryDirectory"), user_home), None
-
-
-def project_key(cwd: str) -> str:
-    """The folder name Claude Code gives a project: every non-alphanumeric character as ``-``."""
-    return re.sub(r"[^A-Za-z0-9]", "-", cwd)
-
-
-def _setting(cwd: Path | None, key: str, user_home: Path, env: Mapping[str, str]) -> object:
-    """A Claude Code setting, the most specific level first (local, project, user); None when unset."""
-    files = []
-    if cwd is not None:
-        files += [cwd / ".claude" / "settings.local.json", cwd / ".claude" / "settings.json"]
-    files.append(claude_dir(user_home, env) / "settings.json")
-    for f in files:
-        data, _ = _read_settings(f)
-        if data is not None and key in data:
-            return data[key]
+def installed_version(env: Mapping[str, str]) -> str | None:
+    """The version of the first ``claude`` on ``$PATH``, or None: read from its npm package's ``package.json``
+    or its native install's file name (``~/.local/share/claude/versions/2.1.328``) when it is one of those,
+    else what ``claude --version`` prints (``2.1.328 (Claude Code)``)."""
+    for d in env.get("PATH", "").split(os.pathsep):
+        exe = Path(d or ".") / "claude"
+        if not (exe.is_file() and os.access(exe, os.X_OK)):
+            continue
+        try:
+            real = exe.resolve()
+        except OSError:
+            real = exe
+        for folder in real.parents:
+            pkg = folder / "package.json"
+            if pkg.is_file():
+                try:
+                    data = json.loads(pkg.read_bytes()[:256 * 1024])
+                except (OSError, ValueError):
+                    break
+                if isinstance(data, dict) and data.get("name") == "@anthropic-ai/claude-code":
+                    v = data.get("version")
+                    return v if isinstance(v, str) else None
+                break
+        if real.parent.name == "versions" and _VERSION.fullmatch(real.name):
+            return real.name
+        return _version_of(exe, env)
     return None
 
 
+def _version_of(exe: Path, env: Mapping[str, str]) -> str | None:
+    """What ``claude --version`` says its version is (it needs no HOME and answers in tens of ms)."""
+    import subprocess
+
+    try:
+        r = subprocess.run([str(exe), "--version"], capture_output=True, text=True, timeout=10,
+                           stdin=subprocess.DEVNULL, env={"PATH": env.get("PATH", ""), "LANG": "C.UTF-8",
+                                                          "HOME": env.get("HOME", "/nonexistent")})
+    except (OSError, subprocess.SubprocessError):
+        return None
+    m = _VERSION.match(r.stdout.strip())
+    return m.group(1) if r.returncode == 0 and m else None
+
+
 def project_memory_dir(cwd: str, user_home: Path, env: Mapping[str, str]) -> Path | None:
-    """The auto memory folder of the project at *cwd*, or None when auto memory is off there.
-
-    ``<claude dir>/projects/<project_key(cwd)>/memory/``, or the ``autoMemoryDirectory`` setting;
-    off with ``CLAUDE_CODE_DISABLE_AUTO_MEMORY`` or ``autoMemoryEnabled: false``.
-    """
-    if env.get("CLAUDE_CODE_DISABLE_AUTO_MEMORY", "") not in ("", "0"):
-        return None
-    here = Path(cwd) if cwd else None
-    if _setting(here, "autoMemoryEnabled", user_home, env) is False:
-        return None
-    custom = _user_path(_setting(here, "autoMemoryDirectory", user_home, env), user_home)
-    if custom is not None:
-        return custom
-    return claude_dir(user_home, env) / "projects" / project_key(cwd) / "memory"
+    """The auto memory folder of a session started in *cwd*, or None when auto memory is off there
+    (:func:`.claude_code_paths.memory_dir`)."""
+    return where.memory_dir(cwd, user_home, env)
 
 
-def project_name(project: Path) -> str:
-    """A project's real path from a transcript's ``cwd`` (the newest ``*.jsonl``), else the folder's name."""
+def session_cwds(project: Path) -> list[str]:
+    """The working directories of the sessions a ``projects/<folder>/`` holds transcripts of, newest first
+    (a transcript's ``cwd``, read from its first lines)."""
     try:
         transcripts = sorted((p for p in project.glob("*.jsonl") if p.is_file() and not p.is_symlink()),
                              key=lambda p: p.stat().st_mtime, reverse=True)
     except OSError:
         transcripts = []
+    out: list[str] = []
     for t in transcripts[:3]:
         try:
             with open(t, "rb") as f:
@@ -216,11 +219,19 @@ def project_name(project: Path) -> str:
                 line = json.loads(raw)
             except ValueError:
                 continue
-            if isinstance(line, dict) and isinstance(line.get("cwd"), str) and line["cwd"]:
-                return str(line["cwd"])
-    return project.name
+            if isinstance(line, dict) and isinstance(line.get("cwd"), str) and os.path.isabs(line["cwd"]):
+                if line["cwd"] not in out:
+                    out.append(line["cwd"])
+                break
+    return out
+
+
+def project_name(project: Path) -> str:
+    """A project's real path from a transcript's ``cwd`` (the newest ``*.jsonl``), else the folder's name."""
+    cwds = session_cwds(project)
+    return cwds[0] if cwds else project.name
 
 
 KIND = ClaudeCode()
-__all__ = ["KIND", "MAX_BYTES", "MAX_LINES", "claude_dir", "measured_lines", "project_key", "project_memory_dir",
-           "project_name"]
+__all__ = ["KIND", "MAX_BYTES", "MAX_LINES", "RULES", "claude_dir", "installed_version", "project_memory_dir",
+           "project_name", "session_cwds"]

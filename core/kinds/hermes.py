@@ -32,9 +32,11 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
+
+from ..base.record import field, record, replace   # (Limits is a record: its replace and field)
 
 from ..base.errors import BadInput
 from ..disk.paths import FileKind
@@ -135,7 +137,7 @@ def render(file: str, entries: Sequence[str], limit: object) -> str:
 
 # ----- settings
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class HermesLimits(Limits):
     """Hermes' settings for one home, as its agent start-up reads them."""
 

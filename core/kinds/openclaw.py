@@ -32,8 +32,9 @@ import os
 import re
 import stat
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timezone, tzinfo
+
+from ..base.record import field, record, replace   # (Limits is a record)
 from pathlib import Path
 
 from ..base.errors import BadInput
@@ -80,7 +81,7 @@ def prompt_text(text: str) -> str:
     return re.sub(r"\n{3,}", "\n\n", _HEARTBEAT.sub("", kept))
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class OpenClawLimits(Limits):
     """What OpenClaw's settings and the workspace's other files leave ``MEMORY.md``."""
 

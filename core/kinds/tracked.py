@@ -4,7 +4,9 @@ The registry is ``<home>/botmemory/tracked.json`` (written atomically, under a
 lock), a list of ``{"id", "agent", "path", "name"}``. An id is lowercase
 ``[a-z0-9-]``, unique among the tracked folders and the home's workspaces,
 and stays what it was when the folder was tracked. ``discover`` finds the
-folders the agents keep on this computer (``~`` is ``Path.home()``).
+folders the agents keep on this computer (``~`` is ``Path.home()``); a found
+folder's id depends on its own path only, so it stays the same when another
+project appears.
 """
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ import json
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from ..base.record import record
 from pathlib import Path
 from ..base.log import get_logger
 from .. import kinds
@@ -27,7 +29,7 @@ MAX_ID = 64
 _ID = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Tracked:
     id: str
     agent: str
@@ -38,7 +40,7 @@ class Tracked:
         return {"id": self.id, "agent": self.agent, "path": str(self.path), "name": self.name}
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Candidate:
     id: str
     agent: str
@@ -135,9 +137,12 @@ def _short_hash(path: Path) -> str:
     return hashlib.sha256(str(path).encode("utf-8", "surrogateescape")).hexdigest()[:6]
 
 
-def _unique(slug: str, path: Path, taken: set[str]) -> str:
+def _unique(slug: str, path: Path, taken: set[str], exact: bool = True) -> str:
+    """A found folder's id, decided by its own path alone (so no id changes when another folder appears): its
+    slug when the kind says no other folder can have it (*exact*), else the slug and a hash of the path.
+    An id taken by a tracked folder or a workspace also gets the hash."""
     base = slugify(slug)
-    if len(base) <= MAX_ID and base not in taken:
+    if exact and len(base) <= MAX_ID and base not in taken:
         return base
     return f"{base[:MAX_ID - 7].rstrip('-')}-{_short_hash(path)}"
 
@@ -167,7 +172,7 @@ def discover(home: Home, user_home: Path | None = None,
             if t is not None:
                 out.append(Candidate(t.id, t.agent, f.path, t.name, True))
                 continue
-            i = _unique(f.slug, _resolved(f.path), taken)
+            i = _unique(f.slug, _resolved(f.path), taken, f.exact)
             taken.add(i)
             out.append(Candidate(i, f.agent, f.path, f.name, False))
     known = {_resolved(c.path) for c in out}

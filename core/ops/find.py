@@ -33,11 +33,13 @@ def open_home(root: str | None, today: str | None = None, bot: str | None = None
     return home, local_today(today)
 
 
-def recall_in(home: Home, bot: str, message: str, today: date) -> RecallResult:
-    """The notes recall puts in front of *message* for *bot* (a workspace or a tracked folder)."""
+def recall_in(home: Home, bot: str, message: str, today: date, *, deadline: float | None = None,
+              inline: int | None = None) -> RecallResult:
+    """The notes recall puts in front of *message* for *bot* (a workspace or a tracked folder); *deadline* and
+    *inline*: see :func:`botmemory.core.recall.query.recall` (a hook that must answer in time)."""
     from ..recall import query
 
-    result = query.recall(home, bot, message, today)
+    result = query.recall(home, bot, message, today, deadline=deadline, inline=inline)
     if not result.notes and result.why == WHY_NO_MATCH and home.kind_name(bot) == "hermes":
         return RecallResult([], "", WHY_NO_TOPICS)
     return result

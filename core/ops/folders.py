@@ -48,7 +48,7 @@ def _texts(mem: Memory, bot: str, kind: AgentKind) -> dict[str, str]:
     out: dict[str, str] = {}
     for rel in kind.budgeted:
         ft = mem.store.read(bot, rel)
-        if ft is not None and not ft.valid:
+        if ft is not None and not ft.valid and not kind.reads_bad_bytes:
             raise BadInput(f"{rel} of {bot} is not valid UTF-8: fix its encoding in another editor first")
         out[rel] = ft.text if ft else ""
     return out

@@ -308,7 +308,7 @@ def load(mem: Memory, bot: str) -> LoadResult:
         got = kind.loaded(rel, ft.text, limits) if ft is not None else None
         if ft is None or got is None or not got.lost:
             continue
-        lines = ft.text.splitlines()
+        lines = kind.lines_on_disk(ft.text)
         out.append(Unloaded(rel, "in the middle" if kind.name == "openclaw" else "at the end",
                             tuple((no, lines[no - 1] if no - 1 < len(lines) else "") for no in got.lost)))
     return LoadResult(bot, kind.name, folders.load(mem, bot), tuple(out))

@@ -151,9 +151,13 @@ def turn_begin(mem: Memory, bot: str, chat: str) -> str:
 
 
 def turn_end(mem: Memory, bot: str, turn_id: str, said: str | None = None, *,
-             tools: Sequence[str] = (), failed: bool = False, room: bool = False) -> list[Row]:
+             tools: Sequence[str] = (), failed: bool = False, room: bool = False,
+             only: Iterable[str] | None = None) -> list[Row]:
     """The turn ends: what differs is the bot's work in its chat; then the day's log line (sourced to the
-    room, for a room's turn)."""
+    room, for a room's turn).
+
+    *only*: the files known to be this turn's work (another turn of the bot is open: the rest may be its);
+    default every file."""
     if not _TURN_ID.fullmatch(turn_id):
         raise BadInput(f"bad turn id {turn_id!r}: `botmemory turn begin` prints it")
     mem.home.require_bot(bot)
@@ -161,15 +165,15 @@ def turn_end(mem: Memory, bot: str, turn_id: str, said: str | None = None, *,
         turn = next((t for t in open_turns(mem, bot) if t.id == turn_id), None)
         if turn is None:
             raise BadInput(f"no open turn {turn_id} of {bot} (it ended already, or never began)")
-        return _end(mem, turn, said, tools, failed, room)
+        return _end(mem, turn, said, tools, failed, room, only)
 
 
 def _end(mem: Memory, turn: Turn, said: str | None, tools: Sequence[str], failed: bool,
-         room: bool = False) -> list[Row]:
+         room: bool = False, only: Iterable[str] | None = None) -> list[Row]:
     bot = turn.bot
     link: LinkRefused | None = None
     with mem.capture_rows() as rows, mem.store.locked(bot):
-        reconcile_bot(mem, bot, Actor.bot(turn.chat, "task"))
+        reconcile_bot(mem, bot, Actor.bot(turn.chat, "task"), only=only)
         _remove_turn(mem.home, bot, turn.id)
         if config.bot_settings(mem.home, bot).memory and not mem.home.is_tracked(bot):  # never in an agent's folder
             try:

@@ -343,12 +343,12 @@ def _sample_texts(home: Home, bot: str, listing: dict[str, _Key]) -> Iterator[st
 
 
 def _sync(conn: sqlite3.Connection, home: Home, bot: str, listing: dict[str, _Key], memo: str, *,
-          wait: bool = True) -> bool:
+          wait: bool = True, limit: int | None = None) -> bool:
     """Make sure the index matches *listing*, re-reading only new and changed files.
 
-    With ``wait=False``, when more than ``INLINE_BYTES`` would have to be read,
-    nothing is read and False is returned (the caller answers from the index as it
-    is and has it built in the background).
+    With ``wait=False``, when more than *limit* bytes (default ``INLINE_BYTES``) would have to be read,
+    nothing is read and False is returned (the caller answers from the index as it is, with what it does
+    not cover read directly, and has it built in the background).
     """
     _ensure_schema(conn)
     generation = _meta(conn, "generation")
@@ -361,7 +361,7 @@ def _sync(conn: sqlite3.Connection, home: Home, bot: str, listing: dict[str, _Ke
     known = _known(conn)
     racy = False
     if not _up_to_date(known, listing) or generation is None:
-        if not wait and _pending(known, listing) > INLINE_BYTES:
+        if not wait and _pending(known, listing) > (INLINE_BYTES if limit is None else limit):
             return False
         generation, racy = _refresh(conn, home, bot, listing)
     if memo and not racy:

@@ -30,6 +30,7 @@ TYPE_CHECKING = False   # as typing's: typing itself is not imported at run time
 if TYPE_CHECKING:   # annotations only: importing the store costs a search or recall milliseconds
     from typing import Any
 
+    from ..disk.paths import Layout
     from ..store.writer import Change
 
 
@@ -211,17 +212,23 @@ WHY_MEMORY_OFF = "Memory is off for this bot: recall adds nothing."
 WHY_RECALL_OFF = "Recall is switched off in config.json: features.autoRecall is false."
 WHY_SHORT = f"Recall starts at {MIN_MESSAGE_CHARS} characters."
 WHY_NO_MATCH = "No note matches: recall adds nothing to this message."
+WHY_PARTIAL = ("Answered from part of the notes: their index is being built, and the time for this answer ran "
+               "out before every note not yet indexed was read.")
 
 
 @record(frozen=True)
 class RecallResult:
     notes: list[Note]
     text: str
-    why: str = field(default="", compare=False)   # when nothing is recalled: the reason, one sentence
+    why: str = field(default="", compare=False)   # when nothing is recalled, or only part of the notes was read: why
+
     changes: list[Change] = field(default_factory=list, compare=False)   # always empty: recall only reads
 
     def as_dict(self) -> dict[str, Any]:
-        return {"notes": [n.as_dict() for n in self.notes], "text": self.text}
+        d: dict[str, Any] = {"notes": [n.as_dict() for n in self.notes], "text": self.text}
+        if self.why:
+            d["why"] = self.why
+        return d
 
 
 @record(frozen=True)
@@ -442,12 +449,23 @@ def _topic_check(home: Home, bot: str, prefix: str) -> Callable[[str], bool]:
     if layout is None:
         return _is_topic_name
 
+    known = _KIND_TOPICS.setdefault((id(layout), prefix), (layout, {}))[1]
+
     def check(name: str) -> bool:
-        try:
-            return layout.classify(prefix + name) is FileKind.TOPIC
-        except BadInput:
-            return False
+        got = known.get(name)
+        if got is None:
+            try:
+                got = layout.classify(prefix + name) is FileKind.TOPIC
+            except BadInput:
+                got = False
+            if len(known) < 65536:
+                known[name] = got
+        return got
     return check
+
+
+_KIND_TOPICS: dict[tuple[int, str], tuple[Layout, dict[str, bool]]] = {}
+"""Per kind (a layout is one object a kind): whether each file name seen in its topic folder is a topic."""
 
 
 def _list_topics(home: Home, bot: str) -> dict[str, _Key]:

@@ -80,7 +80,7 @@ from __future__ import annotations
 import os
 from array import array
 import sqlite3
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
 
@@ -91,7 +91,7 @@ from . import ranking
 from ..disk.paths import Home
 from ..text.words import Stems, is_cjk_token
 from .passages import _Key, _Topic, _list_topics, _topic_folder
-from .build import Postings, _joined, _reread_topic, decode
+from .corpus import IndexCorpus, Row
 from .index import _Unusable, _build_in_background, _configure, _meta, _open, _sync, _synced
 from .passages import (  # re-exported: recall's words and results, as callers name them
     HEADER as HEADER,
@@ -106,6 +106,7 @@ from .passages import (  # re-exported: recall's words and results, as callers n
     STOP_WORDS as STOP_WORDS,
     WHY_MEMORY_OFF as WHY_MEMORY_OFF,
     WHY_NO_MATCH as WHY_NO_MATCH,
+    WHY_PARTIAL as WHY_PARTIAL,
     WHY_RECALL_OFF as WHY_RECALL_OFF,
     WHY_SHORT as WHY_SHORT,
     content_words as content_words,
@@ -115,7 +116,9 @@ from .index import index_path as index_path, refresh_index as refresh_index  # r
 
 TYPE_CHECKING = False   # as typing's: typing itself is not imported at run time
 if TYPE_CHECKING:
-    from typing import Any
+    from .corpus import Mixed
+
+    Corpus = IndexCorpus | Mixed
 
 logger = get_logger(__name__)
 
@@ -127,61 +130,31 @@ class _Found:
     text: str
 
 
-def _postings(conn: sqlite3.Connection, stemmed: list[str]) -> dict[str, Postings]:
-    """Each word's postings (see :func:`.index_build.encode`: its rows joined in pid order), for the
-    words some passage holds."""
-    marks = ",".join("?" * len(stemmed))
-    rows: dict[str, list[bytes]] = {}
-    for word, data in conn.execute(f"SELECT w.word, p.data FROM words w JOIN postings p ON p.wid = w.wid"
-                                   f" WHERE w.word IN ({marks}) ORDER BY p.wid, p.start", stemmed):
-        rows.setdefault(str(word), []).append(data)
-    return {w: decode(b"".join(_joined(d)) if len(d) > 1 else d[0]) for w, d in rows.items()}
-
-
-def _query(conn: sqlite3.Connection, home: Home, bot: str, keys: list[str], need: int,
+def _query(corpus: Corpus, home: Home, bot: str, keys: list[str], need: int,
            today: date, *, strict: bool = True) -> list[_Found] | None:
     """The notes for *keys*, or None when a file changed since it was indexed (sync and ask again);
     not *strict* (an index still being built), such a file's passages are left out instead."""
     prefix = _topic_folder(home, bot)[1]
-    stems = Stems(_meta(conn, "language") or "english")
-    stemmed: list[str] = []
-    for k in keys:
-        s = k if is_cjk_token(k) else stems(k)
-        if s not in stemmed:
-            stemmed.append(s)
-    n = max(int(_meta(conn, "passages") or 0), 1)
+    stemmed = _stemmed(keys, corpus.meta("language") or "english")
+    n, total = corpus.sizes()
+    n = max(n, 1)
     # the storage fetch: each stem's postings (pid, tf, passage length; df = their number), decoded from
     # its packed rows; ranking does the arithmetic
-    post = _postings(conn, stemmed)
+    post = corpus.postings(stemmed)
     terms = [ranking.Term(s, ranking.idf(n, len(post[s][0])), list(zip(*post[s]))) if s in post
              else ranking.Term(s, ranking.idf(n, 0), []) for s in stemmed]
-    total = float(_meta(conn, "length") or 0)
     avg = max(total / n, 1.0)
     t = today.toordinal()
-    files: dict[int, tuple[str, str, int, int, int, int, str, int]] = {}
-
-    def load_files(where: str, args: Sequence[Any]) -> list[int]:
-        rows = conn.execute(f"SELECT id, name, names, first_pid, n, opening, day, hash, secret FROM files"
-                            f" WHERE {where}", args).fetchall()
-        for r in rows:
-            files[int(r[0])] = (str(r[1]), str(r[2]), int(r[3]), int(r[4]), int(r[5]), int(r[6]), str(r[7]),
-                                int(r[8]))
-        return [int(r[0]) for r in rows]
-
-    spans: list[tuple[int, int, int]] = conn.execute("SELECT first_pid, n, id FROM files").fetchall()
-    topics = ranking.Topics(spans)
+    files: dict[int, Row] = {}
+    topics = ranking.Topics(corpus.spans())
     # name matches: the stems of the message (their indices) in a topic's file name, title or aliases
     names: dict[int, list[int]] = {}
-    matching = load_files(" OR ".join(["instr(names, ?) > 0"] * len(stemmed)), [f" {k} " for k in stemmed])
+    matching = corpus.named(stemmed)
+    files.update(matching)
     for fid in matching:
         held = [i for i, s in enumerate(stemmed) if f" {s} " in files[fid][1]]
         if held:
             names[fid] = held
-
-    def topic_len(wanted: Collection[int]) -> dict[int, int]:
-        ids = list(wanted)
-        return {int(fid): int(total) for fid, total in conn.execute(
-            f"SELECT id, length FROM files WHERE id IN ({','.join('?' * len(ids))})", ids)} if ids else {}
 
     def linked(pids: Sequence[int]) -> dict[int, list[int]]:
         # the topics these passages link to: a link names a topic file of the folder's top level
@@ -190,22 +163,19 @@ def _query(conn: sqlite3.Connection, home: Home, bot: str, keys: list[str], need
         if not fids:
             return {}
         out: dict[int, list[str]] = {}
-        for first, lk in conn.execute(f"SELECT first_pid, links FROM files WHERE id IN ({','.join('?' * len(fids))})"
-                                      " AND links IS NOT NULL", fids):
-            for line in str(lk).split("\n"):
+        for first, lk in corpus.links(fids):
+            for line in lk.split("\n"):
                 i, target = line.split("\t", 1)
-                pid = int(first) + int(i)
+                pid = first + int(i)
                 if pid in of:
                     out.setdefault(pid, []).append(target)
         targets = {f"{t}.md" for ts in out.values() for t in ts}
         if not targets:
             return {}
-        ids = {str(nm): int(fid) for fid, nm in conn.execute(     # by the index on lower(name)
-            f"SELECT id, lower(name) FROM files WHERE lower(name) IN ({','.join('?' * len(targets))})",
-            list(targets))}
+        ids = corpus.by_name(targets)
         return {pid: [ids[f"{t}.md"] for t in ts if f"{t}.md" in ids] for pid, ts in out.items()}
 
-    scored = ranking.rank(terms, need, avg, topics, names, n, topic_len,
+    scored = ranking.rank(terms, need, avg, topics, names, n, corpus.lengths,
                           total / max(len(topics), 1), linked) if len(post) >= need else []
     ranked: list[tuple[float, int, int, int]] = []     # (score, day, pid, file id)
     if scored:
@@ -213,31 +183,27 @@ def _query(conn: sqlite3.Connection, home: Home, bot: str, keys: list[str], need
         of_file: dict[int, list[tuple[float, int]]] = {}
         for sc, pid, fid in scored:
             of_file.setdefault(fid, []).append((sc, pid))
-        fids = list(of_file)
-        for fid, first, days, untils in conn.execute(
-                f"SELECT id, first_pid, days, untils FROM files WHERE id IN ({','.join('?' * len(fids))})", fids):
+        for fid, first, days, untils in corpus.days(of_file):
             day_of, until_of = array("i"), array("i")
             day_of.frombytes(days)
             if untils is not None:
                 until_of.frombytes(untils)
-            for sc, pid in of_file[int(fid)]:
-                i = pid - int(first)
+            for sc, pid in of_file[fid]:
+                i = pid - first
                 if until_of and 0 < until_of[i] < t:
                     continue
-                ranked.append((sc, day_of[i], pid, int(fid)))
+                ranked.append((sc, day_of[i], pid, fid))
     ranked.sort(reverse=True)
     missing = sorted({r[3] for r in ranked} - set(files))
     if missing:
-        load_files(f"id IN ({','.join('?' * len(missing))})", missing)
+        files.update(corpus.rows(missing))
     chosen = [ranked[i] for i in ranking.choose([(r[0], r[3], r[2]) for r in ranked], MAX_NOTES)]
     out: list[_Found] = []
     texts: dict[int, _Topic | None] = {}
 
     def topic_of_file(fid: int) -> _Topic | None:
         if fid not in texts:
-            name, _names, _first, _n, _op, _day, digest, _secret = files[fid]
-            got = _reread_topic(home, bot, name)
-            texts[fid] = got[0] if got is not None and got[1] == digest else None
+            texts[fid] = corpus.topic(home, bot, files[fid])
         return texts[fid]
 
     def shown(fid: int, text: str) -> str:
@@ -278,6 +244,17 @@ def _query(conn: sqlite3.Connection, home: Home, bot: str, keys: list[str], need
     return out
 
 
+def _stemmed(keys: Sequence[str], language: str) -> list[str]:
+    """The distinct stems of the message's content words, in order."""
+    stems = Stems(language)
+    out: list[str] = []
+    for k in keys:
+        s = k if is_cjk_token(k) else stems(k)
+        if s not in out:
+            out.append(s)
+    return out
+
+
 def _is_busy(e: sqlite3.Error) -> bool:
     msg = str(e).lower()
     return any(w in msg for w in ("locked", "busy", "readonly", "read-only", "unable to open",
@@ -302,35 +279,74 @@ def _discard(path: Path) -> None:
 
 
 def _answer(conn: sqlite3.Connection, home: Home, bot: str, listing: dict[str, _Key], memo: str,
-            keys: list[str], need: int, today: date, *, background: bool) -> list[_Found]:
+            keys: list[str], need: int, today: date, *, background: bool, deadline: float | None = None,
+            inline: int | None = None) -> tuple[list[_Found], bool]:
+    """The notes, and whether the deadline came before every file was read."""
     import sys
 
     # a frozen bundle's executable cannot run ``-m botmemory.core.recall.index``: it builds before answering
     background = background and not getattr(sys, "frozen", False)
-    ready = _sync(conn, home, bot, listing, memo, wait=not background)
-    if not ready:
-        _build_in_background(home, bot)
-        logger.info("recall index of %s is being built; answering from what is indexed so far", bot)
-    for _attempt in range(3):
-        found = _query(conn, home, bot, keys, need, today, strict=ready)
-        if found is not None:
-            return found
-        _synced.pop(memo, None)
-        _sync(conn, home, bot, _list_topics(home, bot), memo)
-    return []
+    if _sync(conn, home, bot, listing, memo, wait=not background, limit=inline):
+        corpus = IndexCorpus(conn)
+        for _attempt in range(3):
+            found = _query(corpus, home, bot, keys, need, today)
+            if found is not None:
+                return found, False
+            _synced.pop(memo, None)
+            _sync(conn, home, bot, _list_topics(home, bot), memo)
+        return [], False
+    _build_in_background(home, bot)
+    logger.info("recall index of %s is being built; reading what it does not cover yet", bot)
+    return _unindexed(conn, home, bot, listing, keys, need, today, deadline)
+
+
+def _unindexed(conn: sqlite3.Connection, home: Home, bot: str, listing: dict[str, _Key], keys: list[str],
+               need: int, today: date, deadline: float | None) -> tuple[list[_Found], bool]:
+    """Recall while the index is incomplete: what it covers from it, every other topic file read directly
+    (:class:`.corpus.Mixed`), all from one snapshot of the index (a builder may commit meanwhile)."""
+    from ..text.words import guess_language
+    from .corpus import Direct, Mixed
+    from .index import LANGUAGE_SAMPLE, _known, _sample_texts
+    from .passages import StemMemo
+
+    conn.execute("BEGIN")
+    try:
+        known = _known(conn)
+        language = _meta(conn, "language")
+        if language is None or not known:      # as the builder decides it
+            language = guess_language(_sample_texts(home, bot, listing), LANGUAGE_SAMPLE)
+        stale: dict[int, tuple[int, int, int]] = {}
+        old = {fid for name, (fid, key, _r, _h) in known.items() if listing.get(name) != key}
+        if old:
+            marks = ",".join("?" * len(old))
+            stale = {int(f): (int(a), int(n), int(ln)) for f, a, n, ln in conn.execute(
+                f"SELECT id, first_pid, n, length FROM files WHERE id IN ({marks})", list(old))}
+        todo = sorted((name, key) for name, key in listing.items()
+                      if name not in known or known[name][1] != key)
+        base_pid, base_fid = conn.execute(
+            "SELECT COALESCE(MAX(first_pid + n), 0) + 1, COALESCE(MAX(id), 0) + 1 FROM files").fetchone()
+        direct = Direct(_stemmed(keys, language), int(base_pid), int(base_fid))
+        direct.read(home, bot, todo, StemMemo(Stems(language)), deadline)
+        found = _query(Mixed(IndexCorpus(conn), stale, direct, language), home, bot, keys, need, today,
+                       strict=False) or []
+    finally:
+        conn.execute("COMMIT")
+    return found, not direct.complete
 
 
 def _recall_from_index(home: Home, bot: str, keys: list[str], need: int, today: date,
-                       background: bool = True) -> list[_Found]:
+                       background: bool = True, deadline: float | None = None,
+                       inline: int | None = None) -> tuple[list[_Found], bool]:
     listing = _list_topics(home, bot)
     if not listing:
-        return []
+        return [], False
     path = index_path(home, bot)
     for attempt in range(2):
         try:
             conn = _open(path, home.root)
             try:
-                return _answer(conn, home, bot, listing, str(path), keys, need, today, background=background)
+                return _answer(conn, home, bot, listing, str(path), keys, need, today, background=background,
+                               deadline=deadline, inline=inline)
             finally:
                 conn.close()
         except (_Unusable, OSError) as e:
@@ -391,12 +407,15 @@ def _compose(found: list[_Found]) -> RecallResult:
 # ----- recall
 
 
-def recall(home: Home, bot: str, message: str, today: date, *, background: bool = True) -> RecallResult:
+def recall(home: Home, bot: str, message: str, today: date, *, background: bool = True,
+           deadline: float | None = None, inline: int | None = None) -> RecallResult:
     """The notes recall puts in front of *message* for *bot*: at most 4, at most 6,000 characters.
 
-    When more than ``INLINE_BYTES`` of topics are not indexed yet, it answers from
-    what is indexed so far and has a background process build the rest
-    (``background=False`` waits for the index instead).
+    When more than *inline* bytes (default ``INLINE_BYTES``) of topics are not indexed yet, a background
+    process builds the index and recall answers meanwhile from what it covers, reading every other topic
+    directly: the same notes as from the finished index. With a *deadline* (``time.monotonic()``) that comes
+    before the reading is done, it answers from what was read, and ``why`` says so. ``background=False``
+    waits for the index instead.
     """
     home.require_bot(bot)
     if not config.bot_settings(home, bot).memory:
@@ -410,8 +429,13 @@ def recall(home: Home, bot: str, message: str, today: date, *, background: bool 
     if not words:
         return RecallResult([], "", WHY_NO_MATCH)
     need = 2 if len(words) >= MANY_WORDS else 1
-    result = _compose(_recall_from_index(home, bot, words[:MAX_QUERY_WORDS], need, today, background))
-    if not result.notes:
+    found, partial = _recall_from_index(home, bot, words[:MAX_QUERY_WORDS], need, today, background, deadline,
+                                        inline)
+    result = _compose(found)
+    if partial:
+        result = RecallResult(result.notes, result.text, WHY_PARTIAL)
+    elif not result.notes:
         result = RecallResult([], "", WHY_NO_MATCH)
-    logger.info("auto-recall: %s got %d note(s) and 0 conversation passage(s)", bot, len(result.notes))
+    logger.info("auto-recall: %s got %d note(s) and 0 conversation passage(s)%s", bot, len(result.notes),
+                " (from part of the notes: the deadline came first)" if partial else "")
     return result

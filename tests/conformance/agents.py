@@ -6,9 +6,9 @@ running that agent's own code (``oracle.Server``), asked one question per genera
 - ``oracle_openclaw``: OpenClaw's dist, called from node 24 (``oracles/openclaw_oracle.mjs``).
 - ``oracle_hermes``: hermes-agent's ``MemoryStore`` and config loader, in its own venv
   (``oracles/hermes_oracle.py``).
-- Claude Code: add ``oracle_claude_code.py`` here — run the real ``claude -p`` (installed by
-  ``install.py`` from ``@anthropic-ai/claude-code``) against a loopback fake of the Messages API and read
-  the request it sends — with a ``test_claude_code.py`` beside ``test_openclaw.py``, and a line below.
+- Claude Code is no long-lived server: every case runs the real ``claude -p`` once (installed by
+  ``install.py`` from ``@anthropic-ai/claude-code``) against a loopback fake of the Messages API and reads
+  the request it sends (``claude_code/``: ``fake_model.py``, ``oracle.py``, and its tests).
 """
 from __future__ import annotations
 

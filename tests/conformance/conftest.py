@@ -57,7 +57,7 @@ def hermes_oracle(agents, oracle_home):
     server.close()
 
 
-AGENT_VARS = ("OPENCLAW_", "HERMES_", "CLAUDE_CONFIG_DIR", "BOTMEMORY_TODAY", "OPENMAUSBOT_HOME")
+AGENT_VARS = ("OPENCLAW_", "HERMES_", "CLAUDE_", "BOTMEMORY_TODAY", "OPENMAUSBOT_HOME")
 
 
 @contextlib.contextmanager

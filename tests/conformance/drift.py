@@ -1,8 +1,9 @@
 """``./dev conformance --latest``: the differential suite against the newest agents on the registries.
 
-Installs the newest ``openclaw`` and ``hermes-agent`` (beside the pinned ones, in the same cache), says which
-versions moved since the pinned ones botmemory's rules were proven against, runs the suite against them and
-reports the drift: every case that differs is a rule that changed. Exit 0: no drift.
+Installs the newest ``openclaw``, ``hermes-agent`` and ``@anthropic-ai/claude-code`` (beside the pinned ones,
+in the same cache), says which versions moved since the pinned ones botmemory's rules were proven against,
+runs the suite against them and reports the drift: every case that differs is a rule that changed. Exit 0: no
+drift.
 """
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import os
 import subprocess
 import sys
 
-from .install import HERMES, OPENCLAW, Missing, install
+from .install import CLAUDE_CODE, HERMES, OPENCLAW, Missing, install
 
 
 def main(argv: list[str]) -> int:
@@ -20,7 +21,8 @@ def main(argv: list[str]) -> int:
         print(f"conformance: {e}", file=sys.stderr)
         return 1
     for name, pinned, newest in (("openclaw", OPENCLAW, agents.openclaw_version),
-                                 ("hermes-agent", HERMES, agents.hermes_version)):
+                                 ("hermes-agent", HERMES, agents.hermes_version),
+                                 ("@anthropic-ai/claude-code", CLAUDE_CODE, agents.claude_version)):
         moved = "same as pinned" if newest == pinned else f"newer than the pinned {pinned}"
         print(f"conformance --latest: {name} {newest} ({moved})", flush=True)
     env = {**os.environ, "BOTMEMORY_CONFORMANCE_LATEST": "1"}

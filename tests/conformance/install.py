@@ -5,7 +5,9 @@
 - node 24 from npm's ``node@24`` package → ``<cache>/node24`` (OpenClaw needs node ≥ 24;
   the system's node may be older);
 - ``openclaw@<version>`` with that node first on ``PATH`` → ``<cache>/openclaw-<version>``;
-- ``hermes-agent==<version>`` in a venv of its own → ``<cache>/hermes-<version>``.
+- ``hermes-agent==<version>`` in a venv of its own → ``<cache>/hermes-<version>``;
+- ``@anthropic-ai/claude-code@<version>`` → ``<cache>/claude-code-<version>`` (its ``bin/claude.exe`` is a
+  self-contained binary that needs no node; the suite runs it as ``claude -p`` against a loopback fake model).
 
 The cache is ``$BOTMEMORY_CONFORMANCE_CACHE``, else ``~/.cache/botmemory-conformance``.
 A second run only checks what is there. ``--latest`` asks the registries for
@@ -25,6 +27,7 @@ from pathlib import Path
 
 OPENCLAW = "2026.9.6"
 HERMES = "0.19.0"
+CLAUDE_CODE = "2.1.328"
 NODE_MAJOR = 24
 
 
@@ -39,6 +42,8 @@ class Agents:
     openclaw_version: str
     hermes_python: str
     hermes_version: str
+    claude: str
+    claude_version: str
 
 
 def cache_dir() -> Path:
@@ -165,6 +170,38 @@ def _stale(folder: Path) -> bool:
     return not mark.exists() or time.time() - mark.stat().st_mtime > 86_400
 
 
+def claude_version(claude: Path) -> str | None:
+    """What ``claude --version`` says (``2.1.328 (Claude Code)`` → ``2.1.328``), or None."""
+    if not claude.is_file():
+        return None
+    try:
+        r = subprocess.run([str(claude), "--version"], capture_output=True, text=True, timeout=60,
+                           env={"PATH": os.environ.get("PATH", ""), "HOME": str(claude.parent), "LANG": "C.UTF-8"})
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    words = r.stdout.split()
+    return words[0] if r.returncode == 0 and words else None
+
+
+def latest_claude_code() -> str:
+    return _run([_npm(), "view", "@anthropic-ai/claude-code", "version"], "the newest claude-code version").strip()
+
+
+def install_claude_code(cache: Path, version: str) -> Path:
+    folder = cache / f"claude-code-{version}"
+    claude = folder / "node_modules" / "@anthropic-ai" / "claude-code" / "bin" / "claude.exe"
+    if claude_version(claude) == version:
+        return claude
+    _log(f"installing @anthropic-ai/claude-code@{version} into {folder}")
+    _run([_npm(), "install", "--no-audit", "--no-fund", "--prefix", str(folder), f"@anthropic-ai/claude-code@{version}"],
+         f"@anthropic-ai/claude-code@{version}")
+    got = claude_version(claude)
+    if got != version:
+        raise Missing(f"@anthropic-ai/claude-code@{version} installed, but {claude} "
+                      + ("does not run" if got is None else f"says it is {got}"))
+    return claude
+
+
 def install(latest: bool = False, cache: Path | None = None) -> Agents:
     cache = cache or cache_dir()
     cache.mkdir(parents=True, exist_ok=True)
@@ -172,7 +209,9 @@ def install(latest: bool = False, cache: Path | None = None) -> Agents:
     oc_version = latest_openclaw() if latest else OPENCLAW
     pkg = install_openclaw(cache, node, oc_version)
     python, h_version = install_hermes(cache, None if latest else HERMES)
-    return Agents(str(node), str(pkg), oc_version, str(python), h_version)
+    cc_version = latest_claude_code() if latest else CLAUDE_CODE
+    claude = install_claude_code(cache, cc_version)
+    return Agents(str(node), str(pkg), oc_version, str(python), h_version, str(claude), cc_version)
 
 
 def main(argv: list[str]) -> int:

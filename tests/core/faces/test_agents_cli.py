@@ -99,7 +99,10 @@ def test_claude_code_gauge_load_journal_undo_forget(cli, env):
     assert (g["agent"], g["lines"], g["max_lines"], g["max_bytes"], g["unloaded_lines"], g["level"]) == \
         ("claude-code", 205, 200, 25000, 5, "red")
     loaded = cli.json("load", bot)["text"]
-    assert loaded.startswith("- [User role](user_role.md)") and "note 197" in loaded and "note 198" not in loaded
+    assert loaded.startswith("- [User role](user_role.md)") and "note 197" in loaded
+    assert '\n- [Note 197](note_197.md) — note 197\n\n> WARNING: MEMORY.md is 205 lines (limit: 200). Only part of ' \
+           'it was loaded: 5 of 205 lines were cut off, starting at line 201 ("- [Note 198](note_198.md) — note ' \
+           '198").' in loaded                                  # Claude Code's own warning, as it sends it
     assert "modified:" not in loaded and "<!--" not in loaded
 
     assert cli.json("watch", "--once") == []                        # the first look takes the baseline
@@ -226,8 +229,9 @@ def test_a_credential_is_reported_and_redacted_only_when_asked(cli, env):
 def test_bad_inputs_are_one_line_and_change_nothing(cli, env):
     d = claude_code(env / "user")
     bot = track_all(cli)["claude-code"]
-    (d / "MEMORY.md").write_bytes(b"- caf\xe9\n")                     # not UTF-8
-    code, _, err = cli("gauge", bot)
+    (d / "MEMORY.md").write_bytes(b"- caf\xe9\n")                     # not UTF-8: Claude Code reads it as
+    assert cli.json("load", bot)["text"] == "- caf\ufffd"              # U+FFFD, and so does the gauge
+    code, _, err = cli("save", bot, "MEMORY.md", stdin="x\n")
     assert code == 2 and "UTF-8" in err and err.count("\n") == 1
     (d / "big.md").write_bytes(b"x" * (50 * 1024 * 1024))            # a 50 MB topic
     code, _, err = cli("show", bot, "big.md")

@@ -15,7 +15,7 @@ from botmemory.core.ops.claude import auto_memory_dir
 from botmemory.core.kinds.base import Limits
 from botmemory.core.kinds.claude_code import KIND as CLAUDE_CODE
 from botmemory.core.kinds.claude_code import MAX_BYTES as CC_MAX_BYTES
-from botmemory.core.kinds.claude_code import project_key
+from botmemory.core.kinds.claude_code_paths import sanitized as project_key
 
 from tests.conftest import BOT, entry
 
@@ -79,7 +79,7 @@ def test_loaded_counts_after_frontmatter_and_html_comments():
 def test_session_start_says_how_many_lines_do_not_load(tmp_path, claude, mem):
     (claude / "MEMORY.md").write_text("".join(f"- [Note {i}](note{i}.md)\n" for i in range(230)))
     text = context(handle(mem, ev("session_start", the_project(tmp_path))))
-    assert text.startswith("30 of the 230 lines of ") and "the last line that loads is line 200" in text
+    assert text.startswith("30 of the 230 lines of ") and "the last line that loads whole is line 200" in text
 
 
 def test_session_start_says_nothing_when_all_loads_or_there_is_no_memory(tmp_path, claude, mem):
@@ -391,3 +391,202 @@ def test_a_turn_opened_before_the_hashed_names_is_still_closed(tmp_path, claude,
     assert [(r.who, r.chat) for r in mem.journal.list(BOT) if r.file == "memory/y.md"] == \
         [("bot", "Claude Code old-sess")]
     assert list(sessions.iterdir()) == []
+
+
+# ----- the folder Claude Code uses: keyed by the git root (issue 22, item 3)
+
+
+def git(cwd: Path, *args: str) -> None:
+    subprocess.run(["git", "-c", "user.email=a@b", "-c", "user.name=a", "-c", "init.defaultBranch=main", *args],
+                   cwd=cwd, check=True, capture_output=True)
+
+
+@pytest.fixture
+def repo(tmp_path, monkeypatch) -> tuple[Path, Path]:
+    """A repository with a subfolder and a linked worktree; Claude Code's folder for it (under its root)."""
+    cdir = tmp_path / "claude"
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(cdir))
+    monkeypatch.setenv("HOME", str(tmp_path / "user"))
+    monkeypatch.delenv("CLAUDE_CODE_DISABLE_AUTO_MEMORY", raising=False)
+    root = tmp_path / "src" / "app"
+    (root / "web" / "static").mkdir(parents=True)
+    git(root, "init")
+    (root / "f").write_text("x")
+    git(root, "add", "f")
+    git(root, "commit", "-m", "one")
+    git(root, "worktree", "add", str(tmp_path / "src" / "app-feature"))
+    folder = cdir / "projects" / project_key(str(root)) / "memory"
+    folder.mkdir(parents=True)
+    return root, folder
+
+
+def test_a_session_in_a_subfolder_or_a_worktree_uses_the_repositorys_memory(tmp_path, repo, mem):
+    root, folder = repo
+    (folder / "MEMORY.md").write_text("".join(f"- [Note {i}](note{i}.md)\n" for i in range(230)))
+    (folder / "billing.md").write_text("# Billing\n\nInvoices are reconciled by Milind every Monday.\n")
+    for cwd in (root / "web" / "static", tmp_path / "src" / "app-feature"):
+        assert auto_memory_dir(str(cwd)) == folder
+        assert context(handle(mem, ev("session_start", cwd))).startswith("30 of the 230 lines of ")
+        assert "Milind" in context(handle(mem, ev("user_prompt_submit", cwd)))
+
+
+def test_a_worktrees_session_opens_a_turn_in_the_tracked_folder_of_the_repository(tmp_path, repo, mem):
+    from botmemory.core import ops
+
+    root, folder = repo
+    (folder / "MEMORY.md").write_text("- [Billing](billing.md)\n")
+    bot = ops.track(mem, path=str(folder), agent="claude-code").id
+    handle(mem, ev("user_prompt_submit", tmp_path / "src" / "app-feature"))
+    (folder / "deploys.md").write_text("# Deploys\n\nShips on Fridays.\n")          # Claude writes
+    handle(mem, ev("stop", tmp_path / "src" / "app-feature"))
+    assert [(r.file, r.who, r.chat) for r in mem.journal.list(bot)] == [("deploys.md", "bot", "Claude Code abc123")]
+
+
+# ----- capture and turns of Claude Code sessions (issue 22, item 4)
+
+
+def transcript_line(role: str, text: str, tools: list[dict[str, Any]] | None = None) -> str:
+    content: list[dict[str, Any]] = [{"type": "text", "text": text}]
+    content += [{"type": "tool_use", "id": f"t{i}", "name": t["name"], "input": t["input"]}
+                for i, t in enumerate(tools or [])]
+    return json.dumps({"type": role, "message": {"role": role, "content": content}}) + "\n"
+
+
+def test_the_first_turn_of_a_session_is_queued_for_capture(tmp_path, claude, mem):
+    """At a session's first prompt Claude Code has not written the transcript yet: the turn still starts at
+    its beginning, and Stop hands it to capture."""
+    from botmemory.core.upkeep import capture as C
+
+    transcript = tmp_path / "projects" / "new-session.jsonl"
+    handle(mem, ev("user_prompt_submit", the_project(tmp_path), transcript_path=str(transcript)), bot=BOT)
+    transcript.parent.mkdir(parents=True)
+    transcript.write_text(transcript_line("user", "I'm vegetarian") + transcript_line("assistant", "Noted."))
+    handle(mem, ev("stop", the_project(tmp_path), transcript_path=str(transcript)), bot=BOT)
+    (chat,) = C.read_pending(mem.home)
+    assert (chat["bot"], chat["chat"]) == (BOT, "Claude Code abc123")
+    (turn,) = chat["turns"]
+    assert turn["start"] == 0
+    msgs, _ = C.read_turn(turn["transcript"], turn["start"], turn["end"])
+    assert [(m.role, m.text) for m in msgs] == [("person", "I'm vegetarian"), ("bot", "Noted.")]
+
+
+def test_two_sessions_at_once_each_get_the_changes_they_made(tmp_path, claude, mem):
+    """Two sessions in one tracked folder: the one that stops first is credited with what its transcript shows
+    it writing, not with the other session's change; the last one takes what is left."""
+    from botmemory.core import ops
+
+    (claude / "MEMORY.md").write_text("- [Billing](billing.md)\n")
+    bot = ops.track(mem, path=str(claude), agent="claude-code").id
+    project = the_project(tmp_path)
+    ta, tb = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    ta.write_text(transcript_line("user", "earlier turn"))
+    handle(mem, ev("user_prompt_submit", project, session_id="aaaa1111", transcript_path=str(ta)))
+    handle(mem, ev("user_prompt_submit", project, session_id="bbbb2222", transcript_path=str(tb)))
+    (claude / "a.md").write_text("# A\n\nSession A wrote this.\n")
+    with open(ta, "a") as f:
+        f.write(transcript_line("assistant", "Writing.", [{"name": "Write", "input": {
+            "file_path": str(claude / "a.md"), "content": "# A\n\nSession A wrote this.\n"}}]))
+    (claude / "b.md").write_text("# B\n\nSession B wrote this.\n")
+    (claude / "MEMORY.md").write_text("- [Billing](billing.md)\n- [B](b.md)\n")
+    tb.write_text(transcript_line("user", "add b") + transcript_line("assistant", "Writing.", [
+        {"name": "Write", "input": {"file_path": str(claude / "b.md"), "content": "..."}},
+        {"name": "Edit", "input": {"file_path": str(claude / "MEMORY.md"), "old_string": "x", "new_string": "y"}}]))
+    handle(mem, ev("stop", project, session_id="bbbb2222", transcript_path=str(tb)))
+    assert sorted((r.file, r.chat) for r in mem.journal.list(bot)) == [
+        ("MEMORY.md", "Claude Code bbbb2222"), ("b.md", "Claude Code bbbb2222")]
+    handle(mem, ev("stop", project, session_id="aaaa1111", transcript_path=str(ta)))
+    assert sorted((r.file, r.chat) for r in mem.journal.list(bot)) == [
+        ("MEMORY.md", "Claude Code bbbb2222"), ("a.md", "Claude Code aaaa1111"), ("b.md", "Claude Code bbbb2222")]
+
+
+def test_mcp_writes_from_claude_code_carry_the_sessions_chat(mem, monkeypatch):
+    from botmemory.core.faces.mcp_tools import bot_actor
+
+    monkeypatch.setenv("CLAUDE_CODE_SESSION_ID", "1a47bff3-cf08-4fb4-bd42-f7c375d20a2f")
+    assert bot_actor({}, "claude-code").chat == "Claude Code 1a47bff3"
+    assert bot_actor({"chat": "Plans"}, "claude-code").chat == "Plans"
+    assert bot_actor({}, "cursor").chat == "cursor"
+    monkeypatch.delenv("CLAUDE_CODE_SESSION_ID")
+    assert bot_actor({}, "claude-code").chat == "Claude Code"
+
+
+# ----- a large folder never indexed (issue 22, item 5)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+def test_a_large_untracked_folder_is_indexed_by_a_builder_that_outlives_the_hook(tmp_path, claude):
+    """The first prompts over 7 MB of topics no index covers yet: each hook process answers and ends, and a
+    detached builder (one at a time, under its lock) indexes the folder; then recall finds the note."""
+    from botmemory.core.ops import claude as C
+    from botmemory.core.ops.find import open_home
+    from botmemory.core.recall.index import index_current
+
+    filler = "The quarterly budget review covers vendor contracts, payroll and hiring plans for the team. " * 120
+    for i in range(640):
+        (claude / f"topic-{i:04d}.md").write_text(f"# Topic {i}\n\n{filler}\n")
+    (claude / "ferry.md").write_text("# Ferry\n\nThe Zanzibar ferry leaves from pier 3 at 07:40.\n")
+    root = tmp_path / "home"
+    prompt = ev("user_prompt_submit", the_project(tmp_path), prompt="When does the Zanzibar ferry leave?")
+    for _ in range(2):
+        p = subprocess.run([*CLI, "--root", str(root), "hook", "claude-code"], input=prompt, capture_output=True,
+                           text=True, timeout=120)
+        assert p.returncode == 0, p.stderr
+    home, _ = open_home(str(root))
+    from botmemory.core.disk.paths import Folder, Home
+    from botmemory.core import kinds
+
+    bot = C.untracked_id(claude)
+    served = Home(home.root, C._OneFolder(bot, claude))
+    assert served.folder(bot) == Folder(bot, claude, str(claude), kinds.get("claude-code"))
+    for _ in range(600):                     # the builder runs on after the hook processes ended
+        if index_current(served, bot):
+            break
+        threading.Event().wait(0.5)
+    assert index_current(served, bot)
+    p = subprocess.run([*CLI, "--root", str(root), "hook", "claude-code"], input=prompt, capture_output=True,
+                       text=True, timeout=120)
+    assert "pier 3 at 07:40" in context(p.stdout)
+
+
+def test_a_prompt_never_builds_more_than_a_little_of_the_index_itself(tmp_path, claude, mem, monkeypatch):
+    """Over a folder with more unindexed topics than a prompt may index (the hook's process ends when it has
+    answered, and with it anything it was building), the build goes to the detached builder and the prompt is
+    answered meanwhile from the topics read directly."""
+    from botmemory.core.ops import claude as C
+    from botmemory.core.recall import query as R
+
+    for i in range(300):
+        (claude / f"topic-{i:03d}.md").write_text(f"# Topic {i}\n\n" + f"Budget line {i} for the vendor. " * 40 + "\n")
+    (claude / "ferry.md").write_text("# Ferry\n\nThe Zanzibar ferry leaves from pier 3 at 07:40.\n")
+    assert sum(p.stat().st_size for p in claude.iterdir()) > 256 * 1024      # more than a prompt may index
+    started: list[str] = []
+    monkeypatch.setattr(R, "_build_in_background", lambda home, bot: started.append(bot))
+    monkeypatch.setattr(C, "COLD_READ_S", 600.0, raising=False)    # (read it all: the answer is the warm one)
+    text = context(handle(mem, ev("user_prompt_submit", the_project(tmp_path),
+                                  prompt="When does the Zanzibar ferry leave?")))
+    assert "pier 3 at 07:40" in text and started == [C.untracked_id(claude)]
+    import sqlite3
+
+    index = mem.home.state_dir / "index" / f"{C.untracked_id(claude)}.sqlite3"
+    assert sqlite3.connect(index).execute("SELECT COUNT(*) FROM files").fetchone() == (0,)   # nothing built inline
+
+
+def test_a_prompt_in_an_untracked_folder_loads_no_journal_and_answers_as_the_full_command_line(tmp_path, claude):
+    """``botmemory hook claude-code`` is read without the full parser, and a prompt over a folder botmemory does
+    not track never loads the store or the journal; the answer is the same as through the full command line."""
+    (claude / "billing.md").write_text("# Billing\n\nInvoices are reconciled by Milind every Monday.\n")
+    root = tmp_path / "home"
+    code = ("import sys, io; from botmemory.core.faces import entry;"
+            "sys.stdin = io.TextIOWrapper(io.BytesIO(sys.argv[2].encode()));"
+            "rc = entry.main(['--root', sys.argv[1], 'hook', 'claude-code']);"
+            "print([m for m in ('botmemory.core.store.journal', 'botmemory.core.store.memory', 'argparse',"
+            " 'botmemory.core.outside.turns') if m in sys.modules], rc)")
+    p = subprocess.run([sys.executable, "-c", code, str(root), ev("user_prompt_submit", the_project(tmp_path))],
+                       capture_output=True, text=True, timeout=60)
+    lines = p.stdout.splitlines()
+    assert lines[-1] == "[] 0", p.stderr
+    full = subprocess.run([*CLI, "--root", str(root), "hook", "claude-code"],
+                          input=ev("user_prompt_submit", the_project(tmp_path)), capture_output=True, text=True,
+                          timeout=60)
+    assert lines[0] == full.stdout.strip() and "Milind" in context(lines[0])

@@ -41,27 +41,6 @@ def test_paths_outside_the_layout_are_refused(kind, rel):
         kind.classify(rel)
 
 
-def test_claude_code_strips_frontmatter_and_block_comments_then_cuts_the_tail_at_200_lines():
-    text = ("---\nmodified: 2026-11-30T10:00:00Z\n---\n<!-- a comment\nover lines -->\n"
-            + "".join(f"- line {i}\n" for i in range(205)))
-    got = CC.loaded("MEMORY.md", text, CC.limits(__import__("pathlib").Path("/nonexistent"), {}, {}))
-    assert (got.lines, got.unloaded_lines) == (205, 5)
-    assert got.text.startswith("- line 0\n") and got.text.endswith("- line 199\n")
-    # the lost lines are numbered as in the file (5 lines of frontmatter and comment come first)
-    assert got.lost == tuple(range(206, 211))
-
-
-def test_claude_code_cuts_at_25000_bytes_first_when_lines_are_long():
-    text = "".join("x" * 199 + "\n" for _ in range(130))   # 26,000 bytes in 130 lines
-    got = CC.loaded("MEMORY.md", text, Limits(max_lines=200, max_bytes=25_000))
-    assert got.unloaded_lines == 5 and len(got.text.encode()) == 25_000
-
-
-def test_an_inline_comment_is_not_block_level_and_counts():
-    text = "<!-- note --> keep me\n- a\n"
-    assert CC.loaded("MEMORY.md", text, Limits(max_lines=200, max_bytes=25_000)).lines == 2
-
-
 def test_hermes_counts_its_snapshot_and_reads_its_limits(tmp_path):
     text = "User prefers tea\n§\nProject uses postgres\n"
     got = HE.loaded("MEMORY.md", text, HE.limits(tmp_path, {}, {}))
