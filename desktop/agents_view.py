@@ -250,18 +250,13 @@ class SecretsBanner(QWidget):
             return
         from botmemory.core.ops import Actor, redact
 
-        mem = self.session.mem
         files = list(self.found)
 
-        def run() -> list[str]:
-            rows: list[str] = []
-            for rel in files:
-                rows.extend(c.id for c in redact(mem, bot, rel, Actor.person("panel")).changes)
-            return rows
-
-        def done(rows: list[str]) -> None:
-            self.status.emit(f"Redacted {counted(len(rows), 'file')}. The journal shows the "
+        def done(results: list[Any]) -> None:
+            n = sum(len(r.changes) for r in results)
+            self.status.emit(f"Redacted {counted(n, 'file')}. The journal shows the "
                              "change; botmemory keeps no copy of a credential, so it cannot be put back.")
             self.refresh()
 
-        self.session.worker.write(run, done, lambda e: self.status.emit(f"Could not redact: {e}"))
+        self.session.run_op(lambda mem: [redact(mem, bot, rel, Actor.person("panel")) for rel in files], done,
+                            lambda e: self.status.emit(f"Could not redact: {e}"))

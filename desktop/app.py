@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from botmemory.core.ops import BotMemoryError, Memory, MEMORY_FILE
+from botmemory.core.ops import BotMemoryError, Memory, MEMORY_FILE, tidy, undo
 from PySide6.QtCore import QObject, Slot
 from PySide6.QtWidgets import QApplication, QSystemTrayIcon
 
@@ -167,13 +167,21 @@ class App(QObject):
 
     @Slot(str)
     def tidy(self, bot: str) -> None:
-        self.session.tidy(bot, lambda _r: self._say(f"Tidy-up of {bot} done; every change is in the journal."),
-                          lambda e: self._say(f"The tidy-up of {bot} did not run: {e}"))
+        name = self.session.name(bot)
+
+        def done(report: dict[str, Any]) -> None:
+            self.session.upkeep_ran.emit(bot, report)
+            self._say(f"Tidy-up of {name} done; every change is in the journal.")
+
+        self.session.run_op(lambda mem: tidy(mem, bot).as_dict(), done,
+                            lambda e: self._say(f"The tidy-up of {name} did not run: {e}"))
 
     @Slot(str, str)
     def undo(self, bot: str, row_id: str) -> None:
-        self.session.undo(bot, row_id, lambda change: self._say(undone_text(bot, change)),
-                          lambda e: self._say(f"Undo failed: {e}"))
+        name = self.session.name(bot)
+        self.session.run_op(lambda mem: undo(mem, bot, row_id),
+                            lambda r: self._say(undone_text(name, r.changes[0] if r.changes else None)),
+                            lambda e: self._say(f"Undo failed: {e}"))
 
     @Slot()
     def open_settings(self) -> None:

@@ -15,7 +15,7 @@ import logging
 from typing import Any
 
 from botmemory.core.ops import (BotMemoryError, Conflict, FileKind, ONLY_FIRST_LINES, OverflowPreview, counted,
-    delete_refusal, overflow_preview)
+    delete_refusal, overflow_preview, rm, save)
 from PySide6.QtCore import QStringListModel, Qt, Signal
 from PySide6.QtGui import QFont, QFontDatabase, QTextCursor
 from PySide6.QtWidgets import (
@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .session import Session
+from .session import PANEL, Session
 
 logger = logging.getLogger(__name__)
 
@@ -410,9 +410,11 @@ class FileEditor(QWidget):
         bot, rel = self.bot, self.rel
         assert bot is not None and rel is not None
         self.save_button.setEnabled(False)
-        self.session.save(bot, rel, for_file(text, self.ending), expected,
-                          lambda change: self._saved(bot, rel, text, change),
-                          lambda e: self._save_failed(bot, rel, e))
+        written = for_file(text, self.ending)   # expected None: the file must not exist yet
+        self.session.run_op(lambda mem: save(mem, bot, rel, written, PANEL, expected_hash=expected, checked=True,
+                                             create=False),
+                            lambda r: self._saved(bot, rel, text, r.changes[0] if r.changes else None),
+                            lambda e: self._save_failed(bot, rel, e))
 
     def _saved(self, bot: str, rel: str, text: str, change: Any) -> None:
         if (bot, rel) != (self.bot, self.rel):
@@ -527,9 +529,9 @@ class FileEditor(QWidget):
             return
         if not self.confirm(f"Delete {self.rel}? The journal keeps its text, so Undo can bring it back."):
             return
-        bot, rel = self.bot, self.rel
-        self.session.delete(bot, rel, self.opened_hash,
-                            lambda _c: self._deleted(bot, rel), lambda e: self._delete_failed(bot, rel, e))
+        bot, rel, opened = self.bot, self.rel, self.opened_hash
+        self.session.run_op(lambda mem: rm(mem, bot, rel, PANEL, expected_hash=opened),
+                            lambda _r: self._deleted(bot, rel), lambda e: self._delete_failed(bot, rel, e))
 
     def _delete_failed(self, bot: str, rel: str, e: BaseException) -> None:
         if isinstance(e, Conflict):

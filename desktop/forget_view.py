@@ -12,6 +12,7 @@ import logging
 from typing import Any
 
 from botmemory.core.ops import BotMemoryError, counted, forget_everywhere
+from botmemory.core.ops import undo as undo_row
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout,
                                QWidget)
@@ -126,8 +127,8 @@ class ForgetDialog(QDialog):
                 self._add_row(bot, change)
             self.finished_forgetting.emit(results)
 
-        self.session.worker.write(lambda: forget_everywhere(mem, words, PANEL, workspaces=True), forgotten,
-                                  self._failed)
+        self.session.run_op(lambda mem: forget_everywhere(mem, words, PANEL, workspaces=True), forgotten,
+                            self._failed)
 
     def _add_row(self, bot: str, change: Any) -> None:
         row = QWidget()
@@ -152,7 +153,7 @@ class ForgetDialog(QDialog):
 
         def clicked() -> None:
             undo.setEnabled(False)
-            self.session.undo(bot, change.id, undone, failed)
+            self.session.run_op(lambda mem: undo_row(mem, bot, change.id), undone, failed)
 
         undo.clicked.connect(clicked)
 

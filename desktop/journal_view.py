@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from botmemory.core.ops import BotMemoryError, counted
+from botmemory.core.ops import BotMemoryError, counted, undo
 from PySide6.QtCore import (
     QEvent,
     QModelIndex,
@@ -367,17 +367,13 @@ class JournalView(QWidget):
         if not r.undoable:
             self.status.emit(f"Can't undo this change: {r.reason}" if r.reason else "Can't undo this change")
             return
-        row_id, file = r.id, r.file
-
-        def done(_result: Any) -> None:
-            self._undone(row_id, file)
-
-        self.session.undo(r.bot, row_id, done, self._undo_failed)
+        bot, row_id, file = r.bot, r.id, r.file
+        self.session.run_op(lambda mem: undo(mem, bot, row_id), lambda _r: self._undone(row_id, file),
+                            self._undo_failed)
 
     def _undone(self, row_id: str, file: str) -> None:
         self.status.emit(f"Undone: {file} is back as it was. The undo is itself a row and can be undone.")
         self.undone.emit(row_id)
-        self.session.poll()
 
     def _undo_failed(self, e: BaseException) -> None:
         msg = str(e) if isinstance(e, BotMemoryError) else f"{type(e).__name__}: {e}"

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from botmemory.core.ops import (BotMemoryError, Conflict, Home, MEMORY_FILE, ONLY_FIRST_LINES, OverflowPreview,
-    TOPIC_NAME_RULE, counted, overflow_preview, topic_name_rule, topic_path)
+    TOPIC_NAME_RULE, counted, move_overflow, overflow_preview, save, topic_name_rule, topic_path, undo_overflow)
 from PySide6.QtCore import QItemSelectionModel, QStringListModel, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
@@ -42,10 +42,11 @@ from .journal_view import JournalView
 from .loads_view import LoadsView
 from .agents_view import SecretsBanner, display_name, topic_prefix
 from .models import FilesModel, list_files
-from .session import Session
+from .session import PANEL, UNDO, Session
 from .team_view import TeamView
 from .upkeep_view import UpkeepView
 from .welcome import WelcomePage
+from .wording import pretty_path
 
 logger = logging.getLogger(__name__)
 
@@ -110,14 +111,6 @@ class TopicDialog(QInputDialog):
         if ok is not None:
             ok.setEnabled(problem is None)
             ok.setToolTip(problem or "")
-
-
-def pretty_path(path: Path) -> str:
-    """A folder as a person reads it: ``~/.openmausbot/workspaces/scout``."""
-    try:
-        return "~/" + path.relative_to(Path.home()).as_posix()
-    except ValueError:
-        return str(path)
 
 
 class MemoryPanel(QWidget):
@@ -439,8 +432,9 @@ class MemoryPanel(QWidget):
         if bot is None:
             return
         self.room_move_button.setEnabled(False)
-        self.session.make_room(bot, self._room_hash, lambda r: self._room_made(bot, r),
-                               lambda e: self._room_failed(bot, e))
+        expected = self._room_hash
+        self.session.run_op(lambda mem: move_overflow(mem, bot, PANEL, expected_hash=expected),
+                            lambda r: self._room_made(bot, r), lambda e: self._room_failed(bot, e))
 
     def _room_made(self, bot: str, result: Any) -> None:
         n = len(result.moved)
@@ -466,7 +460,8 @@ class MemoryPanel(QWidget):
         if bot is None or room is None:
             return
         self.room_undo_button.setEnabled(False)
-        self.session.undo_room(bot, room, lambda _c: self._room_undone(bot), lambda e: self._room_undo_failed(e))
+        self.session.run_op(lambda mem: undo_overflow(mem, bot, room, UNDO),
+                            lambda _c: self._room_undone(bot), self._room_undo_failed)
 
     def _room_undone(self, bot: str) -> None:
         self._room_done = None
@@ -593,9 +588,10 @@ class MemoryPanel(QWidget):
             self.refresh_files(select=rel)
             self.say(f"Created {rel}.")
 
-        self.session.save(bot, rel, NEW_TOPIC.format(title=title), None, created,
-                          lambda e: self.say(f"{rel} already exists." if isinstance(e, Conflict)
-                                             else f"Could not create {rel}: {e}"))
+        text = NEW_TOPIC.format(title=title)
+        self.session.run_op(lambda mem: save(mem, bot, rel, text, PANEL, checked=True, create=False), created,
+                            lambda e: self.say(f"{rel} already exists." if isinstance(e, Conflict)
+                                               else f"Could not create {rel}: {e}"))
 
     def open_in_obsidian(self) -> None:
         if self.bot is None:

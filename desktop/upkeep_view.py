@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from botmemory.core.ops import BotSettings, Memory, counted, settings
+from botmemory.core.ops import BotSettings, Memory, counted, remove_learned, settings, tidy
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -299,8 +299,6 @@ class UpkeepView(QWidget):
             self.learned_rows.append((line, button))
 
     def remove_learned(self, line_id: str) -> None:
-        mem = self.session.mem
-
         def done(_removed: Any) -> None:
             self.status.emit("Removed from About me; no bot adds it again.")
             self.refresh()
@@ -309,7 +307,7 @@ class UpkeepView(QWidget):
             self.status.emit(f"Could not remove the line: {e}")
             self.refresh()
 
-        self.session.worker.write(lambda: corelink.remove_learned(mem, line_id), done, failed)
+        self.session.run_op(lambda mem: remove_learned(mem, line_id), done, failed)
 
     def _switch(self, key: str, on: bool) -> None:
         if self._setting or self.bot is None:
@@ -320,7 +318,8 @@ class UpkeepView(QWidget):
             self.refresh()
             self.status.emit(f"{'Memory' if key == 'memory' else 'Memory upkeep'} is {'on' if on else 'off'} for {bot}.")
 
-        self.session.set_switch(bot, key, on, done, lambda e: self.status.emit(f"Could not change the switch: {e}"))
+        self.session.run_op(lambda mem: settings(mem, bot, key, on), done,
+                            lambda e: self.status.emit(f"Could not change the switch: {e}"))
 
     def tidy_now(self) -> None:
         if self.bot is None:
@@ -329,9 +328,11 @@ class UpkeepView(QWidget):
         self.tidy_button.setEnabled(False)
         self.heavy_button.setEnabled(False)
         self.report_label.setText("Tidying up…")
-        self.session.tidy(bot, lambda _r: self._tidied(bot), lambda e: self._tidy_failed(bot, e))
+        self.session.run_op(lambda mem: tidy(mem, bot).as_dict(), lambda report: self._tidied(bot, report),
+                            lambda e: self._tidy_failed(bot, e))
 
-    def _tidied(self, bot: str) -> None:
+    def _tidied(self, bot: str, report: dict[str, Any]) -> None:
+        self.session.upkeep_ran.emit(bot, report)
         self.heavy_button.setEnabled(True)
         self.status.emit(f"Tidy-up of {bot} done.")
         self.refresh()

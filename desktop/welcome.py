@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from botmemory.core.ops import BotMemoryError, check_bot_id
+from botmemory.core.ops import BotMemoryError, check_bot_id, init, track
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QGroupBox,
@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from . import corelink
 from .session import Session
+from .wording import pretty_path
 
 logger = logging.getLogger(__name__)
 
@@ -134,8 +135,6 @@ class WelcomePage(QWidget):
         self.set_home_text()
 
     def set_home_text(self) -> None:
-        from .panel import pretty_path
-
         self.home_label.setText(f"This home, <tt>{pretty_path(self.session.mem.home.root)}</tt>, has no bots yet. "
                                 "Next step — one of these:")
 
@@ -172,9 +171,8 @@ class WelcomePage(QWidget):
         self.agents_box.show()
 
     def _track(self, folder_id: str) -> None:
-        mem = self.session.mem
-        self.session.worker.write(lambda: corelink.track_agent(mem, folder_id), lambda _r: self.session.rescan(),
-                                  lambda e: self._show_error(f"Could not track it: {e}"))
+        self.session.run_op(lambda mem: track(mem, folder_id), lambda _r: self.session.rescan(),
+                            lambda e: self._show_error(f"Could not track it: {e}"))
 
     # ----- create a bot
 
@@ -202,9 +200,10 @@ class WelcomePage(QWidget):
             self._show_error(f"Could not create {name}: {e}")
             self.create_button.setEnabled(True)
 
-        self.session.create_bot(name, lambda _c: self._created(name), failed)
+        self.session.run_op(lambda mem: init(mem, check_bot_id(name)), lambda _r: self._created(name), failed)
 
     def _created(self, name: str) -> None:
+        self.session.refresh_bots()
         self.name_edit.clear()
         self.bot_created.emit(name)
 

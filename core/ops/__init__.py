@@ -92,6 +92,8 @@ _export("disk.config", "SWITCHES", "BotSettings", "ConfigValues", "DEFAULT_TIDY_
 # recall's index, kept current by the tray app in a process of its own
 _export("recall.index", recall_index_builder="builder_command", recall_index_current="index_current")
 _export("recall.query", "refresh_index")
+# following a home while it changes, as the desktop app does (issue 29)
+_export("ops.follow", "Catchup", "JournalMark", "bot_names", "catch_up", "display_name", "folders_present")
 
 __all__ = [  # the same names as _NAMES (tests/test_layering.py checks)
     "AGENT_KINDS", "AMBER_AT", "ARCHIVE_FILE", "Actor", "BadInput", "BotMemoryError", "BotSettings", "Brief",
@@ -118,6 +120,9 @@ __all__ = [  # the same names as _NAMES (tests/test_layering.py checks)
     "team_show", "team_undo", "teams_of", "text_gauge", "tidy", "token_path", "topic_name_rule", "topic_path",
     "topics", "track", "turn_begin", "turn_end", "turn_open", "undo", "undo_overflow", "untrack", "upkeep_status",
     "watcher", "without_bullet", "write_config",
+]
+__all__ += [  # following a home while it changes (the desktop app)
+    "Catchup", "JournalMark", "bot_names", "catch_up", "display_name", "folders_present",
 ]
 
 _CORE = __name__.rsplit(".", 1)[0]
@@ -216,3 +221,4 @@ if TYPE_CHECKING:  # for type checkers: the same names, eagerly
     from .team import set_bots as team_set_bots
     from .team import show as team_show
     from .team import undo as team_undo
+    from .follow import Catchup, JournalMark, bot_names, catch_up, display_name, folders_present

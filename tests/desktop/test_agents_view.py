@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import pytest
+from botmemory.core.ops import undo as ops_undo
 from botmemory.core.ops import folders as agents
 from botmemory.core.kinds import tracked
 from botmemory.core.text.budget import Level
@@ -63,7 +64,7 @@ def test_claude_code_over_its_budget(qtbot, mem, session, open_panel, no_real_ag
     newest = p.journal.model.row_at(0)
     assert (who_text(newest), how_text(newest)) == ("Someone", "changed outside the app")   # not "You"
     done = []
-    session.undo(bot, rows[0].id, done.append)
+    session.run_op(lambda m: ops_undo(m, bot, rows[0].id), done.append)
     qtbot.waitUntil(lambda: bool(done), timeout=5000)
     assert "Uses vim" not in (d / "user_role.md").read_text()
 
@@ -83,7 +84,7 @@ def test_hermes_near_its_limit_counts_characters(qtbot, mem, session, open_panel
     assert r.files == ["USER.md"]
     qtbot.waitUntil(lambda: "Lisbon" not in p.loads.block.toPlainText(), timeout=5000)
     done = []
-    session.undo(bot, r.changes[0].id, done.append)
+    session.run_op(lambda m: ops_undo(m, bot, r.changes[0].id), done.append)
     qtbot.waitUntil(lambda: bool(done), timeout=5000)
     assert "Lives in Lisbon" in (d / "USER.md").read_text()
 
