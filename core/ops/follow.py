@@ -62,7 +62,7 @@ def catch_up(mem: Memory, bot: str, mark: JournalMark | None = None, *, recent: 
     when more rows than the active file holds are new). Without a mark nothing is new: the result only marks
     where the journal ends now."""
     stamp = _stamp(mem, bot)
-    if mark is not None and mark.row is not None and stamp is not None and stamp == mark.stamp:
+    if mark is not None and mark.row is not None and stamp == mark.stamp:
         return Catchup([], [], mark, read=False)
     seen = mark.row if mark is not None else None
     fresh: list[Row] = []

@@ -7,9 +7,10 @@ pattern ends up as one comparison: in place, temp + rename, vim's
 backup-rename, ``sed -i``. Editor droppings are ignored. It rescans at start,
 when the inotify queue overflows, and every few minutes.
 
-A tracked folder that goes away (deleted, moved) is said at once (*on_presence*), and the nearest folder
-above it that is still there is watched until it comes back (restored from a backup, say): then it is
-rescanned and watched again at once, not at the next safety rescan.
+A tracked folder that goes away (deleted, moved) is said at once (*on_presence*: also whenever the folder
+itself was touched, so a folder deleted and restored within one batch is looked at again by the caller), and
+the nearest folder above it that is still there is watched until it comes back (restored from a backup, say):
+then it is rescanned and watched again at once, not at the next safety rescan.
 """
 from __future__ import annotations
 
@@ -362,15 +363,16 @@ class Watcher:
         if batch.everything:
             bots |= set(mem.home.bots())
         rows: list[Row] = []
-        moved: list[tuple[str, bool]] = []
+        moved: list[tuple[str, bool, bool]] = []   # (bot, its folder is there, that changed)
         for bot in sorted(bots):
             whole = batch.everything or bot in batch.rescan
             try:
                 if whole and self._observer is not None:
                     self._ensure_watches(bot)
                 here = mem.home.workspace(bot).is_dir()
-                if self._present.get(bot, here) != here:
-                    moved.append((bot, here))
+                changed = self._present.get(bot, here) != here
+                if changed or (bot in batch.rescan and mem.home.is_tracked(bot)):
+                    moved.append((bot, here, changed))   # the folder itself was touched: said even when back already
                 self._present[bot] = here
                 if not here:
                     continue
@@ -387,8 +389,9 @@ class Watcher:
                         self._held[bot] = (self._held.get(bot) or set()) | batch.paths.get(bot, set())
             except BotMemoryError as e:
                 logger.warning("could not reconcile %s: %s", bot, e)
-        for bot, here in moved:
-            logger.info("the folder of %s %s", bot, "is back" if here else "is gone")
+        for bot, here, changed in moved:
+            if changed:
+                logger.info("the folder of %s %s", bot, "is back" if here else "is gone")
             if self.on_presence is not None:
                 try:
                     self.on_presence(bot, here)
