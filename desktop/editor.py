@@ -15,7 +15,7 @@ import logging
 from typing import Any
 
 from botmemory.core.ops import (BotMemoryError, Conflict, FileKind, ONLY_FIRST_LINES, OverflowPreview, counted,
-    delete_refusal, overflow_preview, rm, save)
+    delete_refusal, foresee_rm, overflow_preview, rm, save)
 from PySide6.QtCore import QStringListModel, Qt, Signal
 from PySide6.QtGui import QFont, QFontDatabase, QTextCursor
 from PySide6.QtWidgets import (
@@ -69,6 +69,13 @@ def newest_row_of(mem: Any, bot: str, rel: str) -> Any:
     for row in journal_of(mem).matching(bot, JournalQuery(bot, rel).filter()):
         return row
     return None
+
+
+def delete_question(rel: str, lost: list[str]) -> str:
+    """The Delete dialog's question: Undo is promised only when the journal will keep the file's text."""
+    if not lost:
+        return f"Delete {rel}? The journal keeps its text, so Undo can bring it back."
+    return f"Delete {rel}? This cannot be undone: " + " ".join(lost)
 
 
 def line_ending(text: str) -> str:
@@ -525,13 +532,25 @@ class FileEditor(QWidget):
         return answer == QMessageBox.StandardButton.Yes
 
     def ask_delete(self) -> None:
+        """Ask whether to delete, promising only what the journal's row will keep (core's ``foresee_rm``)."""
         if self.bot is None or self.rel is None or self.kind is None or delete_refusal(self.kind) is not None:
             return
-        if not self.confirm(f"Delete {self.rel}? The journal keeps its text, so Undo can bring it back."):
+        bot, rel, mem = self.bot, self.rel, self.session.mem
+        self.delete_button.setEnabled(False)
+        self.session.submit_read(lambda: foresee_rm(mem, bot, rel), lambda lost: self._ask_delete(bot, rel, lost),
+                                 lambda e: self._ask_delete(bot, rel, [f"Could not tell whether Undo can bring it "
+                                                                       f"back ({e})."]))
+
+    def _ask_delete(self, bot: str, rel: str, lost: list[str]) -> None:
+        self._update_buttons()
+        if (bot, rel) != (self.bot, self.rel):
             return
-        bot, rel, opened = self.bot, self.rel, self.opened_hash
+        if not self.confirm(delete_question(rel, lost)):
+            return
+        opened = self.opened_hash
         self.session.run_op(lambda mem: rm(mem, bot, rel, PANEL, expected_hash=opened),
-                            lambda _r: self._deleted(bot, rel), lambda e: self._delete_failed(bot, rel, e))
+                            lambda _r: self._deleted(bot, rel, not lost),
+                            lambda e: self._delete_failed(bot, rel, e))
 
     def _delete_failed(self, bot: str, rel: str, e: BaseException) -> None:
         if isinstance(e, Conflict):
@@ -540,8 +559,9 @@ class FileEditor(QWidget):
         else:
             self.note.setText(f"Not deleted: {e}")
 
-    def _deleted(self, bot: str, rel: str) -> None:
-        self.status.emit(f"Deleted {rel}; Undo in the journal brings it back.")
+    def _deleted(self, bot: str, rel: str, undoable: bool = True) -> None:
+        self.status.emit(f"Deleted {rel}; Undo in the journal brings it back." if undoable
+                         else f"Deleted {rel}; it cannot be brought back.")
         if (bot, rel) == (self.bot, self.rel):
             self.clear()
         self.deleted.emit(rel)

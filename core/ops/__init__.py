@@ -94,6 +94,7 @@ _export("recall.index", recall_index_builder="builder_command", recall_index_cur
 _export("recall.query", "refresh_index")
 # following a home while it changes, as the desktop app does (issue 29)
 _export("ops.follow", "Catchup", "JournalMark", "bot_names", "catch_up", "display_name", "folders_present")
+_export("ops.outlook", "foresee_rm")
 
 __all__ = [  # the same names as _NAMES (tests/test_layering.py checks)
     "AGENT_KINDS", "AMBER_AT", "ARCHIVE_FILE", "Actor", "BadInput", "BotMemoryError", "BotSettings", "Brief",
@@ -122,7 +123,7 @@ __all__ = [  # the same names as _NAMES (tests/test_layering.py checks)
     "watcher", "without_bullet", "write_config",
 ]
 __all__ += [  # following a home while it changes (the desktop app)
-    "Catchup", "JournalMark", "bot_names", "catch_up", "display_name", "folders_present",
+    "Catchup", "JournalMark", "bot_names", "catch_up", "display_name", "folders_present", "foresee_rm",
 ]
 
 _CORE = __name__.rsplit(".", 1)[0]
@@ -222,3 +223,4 @@ if TYPE_CHECKING:  # for type checkers: the same names, eagerly
     from .team import show as team_show
     from .team import undo as team_undo
     from .follow import Catchup, JournalMark, bot_names, catch_up, display_name, folders_present
+    from .outlook import foresee_rm
