@@ -95,6 +95,7 @@ _export("recall.query", "refresh_index")
 # following a home while it changes, as the desktop app does (issue 29)
 _export("ops.follow", "Catchup", "JournalMark", "bot_names", "catch_up", "display_name", "folders_present")
 _export("ops.outlook", "foresee_rm")
+_export("ops.homes", "HomeInfo", "describe_home")
 
 __all__ = [  # the same names as _NAMES (tests/test_layering.py checks)
     "AGENT_KINDS", "AMBER_AT", "ARCHIVE_FILE", "Actor", "BadInput", "BotMemoryError", "BotSettings", "Brief",
@@ -124,6 +125,7 @@ __all__ = [  # the same names as _NAMES (tests/test_layering.py checks)
 ]
 __all__ += [  # following a home while it changes (the desktop app)
     "Catchup", "JournalMark", "bot_names", "catch_up", "display_name", "folders_present", "foresee_rm",
+    "HomeInfo", "describe_home",
 ]
 
 _CORE = __name__.rsplit(".", 1)[0]
@@ -224,3 +226,4 @@ if TYPE_CHECKING:  # for type checkers: the same names, eagerly
     from .team import undo as team_undo
     from .follow import Catchup, JournalMark, bot_names, catch_up, display_name, folders_present
     from .outlook import foresee_rm
+    from .homes import HomeInfo, describe_home
