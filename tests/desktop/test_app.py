@@ -114,7 +114,7 @@ def test_tray_actions_do_what_they_say(qtbot, make_app, mem, monkeypatch):
 
     calls = []
     monkeypatch.setattr(obsidian, "decide", lambda folder, file=None: obsidian.plan(folder, [folder], True))
-    monkeypatch.setattr(obsidian, "open_url", lambda url: calls.append(url) or True)
+    monkeypatch.setattr(obsidian, "open_url", lambda url, done=None: calls.append(url) or opens(done, True))
     monkeypatch.setattr(obsidian, "show_items", lambda uri, fallback, failed=None: calls.append(uri) or True)
     mem.store.write(BOT, "MEMORY.md", entry("2026-09-01", "Old") + " · until 2026-09-30\n", Actor.person())
     a = make_app(tray=True)
@@ -265,7 +265,7 @@ def test_when_nothing_opens_the_log_or_folder_the_app_says_so_with_copy(qtbot, m
     from botmemory.desktop import logs, obsidian, pathnotice
 
     monkeypatch.setattr(logs, "show_log", lambda: False)
-    monkeypatch.setattr(obsidian, "open_url", lambda url: False)
+    monkeypatch.setattr(obsidian, "open_url", lambda url, done=None: opens(done, False))
     monkeypatch.setattr(obsidian, "show_items", lambda uri, fallback, failed=None: False)
     a = make_app(tray=True)
     a.start()
@@ -322,3 +322,10 @@ def test_settings_switch_the_routes_on_and_quit_stops_them(qtbot, make_app, monk
     server = a.routes.server
     a.shutdown()
     assert not a.routes.running and not any(t.is_alive() for t in server._threads)
+
+
+def opens(done, ok: bool) -> bool:
+    """What a fake ``open_url`` answers: *ok*, told to *done* too (as the real one does, maybe later)."""
+    if done is not None:
+        done(ok)
+    return ok

@@ -80,7 +80,7 @@ def test_open_in_obsidian_and_show_in_file_manager(qtbot, panel, session, monkey
 
     calls = []
     monkeypatch.setattr(obsidian, "decide", lambda folder, file=None: obsidian.plan(folder, [], False))
-    monkeypatch.setattr(obsidian, "open_url", lambda url: calls.append(url) or True)
+    monkeypatch.setattr(obsidian, "open_url", lambda url, done=None: calls.append(url) or opens(done, True))
     monkeypatch.setattr(obsidian, "show_items", lambda uri, fallback, failed=None: calls.append(uri) or True)
     panel.obsidian_button.click()
     idle(qtbot, session)
@@ -240,3 +240,10 @@ def test_the_file_list_keeps_its_width_on_a_daily_log(qtbot, panel, session, mem
     qtbot.waitUntil(lambda: "read-only" in panel.editor.note.text(), timeout=15_000)
     qtbot.wait(50)
     assert panel.files_view.width() == before
+
+
+def opens(done, ok: bool) -> bool:
+    """What a fake ``open_url`` answers: *ok*, told to *done* too (as the real one does, maybe later)."""
+    if done is not None:
+        done(ok)
+    return ok
