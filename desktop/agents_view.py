@@ -28,6 +28,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from .wording import shown_name
+
 logger = logging.getLogger(__name__)
 
 OFFERED_FILE = "agents-offered.json"
@@ -55,12 +57,11 @@ def loads_caption(mem: Memory, bot: str) -> str:
 
 
 def display_name(mem: Memory, bot: str) -> str:
-    """What the bot list shows: a workspace's id, or a tracked folder's name and kind."""
+    """What the bot list shows: a workspace's id, or a tracked folder's name (``~`` for the home folder) and kind."""
     f = mem.home.folder(bot)
     if f is None:
         return bot
-    label = kind_label(f.layout.name)
-    return f"{f.name} · {label}" if f.name != bot else f"{bot} · {label}"
+    return f"{shown_name(f.name or bot)} · {kind_label(f.layout.name)}"
 
 
 def topic_prefix(mem: Memory, bot: str) -> str | None:

@@ -107,14 +107,23 @@ class App(QObject):
             self.tray.agents.connect(self.open_agents)
             self.tray.show_log.connect(self.show_log)
             self.tray.quit.connect(self.quit)
-            self.session.gauges_changed.connect(self.tray.update_state)
-            self.session.bots_changed.connect(self.tray.set_bots)
+            self.session.gauges_changed.connect(self._tray_state)
+            self.session.bots_changed.connect(self._tray_bots)
             self.session.recent_changed.connect(self.tray.set_recent)
         self.routes = serve.RoutesService(self.session, persist=not demo, parent=self)
         self.routes.failed.connect(self._say)
         self.notifier = Notifier(self.tray.icon if self.tray else None, self, submit=self.session.worker.read)
         self.notifier.activated.connect(self._notice_chosen)
         self.session.notice.connect(self.notifier.notify)
+
+    def _tray_bots(self, bots: list[str]) -> None:
+        if self.tray is not None:
+            self.tray.set_bots(bots, self.session.names)
+
+    def _tray_state(self, gauges: dict[str, Any]) -> None:
+        if self.tray is not None:
+            self.tray.gone = [b for b, here in self.session.present.items() if not here]
+            self.tray.update_state(gauges)
 
     def start(self, show: str | None = None) -> None:
         self.session.start()
@@ -264,6 +273,7 @@ class App(QObject):
                              logs.log_path())
 
     def _say(self, text: str) -> None:
+        text = self.session.named(text)
         logger.info("%s", text)
         if self.panel is not None and self.panel.isVisible():
             self.panel.say(text)

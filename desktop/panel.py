@@ -611,8 +611,8 @@ class MemoryPanel(QWidget):
         pathnotice.show(text, path, self)
 
     def say(self, text: str) -> None:
-        """A message in the status line under the tabs (cleared after a while)."""
-        self.status_label.setText(text)
+        """A message in the status line under the tabs (cleared after a while); a tracked folder by its name."""
+        self.status_label.setText(self.session.named(text))
         self._status_timer.start()
 
     def bring_up(self) -> None:

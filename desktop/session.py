@@ -42,6 +42,7 @@ from PySide6.QtCore import QFileSystemWatcher, QObject, Qt, QTimer, Signal, Slot
 from . import corelink
 from .corelink import JournalQuery
 from .index_keeper import IndexKeeper
+from .wording import shown_name
 from .worker import Worker
 
 logger = logging.getLogger(__name__)
@@ -150,7 +151,7 @@ class Session(QObject):
         super().__init__(parent)
         self.mem = mem
         self.worker = worker or Worker(self)
-        self.worker.failed.connect(self.error)
+        self.worker.failed.connect(lambda text: self.error.emit(self.named(text)))
         self.today_fixed = today_fixed
         self.bots: list[str] = []
         self.names: dict[str, str] = {}
@@ -254,8 +255,16 @@ class Session(QObject):
         self._watcher_event.emit()
 
     def name(self, bot: str) -> str:
-        """*bot* as people name it (a Claude Code project's path, never an internal id)."""
-        return self.names.get(bot) or bot
+        """*bot* as people name it (a Claude Code project's path, ``~`` for the home folder; never an internal
+        id like ``claude-tmp-b-home-work-shop-app``)."""
+        return shown_name(self.names.get(bot) or bot)
+
+    def named(self, text: str) -> str:
+        """*text* (an error, a notice) with every tracked folder's id replaced by its name."""
+        for bot in sorted(self.names, key=len, reverse=True):
+            if bot in text and self.names[bot] and self.names[bot] != bot:
+                text = text.replace(bot, self.name(bot))
+        return text
 
     # ----- operations
 

@@ -329,3 +329,77 @@ def opens(done, ok: bool) -> bool:
     if done is not None:
         done(ok)
     return ok
+
+
+SHOP = "claude-tmp-b-home-work-shop-app"
+
+
+def shop_app(user, lines: int = 260):
+    """A Claude Code project over its budget, whose transcript names its path /tmp/b/home/work/shop-app."""
+    import json as _json
+
+    project = user / ".claude" / "projects" / "-tmp-b-home-work-shop-app"
+    (project / "memory").mkdir(parents=True)
+    (project / "memory" / "MEMORY.md").write_text(
+        "".join(f"- [Note {i}](note_{i}.md) — the shop's checkout, part {i}\n" for i in range(lines)))
+    (project / "s1.jsonl").write_text(_json.dumps({"type": "user", "cwd": "/tmp/b/home/work/shop-app"}) + "\n")
+    return project / "memory"
+
+
+def test_people_see_the_projects_path_never_its_internal_id(qtbot, make_app, mem, no_real_agent_folders):
+    """Issue 29, Misleading 9: the tray menu, its tooltip, notices, the forget preview and errors name the project."""
+    from botmemory.core.ops import track
+    from botmemory.desktop.session import Notice
+
+    shop_app(no_real_agent_folders)
+    track(mem, SHOP)
+    a = make_app(tray=True)
+    notices: list[Notice] = []
+    a.session.notice.connect(notices.append)
+    a.start()
+    idle(qtbot, a.session)
+    titles = [m.title() for m in a.tray.bot_menus.values()]
+    assert "/tmp/b/home/work/shop-app" in titles and SHOP not in " ".join(titles)
+    assert "/tmp/b/home/work/shop-app is over the budget" in a.tray.icon.toolTip()
+    assert SHOP not in a.tray.icon.toolTip()
+    a.show_panel(SHOP)
+    idle(qtbot, a.session)
+    dialog = a.panel.open_forget()
+    dialog.words.setText("checkout part")
+    dialog.preview_button.click()
+    qtbot.waitUntil(lambda: dialog.forget_button.isEnabled() or "nothing" in dialog.message.text(), timeout=5000)
+    shown = " ".join(w.text() for w in dialog.findChildren(type(dialog.message)))
+    assert SHOP not in shown
+    dialog.close()
+    a.panel.say(f"the folder of {SHOP} is gone or not readable; `botmemory untrack {SHOP}` stops tracking it")
+    assert SHOP not in a.panel.status_label.text() and "/tmp/b/home/work/shop-app" in a.panel.status_label.text()
+    from botmemory.core.ops import scan
+
+    scan(mem)                                  # the baseline of the folder
+    with open(mem.home.workspace(SHOP) / "MEMORY.md", "a") as f:
+        f.write("- [Late](late.md)\n")
+    assert scan(mem)                           # its rows reach the app through the journal's row listener
+    qtbot.waitUntil(lambda: any(n.kind == "outside" for n in notices), timeout=5000)
+    assert all(SHOP not in n.title + n.text for n in notices)
+
+
+def test_the_forget_dialog_is_wide_enough_to_read_its_preview(qtbot, make_app, mem):
+    """Issue 29, Misleading 7: it opened ~290 px wide, its title cut and the preview over the buttons."""
+    mem.store.write(BOT, "memory/home.md", "".join(
+        f"- 2026-10-0{i} · from chat \"Moving\" · Lived at {i} Elm Street, the flat above the bakery on the corner\n"
+        for i in range(1, 9)), Actor.person("cli"))
+    a = make_app(tray=False)
+    a.start()
+    idle(qtbot, a.session)
+    dialog = a.panel.open_forget()
+    qtbot.waitExposed(dialog)
+    dialog.words.setText("Elm Street")
+    dialog.preview_button.click()
+    qtbot.waitUntil(dialog.forget_button.isEnabled, timeout=5000)
+    assert dialog.width() >= 600
+    assert dialog.fontMetrics().horizontalAdvance(dialog.windowTitle()) < dialog.width() - 120
+    scroll = dialog.rows_scroll
+    top_of_button = dialog.forget_button.mapTo(dialog, dialog.forget_button.rect().topLeft()).y()
+    bottom_of_preview = scroll.mapTo(dialog, scroll.rect().bottomLeft()).y()
+    assert bottom_of_preview < top_of_button                   # the preview never runs under the buttons
+    dialog.close()
