@@ -156,12 +156,13 @@ class GaugeWidget(QWidget):
         box.addWidget(self.rule_label)
         self.set_gauge(None)
 
-    def set_gauge(self, g: FolderGauge | None) -> None:
+    def set_gauge(self, g: FolderGauge | None, *, gone: bool = False) -> None:
+        """Show *g*; None while it is being read (*gone*: the folder is gone, so there is nothing to gauge)."""
         self.gauge = g
         if g is None:
-            self.lines_label.setText("…")
-            self.size_label.setText("…")
-            self.state_label.setText("")
+            self.lines_label.setText("—" if gone else "…")
+            self.size_label.setText("—" if gone else "…")
+            self.state_label.setText("<b>folder gone</b>" if gone else "")
             self.unloaded_label.hide()
             self.lines_bar.set_value(0, COLOURS[Level.OK])
             self.size_bar.set_value(0, COLOURS[Level.OK])

@@ -12,8 +12,9 @@ from pathlib import Path
 from collections.abc import Callable
 from typing import Any
 
-from botmemory.core.ops import (BotMemoryError, Conflict, Home, MEMORY_FILE, ONLY_FIRST_LINES, OverflowPreview,
-    TOPIC_NAME_RULE, counted, move_overflow, overflow_preview, save, topic_name_rule, topic_path, undo_overflow)
+from botmemory.core.ops import (BotMemoryError, Conflict, FolderActions, Home, INDEX_TOPIC, MEMORY_FILE,
+    ONLY_FIRST_LINES, RoomPreview, TOPIC_NAME_RULE, counted, folder_actions, make_room, room_preview, save,
+    topic_name_rule, topic_path, undo_overflow)
 from PySide6.QtCore import QItemSelectionModel, QStringListModel, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
@@ -63,6 +64,10 @@ aliases: []
 
 
 NO_BOT = "No bot is open: create one or choose the bot home first."
+ROOM_TIPS = {
+    "archive": "Move the oldest dated entries to memory/archive.md until MEMORY.md loads whole",
+    "index": f"Move the oldest index lines into {INDEX_TOPIC}, which the index points at, until MEMORY.md loads whole",
+}
 
 
 def topic_name_problem(name: str, home: Home | None = None, bot: str | None = None) -> str | None:
@@ -124,7 +129,7 @@ class MemoryPanel(QWidget):
         self.bot: str | None = None
         self._pending_bot: str | None = None
         self._files_asked = 0
-        self.setWindowTitle("Memory")   # the platform adds " — Bot Memory"
+        self.setWindowTitle("Bot Memory")
         self.resize(1040, 760)
         self.setWindowFlag(Qt.WindowType.Window, True)
         self.setWindowIcon(icons.app_icon())
@@ -151,7 +156,6 @@ class MemoryPanel(QWidget):
 
         self.gauge = GaugeWidget()
         self.room_button = QPushButton("Make room…")
-        self.room_button.setToolTip("Move the oldest dated entries to memory/archive.md until MEMORY.md loads whole")
         self.room_button.clicked.connect(self.preview_room)
         self.room_button.hide()
         self.room_banner = Banner("#fde2c8")
@@ -172,6 +176,8 @@ class MemoryPanel(QWidget):
         self.room_undo_button.hide()
         self._room_hash: str | None = None
         self._room_done: Any = None
+        self.actions: FolderActions | None = None
+        """What applies to the open folder (core's ``folder_actions``): Make room's kind, a tidy-up, new topics."""
 
         self.loads = LoadsView(session)
         self.files_model = FilesModel(self)
@@ -245,6 +251,11 @@ class MemoryPanel(QWidget):
         gauge_row.addWidget(self.room_button, 0, Qt.AlignmentFlag.AlignBottom)
         bp.addLayout(gauge_row)
         bp.addWidget(self.room_banner)
+        self.gone_banner = Banner("#fde2c8")
+        self.gone_banner.setObjectName("gone")
+        self.untrack_hint = self.gone_banner.add_button("Copy its path")
+        self.untrack_hint.clicked.connect(self._copy_gone_path)
+        bp.addWidget(self.gone_banner)
         self.secrets = SecretsBanner(session)
         self.secrets.status.connect(lambda t: self.say(t))
         bp.addWidget(self.secrets)
@@ -262,6 +273,7 @@ class MemoryPanel(QWidget):
         close = QShortcut(QKeySequence(QKeySequence.StandardKey.Close), self)
         close.activated.connect(self.close)
         session.gauges_changed.connect(self._gauges)
+        session.presence_changed.connect(self._presence)
         session.rows_added.connect(self._rows_added)
         session.bots_changed.connect(self._bots)
         session.error.connect(self.say)
@@ -284,8 +296,7 @@ class MemoryPanel(QWidget):
         self.bot_box.setToolTip("Which bot's memory this window shows")
         self.obsidian_button.setToolTip("Open this bot's folder in Obsidian")
         self.reveal_button.setToolTip("Show the open file in the file manager")
-        self.new_topic_button.setToolTip("A new topic file under memory/")
-        self.room_button.setToolTip("Move the oldest dated entries to memory/archive.md until MEMORY.md loads whole")
+        self.new_topic_button.setToolTip("A new topic file")
 
     def showing_welcome(self) -> bool:
         return self.pages.currentWidget() is self.welcome
@@ -310,7 +321,7 @@ class MemoryPanel(QWidget):
         if not bots:
             if self.bot is None:
                 self.pages.setCurrentWidget(self.welcome)
-                self.setWindowTitle("Welcome")
+                self.setWindowTitle("Welcome")          # the platform adds " — Bot Memory"
                 self._no_bot("This home has no bots yet: create one, or choose the bot home.")
                 self.welcome.look_for_agents()
             return
@@ -343,13 +354,17 @@ class MemoryPanel(QWidget):
             self._add_bot_item(bot)
         self.bot_box.setCurrentIndex(self.bot_box.findData(bot))
         self.bot_box.blockSignals(False)
-        self.setWindowTitle(f"{self.bot_box.currentText() or bot} — Memory")
+        self.setWindowTitle(self.bot_box.currentText() or bot)   # the platform adds " — Bot Memory"
         if self.showing_welcome():
             self.pages.setCurrentIndex(0)
         self._has_bot()
-        self.new_topic_button.setVisible(topic_prefix(self.session.mem, bot) is not None)
+        self.actions = None
+        mem = self.session.mem
+        self.session.submit_read(lambda: folder_actions(mem, bot), lambda a: self._actions_read(bot, a),
+                                 lambda e: logger.info("what applies to %s: %s", bot, e))
         self._room_done = None
         self.room_banner.hide()
+        self._show_presence(bot, self.session.present.get(bot, True))
         try:
             self.path_label.setText(pretty_path(self.session.mem.home.workspace(bot)))
         except BotMemoryError:
@@ -365,6 +380,46 @@ class MemoryPanel(QWidget):
         self.refresh_files(select=MEMORY_FILE)
         self.bot_changed.emit(bot)
 
+    # ----- a tracked folder that went away, and came back
+
+    def _presence(self, bot: str, here: bool) -> None:
+        if bot != self.bot:
+            return
+        self._show_presence(bot, here)
+        if here:                                  # back: everything is read again
+            self.gauge.set_gauge(self.session.gauges.get(bot))
+            self.loads.refresh()
+            self.secrets.refresh()
+            self.journal.set_bot(bot)
+            self.upkeep.refresh()
+            self.refresh_files(select=self.editor.rel or MEMORY_FILE)
+
+    def _show_presence(self, bot: str, here: bool) -> None:
+        if here:
+            self.gone_banner.hide()
+            return
+        try:
+            path = pretty_path(self.session.mem.home.workspace(bot))
+        except BotMemoryError:
+            path = self.session.name(bot)
+        self.gone_banner.label.setText(
+            f"<b>The folder {path} is gone</b> — deleted or moved away. Its journal is kept (Journal); when the "
+            "folder comes back, restored from a backup say, botmemory picks it up again at once.")
+        self.gone_banner.show()
+        self.gauge.set_gauge(None, gone=True)
+        self.room_button.hide()
+        self.room_banner.hide()
+        if not self.editor.dirty:
+            self.editor.clear()
+        self.files_model.set_files([])
+        self.loads.block.setPlainText("")
+
+    def _copy_gone_path(self) -> None:
+        from PySide6.QtGui import QGuiApplication
+
+        if self.bot is not None:
+            QGuiApplication.clipboard().setText(str(self.session.mem.home.workspace(self.bot)))
+
     def show_tab(self, name: str) -> None:
         self.tabs.setCurrentIndex(TABS.index(name))
 
@@ -372,56 +427,71 @@ class MemoryPanel(QWidget):
 
     def _gauges(self, gauges: dict[str, Any]) -> None:
         if self.bot is not None:
+            if not self.session.present.get(self.bot, True):
+                return                             # the banner says the folder is gone
             self.gauge.set_gauge(gauges.get(self.bot))
             self._room_visible()
 
     def _room_visible(self) -> None:
         g = self.gauge.gauge
-        # Make room moves entries to botmemory's archive: never in an agent's folder, which its agent keeps
-        tracked = self.bot is not None and self.session.mem.home.is_tracked(self.bot)
-        over = g is not None and g.unloaded_lines > 0 and not tracked
+        # Make room by the folder's kind: a workspace's entries to its archive, a Claude Code index's oldest lines
+        # into a topic it points at; nothing for an agent with no index to move
+        kind = self.actions.room if self.actions is not None else None
+        over = g is not None and g.unloaded_lines > 0 and kind is not None
         self.room_button.setVisible(over)
+        self.room_button.setToolTip(ROOM_TIPS.get(kind or "", ""))
         if not over and self._room_done is None:   # after Make room the banner stays for its Undo
             self.room_banner.hide()
 
-    # ----- make room: the overflow preview's entries to the archive now
+    def _actions_read(self, bot: str, actions: FolderActions) -> None:
+        if bot != self.bot:
+            return
+        self.actions = actions
+        self.new_topic_button.setVisible(actions.topics)
+        self.upkeep.set_actions(actions)
+        self._room_visible()
+
+    # ----- make room: by the folder's kind, what would move first, then one change you can undo
 
     def preview_room(self) -> None:
-        """Read MEMORY.md (on the worker) and show which entries Make room would move."""
+        """Ask core (on the worker) what Make room would move now, and show it."""
         bot = self.bot
         if bot is None:
             return
         mem = self.session.mem
-
-        def read() -> tuple[str | None, OverflowPreview]:
-            ft = mem.store.read(bot, MEMORY_FILE)
-            return (ft.hash if ft else None), overflow_preview(ft.text if ft else "", mem.today)
-
-        self.session.submit_read(read, lambda r: self._show_room(bot, *r),
+        self.session.submit_read(lambda: room_preview(mem, bot), lambda p: self._show_room(bot, p),
                                  lambda e: self.say(f"Could not read MEMORY.md: {e}"))
 
-    def _show_room(self, bot: str, file_hash: str | None, p: OverflowPreview) -> None:
-        if bot != self.bot:
+    def _show_room(self, bot: str, p: RoomPreview | None) -> None:
+        if bot != self.bot or p is None:
             return
-        self._room_hash = file_hash
-        g = p.gauge
+        self._room_hash = p.hash
         n = len(p.moved)
-        head = (f"<b>{counted(g.unloaded_lines, 'line')} of MEMORY.md "
-                f"{'do' if g.unloaded_lines != 1 else 'does'} not load</b> ({ONLY_FIRST_LINES}).")
-        if n:
+        rule = ONLY_FIRST_LINES if p.kind == "archive" else "Claude Code reads the first 200 lines or 25,000 bytes"
+        head = (f"<b>{counted(p.unloaded_lines, 'line')} of MEMORY.md "
+                f"{'do' if p.unloaded_lines != 1 else 'does'} not load</b> ({rule}).")
+        if n and p.kind == "index":
+            text = (f"{head} Make room moves {'this index line' if n == 1 else f'these {n} index lines'} — the "
+                    f"oldest — into {p.target}, with one line in their place pointing there, so Claude Code still "
+                    "finds every memory; one change you can undo:")
+        elif n:
             text = (f"{head} Make room moves {'this entry' if n == 1 else f'these {n} entries'} — the oldest dated "
                     "ones, struck and expired first — to memory/archive.md, in one change you can undo in the "
                     "journal:")
-            if not p.fits_after:
-                text += " (it still would not all fit: hand-written lines and health facts never move)"
+        elif p.kind == "index":
+            text = f"{head} There is no index line to move: trim MEMORY.md in Files to make it fit."
         else:
             text = (f"{head} Nothing here can move to the archive: hand-written lines and health facts never "
                     "move. Trim MEMORY.md in Files to make it fit.")
+        if n and not p.fits_after:
+            text += (" (it still would not all fit: hand-written lines and health facts never move)"
+                     if p.kind == "archive" else " (it still would not all fit: only index lines move)")
         self.room_banner.label.setText(text)
         self.room_model.setStringList(p.moved)
         self.room_view.setVisible(bool(n))
         self.room_move_button.setVisible(bool(n))
-        self.room_move_button.setText(f"Move {'it' if n == 1 else f'these {n}'} to the archive")
+        where = "to the archive" if p.kind == "archive" else f"into {p.target}"
+        self.room_move_button.setText(f"Move {'it' if n == 1 else f'these {n}'} {where}")
         self.room_move_button.setEnabled(True)
         self.room_undo_button.hide()
         self.room_cancel_button.setText("Cancel" if n else "Close")
@@ -433,12 +503,14 @@ class MemoryPanel(QWidget):
             return
         self.room_move_button.setEnabled(False)
         expected = self._room_hash
-        self.session.run_op(lambda mem: move_overflow(mem, bot, PANEL, expected_hash=expected),
+        self.session.run_op(lambda mem: make_room(mem, bot, PANEL, expected_hash=expected),
                             lambda r: self._room_made(bot, r), lambda e: self._room_failed(bot, e))
 
     def _room_made(self, bot: str, result: Any) -> None:
         n = len(result.moved)
-        text = (f"Moved {counted(n, 'entry', 'entries')} of {bot} to memory/archive.md"
+        index = self.actions is not None and self.actions.room == "index"
+        what = counted(n, "index line") if index else counted(n, "entry", "entries")
+        text = (f"Moved {what} of {self.session.name(bot)} {'into ' + INDEX_TOPIC if index else 'to memory/archive.md'}"
                 + ("" if result.fits else "; MEMORY.md is still over the budget") + ".")
         self.say(text)
         if bot != self.bot or not n:
@@ -466,7 +538,8 @@ class MemoryPanel(QWidget):
     def _room_undone(self, bot: str) -> None:
         self._room_done = None
         self.room_banner.hide()
-        self.say(f"Make room undone: the entries are back in {bot}'s MEMORY.md and out of the archive.")
+        self.say(f"Make room undone: MEMORY.md of {self.session.name(bot)} and the file the lines went to are back "
+                 "as they were.")
 
     def _room_undo_failed(self, e: BaseException) -> None:
         self._room_done = None
@@ -499,7 +572,7 @@ class MemoryPanel(QWidget):
 
     def refresh_files(self, select: str | None = None) -> None:
         bot = self.bot
-        if bot is None:
+        if bot is None or not self.session.present.get(bot, True):
             return
         mem = self.session.mem
         self._files_asked += 1

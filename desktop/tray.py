@@ -89,6 +89,7 @@ class Tray(QObject):
         """Each bot as people name it (a Claude Code project's path); its id when it has no other name."""
         self.gone: list[str] = []
         self.bot_menus: dict[str, QMenu] = {}
+        self.tidy_actions: dict[str, QAction] = {}
         self._bots_anchor = self.menu.addSeparator()
         for bot in bots:
             self.add_bot(bot)
@@ -128,7 +129,9 @@ class Tray(QObject):
         sub.addAction("Memory panel").triggered.connect(lambda _c=False: self.open_panel.emit(bot))
         sub.addAction("Open in Obsidian").triggered.connect(lambda _c=False: self.open_obsidian.emit(bot))
         sub.addAction("Show in file manager").triggered.connect(lambda _c=False: self.reveal.emit(bot))
-        sub.addAction("Tidy up now").triggered.connect(lambda _c=False: self.tidy.emit(bot))
+        tidy = sub.addAction("Tidy up now")
+        tidy.triggered.connect(lambda _c=False: self.tidy.emit(bot))
+        self.tidy_actions[bot] = tidy
         order = sorted([*self.bot_menus, bot], key=lambda b: self.title(b).lower())
         after = order.index(bot) + 1
         before_action = self.bot_menus[order[after]].menuAction() if after < len(order) else self._bots_anchor
@@ -168,6 +171,9 @@ class Tray(QObject):
 
     @Slot(object)
     def update_state(self, gauges: dict[str, FolderGauge]) -> None:
+        for bot, g in gauges.items():     # an agent that writes its own memory is never tidied by botmemory
+            if bot in self.tidy_actions:
+                self.tidy_actions[bot].setVisible(not g.tracked)
         level = worst(gauges)
         if level is not self.level:
             self.level = level

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from botmemory.core.ops import BotSettings, Memory, counted, remove_learned, settings, tidy
+from botmemory.core.ops import (INDEX_TOPIC, BotSettings, FolderActions, Memory, counted, remove_learned, settings,
+                                tidy)
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -170,6 +171,10 @@ class UpkeepView(QWidget):
             w.setEnabled(False)
             w.setToolTip(NO_BOT)
 
+        self.actions: FolderActions | None = None
+        self.agent_note = QLabel()
+        self.agent_note.setWordWrap(True)
+        self.agent_note.hide()
         self.last_label = QLabel()
         self.report_label = QLabel()
         self.report_label.setWordWrap(True)
@@ -208,6 +213,7 @@ class UpkeepView(QWidget):
         box.addWidget(self.upkeep_switch)
         box.addWidget(self.upkeep_help)
         box.addSpacing(12)
+        box.addWidget(self.agent_note)
         box.addLayout(tidy_row)
         box.addWidget(self.report_label)
         box.addSpacing(8)
@@ -223,7 +229,26 @@ class UpkeepView(QWidget):
     def set_bot(self, bot: str | None) -> None:
         self.bot = bot
         self.info = None
+        self.actions = None
+        for w in (self.upkeep_switch, self.upkeep_help, self.tidy_button, self.last_label):
+            w.setVisible(True)
+        self.agent_note.hide()
         self.refresh()
+
+    def set_actions(self, actions: FolderActions) -> None:
+        """What applies to the open folder (core's ``folder_actions``): a tidy-up only where it can run."""
+        self.actions = actions
+        tidy = actions.tidy
+        for w in (self.upkeep_switch, self.upkeep_help, self.tidy_button, self.last_label):
+            w.setVisible(tidy)
+        self.agent_note.setVisible(not tidy)
+        self.agent_note.setText(
+            f"{actions.why_no_tidy}." + (f" When MEMORY.md no longer all loads, Make room (under the gauge) moves "
+                                         f"the oldest index lines into {INDEX_TOPIC}, which the index points at — "
+                                         "only when you ask." if actions.room == "index" else "")
+            if actions.why_no_tidy else "")
+        if self.info is not None and self.bot is not None:
+            self._show(self._asked, self.bot, self.info)
 
     def refresh(self) -> None:
         bot = self.bot
@@ -246,6 +271,7 @@ class UpkeepView(QWidget):
         finally:
             self._setting = False
         on = info.settings.memory and info.settings.upkeep
+        applies = self.actions is None or self.actions.tidy
         self.memory_switch.setEnabled(True)
         self.memory_switch.setToolTip("")
         self.upkeep_switch.setEnabled(info.settings.memory)
@@ -254,24 +280,25 @@ class UpkeepView(QWidget):
         self.tidy_button.setToolTip("" if on else "Upkeep is off for this bot." if info.settings.memory
                                     else "Memory is off for this bot.")
         self.last_label.setText(f"Last tidy-up: {when_text(info.last_run)}")
-        text = report_text(info.report, info.error)
-        if not on:
+        text = report_text(info.report, info.error) if applies else ""
+        if not applies:
+            pass
+        elif not on:
             text = ("Upkeep is off for this bot: nothing runs by itself, and Tidy up now is unavailable."
                     if info.settings.memory else "Memory is off for this bot: upkeep does not run.")
         g = self.session.gauges.get(bot)
         if on and g is not None and g.unloaded_lines > 0:
             n = g.unloaded_lines
             lines = f"{counted(n, 'line', 'lines')} of MEMORY.md still {'does' if n == 1 else 'do'} not load"
-            if self.session.mem.home.is_tracked(bot):   # an agent's folder: no Make room, its agent keeps it
-                more = (": botmemory moves nothing out of an agent's folder by itself. Move detail into topic "
-                        "files (Files) or delete the lines you no longer need.")
+            if not applies:        # an agent's folder: the note above says what applies
+                more = "."
             else:
                 more = (": a tidy-up only moves expired entries. Make room (under the gauge) moves the oldest "
                         "dated entries to the archive now.")
             text = (text + "\n" if text else "") + lines + more
         self.report_label.setText(text)
         self.heavy_label.setText(f"<b>{info.heavy}</b>" if info.heavy else "")
-        self.heavy_frame.setVisible(bool(info.heavy))
+        self.heavy_frame.setVisible(bool(info.heavy) and applies)
         self.capture_label.setText(capture_text(info.capture))
         self._show_learned(info.learned)
 

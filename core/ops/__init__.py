@@ -96,6 +96,7 @@ _export("recall.query", "refresh_index")
 _export("ops.follow", "Catchup", "JournalMark", "bot_names", "catch_up", "display_name", "folders_present")
 _export("ops.outlook", "foresee_rm")
 _export("ops.homes", "HomeInfo", "describe_home")
+_export("ops.room", "FolderActions", "INDEX_TOPIC", "RoomPreview", "folder_actions", "make_room", "room_preview")
 
 __all__ = [  # the same names as _NAMES (tests/test_layering.py checks)
     "AGENT_KINDS", "AMBER_AT", "ARCHIVE_FILE", "Actor", "BadInput", "BotMemoryError", "BotSettings", "Brief",
@@ -126,6 +127,7 @@ __all__ = [  # the same names as _NAMES (tests/test_layering.py checks)
 __all__ += [  # following a home while it changes (the desktop app)
     "Catchup", "JournalMark", "bot_names", "catch_up", "display_name", "folders_present", "foresee_rm",
     "HomeInfo", "describe_home",
+    "FolderActions", "INDEX_TOPIC", "RoomPreview", "folder_actions", "make_room", "room_preview",
 ]
 
 _CORE = __name__.rsplit(".", 1)[0]
@@ -227,3 +229,4 @@ if TYPE_CHECKING:  # for type checkers: the same names, eagerly
     from .follow import Catchup, JournalMark, bot_names, catch_up, display_name, folders_present
     from .outlook import foresee_rm
     from .homes import HomeInfo, describe_home
+    from .room import INDEX_TOPIC, FolderActions, RoomPreview, folder_actions, make_room, room_preview

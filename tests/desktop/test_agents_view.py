@@ -13,7 +13,7 @@ from botmemory.desktop.agents_view import AgentsDialog, offer_text
 from botmemory.desktop.panel import MemoryPanel
 from tests.core.agent_fixtures import claude_code, hermes, openclaw
 
-from .conftest import BOT, idle
+from .conftest import delete, BOT, idle
 
 
 def track(mem, agent):
@@ -297,15 +297,70 @@ def test_the_bot_list_is_wide_enough_for_a_tracked_folders_name(qtbot, mem, sess
     assert p.bot_box.width() >= p.bot_box.fontMetrics().horizontalAdvance(text) + 20
 
 
-def test_the_upkeep_tab_of_a_red_agent_folder_points_to_no_make_room(qtbot, mem, session, open_panel,
-                                                                      no_real_agent_folders):
-    """Make room is never offered for an agent's folder: its Upkeep text must not send the person there."""
-    claude_code(no_real_agent_folders, index_lines=230)
+def test_a_red_claude_code_folder_offers_make_room_for_its_index_and_no_tidy_up(qtbot, mem, session, open_panel,
+                                                                                no_real_agent_folders):
+    """Issue 29, Misleading 8: what applies to the kind — Make room moves the oldest index lines into a topic the
+    index points at (one change you can undo, only when asked); Tidy up now, which refuses, is not offered."""
+    d = claude_code(no_real_agent_folders, index_lines=230)
     bot = track(mem, "claude-code")
+    before = (d / "MEMORY.md").read_text()
     p = open_panel(bot)
+    qtbot.waitUntil(lambda: p.actions is not None, timeout=5000)
+    assert p.room_button.isVisible() and "index lines" in p.room_button.toolTip()
     p.show_tab("upkeep")
     idle(qtbot, session)
-    qtbot.waitUntil(lambda: "do not load" in p.upkeep.report_label.text(), timeout=5000)
+    assert not p.upkeep.tidy_button.isVisible() and not p.upkeep.upkeep_switch.isVisible()
+    assert "Claude Code writes its own memory" in p.upkeep.agent_note.text()
+    assert "Make room" in p.upkeep.agent_note.text()
+    p.room_button.click()
+    qtbot.waitUntil(p.room_banner.isVisible, timeout=5000)
+    assert "index lines" in p.room_banner.label.text() and p.room_model.rowCount() > 0
+    assert (d / "MEMORY.md").read_text() == before                      # shown first, nothing written
+    p.room_move_button.click()
+    qtbot.waitUntil(p.room_undo_button.isVisible, timeout=5000)
+    idle(qtbot, session)
+    assert (d / "older_memories.md").exists() and session.gauges[bot].unloaded_lines == 0
     assert not p.room_button.isVisible()
-    text = p.upkeep.report_label.text()
-    assert "Make room" not in text and "topic files" in text
+    p.room_undo_button.click()
+    qtbot.waitUntil(lambda: not p.room_banner.isVisible(), timeout=5000)
+    idle(qtbot, session)
+    assert (d / "MEMORY.md").read_text() == before and not (d / "older_memories.md").exists()
+
+
+def test_the_tray_offers_no_tidy_up_for_an_agent_folder(qtbot, mem, no_real_agent_folders):
+    from botmemory.desktop.app import App
+
+    claude_code(no_real_agent_folders, index_lines=10)
+    bot = track(mem, "claude-code")
+    a = App(mem, tray=True, live=False, upkeep=False, today_fixed=True)
+    try:
+        a.start()
+        qtbot.waitUntil(lambda: bot in a.session.gauges, timeout=5000)
+        assert not a.tray.tidy_actions[bot].isVisible() and a.tray.tidy_actions[BOT].isVisible()
+    finally:
+        a.shutdown()
+        delete(a)
+
+
+
+
+def test_a_folder_gone_while_shown_says_so_and_comes_back(qtbot, mem, session, open_panel, no_real_agent_folders,
+                                                          tmp_path):
+    """Issue 29, Misleading 5: no stale files, gauge and "within the budget" after the folder went away."""
+    import shutil
+
+    d = claude_code(no_real_agent_folders, index_lines=20)
+    bot = track(mem, "claude-code")
+    p = open_panel(bot)
+    qtbot.waitUntil(lambda: p.files_model.rowCount() > 0, timeout=5000)
+    shutil.copytree(d, tmp_path / "backup")
+    shutil.rmtree(d)
+    session.refresh_bots()                   # what the live watcher asks for at once
+    qtbot.waitUntil(p.gone_banner.isVisible, timeout=5000)
+    assert "is gone" in p.gone_banner.label.text() and p.files_model.rowCount() == 0
+    assert "within the budget" not in p.gauge.state_label.text() and "gone" in p.gauge.state_label.text()
+    shutil.copytree(tmp_path / "backup", d)
+    session.refresh_bots()
+    qtbot.waitUntil(lambda: not p.gone_banner.isVisible() and p.files_model.rowCount() > 0, timeout=5000)
+    qtbot.waitUntil(lambda: p.gauge.gauge is not None, timeout=5000)
+    assert "within the budget" in p.gauge.state_label.text()
