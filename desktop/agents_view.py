@@ -123,7 +123,7 @@ class AgentsDialog(QDialog):
         super().__init__(parent)
         self.mem = mem
         self.found = found
-        self.setWindowTitle("Agent memory folders — botmemory")
+        self.setWindowTitle("Agent memory folders")   # the platform adds " — Bot Memory"
         box = QVBoxLayout(self)
         question = offer_text(found)
         self.question = QLabel(f"<b>{question}</b>" if question else

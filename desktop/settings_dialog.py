@@ -363,7 +363,7 @@ class SettingsDialog(QDialog):
                  ui_path: Path | None = None, command: Sequence[str] | None = None,
                  demo: bool = False) -> None:
         super().__init__(parent)
-        self.setWindowTitle("Bot Memory Settings")
+        self.setWindowTitle("Settings")   # the platform adds " — Bot Memory"
         self.demo = demo
         self.setMinimumWidth(MIN_WIDTH)
         self._own_worker = worker is None

@@ -403,3 +403,19 @@ def test_the_forget_dialog_is_wide_enough_to_read_its_preview(qtbot, make_app, m
     bottom_of_preview = scroll.mapTo(dialog, scroll.rect().bottomLeft()).y()
     assert bottom_of_preview < top_of_button                   # the preview never runs under the buttons
     dialog.close()
+
+
+def test_window_titles_do_not_repeat_the_apps_name(qtbot, make_app, mem):
+    """Issue 29, Looks: "Agent memory folders — botmemory — Bot Memory" — the platform adds " — Bot Memory" itself."""
+    from botmemory.desktop.agents_view import AgentsDialog
+    from botmemory.desktop.settings_dialog import SettingsDialog
+
+    a = make_app(tray=False)
+    a.start()
+    idle(qtbot, a.session)
+    dialogs = [AgentsDialog(mem, [], []), SettingsDialog(mem.home, worker=a.session.worker)]
+    titles = [a.panel.windowTitle(), a.panel.open_forget().windowTitle(), *(d.windowTitle() for d in dialogs)]
+    for d in dialogs:
+        qtbot.addWidget(d)
+    assert all("botmemory" not in t.lower() and "bot memory" not in t.lower() for t in titles), titles
+    idle(qtbot, a.session)

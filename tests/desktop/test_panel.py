@@ -34,7 +34,7 @@ def test_opens_on_the_first_bot_with_its_gauge_and_files(panel, mem):
     assert [f.rel for f in panel.files_model.files()] == ["MEMORY.md", "memory/travel.md"]
     assert panel.editor.rel == "MEMORY.md"
     assert "Fact number 1 about" in panel.editor.editor.toPlainText()
-    assert panel.windowTitle() == "scout — Memory"
+    assert panel.windowTitle() == "scout"          # the platform adds " — Bot Memory"
 
 
 def test_switching_bots(qtbot, panel, session):
@@ -133,7 +133,7 @@ def test_a_fresh_home_says_what_botmemory_is_for_and_offers_the_next_step(qtbot,
     assert not p.showing_welcome()
     assert p.session.mem.home.workspace("scout").joinpath("MEMORY.md").is_file()
     assert p.bot_box.isEnabled() and p.new_topic_button.isEnabled()
-    assert p.windowTitle() == "scout — Memory"
+    assert p.windowTitle() == "scout"
 
 
 def test_the_agents_hook_lists_what_a_core_finder_finds(qtbot, empty_panel, monkeypatch):
