@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import logging
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 from botmemory.core.ops import (Candidate, FolderGauge, Memory, atomic_write, counted, gauge, kind_label, kind_of,
@@ -98,7 +99,7 @@ def mark_offered(mem: Memory) -> None:
         logger.info("could not note that the agents were offered: %s", e)
 
 
-def offer_text(found: list[Candidate]) -> str:
+def offer_text(found: Sequence[Any]) -> str:
     """``Claude Code keeps memory for 3 projects here — track them?`` for what was found and is not tracked."""
     fresh = [c for c in found if not c.tracked]
     if not fresh:

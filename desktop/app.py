@@ -213,7 +213,8 @@ class App(QObject):
     # ----- agent folders
 
     def offer_agents(self) -> None:
-        """First run: offer the Claude Code, OpenClaw and Hermes folders found here, once."""
+        """First run: offer the Claude Code, OpenClaw and Hermes folders found here, once. On a home with no bots
+        the offer is the welcome page's (the panel opens on it, then on the folders tracked); else a dialog."""
         from . import agents_view
 
         mem = self.mem
@@ -221,14 +222,19 @@ class App(QObject):
         def look() -> Any:
             if agents_view.offered(mem):
                 return None
-            return tracked_discover(mem)
+            return tracked_discover(mem), bool(mem.home.bots())
 
         def found(result: Any) -> None:
             if result is None:
                 return
+            (folders, unread), has_bots = result
             agents_view.mark_offered(mem)
-            if agents_view.offer_text(result[0]):
-                self._show_agents(result)
+            if not agents_view.offer_text(folders):
+                return
+            if has_bots:
+                self._show_agents((folders, unread))
+            else:
+                self.show_panel()          # the welcome page, with the offer in it
 
         self.session.submit_read(look, found, lambda e: logger.info("finding agent folders failed: %s", e))
 

@@ -192,8 +192,8 @@ def test_the_welcome_page_lists_found_folders_and_tracks_one(qtbot, tmp_path, no
         s.start()
         p.show()
         qtbot.waitUntil(lambda: p.welcome.agents_box.isVisible(), timeout=5000)
-        texts = " ".join(w.text() for w in p.welcome.agents_box.findChildren(type(p.status_label)))
-        assert "/src/blog" in texts and "claude-code" in texts
+        items = [p.welcome.agents_list.item(i).text() for i in range(p.welcome.agents_list.count())]
+        assert items == ["/src/blog · Claude Code   —   ~/.claude/projects/-src-blog/memory"]
         p.welcome._track(p.welcome.found[0].id)
         qtbot.waitUntil(lambda: p.bot is not None, timeout=5000)
         assert mem.home.is_tracked(p.bot) and p.bot_box.currentText() == "/src/blog · Claude Code"
@@ -364,3 +364,34 @@ def test_a_folder_gone_while_shown_says_so_and_comes_back(qtbot, mem, session, o
     qtbot.waitUntil(lambda: not p.gone_banner.isVisible() and p.files_model.rowCount() > 0, timeout=5000)
     qtbot.waitUntil(lambda: p.gauge.gauge is not None, timeout=5000)
     assert "within the budget" in p.gauge.state_label.text()
+
+
+def test_first_run_with_only_agents_folders_is_the_welcome_page_with_the_offer_then_the_panel(
+        qtbot, tmp_path, no_real_agent_folders):
+    """Issue 29, Misleading 11: not a bare dialog and no panel — the welcome page, the folders ticked in it,
+    one button, then the panel on a tracked folder."""
+    from botmemory.core.store.memory import Memory
+    from botmemory.desktop.app import App
+
+    claude_code(no_real_agent_folders)
+    hermes(no_real_agent_folders)
+    mem = Memory.open(str(tmp_path / "own-home"))
+    a = App(mem, today_fixed=True, live=False, upkeep=False, tray=True)
+    try:
+        a.start()
+        qtbot.waitUntil(lambda: a.panel is not None and a.panel.isVisible(), timeout=5000)
+        p = a.panel
+        assert a._agents is None                                   # no bare dialog
+        qtbot.waitUntil(lambda: p.welcome.agents_list is not None, timeout=5000)
+        assert p.showing_welcome()
+        texts = " ".join(w.text() for w in p.welcome.agents_box.findChildren(type(p.status_label)))
+        assert "track them?" in texts
+        assert sorted(p.welcome.ticked()) == sorted(f.id for f in p.welcome.found)
+        p.welcome.track_button.click()
+        qtbot.waitUntil(lambda: p.bot is not None and not p.showing_welcome(), timeout=5000)
+        assert len(mem.home.folders()) == 2 and mem.home.is_tracked(p.bot)
+    finally:
+        a.shutdown()
+        if a.panel is not None:
+            delete(a.panel)
+        delete(a)

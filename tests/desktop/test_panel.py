@@ -144,8 +144,8 @@ def test_the_agents_hook_lists_what_a_core_finder_finds(qtbot, empty_panel, monk
     empty_panel.welcome.look_for_agents()
     idle(qtbot, empty_panel.session)
     assert empty_panel.welcome.agents_box.isVisible()
-    texts = " ".join(w.text() for w in empty_panel.welcome.agents_box.findChildren(type(empty_panel.status_label)))
-    assert "claude-code" in texts and ".claude/projects/x/memory" in texts
+    items = [empty_panel.welcome.agents_list.item(i).text() for i in range(empty_panel.welcome.agents_list.count())]
+    assert items == ["claude-proj · Claude Code   —   /home/p/.claude/projects/x/memory"]
 
 
 def test_make_room_moves_the_previewed_entries_in_one_change(qtbot, panel, session, mem):
