@@ -54,6 +54,7 @@ from .corelink import JournalQuery
 from .models import (
     UNDOABLE_ROLE,
     JournalModel,
+    diff_text,
     how_text,
     row_time,
     who_text,
@@ -355,7 +356,7 @@ class JournalView(QWidget):
             self.undo_reason.setText("")
             return
         self.diff_title.setText(diff_header(r))
-        self.diff.setPlainText(r.diff or "(no textual difference)")
+        self.diff.setPlainText(diff_text(r))
         self.undo_button.setEnabled(bool(r.undoable))
         self.undo_reason.setText("" if r.undoable else f"Can't undo: {r.reason}" if r.reason else "Can't undo")
 

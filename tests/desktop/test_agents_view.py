@@ -144,7 +144,7 @@ def test_a_credential_is_shown_and_redacted_only_when_asked(qtbot, mem, session,
     qtbot.waitUntil(lambda: secret not in (d / "project_blog.md").read_text(), timeout=5000)
     qtbot.waitUntil(lambda: not p.secrets.isVisible(), timeout=5000)
     row = mem.journal.list(bot, limit=1)[0]
-    assert (row.file, row.who, row.how) == ("project_blog.md", "person", "panel")
+    assert (row.file, row.who, row.how) == ("project_blog.md", "person", "redact")
 
 
 def test_the_app_offers_found_folders_once_on_first_run(qtbot, mem, no_real_agent_folders):
