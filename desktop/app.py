@@ -143,6 +143,7 @@ class App(QObject):
             self.panel = MemoryPanel(self.session, demo=self.demo)
             self.panel.setWindowIcon(icons.app_icon())
             self.panel.choose_home.connect(self.open_settings)
+            self.panel.settings_requested.connect(self.open_settings)
         return self.panel
 
     @Slot(str)

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from .look import secondary
 from .session import PANEL, Session
 
 logger = logging.getLogger(__name__)
@@ -210,7 +211,7 @@ class FileEditor(QWidget):
         self.note = QLabel()
         self.note.setWordWrap(True)   # a long note must not widen the editor (and shift the file list)
         self.note.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        self.note.setStyleSheet("color: #666;")
+        secondary(self.note)
         buttons = QHBoxLayout()
         buttons.addWidget(self.note, 1)
         buttons.addWidget(self.delete_button)

@@ -132,7 +132,6 @@ class ForgetDialog(QDialog):
         words = self._previewed
         if not words:
             return
-        mem = self.session.mem
         self.forget_button.setEnabled(False)
         self.preview_button.setEnabled(False)
 

@@ -12,6 +12,8 @@ from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QPainter, QPalette
 from PySide6.QtWidgets import QGridLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
+from .look import track_colour
+
 COLOURS = {Level.OK: QColor("#2e9d5b"), Level.AMBER: QColor("#d99a00"), Level.RED: QColor("#d0392b")}
 WORDS = {Level.OK: "within the budget", Level.AMBER: "nearly full", Level.RED: "over the budget"}
 
@@ -92,8 +94,7 @@ class Bar(QWidget):
         p.setRenderHint(QPainter.RenderHint.Antialiasing)
         r = QRectF(self.rect()).adjusted(0.5, 0.5, -0.5, -0.5)
         radius = r.height() / 2
-        track = self.palette().color(QPalette.ColorRole.Mid)
-        track.setAlpha(90)
+        track = track_colour(self.palette())        # follows the palette: visible on a dark theme too
         p.setPen(Qt.PenStyle.NoPen)
         p.setBrush(track)
         p.drawRoundedRect(r, radius, radius)
@@ -125,6 +126,7 @@ class GaugeWidget(QWidget):
         self.unloaded_label.setStyleSheet(f"color: {COLOURS[Level.RED].name()}; font-weight: bold;")
         self.rule_label = QLabel(ONLY_FIRST_LINES[0].upper() + ONLY_FIRST_LINES[1:] + ".")
         self.rule_label.setObjectName("rule")
+        self.rule_label.setWordWrap(True)       # a kind's rule is a sentence: it wraps rather than widen the panel
         rule_font = self.rule_label.font()
         rule_font.setItalic(True)
         self.rule_label.setFont(rule_font)

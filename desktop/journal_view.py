@@ -21,7 +21,6 @@ from PySide6.QtCore import (
     Signal,
 )
 from PySide6.QtGui import (
-    QColor,
     QMouseEvent,
     QSyntaxHighlighter,
     QTextCharFormat,
@@ -50,6 +49,7 @@ from PySide6.QtWidgets import (
 
 from . import corelink
 from .editor import mono_font
+from .look import added_colour, removed_colour, secondary, secondary_colour
 from .corelink import JournalQuery
 from .models import (
     UNDOABLE_ROLE,
@@ -75,11 +75,11 @@ class DiffHighlighter(QSyntaxHighlighter):
     def __init__(self, doc: QTextDocument) -> None:
         super().__init__(doc)
         self.added = QTextCharFormat()
-        self.added.setForeground(QColor("#1b7f37"))
+        self.added.setForeground(added_colour())
         self.removed = QTextCharFormat()
-        self.removed.setForeground(QColor("#b3261e"))
+        self.removed.setForeground(removed_colour())
         self.meta = QTextCharFormat()
-        self.meta.setForeground(QColor("#7a7a7a"))
+        self.meta.setForeground(secondary_colour())
 
     def highlightBlock(self, text: str) -> None:
         if text.startswith(("+++", "---", "@@")):
@@ -108,11 +108,15 @@ class UndoDelegate(QStyledItemDelegate):
         if not index.data(UNDOABLE_ROLE):
             opt = QStyleOptionViewItem(option)
             self.initStyleOption(opt, index)
-            opt.palette.setColor(opt.palette.ColorRole.Text, QColor("#8a8a8a"))
+            opt.palette.setColor(opt.palette.ColorRole.Text, secondary_colour())
             style = opt.widget.style() if opt.widget else QApplication.style()
             style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, opt.widget)
             return
-        QStyledItemDelegate.paint(self, painter, self._blank(option), QModelIndex())
+        cell = QStyleOptionViewItem(option)     # the row's background and selection, and no text at all
+        self.initStyleOption(cell, index)
+        cell.text = ""
+        style = cell.widget.style() if cell.widget else QApplication.style()
+        style.drawControl(QStyle.ControlElement.CE_ItemViewItem, cell, painter, cell.widget)
         button = QStyleOptionButton()
         button.rect = self.button_rect(option.rect)
         button.text = "Undo"
@@ -123,10 +127,6 @@ class UndoDelegate(QStyledItemDelegate):
             button.state |= QStyle.StateFlag.State_Raised
         style = option.widget.style() if option.widget else QApplication.style()
         style.drawControl(QStyle.ControlElement.CE_PushButton, button, painter, option.widget)
-
-    @staticmethod
-    def _blank(option: QStyleOptionViewItem) -> QStyleOptionViewItem:
-        return QStyleOptionViewItem(option)
 
     def editorEvent(self, event: QEvent, model: Any, option: QStyleOptionViewItem, index: Index) -> bool:
         if not index.data(UNDOABLE_ROLE):
@@ -170,7 +170,7 @@ class JournalView(QWidget):
         self.model = JournalModel(session.journal_cursor, session.submit_read, self)
         self.model.loading_changed.connect(self._loading)
         self.count_label = QLabel()
-        self.count_label.setStyleSheet("color: #777;")
+        secondary(self.count_label)
         self.model.load_failed.connect(self._load_failed)
 
         self.file_box = QComboBox()
@@ -229,7 +229,7 @@ class JournalView(QWidget):
         self.undo_button.setEnabled(False)
         self.undo_button.clicked.connect(lambda: self.undo_row(self.table.currentIndex().row()))
         self.undo_reason = QLabel()
-        self.undo_reason.setStyleSheet("color: #777;")
+        secondary(self.undo_reason)
         # a long reason wraps inside the row; it never widens the window
         self.undo_reason.setWordWrap(True)
         self.undo_reason.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)

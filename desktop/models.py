@@ -24,9 +24,10 @@ from PySide6.QtCore import (
     Qt,
     Signal,
 )
-from PySide6.QtGui import QColor, QFont
+from PySide6.QtGui import QFont
 
 from .corelink import JournalQuery
+from .look import added_colour, removed_colour, secondary_colour
 
 logger = logging.getLogger(__name__)
 
@@ -173,7 +174,7 @@ class FilesModel(_Table):
             font.setBold(True)
             return font
         elif role == Qt.ItemDataRole.ForegroundRole and f.kind in (FileKind.LOG, FileKind.ARCHIVE) and col == 1:
-            return QColor("#777777")
+            return secondary_colour()
         elif role == ROW_ROLE:
             return f.rel
         return None
@@ -304,8 +305,8 @@ def undo_text(row: Any) -> str:
 
 
 def diff_text(row: Any) -> str:
-    """What the diff pane shows: the row's diff, or why there is none."""
-    if row.diff:
+    """What the diff pane shows: the row's diff, or why there is none (a diff of headers only changes nothing)."""
+    if row.diff and any(True for _ in diff_lines(row.diff)):
         return str(row.diff)
     if row.how == "redact":
         return ("Each credential in this file was replaced by «redacted N chars». botmemory never keeps a "
@@ -483,9 +484,9 @@ class JournalModel(_Table):
         elif role == Qt.ItemDataRole.ForegroundRole and col == 4 and not is_undo(row):
             plus, minus = diff_counts(row)
             if plus and not minus:
-                return QColor("#2e7d32")
+                return added_colour()
             if minus and not plus:
-                return QColor("#b3261e")
+                return removed_colour()
         elif role == ROW_ROLE:
             return row.id
         elif role == UNDOABLE_ROLE:

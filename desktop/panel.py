@@ -21,6 +21,9 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
     QDialogButtonBox,
+    QFrame,
+    QScrollArea,
+    QSizePolicy,
     QHBoxLayout,
     QHeaderView,
     QInputDialog,
@@ -42,6 +45,7 @@ from .gauge import GaugeWidget
 from .journal_view import JournalView
 from .loads_view import LoadsView
 from .agents_view import SecretsBanner, display_name, topic_prefix
+from .look import ElidedLabel, fit_on_screen, secondary
 from .models import FilesModel, list_files
 from .session import PANEL, UNDO, Session
 from .team_view import TeamView
@@ -64,6 +68,9 @@ aliases: []
 
 
 NO_BOT = "No bot is open: create one or choose the bot home first."
+PANEL_SIZE = (1040, 760)
+PANEL_MIN = (520, 340)
+"""The panel fits a 1366×768 screen, and 1280×800 at twice the scale (640×400): what does not fit scrolls."""
 ROOM_TIPS = {
     "archive": "Move the oldest dated entries to memory/archive.md until MEMORY.md loads whole",
     "index": f"Move the oldest index lines into {INDEX_TOPIC}, which the index points at, until MEMORY.md loads whole",
@@ -130,7 +137,8 @@ class MemoryPanel(QWidget):
         self._pending_bot: str | None = None
         self._files_asked = 0
         self.setWindowTitle("Bot Memory")
-        self.resize(1040, 760)
+        self.resize(*PANEL_SIZE)
+        self.setMinimumSize(*PANEL_MIN)
         self.setWindowFlag(Qt.WindowType.Window, True)
         self.setWindowIcon(icons.app_icon())
 
@@ -144,15 +152,19 @@ class MemoryPanel(QWidget):
         self.reveal_button = QPushButton("Show in file manager")
         self.obsidian_button.clicked.connect(self.open_in_obsidian)
         self.reveal_button.clicked.connect(self.show_in_file_manager)
-        self.path_label = QLabel()
-        self.path_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.path_label.setStyleSheet("color: #666;")
+        self.path_label = ElidedLabel()           # a long path is cut in the middle, never widening the window
+        secondary(self.path_label)
         head = QHBoxLayout()
         head.addWidget(QLabel("Bot"))
         head.addWidget(self.bot_box)
         head.addWidget(self.path_label, 1)
         head.addWidget(self.obsidian_button)
         head.addWidget(self.reveal_button)
+        self.settings_button = QPushButton("Settings…")
+        self.settings_button.setToolTip("The home folder, start at login, the helper model, and connecting "
+                                        "Claude Code, Claude Desktop and Cursor")
+        self.settings_button.clicked.connect(self.settings_requested)
+        head.addWidget(self.settings_button)
 
         self.gauge = GaugeWidget()
         self.room_button = QPushButton("Make room…")
@@ -233,6 +245,7 @@ class MemoryPanel(QWidget):
 
         self.status_label = QLabel()
         self.status_label.setWordWrap(True)
+        self.status_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Minimum)
         self._status_timer = QTimer(self)
         self._status_timer.setSingleShot(True)
         self._status_timer.setInterval(STATUS_MS)
@@ -264,9 +277,18 @@ class MemoryPanel(QWidget):
         self.pages.addWidget(bot_page)
         self.pages.addWidget(self.welcome)
 
+        body = QWidget()
+        bb = QVBoxLayout(body)
+        bb.setContentsMargins(0, 0, 0, 0)
+        bb.addLayout(head)
+        bb.addWidget(self.pages, 1)
+        # on a small screen (1280×800 at twice the scale is 640×400) the panel scrolls rather than outgrow it
+        self.body = QScrollArea()
+        self.body.setWidget(body)
+        self.body.setWidgetResizable(True)
+        self.body.setFrameShape(QFrame.Shape.NoFrame)
         box = QVBoxLayout(self)
-        box.addLayout(head)
-        box.addWidget(self.pages, 1)
+        box.addWidget(self.body, 1)
         box.addWidget(self.status_label)
         self._no_bot(NO_BOT)
 
@@ -283,6 +305,8 @@ class MemoryPanel(QWidget):
 
     choose_home = Signal()
     """The welcome page's "Choose the bot home…" (the app opens Settings)."""
+    settings_requested = Signal()
+    """Settings… (also the way there without a system tray)."""
 
     def _no_bot(self, reason: str) -> None:
         """Nothing to act on: every control that needs a bot is disabled and says why."""
@@ -689,6 +713,8 @@ class MemoryPanel(QWidget):
         self._status_timer.start()
 
     def bring_up(self) -> None:
+        if not self.isVisible():
+            fit_on_screen(self, *PANEL_SIZE)
         self.show()
         self.setWindowState((self.windowState() & ~Qt.WindowState.WindowMinimized) | Qt.WindowState.WindowActive)
         self.raise_()

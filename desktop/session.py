@@ -566,8 +566,9 @@ class Session(QObject):
 
 
 def watched_paths(mem: Memory) -> list[str]:
-    """Runs on the worker: what the session watches: the journal folder and its bots' files (other processes' rows), the workspaces
-    folder and botmemory's own (a bot created, a folder tracked); the home while none of them exists."""
+    """Runs on the worker: what the session watches: the journal folder and its bots' files (other processes'
+    rows), the workspaces folder and botmemory's own (a bot created, a folder tracked); the home while none of
+    them exists."""
     home = mem.home
     out = [str(d) for d in (home.journal_dir, home.workspaces, home.state_dir) if d.is_dir()]
     if home.journal_dir.is_dir():

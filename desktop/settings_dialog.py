@@ -30,7 +30,7 @@ import platformdirs
 from botmemory.core.ops import (BadInput, BotMemoryError, ConfigValues, DEFAULT_TIDY_HOUR, Home, apply_config,
     atomic_write, check_helper_instance, check_helper_model, check_tidy_hour, config_values, describe_home, write_config)
 from botmemory.core.ops import read_config_strict as core_read_config_strict
-from PySide6.QtCore import QCoreApplication, QEvent, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QPalette, QShowEvent
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -53,6 +53,7 @@ from PySide6.QtWidgets import (
 from . import autostart as autostart_mod
 from . import keystore
 from .agents_page import AgentsPage
+from .look import FRAME_GUESS
 from .wheel import no_wheel_unless_focused
 from .worker import Worker
 
@@ -511,11 +512,14 @@ class SettingsDialog(QDialog):
         self.form_widget.setMinimumHeight(form_need)
         need = self.height() - self.form_scroll.viewport().height() + form_need
         screen = self.screen()
+        cap = need
         if screen is not None:   # never taller than the screen (less the window's frame): the form scrolls
+            # a window manager adds its title bar only once the window is shown: until then, guess it
             frame = self.frameGeometry().height() - self.height()
-            need = min(need, screen.availableGeometry().height() - max(frame, 0))
-        if need > self.height():
-            self.resize(self.width(), need)
+            cap = screen.availableGeometry().height() - (frame if frame > 0 else FRAME_GUESS[1])
+            need = min(need, cap)
+        if need > self.height() or self.height() > cap:
+            self.resize(self.width(), min(max(need, self.height()), cap))
         if screen is not None:   # grown downwards past the screen's bottom: move up, Save stays in reach
             area, geo = screen.availableGeometry(), self.frameGeometry()
             if geo.bottom() > area.bottom():
@@ -524,6 +528,7 @@ class SettingsDialog(QDialog):
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
         self._fit()
+        QTimer.singleShot(250, self._fit)     # again once the window manager has framed it (its real title bar)
 
     def _set_busy(self, busy: bool) -> None:
         for widget in (self.home_edit, self.browse_button, self.login_check, self.instance_edit,

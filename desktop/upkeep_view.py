@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from . import corelink
+from .look import secondary
 from .session import Session
 
 logger = logging.getLogger(__name__)
@@ -163,7 +164,8 @@ class UpkeepView(QWidget):
             "topics. Every change can be undone.")
         for lab in (self.memory_help, self.upkeep_help):
             lab.setWordWrap(True)
-            lab.setStyleSheet("color: #666; margin-left: 22px;")
+            lab.setIndent(22)
+            secondary(lab)
         self.memory_switch.toggled.connect(lambda on: self._switch("memory", on))
         self.upkeep_switch.toggled.connect(lambda on: self._switch("upkeep", on))
         # nothing to tick until the bot's settings are read

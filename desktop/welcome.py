@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 
 from . import corelink
 from .agents_view import offer_text
+from .look import secondary
 from .session import Session
 from .wording import pretty_path, shown_name
 
@@ -124,7 +125,7 @@ class WelcomePage(QWidget):
 
         demo = _note("Just looking? <tt>botmemory-tray --demo</tt> opens a demo home with two bots; it is deleted "
                      "when you quit.")
-        demo.setStyleSheet("color: #666;")
+        secondary(demo)
 
         box = QVBoxLayout(self)
         box.setContentsMargins(24, 16, 24, 16)

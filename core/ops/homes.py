@@ -39,6 +39,12 @@ def _listed(names: list[str]) -> str:
     return shown + (f" and {len(names) - LISTED} more" if len(names) > LISTED else "")
 
 
+def _home_relative(name: str) -> str:
+    """A tracked folder's name as a sentence shows it: a path in the person's home folder starts with ``~``."""
+    home = str(Path.home())
+    return "~" + name[len(home):] if name.startswith(home + "/") else name
+
+
 def describe_home(root: str | Path) -> HomeInfo:
     """Whether *root* is a home botmemory can open, and what is in it (nothing is written)."""
     from ..kinds.tracked import read, registry_file
@@ -59,13 +65,14 @@ def describe_home(root: str | Path) -> HomeInfo:
             "runs; choose that folder."))
     bots = home.workspace_names()
     tracked = {t.id: f"{t.name} · {get_kind(t.agent).label}" for t in read(home).values()}
+    listed = sorted(_home_relative(name) for name in tracked.values())
     if bots:
         message = f"An OpenMausBot home with {counted(len(bots), 'bot')}: {_listed(bots)}."
         if tracked:
             message += f" It also tracks {counted(len(tracked), 'agent folder')}."
     elif tracked:
         message = (f"botmemory's home for the agents' memory folders: it tracks "
-                   f"{counted(len(tracked), 'folder')} ({_listed(sorted(tracked.values()))}).")
+                   f"{counted(len(tracked), 'folder')} ({_listed(listed)}).")
     else:
         message = "An OpenMausBot home with no bots yet."
     return HomeInfo(path, True, message, bots, tracked)
