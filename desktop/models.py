@@ -309,11 +309,12 @@ def diff_text(row: Any) -> str:
     if row.diff and any(True for _ in diff_lines(row.diff)):
         return str(row.diff)
     if row.how == "redact":
-        return ("Each credential in this file was replaced by «redacted N chars». botmemory never keeps a "
-                "credential, so the journal holds no text of it: nothing to show, and nothing to put back.")
+        return ("Each credential in this file was replaced by «redacted N chars».\n"
+                "botmemory never keeps a credential, so the journal holds no text of it:\n"
+                "nothing to show, and nothing to put back.")
     if row.before_hash != row.after_hash:
-        return ("Only a credential changed in this file. botmemory never keeps a credential, so the journal "
-                "holds no text of the change.")
+        return ("Only a credential changed in this file.\n"
+                "botmemory never keeps a credential, so the journal holds no text of the change.")
     return "(no textual difference)"
 
 

@@ -276,6 +276,8 @@ class MemoryPanel(QWidget):
         self.pages = QStackedWidget()
         self.pages.addWidget(bot_page)
         self.pages.addWidget(self.welcome)
+        self.pages.currentChanged.connect(self._page_shown)
+        self._page_shown(0)
 
         body = QWidget()
         bb = QVBoxLayout(body)
@@ -321,6 +323,14 @@ class MemoryPanel(QWidget):
         self.obsidian_button.setToolTip("Open this bot's folder in Obsidian")
         self.reveal_button.setToolTip("Show the open file in the file manager")
         self.new_topic_button.setToolTip("A new topic file")
+
+    def _page_shown(self, index: int) -> None:
+        """Only the page shown counts for the panel's size (the long welcome page never makes the bot's page
+        scroll)."""
+        for i in range(self.pages.count()):
+            policy = QSizePolicy.Policy.Preferred if i == index else QSizePolicy.Policy.Ignored
+            self.pages.widget(i).setSizePolicy(policy, policy)
+            self.pages.widget(i).adjustSize()
 
     def showing_welcome(self) -> bool:
         return self.pages.currentWidget() is self.welcome

@@ -53,7 +53,7 @@ from PySide6.QtWidgets import (
 from . import autostart as autostart_mod
 from . import keystore
 from .agents_page import AgentsPage
-from .look import FRAME_GUESS
+from .look import FRAME_GUESS, ElidedLabel
 from .wheel import no_wheel_unless_focused
 from .worker import Worker
 
@@ -406,9 +406,8 @@ class SettingsDialog(QDialog):
         home_layout.addWidget(self.home_status)
 
         self.login_check = QCheckBox("Start Bot Memory when I log in")
-        self.login_where = QLabel()
+        self.login_where = ElidedLabel()     # a long path is cut in the middle, never widening the form
         self.login_where.setForegroundRole(QPalette.ColorRole.PlaceholderText)
-        self.login_where.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         login_box = QGroupBox("Start at login")
         login_layout = QVBoxLayout(login_box)
         login_layout.addWidget(self.login_check)

@@ -175,11 +175,12 @@ class WelcomePage(QWidget):
         self.agents_layout.addWidget(_note("botmemory shows what each agent loads, journals every change with undo, "
                                            "and never writes into a folder unless you ask."))
         self.agents_list = QListWidget()
+        self.agents_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.agents_list.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         for f in found:
-            text = f"{shown_name(f.name or f.id)} · {kind_label(f.agent)}   —   {pretty_path(f.path)}"
-            item = QListWidgetItem(text)
+            item = QListWidgetItem(f"{shown_name(f.name or f.id)} · {kind_label(f.agent)}")
             item.setData(Qt.ItemDataRole.UserRole, f.id)
-            item.setToolTip(f.path)
+            item.setToolTip(f"Its memory folder: {pretty_path(f.path)}")
             flags = item.flags() | Qt.ItemFlag.ItemIsUserCheckable
             item.setFlags(flags & ~Qt.ItemFlag.ItemIsEnabled if f.tracked else flags)
             item.setCheckState(Qt.CheckState.Checked)

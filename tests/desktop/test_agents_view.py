@@ -193,7 +193,8 @@ def test_the_welcome_page_lists_found_folders_and_tracks_one(qtbot, tmp_path, no
         p.show()
         qtbot.waitUntil(lambda: p.welcome.agents_box.isVisible(), timeout=5000)
         items = [p.welcome.agents_list.item(i).text() for i in range(p.welcome.agents_list.count())]
-        assert items == ["/src/blog · Claude Code   —   ~/.claude/projects/-src-blog/memory"]
+        assert items == ["/src/blog · Claude Code"]
+        assert p.welcome.agents_list.item(0).toolTip() == "Its memory folder: ~/.claude/projects/-src-blog/memory"
         p.welcome._track(p.welcome.found[0].id)
         qtbot.waitUntil(lambda: p.bot is not None, timeout=5000)
         assert mem.home.is_tracked(p.bot) and p.bot_box.currentText() == "/src/blog · Claude Code"
