@@ -28,6 +28,13 @@ from .worker import Worker
 logger = logging.getLogger(__name__)
 
 TITLES = {"claude-code": "Claude Code", "claude-desktop": "Claude Desktop", "cursor": "Cursor"}
+MNEMONIC = {"claude-code": "C&laude Code", "claude-desktop": "Claude &Desktop", "cursor": "C&ursor"}
+"""Each agent's button names it, with its own key (Alt+L, Alt+D, Alt+U): the rows' buttons sit far from their
+labels, and the keyboard reaches each one."""
+
+
+def button_text(agent: str, connected: bool) -> str:
+    return f"{'Disconnect' if connected else 'Connect'} {MNEMONIC.get(agent, TITLES.get(agent, agent))}"
 EACH_PROJECT = "Each Claude Code project's own memory"
 NEEDS_A_BOT = ("{title} gets the memory tools of one bot or tracked folder: track an agent folder (Agent memory "
                "folders… above) or create a bot first.")
@@ -90,7 +97,7 @@ class AgentsPage(QGroupBox):
             self.does[agent].setWordWrap(True)
             self.does[agent].setForegroundRole(QPalette.ColorRole.PlaceholderText)
             self.does[agent].setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-            button = QPushButton("Connect")
+            button = QPushButton(button_text(agent, False))
             button.setEnabled(False)
             button.clicked.connect(lambda _=False, a=agent: self.toggle(a))
             self.buttons[agent] = button
@@ -135,7 +142,7 @@ class AgentsPage(QGroupBox):
             self.state[agent].setText(state_line(row, self.names))
             does = str(row["does"])
             self.does[agent].setText(does[:1].upper() + does[1:] + ".")
-            self.buttons[agent].setText("Disconnect" if row["connected"] else "Connect")
+            self.buttons[agent].setText(button_text(agent, bool(row["connected"])))
         self._enable()
         self.refreshed.emit()
 

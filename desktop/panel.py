@@ -160,7 +160,7 @@ class MemoryPanel(QWidget):
         head.addWidget(self.path_label, 1)
         head.addWidget(self.obsidian_button)
         head.addWidget(self.reveal_button)
-        self.settings_button = QPushButton("Settings…")
+        self.settings_button = QPushButton("S&ettings…")
         self.settings_button.setToolTip("The home folder, start at login, the helper model, and connecting "
                                         "Claude Code, Claude Desktop and Cursor")
         self.settings_button.clicked.connect(self.settings_requested)

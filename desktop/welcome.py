@@ -189,7 +189,7 @@ class WelcomePage(QWidget):
         self.agents_list.setFixedHeight(self.agents_list.sizeHintForRow(0) * rows + 2 * self.agents_list.frameWidth()
                                         + 4)
         self.agents_layout.addWidget(self.agents_list)
-        self.track_button = QPushButton("Track the ticked folders")
+        self.track_button = QPushButton("&Track the ticked folders")
         self.track_button.setEnabled(any(not f.tracked for f in found))
         self.track_button.clicked.connect(self.track_ticked)
         row = QHBoxLayout()

@@ -41,7 +41,7 @@ def test_lists_the_agents_and_what_each_connection_does(page: AgentsPage) -> Non
     assert page.does["claude-code"].text().startswith("Hooks: each prompt gets the matching notes")
     assert "restart Claude Desktop" in page.does["claude-desktop"].text()
     assert [page.bot_combo.itemText(i) for i in range(page.bot_combo.count())] == [EACH_PROJECT, "ledger", "scout"]
-    assert page.buttons["claude-code"].text() == "Connect" and page.buttons["claude-code"].isEnabled()
+    assert page.buttons["claude-code"].text() == "Connect C&laude Code" and page.buttons["claude-code"].isEnabled()
 
 
 def test_connect_then_disconnect_claude_code(qtbot: Any, page: AgentsPage, user: Path) -> None:
@@ -49,7 +49,7 @@ def test_connect_then_disconnect_claude_code(qtbot: Any, page: AgentsPage, user:
     with qtbot.waitSignal(page.refreshed, timeout=10_000):
         page.buttons["claude-code"].click()
     assert page.state["claude-code"].text() == "Connected: hooks and memory tools for scout"
-    assert page.buttons["claude-code"].text() == "Disconnect"
+    assert page.buttons["claude-code"].text() == "Disconnect C&laude Code"
     settings = json.loads((user / ".claude" / "settings.json").read_text())
     assert settings["model"] == "opus" and "UserPromptSubmit" in settings["hooks"]
     assert json.loads((user / ".claude.json").read_text())["mcpServers"]["botmemory"]["args"][-1] == "scout"
