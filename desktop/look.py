@@ -64,11 +64,7 @@ class ElidedLabel(QLabel):
 def fit_on_screen(window: QWidget, width: int, height: int) -> None:
     """Size *window* to *width* × *height*, or to what its screen has room for (its title bar and frame counted,
     which a window manager adds only once the window is shown), and keep it on the screen."""
-    screen = window.screen()
-    if screen is None:
-        window.resize(width, height)
-        return
-    area = screen.availableGeometry()
+    area = window.screen().availableGeometry()
     frame_w = max(window.frameGeometry().width() - window.width(), 0) or FRAME_GUESS[0]
     frame_h = max(window.frameGeometry().height() - window.height(), 0) or FRAME_GUESS[1]
     w = min(width, area.width() - frame_w)

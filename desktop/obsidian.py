@@ -275,7 +275,7 @@ def show_items(uri: str, fallback: str, failed: Callable[[], None] | None = None
         _pending_reveals.discard(w)
         if w.isError():
             logger.info("FileManager1.ShowItems failed (%s); opening the folder", w.error().message())
-            open_url(fallback, lambda ok: ok or failed is None or failed())
+            open_url(fallback, lambda ok: None if ok or failed is None else failed())
         w.deleteLater()
 
     watcher.finished.connect(finished)
@@ -300,7 +300,7 @@ def show_in_file_manager(path: Path, platform: str = sys.platform, failed: Faile
         if show_items(how.dbus_uri, folder, fail):
             return True
         logger.info("no session bus; opening the folder instead")
-        return open_url(folder, lambda ok: ok or fail())
+        return open_url(folder, lambda ok: None if ok else fail())
     ok = start_detached(how.program or "", list(how.arguments))
     if not ok:
         fail()

@@ -188,7 +188,7 @@ class MemoryPanel(QWidget):
         self.room_undo_button.hide()
         self._room_hash: str | None = None
         self._room_done: Any = None
-        self.actions: FolderActions | None = None
+        self.applies: FolderActions | None = None
         """What applies to the open folder (core's ``folder_actions``): Make room's kind, a tidy-up, new topics."""
 
         self.loads = LoadsView(session)
@@ -328,9 +328,11 @@ class MemoryPanel(QWidget):
         """Only the page shown counts for the panel's size (the long welcome page never makes the bot's page
         scroll)."""
         for i in range(self.pages.count()):
-            policy = QSizePolicy.Policy.Preferred if i == index else QSizePolicy.Policy.Ignored
-            self.pages.widget(i).setSizePolicy(policy, policy)
-            self.pages.widget(i).adjustSize()
+            page = self.pages.widget(i)
+            if page is not None:
+                policy = QSizePolicy.Policy.Preferred if i == index else QSizePolicy.Policy.Ignored
+                page.setSizePolicy(policy, policy)
+                page.adjustSize()
 
     def showing_welcome(self) -> bool:
         return self.pages.currentWidget() is self.welcome
@@ -392,7 +394,7 @@ class MemoryPanel(QWidget):
         if self.showing_welcome():
             self.pages.setCurrentIndex(0)
         self._has_bot()
-        self.actions = None
+        self.applies = None
         mem = self.session.mem
         self.session.submit_read(lambda: folder_actions(mem, bot), lambda a: self._actions_read(bot, a),
                                  lambda e: logger.info("what applies to %s: %s", bot, e))
@@ -470,7 +472,7 @@ class MemoryPanel(QWidget):
         g = self.gauge.gauge
         # Make room by the folder's kind: a workspace's entries to its archive, a Claude Code index's oldest lines
         # into a topic it points at; nothing for an agent with no index to move
-        kind = self.actions.room if self.actions is not None else None
+        kind = self.applies.room if self.applies is not None else None
         over = g is not None and g.unloaded_lines > 0 and kind is not None
         self.room_button.setVisible(over)
         self.room_button.setToolTip(ROOM_TIPS.get(kind or "", ""))
@@ -480,9 +482,9 @@ class MemoryPanel(QWidget):
     def _actions_read(self, bot: str, actions: FolderActions) -> None:
         if bot != self.bot:
             return
-        self.actions = actions
+        self.applies = actions
         self.new_topic_button.setVisible(actions.topics)
-        self.upkeep.set_actions(actions)
+        self.upkeep.set_applies(actions)
         self._room_visible()
 
     # ----- make room: by the folder's kind, what would move first, then one change you can undo
@@ -542,7 +544,7 @@ class MemoryPanel(QWidget):
 
     def _room_made(self, bot: str, result: Any) -> None:
         n = len(result.moved)
-        index = self.actions is not None and self.actions.room == "index"
+        index = self.applies is not None and self.applies.room == "index"
         what = counted(n, "index line") if index else counted(n, "entry", "entries")
         text = (f"Moved {what} of {self.session.name(bot)} {'into ' + INDEX_TOPIC if index else 'to memory/archive.md'}"
                 + ("" if result.fits else "; MEMORY.md is still over the budget") + ".")

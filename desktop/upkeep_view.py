@@ -173,7 +173,7 @@ class UpkeepView(QWidget):
             w.setEnabled(False)
             w.setToolTip(NO_BOT)
 
-        self.actions: FolderActions | None = None
+        self.applies: FolderActions | None = None
         self.agent_note = QLabel()
         self.agent_note.setWordWrap(True)
         self.agent_note.hide()
@@ -231,15 +231,15 @@ class UpkeepView(QWidget):
     def set_bot(self, bot: str | None) -> None:
         self.bot = bot
         self.info = None
-        self.actions = None
+        self.applies = None
         for w in (self.upkeep_switch, self.upkeep_help, self.tidy_button, self.last_label):
             w.setVisible(True)
         self.agent_note.hide()
         self.refresh()
 
-    def set_actions(self, actions: FolderActions) -> None:
+    def set_applies(self, actions: FolderActions) -> None:
         """What applies to the open folder (core's ``folder_actions``): a tidy-up only where it can run."""
-        self.actions = actions
+        self.applies = actions
         tidy = actions.tidy
         for w in (self.upkeep_switch, self.upkeep_help, self.tidy_button, self.last_label):
             w.setVisible(tidy)
@@ -273,7 +273,7 @@ class UpkeepView(QWidget):
         finally:
             self._setting = False
         on = info.settings.memory and info.settings.upkeep
-        applies = self.actions is None or self.actions.tidy
+        applies = self.applies is None or self.applies.tidy
         self.memory_switch.setEnabled(True)
         self.memory_switch.setToolTip("")
         self.upkeep_switch.setEnabled(info.settings.memory)

@@ -178,13 +178,13 @@ class WelcomePage(QWidget):
         self.agents_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.agents_list.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         for f in found:
-            item = QListWidgetItem(f"{shown_name(f.name or f.id)} · {kind_label(f.agent)}")
-            item.setData(Qt.ItemDataRole.UserRole, f.id)
-            item.setToolTip(f"Its memory folder: {pretty_path(f.path)}")
-            flags = item.flags() | Qt.ItemFlag.ItemIsUserCheckable
-            item.setFlags(flags & ~Qt.ItemFlag.ItemIsEnabled if f.tracked else flags)
-            item.setCheckState(Qt.CheckState.Checked)
-            self.agents_list.addItem(item)
+            entry = QListWidgetItem(f"{shown_name(f.name or f.id)} · {kind_label(f.agent)}")
+            entry.setData(Qt.ItemDataRole.UserRole, f.id)
+            entry.setToolTip(f"Its memory folder: {pretty_path(f.path)}")
+            flags = entry.flags() | Qt.ItemFlag.ItemIsUserCheckable
+            entry.setFlags(flags & ~Qt.ItemFlag.ItemIsEnabled if f.tracked else flags)
+            entry.setCheckState(Qt.CheckState.Checked)
+            self.agents_list.addItem(entry)
         rows = min(len(found), 6)
         self.agents_list.setFixedHeight(self.agents_list.sizeHintForRow(0) * rows + 2 * self.agents_list.frameWidth()
                                         + 4)

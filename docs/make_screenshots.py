@@ -238,7 +238,7 @@ def looks_child(mode: str) -> int:
              "type: project\n---\nThe blog deploys from GitHub Actions on every push to main.\n", Actor.person("panel"))
     undo(mem, blog, r.changes[0].id)
     desk.panel.set_bot(shop)
-    wait_until(lambda: desk.panel.gauge.gauge is not None and desk.panel.actions is not None, 20)
+    wait_until(lambda: desk.panel.gauge.gauge is not None and desk.panel.applies is not None, 20)
     desk.panel.show_tab("loads")
     whole_screen(f"{mode}-panel")
     desk.panel.room_button.click()

@@ -306,7 +306,7 @@ def test_a_red_claude_code_folder_offers_make_room_for_its_index_and_no_tidy_up(
     bot = track(mem, "claude-code")
     before = (d / "MEMORY.md").read_text()
     p = open_panel(bot)
-    qtbot.waitUntil(lambda: p.actions is not None, timeout=5000)
+    qtbot.waitUntil(lambda: p.applies is not None, timeout=5000)
     assert p.room_button.isVisible() and "index lines" in p.room_button.toolTip()
     p.show_tab("upkeep")
     idle(qtbot, session)

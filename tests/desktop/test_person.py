@@ -15,7 +15,6 @@ Skipped where Xvfb or xdotool is missing (Debian: apt-get install xvfb xdotool o
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
