@@ -24,6 +24,8 @@ from botmemory.core import Memory
 # before anything is imported, so every subprocess and editor a test starts inherits it (vim wrote ~/.viminfo into
 # the real home once). The real one is kept for the test that checks this.
 REAL_HOME = os.environ.get("HOME", "")
+# the differential suite's agents are a cache kept between runs, on purpose: still the real home's, unless set
+os.environ.setdefault("BOTMEMORY_CONFORMANCE_CACHE", os.path.join(REAL_HOME, ".cache", "botmemory-conformance"))
 TEST_HOME = tempfile.mkdtemp(prefix="botmemory-tests-home-")
 os.environ["HOME"] = TEST_HOME
 for _xdg, _sub in (("XDG_CONFIG_HOME", ".config"), ("XDG_DATA_HOME", ".local/share"),
