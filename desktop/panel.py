@@ -125,6 +125,15 @@ class TopicDialog(QInputDialog):
             ok.setToolTip(problem or "")
 
 
+class _BodyLayout(QVBoxLayout):
+    """The panel's body scrolls only below its minimum size: a scroll area asks a layout with wrapped text for the
+    height it would like at a width, which here is far more than the body needs (its editors could use any
+    height), and would show a scroll bar on a screen the panel fits."""
+
+    def hasHeightForWidth(self) -> bool:  # noqa: N802 - Qt's name
+        return False
+
+
 class MemoryPanel(QWidget):
     """The window. ``set_bot`` switches which bot it shows."""
 
@@ -280,7 +289,7 @@ class MemoryPanel(QWidget):
         self._page_shown(0)
 
         body = QWidget()
-        bb = QVBoxLayout(body)
+        bb = _BodyLayout(body)
         bb.setContentsMargins(0, 0, 0, 0)
         bb.addLayout(head)
         bb.addWidget(self.pages, 1)

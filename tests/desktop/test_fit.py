@@ -55,6 +55,7 @@ QCoreApplication.processEvents()
 out["panel"] = rect(p)
 out["status"] = rect(p.status_label)
 out["status_text"] = p.status_label.text()
+out["body_scrolls"] = p.body.verticalScrollBar().isVisible()
 desk.open_settings()
 wait(lambda: desk._settings is not None and desk._settings.isVisible())
 time.sleep(0.3)
@@ -92,3 +93,5 @@ def test_the_panel_and_settings_fit_the_screen(tmp_path: Path, width: int, heigh
     for part in ("panel", "status", "settings", "save", "cancel"):
         assert inside(screen, got[part]), (part, got[part], screen)
     assert got["status"][3] >= 10 and "older_memories.md" in got["status_text"]     # the status line is shown
+    if scale == "1":
+        assert not got["body_scrolls"]           # a 1366×768 screen holds the panel whole: no scroll bar
