@@ -258,7 +258,8 @@ class MemoryPanel(QWidget):
         self._status_timer = QTimer(self)
         self._status_timer.setSingleShot(True)
         self._status_timer.setInterval(STATUS_MS)
-        self._status_timer.timeout.connect(lambda: self.status_label.setText(""))
+        self._status_timer.timeout.connect(self._clear_status)
+        self.status_label.hide()          # it takes room only while it says something (a small screen has little)
 
         self.welcome = WelcomePage(session, can_choose_home=not demo,
                                    choose_home_reason="This is the demo home; run Bot Memory without --demo "
@@ -731,7 +732,12 @@ class MemoryPanel(QWidget):
     def say(self, text: str) -> None:
         """A message in the status line under the tabs (cleared after a while); a tracked folder by its name."""
         self.status_label.setText(self.session.named(text))
+        self.status_label.setVisible(bool(text))
         self._status_timer.start()
+
+    def _clear_status(self) -> None:
+        self.status_label.setText("")
+        self.status_label.hide()
 
     def bring_up(self) -> None:
         if not self.isVisible():
