@@ -17,6 +17,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFrame, QHBoxLayout, QLabel, QLineEdit, QPushButton,
                                QScrollArea, QVBoxLayout, QWidget)
 
+from .look import FRAME_GUESS, fit_on_screen
 from .session import PANEL, Session
 
 logger = logging.getLogger(__name__)
@@ -45,8 +46,8 @@ class ForgetDialog(QDialog):
         super().__init__(parent)
         self.session = session
         self.setWindowTitle("Forget everywhere")
-        self.setMinimumWidth(MIN_WIDTH)
-        self.resize(MIN_WIDTH + 80, 460)
+        self.setMinimumWidth(min(MIN_WIDTH, self.screen().availableGeometry().width() - FRAME_GUESS[0]))
+        fit_on_screen(self, MIN_WIDTH + 80, 460)     # a small screen (640 wide at twice the scale) gets all it has
         self.words = QLineEdit()
         self.words.setPlaceholderText("words every note to forget mentions, e.g. old address")
         self.preview_button = QPushButton("Show what would go")

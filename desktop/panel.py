@@ -126,12 +126,17 @@ class TopicDialog(QInputDialog):
 
 
 class _BodyLayout(QVBoxLayout):
-    """The panel's body scrolls only below its minimum size: a scroll area asks a layout with wrapped text for the
-    height it would like at a width, which here is far more than the body needs (its editors could use any
-    height), and would show a scroll bar on a screen the panel fits."""
+    """The bot's page scrolls only below its minimum size: a scroll area asks a layout with wrapped text for the
+    height it would like at a width, which for the bot's page is far more than it needs (its editors could use
+    any height), and would show a scroll bar on a screen the panel fits. The welcome page, text from top to
+    bottom, does need that height (else its sentences overlap): *wrapped* says which page is shown."""
+
+    def __init__(self, parent: QWidget, wrapped: Callable[[], bool]) -> None:
+        super().__init__(parent)
+        self._wrapped = wrapped
 
     def hasHeightForWidth(self) -> bool:  # noqa: N802 - Qt's name
-        return False
+        return self._wrapped() and super().hasHeightForWidth()
 
 
 class MemoryPanel(QWidget):
@@ -290,7 +295,7 @@ class MemoryPanel(QWidget):
         self._page_shown(0)
 
         body = QWidget()
-        bb = _BodyLayout(body)
+        bb = _BodyLayout(body, lambda: self.showing_welcome())
         bb.setContentsMargins(0, 0, 0, 0)
         bb.addLayout(head)
         bb.addWidget(self.pages, 1)

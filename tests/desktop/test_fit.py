@@ -56,6 +56,11 @@ out["panel"] = rect(p)
 out["status"] = rect(p.status_label)
 out["status_text"] = p.status_label.text()
 out["body_scrolls"] = p.body.verticalScrollBar().isVisible()
+forget = p.open_forget()
+wait(lambda: forget.isVisible())
+out["forget"] = rect(forget)
+out["forget_button"] = rect(forget.preview_button)
+forget.close()
 desk.open_settings()
 wait(lambda: desk._settings is not None and desk._settings.isVisible())
 time.sleep(0.3)
@@ -90,7 +95,7 @@ def test_the_panel_and_settings_fit_the_screen(tmp_path: Path, width: int, heigh
     got = json.loads(p.stdout.strip().splitlines()[-1])
     screen = got["screen"]
     assert screen == [width // int(scale), height // int(scale)]
-    for part in ("panel", "status", "settings", "save", "cancel"):
+    for part in ("panel", "status", "settings", "save", "cancel", "forget", "forget_button"):
         assert inside(screen, got[part]), (part, got[part], screen)
     assert got["status"][3] >= 10 and "older_memories.md" in got["status_text"]     # the status line is shown
     if scale == "1":
