@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import logging
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 from botmemory.core.ops import (Candidate, FolderGauge, Memory, atomic_write, counted, gauge, kind_label, kind_of,
@@ -27,6 +28,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+from .wording import shown_name
 
 logger = logging.getLogger(__name__)
 
@@ -55,12 +58,11 @@ def loads_caption(mem: Memory, bot: str) -> str:
 
 
 def display_name(mem: Memory, bot: str) -> str:
-    """What the bot list shows: a workspace's id, or a tracked folder's name and kind."""
+    """What the bot list shows: a workspace's id, or a tracked folder's name (``~`` for the home folder) and kind."""
     f = mem.home.folder(bot)
     if f is None:
         return bot
-    label = kind_label(f.layout.name)
-    return f"{f.name} · {label}" if f.name != bot else f"{bot} · {label}"
+    return f"{shown_name(f.name or bot)} · {kind_label(f.layout.name)}"
 
 
 def topic_prefix(mem: Memory, bot: str) -> str | None:
@@ -97,7 +99,7 @@ def mark_offered(mem: Memory) -> None:
         logger.info("could not note that the agents were offered: %s", e)
 
 
-def offer_text(found: list[Candidate]) -> str:
+def offer_text(found: Sequence[Any]) -> str:
     """``Claude Code keeps memory for 3 projects here — track them?`` for what was found and is not tracked."""
     fresh = [c for c in found if not c.tracked]
     if not fresh:
@@ -122,7 +124,7 @@ class AgentsDialog(QDialog):
         super().__init__(parent)
         self.mem = mem
         self.found = found
-        self.setWindowTitle("Agent memory folders — botmemory")
+        self.setWindowTitle("Agent memory folders")   # the platform adds " — Bot Memory"
         box = QVBoxLayout(self)
         question = offer_text(found)
         self.question = QLabel(f"<b>{question}</b>" if question else
@@ -250,18 +252,13 @@ class SecretsBanner(QWidget):
             return
         from botmemory.core.ops import Actor, redact
 
-        mem = self.session.mem
         files = list(self.found)
 
-        def run() -> list[str]:
-            rows: list[str] = []
-            for rel in files:
-                rows.extend(c.id for c in redact(mem, bot, rel, Actor.person("panel")).changes)
-            return rows
-
-        def done(rows: list[str]) -> None:
-            self.status.emit(f"Redacted {counted(len(rows), 'file')}. The journal shows the "
+        def done(results: list[Any]) -> None:
+            n = sum(len(r.changes) for r in results)
+            self.status.emit(f"Redacted {counted(n, 'file')}. The journal shows the "
                              "change; botmemory keeps no copy of a credential, so it cannot be put back.")
             self.refresh()
 
-        self.session.worker.write(run, done, lambda e: self.status.emit(f"Could not redact: {e}"))
+        self.session.run_op(lambda mem: [redact(mem, bot, rel, Actor.person("panel")) for rel in files], done,
+                            lambda e: self.status.emit(f"Could not redact: {e}"))

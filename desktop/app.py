@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from botmemory.core.ops import BotMemoryError, Memory, MEMORY_FILE
+from botmemory.core.ops import BotMemoryError, Memory, MEMORY_FILE, tidy, undo
 from PySide6.QtCore import QObject, Slot
 from PySide6.QtWidgets import QApplication, QSystemTrayIcon
 
@@ -108,14 +108,23 @@ class App(QObject):
             self.tray.agents.connect(self.open_agents)
             self.tray.show_log.connect(self.show_log)
             self.tray.quit.connect(self.quit)
-            self.session.gauges_changed.connect(self.tray.update_state)
-            self.session.bots_changed.connect(self.tray.set_bots)
+            self.session.gauges_changed.connect(self._tray_state)
+            self.session.bots_changed.connect(self._tray_bots)
             self.session.recent_changed.connect(self.tray.set_recent)
         self.routes = serve.RoutesService(self.session, persist=not demo, parent=self)
         self.routes.failed.connect(self._say)
         self.notifier = Notifier(self.tray.icon if self.tray else None, self, submit=self.session.worker.read)
         self.notifier.activated.connect(self._notice_chosen)
         self.session.notice.connect(self.notifier.notify)
+
+    def _tray_bots(self, bots: list[str]) -> None:
+        if self.tray is not None:
+            self.tray.set_bots(bots, self.session.names)
+
+    def _tray_state(self, gauges: dict[str, Any]) -> None:
+        if self.tray is not None:
+            self.tray.gone = [b for b, here in self.session.present.items() if not here]
+            self.tray.update_state(gauges)
 
     def start(self, show: str | None = None) -> None:
         self.session.start()
@@ -136,6 +145,7 @@ class App(QObject):
             self.panel = MemoryPanel(self.session, demo=self.demo)
             self.panel.setWindowIcon(icons.app_icon())
             self.panel.choose_home.connect(self.open_settings)
+            self.panel.settings_requested.connect(self.open_settings)
         return self.panel
 
     @Slot(str)
@@ -169,13 +179,21 @@ class App(QObject):
 
     @Slot(str)
     def tidy(self, bot: str) -> None:
-        self.session.tidy(bot, lambda _r: self._say(f"Tidy-up of {bot} done; every change is in the journal."),
-                          lambda e: self._say(f"The tidy-up of {bot} did not run: {e}"))
+        name = self.session.name(bot)
+
+        def done(report: dict[str, Any]) -> None:
+            self.session.upkeep_ran.emit(bot, report)
+            self._say(f"Tidy-up of {name} done; every change is in the journal.")
+
+        self.session.run_op(lambda mem: tidy(mem, bot).as_dict(), done,
+                            lambda e: self._say(f"The tidy-up of {name} did not run: {e}"))
 
     @Slot(str, str)
     def undo(self, bot: str, row_id: str) -> None:
-        self.session.undo(bot, row_id, lambda change: self._say(undone_text(bot, change)),
-                          lambda e: self._say(f"Undo failed: {e}"))
+        name = self.session.name(bot)
+        self.session.run_op(lambda mem: undo(mem, bot, row_id),
+                            lambda r: self._say(undone_text(name, r.changes[0] if r.changes else None)),
+                            lambda e: self._say(f"Undo failed: {e}"))
 
     @Slot()
     def open_settings(self) -> None:
@@ -198,7 +216,8 @@ class App(QObject):
     # ----- agent folders
 
     def offer_agents(self) -> None:
-        """First run: offer the Claude Code, OpenClaw and Hermes folders found here, once."""
+        """First run: offer the Claude Code, OpenClaw and Hermes folders found here, once. On a home with no bots
+        the offer is the welcome page's (the panel opens on it, then on the folders tracked); else a dialog."""
         from . import agents_view
 
         mem = self.mem
@@ -206,14 +225,19 @@ class App(QObject):
         def look() -> Any:
             if agents_view.offered(mem):
                 return None
-            return tracked_discover(mem)
+            return tracked_discover(mem), bool(mem.home.bots())
 
         def found(result: Any) -> None:
             if result is None:
                 return
+            (folders, unread), has_bots = result
             agents_view.mark_offered(mem)
-            if agents_view.offer_text(result[0]):
-                self._show_agents(result)
+            if not agents_view.offer_text(folders):
+                return
+            if has_bots:
+                self._show_agents((folders, unread))
+            else:
+                self.show_panel()          # the welcome page, with the offer in it
 
         self.session.submit_read(look, found, lambda e: logger.info("finding agent folders failed: %s", e))
 
@@ -258,6 +282,7 @@ class App(QObject):
                              logs.log_path())
 
     def _say(self, text: str) -> None:
+        text = self.session.named(text)
         logger.info("%s", text)
         if self.panel is not None and self.panel.isVisible():
             self.panel.say(text)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from botmemory.core.ops import Memory
 
 if TYPE_CHECKING:  # the journal, the watcher and upkeep load on first use (on the worker)
-    from botmemory.core.ops import (Change, Journal, LearnedLine, Row, RowFilter, UndoPlan, UndoResult, UpkeepState,
+    from botmemory.core.ops import (Journal, LearnedLine, Row, RowFilter, UndoPlan, UndoResult, UpkeepState,
                                     Watcher)
 
 ABOUT_ME = "@home"
@@ -24,9 +24,6 @@ ABOUT_ME = "@home"
 ABOUT_ME_FILES = ["about-me.md", "profile-learned.json"]
 
 logger = logging.getLogger(__name__)
-
-SINCE_LIMIT = 5000
-"""At most this many rows are read back when catching up after many changes at once."""
 
 
 def journal_of(mem: Memory) -> Journal:
@@ -84,51 +81,9 @@ class Cursor:
             self._it = None
 
 
-def catch_up(mem: Memory, bot: str, seen: str | None, recent: int,
-             limit: int = SINCE_LIMIT) -> tuple[list[Row], list[Row], str]:
-    """One read from the journal's end: (rows after row *seen*, the newest *recent* rows, the newest id).
-
-    *seen* None: nothing was seen yet, so no row counts as new; "" means the
-    journal was empty, so every row is new. Reading once keeps the three consistent.
-    """
-    fresh: list[Row] = []
-    newest: list[Row] = []
-    reached = seen is None
-    for row in journal_of(mem).rows(bot):
-        if len(newest) < recent:
-            newest.append(row)
-        if not reached:
-            if row.id == seen or len(fresh) >= limit:
-                reached = True
-            else:
-                fresh.append(row)
-        if reached and len(newest) >= recent:
-            break
-    return fresh, newest, newest[0].id if newest else ""
-
-
 def journal_files(mem: Memory, bot: str, limit: int = 20_000) -> set[str]:
     """The files named by the newest *limit* rows of a bot's journal (deleted files included)."""
     return {row.file for row in itertools.islice(journal_of(mem).rows(bot), limit)}
-
-
-def newest_rows(mem: Memory, bot: str, limit: int) -> list[Row]:
-    return list(journal_of(mem).list(bot, limit=limit))
-
-
-def rows_since(mem: Memory, bot: str, seen: str | None, limit: int = SINCE_LIMIT) -> list[Row]:
-    """The rows of *bot* recorded after row *seen* (by position, newest first), at most *limit*.
-
-    ``seen`` None means nothing was seen yet: no row is new.
-    """
-    if seen is None:
-        return []
-    out: list[Row] = []
-    for row in journal_of(mem).rows(bot):
-        if row.id == seen or len(out) >= limit:
-            break
-        out.append(row)
-    return out
 
 
 # ----- the memory folders of agents found on this computer (core: `discover_agents`, `track`).
@@ -150,21 +105,6 @@ def find_agents(mem: Memory) -> list[FoundFolder] | None:
     from botmemory.core.ops import discover
 
     return [FoundFolder(c.id, c.agent, str(c.path), c.tracked, c.name) for c in discover(mem).folders]
-
-
-def track_agent(mem: Memory, folder_id: str) -> None:
-    """Runs on the worker: start tracking a found folder."""
-    from botmemory.core.ops import track
-
-    track(mem, folder_id)
-
-
-def undo(mem: Memory, bot: str, row_id: str) -> Change | None:
-    """Undo one row; the change that put the file back, or None when it already was."""
-    from botmemory.core import ops
-
-    r = ops.undo(mem, bot, row_id)
-    return r.changes[0] if r.changes else None
 
 
 def undo_lines(mem: Memory, bot: str, row_id: str, force: bool = False,
@@ -199,14 +139,6 @@ def foresee_save(mem: Memory, bot: str, rel: str, text: str) -> list[str]:
     from botmemory.core import ops
 
     return ops.foresee_save(mem, bot, rel, text)
-
-
-def tidy_now(mem: Memory, bot: str) -> dict[str, Any]:
-    from botmemory.core import ops
-
-    report: dict[str, Any] = ops.tidy(mem, bot).as_dict()
-    return report
-
 
 def last_tidy(mem: Memory, bot: str) -> UpkeepState:
     from botmemory.core.ops import last_tidy as last
@@ -247,17 +179,13 @@ def learned_lines(mem: Memory) -> list[LearnedLine]:
     return list(learned(mem))
 
 
-def remove_learned(mem: Memory, line_id: str) -> LearnedLine:
-    from botmemory.core.ops import remove_learned as remove
-
-    return remove(mem, line_id)
-
-
-def start_watcher(mem: Memory, on_rows: Callable[..., None]) -> Watcher:
-    """Start the core's live watcher; it rescans every workspace first (this call waits for that)."""
+def start_watcher(mem: Memory, on_rows: Callable[..., None] | None,
+                  on_presence: Callable[[str, bool], None] | None = None) -> Watcher:
+    """Start the core's live watcher; it rescans every workspace first (this call waits for that). Its rows reach
+    the app through the journal's row listener; *on_presence* hears a folder go away or come back."""
     from botmemory.core.ops import watcher
 
-    w = watcher(mem, on_rows)
+    w = watcher(mem, on_rows, on_presence)
     w.start()
     return w
 

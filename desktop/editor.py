@@ -15,7 +15,7 @@ import logging
 from typing import Any
 
 from botmemory.core.ops import (BotMemoryError, Conflict, FileKind, ONLY_FIRST_LINES, OverflowPreview, counted,
-    delete_refusal, overflow_preview)
+    delete_refusal, foresee_rm, overflow_preview, rm, save)
 from PySide6.QtCore import QStringListModel, Qt, Signal
 from PySide6.QtGui import QFont, QFontDatabase, QTextCursor
 from PySide6.QtWidgets import (
@@ -32,7 +32,8 @@ from PySide6.QtWidgets import (
 )
 
 from . import corelink
-from .session import Session
+from .look import secondary
+from .session import PANEL, Session
 
 logger = logging.getLogger(__name__)
 
@@ -216,7 +217,7 @@ class FileEditor(QWidget):
         self.note = QLabel()
         self.note.setWordWrap(True)   # a long note must not widen the editor (and shift the file list)
         self.note.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        self.note.setStyleSheet("color: #666;")
+        secondary(self.note)
         buttons = QHBoxLayout()
         buttons.addWidget(self.note, 1)
         buttons.addWidget(self.delete_button)
@@ -437,9 +438,11 @@ class FileEditor(QWidget):
             self.status.emit(f"Not saved: {rel} is as it was.")
             self._update_buttons()
             return
-        self.session.save(bot, rel, for_file(text, self.ending), expected,
-                          lambda change: self._saved(bot, rel, text, change),
-                          lambda e: self._save_failed(bot, rel, e))
+        written = for_file(text, self.ending)   # expected None: the file must not exist yet
+        self.session.run_op(lambda mem: save(mem, bot, rel, written, PANEL, expected_hash=expected, checked=True,
+                                             create=False),
+                            lambda r: self._saved(bot, rel, text, r.changes[0] if r.changes else None),
+                            lambda e: self._save_failed(bot, rel, e))
 
     def confirm_save(self, question: str) -> bool:
         """Ask before a save whose row could not bring something back (patched in tests)."""
@@ -557,24 +560,24 @@ class FileEditor(QWidget):
         return answer == QMessageBox.StandardButton.Yes
 
     def ask_delete(self) -> None:
-        """Ask first, saying truly whether Undo can bring the file back (the core's ``foresee_rm``, read on the
-        worker): a file past the journal's limit cannot come back, a line holding a credential cannot either."""
+        """Ask whether to delete, promising only what the journal's row will keep (core's ``foresee_rm``)."""
         if self.bot is None or self.rel is None or self.kind is None or delete_refusal(self.kind) is not None:
             return
-        bot, rel = self.bot, self.rel
-        mem = self.session.mem
-        self.session.submit_read(lambda: corelink.foresee_rm(mem, bot, rel),
-                                 lambda warnings: self._ask_delete(bot, rel, warnings),
-                                 lambda e: self._ask_delete(bot, rel, [f"botmemory could not read it ({e}), so "
-                                                                       "this deletion may not be undoable"]))
+        bot, rel, mem = self.bot, self.rel, self.session.mem
+        self.delete_button.setEnabled(False)
+        self.session.submit_read(lambda: foresee_rm(mem, bot, rel), lambda lost: self._ask_delete(bot, rel, lost),
+                                 lambda e: self._ask_delete(bot, rel, [f"Could not tell whether Undo can bring it "
+                                                                       f"back ({e})."]))
 
-    def _ask_delete(self, bot: str, rel: str, warnings: list[str]) -> None:
+    def _ask_delete(self, bot: str, rel: str, lost: list[str]) -> None:
+        self._update_buttons()
         if (bot, rel) != (self.bot, self.rel):
             return
-        if not self.confirm(delete_question(rel, warnings)):
+        if not self.confirm(delete_question(rel, lost)):
             return
-        self.session.delete(bot, rel, self.opened_hash,
-                            lambda _c: self._deleted(bot, rel, not warnings),
+        opened = self.opened_hash
+        self.session.run_op(lambda mem: rm(mem, bot, rel, PANEL, expected_hash=opened),
+                            lambda _r: self._deleted(bot, rel, not lost),
                             lambda e: self._delete_failed(bot, rel, e))
 
     def _delete_failed(self, bot: str, rel: str, e: BaseException) -> None:

@@ -14,21 +14,28 @@ import logging
 from typing import Any
 
 from botmemory.core.ops import BotMemoryError, counted, forget_everywhere
+from botmemory.core.ops import undo as undo_row
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFrame, QHBoxLayout, QLabel, QLineEdit, QPushButton,
+                               QScrollArea, QVBoxLayout, QWidget)
 
+from .look import FRAME_GUESS, fit_on_screen
 from .session import PANEL, Session
 
 logger = logging.getLogger(__name__)
 
 
-def preview_lines(results: list[Any]) -> list[str]:
-    """What would go, one line a note: ``bot: the note``."""
+MIN_WIDTH = 600
+"""The preview is the safety check before deleting: wide enough that its notes read whole (once ~290 px)."""
+
+
+def preview_lines(results: list[Any], name: Any = None) -> list[str]:
+    """What would go, one line a note: ``the bot's name: the note`` (*name*: a bot's name as people read it)."""
     out = []
     for r in results:
+        who = name(r.bot) if name is not None else r.bot
         for text in r.removed:
-            out.append(f"{r.bot}: {text}")
+            out.append(f"{who}: {text}")
     return out
 
 
@@ -41,6 +48,8 @@ class ForgetDialog(QDialog):
         super().__init__(parent)
         self.session = session
         self.setWindowTitle("Forget everywhere")
+        self.setMinimumWidth(min(MIN_WIDTH, self.screen().availableGeometry().width() - FRAME_GUESS[0]))
+        fit_on_screen(self, MIN_WIDTH + 80, 460)     # a small screen (640 wide at twice the scale) gets all it has
         self.words = QLineEdit()
         self.words.setPlaceholderText("words every note to forget mentions, e.g. old address")
         self.preview_button = QPushButton("Show what would go")
@@ -49,7 +58,15 @@ class ForgetDialog(QDialog):
         self.message = QLabel("Every note that mentions all the words goes, in every bot and tracked folder.")
         self.message.setWordWrap(True)
         self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.rows_box = QVBoxLayout()
+        rows = QWidget()
+        self.rows_box = QVBoxLayout(rows)
+        self.rows_box.setContentsMargins(0, 0, 0, 0)
+        self.rows_box.addStretch(1)
+        self.rows_scroll = QScrollArea()     # a long preview scrolls; it never overlaps the buttons
+        self.rows_scroll.setWidget(rows)
+        self.rows_scroll.setWidgetResizable(True)
+        self.rows_scroll.setFrameShape(QFrame.Shape.StyledPanel)
+        self.rows_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.undo_buttons: dict[str, QPushButton] = {}     # journal row id -> its Undo
         self._previewed: list[str] = []
         self.warning: QLabel | None = None      # what the rows of this forget could not bring back
@@ -61,7 +78,7 @@ class ForgetDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addWidget(self.message)
-        layout.addLayout(self.rows_box)
+        layout.addWidget(self.rows_scroll, 1)
         layout.addWidget(self.forget_button)
         layout.addWidget(buttons)
         self.preview_button.clicked.connect(self.preview)
@@ -77,12 +94,15 @@ class ForgetDialog(QDialog):
 
     def _clear_rows(self) -> None:
         self.warning = None
-        while self.rows_box.count():
+        while self.rows_box.count() > 1:          # the stretch at the end stays
             item = self.rows_box.takeAt(0)
             w = item.widget() if item is not None else None
             if w is not None:
                 w.deleteLater()
         self.undo_buttons.clear()
+
+    def _add(self, widget: QWidget) -> None:
+        self.rows_box.insertWidget(self.rows_box.count() - 1, widget)
 
     def preview(self) -> None:
         words = self._words()
@@ -95,7 +115,7 @@ class ForgetDialog(QDialog):
         def shown(results: list[Any]) -> None:
             self.preview_button.setEnabled(True)
             self._clear_rows()
-            lines = preview_lines(results)
+            lines = preview_lines(results, self.session.name)
             self._previewed = words
             if not lines:
                 self.message.setText(f"No note mentions {' and '.join(words)}: nothing would go.")
@@ -106,14 +126,15 @@ class ForgetDialog(QDialog):
                 label = QLabel(line)
                 label.setWordWrap(True)
                 label.setTextFormat(Qt.TextFormat.PlainText)
-                self.rows_box.addWidget(label)
+                label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+                self._add(label)
             warnings = [f"{r.bot}: {w}" for r in results for w in getattr(r, "warnings", [])]
             if warnings:      # told before: what Undo could not bring back afterwards
                 self.warning = QLabel("Undo cannot bring everything back:\n" + "\n".join(warnings))
                 self.warning.setWordWrap(True)
                 self.warning.setTextFormat(Qt.TextFormat.PlainText)
                 self.warning.setStyleSheet("color: #b3261e;")
-                self.rows_box.addWidget(self.warning)
+                self._add(self.warning)
             self.forget_button.setEnabled(True)
 
         self.session.submit_read(lambda: forget_everywhere(mem, words, PANEL, dry_run=True, workspaces=True),
@@ -123,7 +144,6 @@ class ForgetDialog(QDialog):
         words = self._previewed
         if not words:
             return
-        mem = self.session.mem
         self.forget_button.setEnabled(False)
         self.preview_button.setEnabled(False)
 
@@ -137,19 +157,20 @@ class ForgetDialog(QDialog):
                 self._add_row(bot, change)
             self.finished_forgetting.emit(results)
 
-        self.session.worker.write(lambda: forget_everywhere(mem, words, PANEL, workspaces=True), forgotten,
-                                  self._failed)
+        self.session.run_op(lambda mem: forget_everywhere(mem, words, PANEL, workspaces=True), forgotten,
+                            self._failed)
 
     def _add_row(self, bot: str, change: Any) -> None:
         row = QWidget()
         h = QHBoxLayout(row)
         h.setContentsMargins(0, 0, 0, 0)
-        label = QLabel(f"{bot}: {change.file}")
+        label = QLabel(f"{self.session.name(bot)}: {change.file}")
         label.setTextFormat(Qt.TextFormat.PlainText)
+        label.setWordWrap(True)
         undo = QPushButton("Undo")
         h.addWidget(label, 1)
         h.addWidget(undo)
-        self.rows_box.addWidget(row)
+        self._add(row)
         self.undo_buttons[change.id] = undo
 
         def undone(_c: Any) -> None:
@@ -163,12 +184,12 @@ class ForgetDialog(QDialog):
 
         def clicked() -> None:
             undo.setEnabled(False)
-            self.session.undo(bot, change.id, undone, failed)
+            self.session.run_op(lambda mem: undo_row(mem, bot, change.id), undone, failed)
 
         undo.clicked.connect(clicked)
 
     def _failed(self, e: BaseException) -> None:
         self.preview_button.setEnabled(True)
         self.forget_button.setEnabled(bool(self._previewed))
-        self.message.setText(str(e) if isinstance(e, BotMemoryError) else f"Could not forget: {e}")
+        self.message.setText(self.session.named(str(e) if isinstance(e, BotMemoryError) else f"Could not forget: {e}"))
         logger.info("forget everywhere failed: %s", e)

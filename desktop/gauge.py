@@ -12,6 +12,8 @@ from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QPainter, QPalette
 from PySide6.QtWidgets import QGridLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
+from .look import track_colour
+
 COLOURS = {Level.OK: QColor("#2e9d5b"), Level.AMBER: QColor("#d99a00"), Level.RED: QColor("#d0392b")}
 WORDS = {Level.OK: "within the budget", Level.AMBER: "nearly full", Level.RED: "over the budget"}
 
@@ -92,8 +94,7 @@ class Bar(QWidget):
         p.setRenderHint(QPainter.RenderHint.Antialiasing)
         r = QRectF(self.rect()).adjusted(0.5, 0.5, -0.5, -0.5)
         radius = r.height() / 2
-        track = self.palette().color(QPalette.ColorRole.Mid)
-        track.setAlpha(90)
+        track = track_colour(self.palette())        # follows the palette: visible on a dark theme too
         p.setPen(Qt.PenStyle.NoPen)
         p.setBrush(track)
         p.drawRoundedRect(r, radius, radius)
@@ -125,6 +126,7 @@ class GaugeWidget(QWidget):
         self.unloaded_label.setStyleSheet(f"color: {COLOURS[Level.RED].name()}; font-weight: bold;")
         self.rule_label = QLabel(ONLY_FIRST_LINES[0].upper() + ONLY_FIRST_LINES[1:] + ".")
         self.rule_label.setObjectName("rule")
+        self.rule_label.setWordWrap(True)       # a kind's rule is a sentence: it wraps rather than widen the panel
         rule_font = self.rule_label.font()
         rule_font.setItalic(True)
         self.rule_label.setFont(rule_font)
@@ -156,12 +158,13 @@ class GaugeWidget(QWidget):
         box.addWidget(self.rule_label)
         self.set_gauge(None)
 
-    def set_gauge(self, g: FolderGauge | None) -> None:
+    def set_gauge(self, g: FolderGauge | None, *, gone: bool = False) -> None:
+        """Show *g*; None while it is being read (*gone*: the folder is gone, so there is nothing to gauge)."""
         self.gauge = g
         if g is None:
-            self.lines_label.setText("…")
-            self.size_label.setText("…")
-            self.state_label.setText("")
+            self.lines_label.setText("—" if gone else "…")
+            self.size_label.setText("—" if gone else "…")
+            self.state_label.setText("<b>folder gone</b>" if gone else "")
             self.unloaded_label.hide()
             self.lines_bar.set_value(0, COLOURS[Level.OK])
             self.size_bar.set_value(0, COLOURS[Level.OK])

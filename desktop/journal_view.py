@@ -26,7 +26,6 @@ from PySide6.QtCore import (
     Signal,
 )
 from PySide6.QtGui import (
-    QColor,
     QMouseEvent,
     QSyntaxHighlighter,
     QTextCharFormat,
@@ -57,9 +56,11 @@ from PySide6.QtWidgets import (
 from . import corelink
 from .editor import mono_font
 from .corelink import ABOUT_ME, ABOUT_ME_FILES, JournalQuery
+from .look import added_colour, removed_colour, secondary, secondary_colour
 from .models import (
     UNDOABLE_ROLE,
     JournalModel,
+    diff_text,
     how_text,
     row_time,
     who_text,
@@ -80,11 +81,11 @@ class DiffHighlighter(QSyntaxHighlighter):
     def __init__(self, doc: QTextDocument) -> None:
         super().__init__(doc)
         self.added = QTextCharFormat()
-        self.added.setForeground(QColor("#1b7f37"))
+        self.added.setForeground(added_colour())
         self.removed = QTextCharFormat()
-        self.removed.setForeground(QColor("#b3261e"))
+        self.removed.setForeground(removed_colour())
         self.meta = QTextCharFormat()
-        self.meta.setForeground(QColor("#7a7a7a"))
+        self.meta.setForeground(secondary_colour())
 
     def highlightBlock(self, text: str) -> None:
         if text.startswith(("+++", "---", "@@")):
@@ -113,11 +114,15 @@ class UndoDelegate(QStyledItemDelegate):
         if not index.data(UNDOABLE_ROLE):
             opt = QStyleOptionViewItem(option)
             self.initStyleOption(opt, index)
-            opt.palette.setColor(opt.palette.ColorRole.Text, QColor("#8a8a8a"))
+            opt.palette.setColor(opt.palette.ColorRole.Text, secondary_colour())
             style = opt.widget.style() if opt.widget else QApplication.style()
             style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, opt.widget)
             return
-        QStyledItemDelegate.paint(self, painter, self._blank(option), QModelIndex())
+        cell = QStyleOptionViewItem(option)     # the row's background and selection, and no text at all
+        self.initStyleOption(cell, index)
+        cell.text = ""
+        style = cell.widget.style() if cell.widget else QApplication.style()
+        style.drawControl(QStyle.ControlElement.CE_ItemViewItem, cell, painter, cell.widget)
         button = QStyleOptionButton()
         button.rect = self.button_rect(option.rect)
         button.text = "Undo"
@@ -128,10 +133,6 @@ class UndoDelegate(QStyledItemDelegate):
             button.state |= QStyle.StateFlag.State_Raised
         style = option.widget.style() if option.widget else QApplication.style()
         style.drawControl(QStyle.ControlElement.CE_PushButton, button, painter, option.widget)
-
-    @staticmethod
-    def _blank(option: QStyleOptionViewItem) -> QStyleOptionViewItem:
-        return QStyleOptionViewItem(option)
 
     def editorEvent(self, event: QEvent, model: Any, option: QStyleOptionViewItem, index: Index) -> bool:
         if not index.data(UNDOABLE_ROLE):
@@ -253,7 +254,7 @@ class JournalView(QWidget):
         self.model = JournalModel(session.journal_cursor, session.submit_read, self)
         self.model.loading_changed.connect(self._loading)
         self.count_label = QLabel()
-        self.count_label.setStyleSheet("color: #777;")
+        secondary(self.count_label)
         self.model.load_failed.connect(self._load_failed)
 
         self.whose = QComboBox()
@@ -320,7 +321,7 @@ class JournalView(QWidget):
         self.undo_button.setEnabled(False)
         self.undo_button.clicked.connect(lambda: self.undo_row(self.table.currentIndex().row()))
         self.undo_reason = QLabel()
-        self.undo_reason.setStyleSheet("color: #777;")
+        secondary(self.undo_reason)
         # a long reason wraps inside the row; it never widens the window
         self.undo_reason.setWordWrap(True)
         self.undo_reason.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
@@ -469,7 +470,7 @@ class JournalView(QWidget):
             self.undo_reason.setText("")
             return
         self.diff_title.setText(diff_header(r))
-        self.diff.setPlainText(r.diff or "(no textual difference)")
+        self.diff.setPlainText(diff_text(r))
         self.undo_button.setEnabled(bool(r.undoable))
         self.undo_reason.setText("" if r.undoable else f"Can't undo: {r.reason}" if r.reason else "Can't undo")
         if r.undoable:
@@ -508,13 +509,15 @@ class JournalView(QWidget):
         self._undo(r)
 
     def _undo(self, r: Any, force: bool = False, expected_hash: str | None = None) -> None:
-        self.session.undo_lines(r.bot, r.id, lambda result: self._undone(r, result),
-                                lambda e: self._undo_failed(r, e), force=force, expected_hash=expected_hash)
+        bot, row_id = r.bot, r.id
+        self.session.run_op(lambda mem: corelink.undo_lines(mem, bot, row_id, force, expected_hash),
+                            lambda result: self._undone(r, result), lambda e: self._undo_failed(r, e))
 
     def _undone(self, r: Any, result: Any) -> None:
         self.status.emit(undo_message(r, result))
         self.undone.emit(r.id)
-        self.session.poll()
+        if r.bot == ABOUT_ME:   # About me's journal is not a bot's: its rows are read again
+            self.session.poll()
 
     def _undo_failed(self, r: Any, e: BaseException) -> None:
         if isinstance(e, UndoConflict):

@@ -27,6 +27,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QColor, QFont
 
 from .corelink import JournalQuery
+from .look import added_colour, removed_colour, secondary_colour
 
 logger = logging.getLogger(__name__)
 
@@ -175,7 +176,7 @@ class FilesModel(_Table):
             font.setBold(True)
             return font
         elif role == Qt.ItemDataRole.ForegroundRole and f.kind in (FileKind.LOG, FileKind.ARCHIVE) and col == 1:
-            return QColor("#777777")
+            return secondary_colour()
         elif role == ROW_ROLE:
             return f.rel
         return None
@@ -208,7 +209,8 @@ HOW_WORDS = {
     "panel": "in the app",
     "cli": "from the command line",
     "outside": "changed outside the app",
-    "undo": "undo",
+    "undo": "undo of a change",
+    "redact": "credentials redacted",
     "tidy-up": "tidy-up",
     "import": "import",
     "filed": "filed into topics",
@@ -283,31 +285,57 @@ def diff_counts(row: Row) -> tuple[int, int]:
     return row.counts()
 
 
+def _telling(line: str) -> bool:
+    """A changed line worth showing: not blank, not a fence or separator (``---``, Hermes' ``§``)."""
+    return any(c.isalnum() for c in line)
+
+
+def is_undo(row: Any) -> bool:
+    return bool(row.how == "undo")
+
+
 def change_text(row: Any) -> str:
-    """The short diff of a row: what happened and the first changed line."""
+    """The short diff of a row: what happened and the line it is about — the first new line (an edit's summary is
+    its new text), else the first one taken out; an undo says so first."""
     if row.before_hash is None and row.after_hash is not None:
         head = "created"
     elif row.after_hash is None and row.before_hash is not None:
         head = "deleted"
     else:
         plus, minus = diff_counts(row)
-        head = f"+{plus} −{minus}"
-    first = ""
-    for _, line in diff_lines(row.diff or ""):
-        if line.strip() and line.strip() != "---":   # not a frontmatter fence
-            first = without_bullet(line)
-            break
+        if plus == minus == 0:     # no text the journal keeps changed: only a credential (never kept)
+            head = "credentials redacted" if row.how == "redact" else "changed (a credential, never kept)"
+        else:
+            head = f"+{plus} −{minus}"
+    added = [line for tag, line in diff_lines(row.diff or "") if tag == "+" and _telling(line)]
+    removed = [line for tag, line in diff_lines(row.diff or "") if tag == "-" and _telling(line)]
+    first = without_bullet((added or removed or [""])[0]).strip()
     if len(first) > 90:
         first = first[:89] + "…"
-    if row.how == "undo":
-        head = f"↶ undo · {head}"
+    if is_undo(row):
+        head = f"↶ undo: {head}"
     return f"{head}  {first}" if first else head
 
 
 def undo_text(row: Any) -> str:
+    """The Undo column's text: none for an undoable row (the button is painted there, nothing beside it)."""
     if row.undoable:
-        return "Undo"
+        return ""
     return f"Can't undo: {row.reason}" if row.reason else "Can't undo"
+
+
+def diff_text(row: Any) -> str:
+    """What the diff pane shows: the row's diff, or why there is none (a diff of headers only changes nothing)."""
+    if row.diff and any(True for _ in diff_lines(row.diff)):
+        return str(row.diff)
+    if row.how == "redact":
+        return ("Each credential in this file was replaced by «redacted N chars».\n"
+                "botmemory never keeps a credential, so the journal holds no text of it:\n"
+                "nothing to show, and nothing to put back.")
+    if row.before_hash != row.after_hash:
+        return ("Only a credential changed in this file.\n"
+                "botmemory never keeps a credential, so the journal holds no text of the change.")
+    return "(no textual difference)"
 
 
 class JournalModel(_Table):
@@ -472,18 +500,18 @@ class JournalModel(_Table):
                 return f"This row undid row {row.undoes}."
             t = row_time(row)
             return f"{t:%Y-%m-%d %H:%M:%S}" if t and col == 0 else None
-        elif role == Qt.ItemDataRole.ForegroundRole and row.how == "undo" and col in (2, 4):
+        elif role == Qt.ItemDataRole.ForegroundRole and is_undo(row) and col in (2, 4):
             return QColor(UNDO_COLOR)
-        elif role == Qt.ItemDataRole.FontRole and row.how == "undo" and col in (2, 4):
+        elif role == Qt.ItemDataRole.FontRole and is_undo(row) and col in (2, 4):
             font = QFont()
             font.setItalic(True)
             return font
-        elif role == Qt.ItemDataRole.ForegroundRole and col == 4:
+        elif role == Qt.ItemDataRole.ForegroundRole and col == 4 and not is_undo(row):
             plus, minus = diff_counts(row)
             if plus and not minus:
-                return QColor("#2e7d32")
+                return added_colour()
             if minus and not plus:
-                return QColor("#b3261e")
+                return removed_colour()
         elif role == ROW_ROLE:
             return row.id
         elif role == UNDOABLE_ROLE:

@@ -174,12 +174,66 @@ def reveal(path: Path, platform: str = sys.platform) -> Reveal:
     return Reveal(dbus_uri=Path(path).absolute().as_uri())
 
 
-def open_url(url: str) -> bool:
-    """Hand a URL to the desktop (patched in tests)."""
-    from PySide6.QtCore import QUrl
+OPEN_WAIT_MS = 8000
+"""How long xdg-open may take to answer; one still running then has opened something that stays in front."""
+Opened = Callable[[bool], None]
+_running: set[object] = set()
+
+
+def open_url(url: str, done: Opened | None = None) -> bool:
+    """Hand *url* to the desktop (patched in tests); *done* hears once, maybe later, whether something opened it.
+
+    On Linux ``xdg-open`` runs and its exit status counts: ``QDesktopServices`` says yes as soon as xdg-open
+    starts, even when nothing on the computer opens folders (xdg-open then exits 3 or 4). Elsewhere the
+    desktop's own answer counts. False when it could not even be handed over (then *done* hears False too).
+    """
+    from PySide6.QtCore import QProcess, QTimer, QUrl
     from PySide6.QtGui import QDesktopServices
 
-    return QDesktopServices.openUrl(QUrl(url))
+    def tell(ok: bool) -> None:
+        if done is not None:
+            done(ok)
+
+    xdg = shutil.which("xdg-open") if sys.platform.startswith("linux") else None
+    if xdg is None:
+        ok = QDesktopServices.openUrl(QUrl(url))
+        tell(ok)
+        return ok
+    proc = QProcess()
+    proc.setProgram(xdg)
+    proc.setArguments([url])
+    proc.setStandardInputFile(QProcess.nullDevice())
+    proc.setStandardOutputFile(QProcess.nullDevice())
+    proc.setStandardErrorFile(QProcess.nullDevice())
+    timer = QTimer(proc)
+    timer.setSingleShot(True)
+    told: list[bool] = []
+
+    def once(ok: bool) -> None:
+        if not told:
+            told.append(ok)
+            if not ok:
+                logger.info("xdg-open could not open %s", url)
+            tell(ok)
+
+    def finished(code: int, status: QProcess.ExitStatus) -> None:
+        once(status == QProcess.ExitStatus.NormalExit and code == 0)
+        _running.discard(proc)
+        proc.deleteLater()
+
+    def error(e: QProcess.ProcessError) -> None:
+        if e == QProcess.ProcessError.FailedToStart:
+            once(False)
+            _running.discard(proc)
+            proc.deleteLater()
+
+    proc.finished.connect(finished)
+    proc.errorOccurred.connect(error)
+    timer.timeout.connect(lambda: once(True))     # still running: it opened something that stays in front
+    _running.add(proc)
+    proc.start()
+    timer.start(OPEN_WAIT_MS)
+    return True
 
 
 def start_detached(program: str, arguments: list[str]) -> bool:
@@ -221,8 +275,7 @@ def show_items(uri: str, fallback: str, failed: Callable[[], None] | None = None
         _pending_reveals.discard(w)
         if w.isError():
             logger.info("FileManager1.ShowItems failed (%s); opening the folder", w.error().message())
-            if not open_url(fallback) and failed is not None:
-                failed()
+            open_url(fallback, lambda ok: None if ok or failed is None else failed())
         w.deleteLater()
 
     watcher.finished.connect(finished)
@@ -247,16 +300,15 @@ def show_in_file_manager(path: Path, platform: str = sys.platform, failed: Faile
         if show_items(how.dbus_uri, folder, fail):
             return True
         logger.info("no session bus; opening the folder instead")
-        ok = open_url(folder)
-    else:
-        ok = start_detached(how.program or "", list(how.arguments))
+        return open_url(folder, lambda ok: None if ok else fail())
+    ok = start_detached(how.program or "", list(how.arguments))
     if not ok:
         fail()
     return ok
 
 
-def open_plan(p: Plan) -> bool:
-    return open_url(p.url)
+def open_plan(p: Plan, done: Opened | None = None) -> bool:
+    return open_url(p.url, done)
 
 
 def open_in_obsidian(worker: Any, folder: Path, say: Callable[[str], None], failed: Failed | None = None) -> None:
@@ -266,8 +318,8 @@ def open_in_obsidian(worker: Any, folder: Path, say: Callable[[str], None], fail
     failed, the plan's explanation and the folder.
     """
 
-    def opened(p: Plan) -> None:
-        if not open_plan(p):
+    def outcome(p: Plan, ok: bool) -> None:
+        if not ok:
             what = ("Obsidian did not open." if p.in_obsidian else NOTHING_OPENS_FOLDERS)
             # the folder did not open either: the plan's "so the folder was opened instead" is not true now
             text = f"{what} {p.message.replace(NO_HANDLER, NO_HANDLER_SHORT)}".strip()
@@ -276,7 +328,8 @@ def open_in_obsidian(worker: Any, folder: Path, say: Callable[[str], None], fail
                 failed(text, folder)
             else:
                 say(f"{text} The folder is {folder}")
-        elif p.message:
+        elif p.message:         # said once the folder did open
             say(p.message)
 
-    worker.read(lambda: decide(folder), opened, lambda e: say(f"Could not open the folder: {e}"))
+    worker.read(lambda: decide(folder), lambda p: open_plan(p, lambda ok: outcome(p, ok)),
+                lambda e: say(f"Could not open the folder: {e}"))

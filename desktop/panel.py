@@ -12,14 +12,18 @@ from pathlib import Path
 from collections.abc import Callable
 from typing import Any
 
-from botmemory.core.ops import (BotMemoryError, Conflict, Home, MEMORY_FILE, ONLY_FIRST_LINES, OverflowPreview,
-    TOPIC_NAME_RULE, counted, overflow_preview, topic_name_rule, topic_path)
+from botmemory.core.ops import (BotMemoryError, Conflict, FolderActions, Home, INDEX_TOPIC, MEMORY_FILE,
+    ONLY_FIRST_LINES, RoomPreview, TOPIC_NAME_RULE, counted, folder_actions, make_room, room_preview, save,
+    topic_name_rule, topic_path, undo_overflow)
 from PySide6.QtCore import QItemSelectionModel, QStringListModel, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
     QDialogButtonBox,
+    QFrame,
+    QScrollArea,
+    QSizePolicy,
     QHBoxLayout,
     QHeaderView,
     QInputDialog,
@@ -42,12 +46,14 @@ from .gauge import GaugeWidget
 from .journal_view import JournalView
 from .loads_view import LoadsView
 from .agents_view import SecretsBanner, display_name, topic_prefix
+from .look import ElidedLabel, fit_on_screen, secondary
 from .models import FilesModel, list_files
-from .session import Session
+from .session import PANEL, UNDO, Session
 from .sync_view import SyncLine
 from .team_view import TeamView
 from .upkeep_view import UpkeepView
 from .welcome import WelcomePage
+from .wording import pretty_path
 
 logger = logging.getLogger(__name__)
 
@@ -64,6 +70,13 @@ aliases: []
 
 
 NO_BOT = "No bot is open: create one or choose the bot home first."
+PANEL_SIZE = (1040, 760)
+PANEL_MIN = (520, 340)
+"""The panel fits a 1366×768 screen, and 1280×800 at twice the scale (640×400): what does not fit scrolls."""
+ROOM_TIPS = {
+    "archive": "Move the oldest dated entries to memory/archive.md until MEMORY.md loads whole",
+    "index": f"Move the oldest index lines into {INDEX_TOPIC}, which the index points at, until MEMORY.md loads whole",
+}
 
 
 def topic_name_problem(name: str, home: Home | None = None, bot: str | None = None) -> str | None:
@@ -114,12 +127,18 @@ class TopicDialog(QInputDialog):
             ok.setToolTip(problem or "")
 
 
-def pretty_path(path: Path) -> str:
-    """A folder as a person reads it: ``~/.openmausbot/workspaces/scout``."""
-    try:
-        return "~/" + path.relative_to(Path.home()).as_posix()
-    except ValueError:
-        return str(path)
+class _BodyLayout(QVBoxLayout):
+    """The bot's page scrolls only below its minimum size: a scroll area asks a layout with wrapped text for the
+    height it would like at a width, which for the bot's page is far more than it needs (its editors could use
+    any height), and would show a scroll bar on a screen the panel fits. The welcome page, text from top to
+    bottom, does need that height (else its sentences overlap): *wrapped* says which page is shown."""
+
+    def __init__(self, parent: QWidget, wrapped: Callable[[], bool]) -> None:
+        super().__init__(parent)
+        self._wrapped = wrapped
+
+    def hasHeightForWidth(self) -> bool:  # noqa: N802 - Qt's name
+        return self._wrapped() and super().hasHeightForWidth()
 
 
 class MemoryPanel(QWidget):
@@ -133,8 +152,9 @@ class MemoryPanel(QWidget):
         self.bot: str | None = None
         self._pending_bot: str | None = None
         self._files_asked = 0
-        self.setWindowTitle("Memory")   # the platform adds " — Bot Memory"
-        self.resize(1040, 760)
+        self.setWindowTitle("Bot Memory")
+        self.resize(*PANEL_SIZE)
+        self.setMinimumSize(*PANEL_MIN)
         self.setWindowFlag(Qt.WindowType.Window, True)
         self.setWindowIcon(icons.app_icon())
 
@@ -148,19 +168,22 @@ class MemoryPanel(QWidget):
         self.reveal_button = QPushButton("Show in file manager")
         self.obsidian_button.clicked.connect(self.open_in_obsidian)
         self.reveal_button.clicked.connect(self.show_in_file_manager)
-        self.path_label = QLabel()
-        self.path_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.path_label.setStyleSheet("color: #666;")
+        self.path_label = ElidedLabel()           # a long path is cut in the middle, never widening the window
+        secondary(self.path_label)
         head = QHBoxLayout()
         head.addWidget(QLabel("Bot"))
         head.addWidget(self.bot_box)
         head.addWidget(self.path_label, 1)
         head.addWidget(self.obsidian_button)
         head.addWidget(self.reveal_button)
+        self.settings_button = QPushButton("S&ettings…")
+        self.settings_button.setToolTip("The home folder, start at login, the helper model, and connecting "
+                                        "Claude Code, Claude Desktop and Cursor")
+        self.settings_button.clicked.connect(self.settings_requested)
+        head.addWidget(self.settings_button)
 
         self.gauge = GaugeWidget()
         self.room_button = QPushButton("Make room…")
-        self.room_button.setToolTip("Move the oldest dated entries to memory/archive.md until MEMORY.md loads whole")
         self.room_button.clicked.connect(self.preview_room)
         self.room_button.hide()
         self.room_banner = Banner("#fde2c8")
@@ -181,6 +204,8 @@ class MemoryPanel(QWidget):
         self.room_undo_button.hide()
         self._room_hash: str | None = None
         self._room_done: Any = None
+        self.applies: FolderActions | None = None
+        """What applies to the open folder (core's ``folder_actions``): Make room's kind, a tidy-up, new topics."""
 
         self.loads = LoadsView(session)
         self.files_model = FilesModel(self)
@@ -236,10 +261,12 @@ class MemoryPanel(QWidget):
 
         self.status_label = QLabel()
         self.status_label.setWordWrap(True)
+        self.status_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Minimum)
         self._status_timer = QTimer(self)
         self._status_timer.setSingleShot(True)
         self._status_timer.setInterval(STATUS_MS)
-        self._status_timer.timeout.connect(lambda: self.status_label.setText(""))
+        self._status_timer.timeout.connect(self._clear_status)
+        self.status_label.hide()          # it takes room only while it says something (a small screen has little)
 
         self.welcome = WelcomePage(session, can_choose_home=not demo,
                                    choose_home_reason="This is the demo home; run Bot Memory without --demo "
@@ -254,6 +281,11 @@ class MemoryPanel(QWidget):
         gauge_row.addWidget(self.room_button, 0, Qt.AlignmentFlag.AlignBottom)
         bp.addLayout(gauge_row)
         bp.addWidget(self.room_banner)
+        self.gone_banner = Banner("#fde2c8")
+        self.gone_banner.setObjectName("gone")
+        self.untrack_hint = self.gone_banner.add_button("Copy its path")
+        self.untrack_hint.clicked.connect(self._copy_gone_path)
+        bp.addWidget(self.gone_banner)
         self.secrets = SecretsBanner(session)
         self.secrets.status.connect(lambda t: self.say(t))
         bp.addWidget(self.secrets)
@@ -261,10 +293,21 @@ class MemoryPanel(QWidget):
         self.pages = QStackedWidget()
         self.pages.addWidget(bot_page)
         self.pages.addWidget(self.welcome)
+        self.pages.currentChanged.connect(self._page_shown)
+        self._page_shown(0)
 
+        body = QWidget()
+        bb = _BodyLayout(body, lambda: self.showing_welcome())
+        bb.setContentsMargins(0, 0, 0, 0)
+        bb.addLayout(head)
+        bb.addWidget(self.pages, 1)
+        # on a small screen (1280×800 at twice the scale is 640×400) the panel scrolls rather than outgrow it
+        self.body = QScrollArea()
+        self.body.setWidget(body)
+        self.body.setWidgetResizable(True)
+        self.body.setFrameShape(QFrame.Shape.NoFrame)
         box = QVBoxLayout(self)
-        box.addLayout(head)
-        box.addWidget(self.pages, 1)
+        box.addWidget(self.body, 1)
         box.addWidget(SyncLine(session))
         box.addWidget(self.status_label)
         self._no_bot(NO_BOT)
@@ -272,6 +315,7 @@ class MemoryPanel(QWidget):
         close = QShortcut(QKeySequence(QKeySequence.StandardKey.Close), self)
         close.activated.connect(self.close)
         session.gauges_changed.connect(self._gauges)
+        session.presence_changed.connect(self._presence)
         session.rows_added.connect(self._rows_added)
         session.bots_changed.connect(self._bots)
         session.error.connect(self.say)
@@ -281,6 +325,8 @@ class MemoryPanel(QWidget):
 
     choose_home = Signal()
     """The welcome page's "Choose the bot home…" (the app opens Settings)."""
+    settings_requested = Signal()
+    """Settings… (also the way there without a system tray)."""
 
     def _no_bot(self, reason: str) -> None:
         """Nothing to act on: every control that needs a bot is disabled and says why."""
@@ -294,8 +340,17 @@ class MemoryPanel(QWidget):
         self.bot_box.setToolTip("Which bot's memory this window shows")
         self.obsidian_button.setToolTip("Open this bot's folder in Obsidian")
         self.reveal_button.setToolTip("Show the open file in the file manager")
-        self.new_topic_button.setToolTip("A new topic file under memory/")
-        self.room_button.setToolTip("Move the oldest dated entries to memory/archive.md until MEMORY.md loads whole")
+        self.new_topic_button.setToolTip("A new topic file")
+
+    def _page_shown(self, index: int) -> None:
+        """Only the page shown counts for the panel's size (the long welcome page never makes the bot's page
+        scroll)."""
+        for i in range(self.pages.count()):
+            page = self.pages.widget(i)
+            if page is not None:
+                policy = QSizePolicy.Policy.Preferred if i == index else QSizePolicy.Policy.Ignored
+                page.setSizePolicy(policy, policy)
+                page.adjustSize()
 
     def showing_welcome(self) -> bool:
         return self.pages.currentWidget() is self.welcome
@@ -320,7 +375,7 @@ class MemoryPanel(QWidget):
         if not bots:
             if self.bot is None:
                 self.pages.setCurrentWidget(self.welcome)
-                self.setWindowTitle("Welcome")
+                self.setWindowTitle("Welcome")          # the platform adds " — Bot Memory"
                 self._no_bot("This home has no bots yet: create one, or choose the bot home.")
                 self.welcome.look_for_agents()
             return
@@ -353,13 +408,17 @@ class MemoryPanel(QWidget):
             self._add_bot_item(bot)
         self.bot_box.setCurrentIndex(self.bot_box.findData(bot))
         self.bot_box.blockSignals(False)
-        self.setWindowTitle(f"{self.bot_box.currentText() or bot} — Memory")
+        self.setWindowTitle(self.bot_box.currentText() or bot)   # the platform adds " — Bot Memory"
         if self.showing_welcome():
             self.pages.setCurrentIndex(0)
         self._has_bot()
-        self.new_topic_button.setVisible(topic_prefix(self.session.mem, bot) is not None)
+        self.applies = None
+        mem = self.session.mem
+        self.session.submit_read(lambda: folder_actions(mem, bot), lambda a: self._actions_read(bot, a),
+                                 lambda e: logger.info("what applies to %s: %s", bot, e))
         self._room_done = None
         self.room_banner.hide()
+        self._show_presence(bot, self.session.present.get(bot, True))
         try:
             self.path_label.setText(pretty_path(self.session.mem.home.workspace(bot)))
         except BotMemoryError:
@@ -375,6 +434,46 @@ class MemoryPanel(QWidget):
         self.refresh_files(select=MEMORY_FILE)
         self.bot_changed.emit(bot)
 
+    # ----- a tracked folder that went away, and came back
+
+    def _presence(self, bot: str, here: bool) -> None:
+        if bot != self.bot:
+            return
+        self._show_presence(bot, here)
+        if here:                                  # back: everything is read again
+            self.gauge.set_gauge(self.session.gauges.get(bot))
+            self.loads.refresh()
+            self.secrets.refresh()
+            self.journal.set_bot(bot)
+            self.upkeep.refresh()
+            self.refresh_files(select=self.editor.rel or MEMORY_FILE)
+
+    def _show_presence(self, bot: str, here: bool) -> None:
+        if here:
+            self.gone_banner.hide()
+            return
+        try:
+            path = pretty_path(self.session.mem.home.workspace(bot))
+        except BotMemoryError:
+            path = self.session.name(bot)
+        self.gone_banner.label.setText(
+            f"<b>The folder {path} is gone</b> — deleted or moved away. Its journal is kept (Journal); when the "
+            "folder comes back, restored from a backup say, botmemory picks it up again at once.")
+        self.gone_banner.show()
+        self.gauge.set_gauge(None, gone=True)
+        self.room_button.hide()
+        self.room_banner.hide()
+        if not self.editor.dirty:
+            self.editor.clear()
+        self.files_model.set_files([])
+        self.loads.block.setPlainText("")
+
+    def _copy_gone_path(self) -> None:
+        from PySide6.QtGui import QGuiApplication
+
+        if self.bot is not None:
+            QGuiApplication.clipboard().setText(str(self.session.mem.home.workspace(self.bot)))
+
     def show_tab(self, name: str) -> None:
         self.tabs.setCurrentIndex(TABS.index(name))
 
@@ -382,56 +481,71 @@ class MemoryPanel(QWidget):
 
     def _gauges(self, gauges: dict[str, Any]) -> None:
         if self.bot is not None:
+            if not self.session.present.get(self.bot, True):
+                return                             # the banner says the folder is gone
             self.gauge.set_gauge(gauges.get(self.bot))
             self._room_visible()
 
     def _room_visible(self) -> None:
         g = self.gauge.gauge
-        # Make room moves entries to botmemory's archive: never in an agent's folder, which its agent keeps
-        tracked = self.bot is not None and self.session.mem.home.is_tracked(self.bot)
-        over = g is not None and g.unloaded_lines > 0 and not tracked
+        # Make room by the folder's kind: a workspace's entries to its archive, a Claude Code index's oldest lines
+        # into a topic it points at; nothing for an agent with no index to move
+        kind = self.applies.room if self.applies is not None else None
+        over = g is not None and g.unloaded_lines > 0 and kind is not None
         self.room_button.setVisible(over)
+        self.room_button.setToolTip(ROOM_TIPS.get(kind or "", ""))
         if not over and self._room_done is None:   # after Make room the banner stays for its Undo
             self.room_banner.hide()
 
-    # ----- make room: the overflow preview's entries to the archive now
+    def _actions_read(self, bot: str, actions: FolderActions) -> None:
+        if bot != self.bot:
+            return
+        self.applies = actions
+        self.new_topic_button.setVisible(actions.topics)
+        self.upkeep.set_applies(actions)
+        self._room_visible()
+
+    # ----- make room: by the folder's kind, what would move first, then one change you can undo
 
     def preview_room(self) -> None:
-        """Read MEMORY.md (on the worker) and show which entries Make room would move."""
+        """Ask core (on the worker) what Make room would move now, and show it."""
         bot = self.bot
         if bot is None:
             return
         mem = self.session.mem
-
-        def read() -> tuple[str | None, OverflowPreview]:
-            ft = mem.store.read(bot, MEMORY_FILE)
-            return (ft.hash if ft else None), overflow_preview(ft.text if ft else "", mem.today)
-
-        self.session.submit_read(read, lambda r: self._show_room(bot, *r),
+        self.session.submit_read(lambda: room_preview(mem, bot), lambda p: self._show_room(bot, p),
                                  lambda e: self.say(f"Could not read MEMORY.md: {e}"))
 
-    def _show_room(self, bot: str, file_hash: str | None, p: OverflowPreview) -> None:
-        if bot != self.bot:
+    def _show_room(self, bot: str, p: RoomPreview | None) -> None:
+        if bot != self.bot or p is None:
             return
-        self._room_hash = file_hash
-        g = p.gauge
+        self._room_hash = p.hash
         n = len(p.moved)
-        head = (f"<b>{counted(g.unloaded_lines, 'line')} of MEMORY.md "
-                f"{'do' if g.unloaded_lines != 1 else 'does'} not load</b> ({ONLY_FIRST_LINES}).")
-        if n:
+        rule = ONLY_FIRST_LINES if p.kind == "archive" else "Claude Code reads the first 200 lines or 25,000 bytes"
+        head = (f"<b>{counted(p.unloaded_lines, 'line')} of MEMORY.md "
+                f"{'do' if p.unloaded_lines != 1 else 'does'} not load</b> ({rule}).")
+        if n and p.kind == "index":
+            text = (f"{head} Make room moves {'this index line' if n == 1 else f'these {n} index lines'} — the "
+                    f"oldest — into {p.target}, with one line in their place pointing there, so Claude Code still "
+                    "finds every memory; one change you can undo:")
+        elif n:
             text = (f"{head} Make room moves {'this entry' if n == 1 else f'these {n} entries'} — the oldest dated "
                     "ones, struck and expired first — to memory/archive.md, in one change you can undo in the "
                     "journal:")
-            if not p.fits_after:
-                text += " (it still would not all fit: hand-written lines and health facts never move)"
+        elif p.kind == "index":
+            text = f"{head} There is no index line to move: trim MEMORY.md in Files to make it fit."
         else:
             text = (f"{head} Nothing here can move to the archive: hand-written lines and health facts never "
                     "move. Trim MEMORY.md in Files to make it fit.")
+        if n and not p.fits_after:
+            text += (" (it still would not all fit: hand-written lines and health facts never move)"
+                     if p.kind == "archive" else " (it still would not all fit: only index lines move)")
         self.room_banner.label.setText(text)
         self.room_model.setStringList(p.moved)
         self.room_view.setVisible(bool(n))
         self.room_move_button.setVisible(bool(n))
-        self.room_move_button.setText(f"Move {'it' if n == 1 else f'these {n}'} to the archive")
+        where = "to the archive" if p.kind == "archive" else f"into {p.target}"
+        self.room_move_button.setText(f"Move {'it' if n == 1 else f'these {n}'} {where}")
         self.room_move_button.setEnabled(True)
         self.room_undo_button.hide()
         self.room_cancel_button.setText("Cancel" if n else "Close")
@@ -442,12 +556,15 @@ class MemoryPanel(QWidget):
         if bot is None:
             return
         self.room_move_button.setEnabled(False)
-        self.session.make_room(bot, self._room_hash, lambda r: self._room_made(bot, r),
-                               lambda e: self._room_failed(bot, e))
+        expected = self._room_hash
+        self.session.run_op(lambda mem: make_room(mem, bot, PANEL, expected_hash=expected),
+                            lambda r: self._room_made(bot, r), lambda e: self._room_failed(bot, e))
 
     def _room_made(self, bot: str, result: Any) -> None:
         n = len(result.moved)
-        text = (f"Moved {counted(n, 'entry', 'entries')} of {bot} to memory/archive.md"
+        index = self.applies is not None and self.applies.room == "index"
+        what = counted(n, "index line") if index else counted(n, "entry", "entries")
+        text = (f"Moved {what} of {self.session.name(bot)} {'into ' + INDEX_TOPIC if index else 'to memory/archive.md'}"
                 + ("" if result.fits else "; MEMORY.md is still over the budget") + ".")
         self.say(text)
         if bot != self.bot or not n:
@@ -469,12 +586,14 @@ class MemoryPanel(QWidget):
         if bot is None or room is None:
             return
         self.room_undo_button.setEnabled(False)
-        self.session.undo_room(bot, room, lambda _c: self._room_undone(bot), lambda e: self._room_undo_failed(e))
+        self.session.run_op(lambda mem: undo_overflow(mem, bot, room, UNDO),
+                            lambda _c: self._room_undone(bot), self._room_undo_failed)
 
     def _room_undone(self, bot: str) -> None:
         self._room_done = None
         self.room_banner.hide()
-        self.say(f"Make room undone: the entries are back in {bot}'s MEMORY.md and out of the archive.")
+        self.say(f"Make room undone: MEMORY.md of {self.session.name(bot)} and the file the lines went to are back "
+                 "as they were.")
 
     def _room_undo_failed(self, e: BaseException) -> None:
         self._room_done = None
@@ -509,7 +628,7 @@ class MemoryPanel(QWidget):
 
     def refresh_files(self, select: str | None = None) -> None:
         bot = self.bot
-        if bot is None:
+        if bot is None or not self.session.present.get(bot, True):
             return
         mem = self.session.mem
         self._files_asked += 1
@@ -598,9 +717,10 @@ class MemoryPanel(QWidget):
             self.refresh_files(select=rel)
             self.say(f"Created {rel}.")
 
-        self.session.save(bot, rel, NEW_TOPIC.format(title=title), None, created,
-                          lambda e: self.say(f"{rel} already exists." if isinstance(e, Conflict)
-                                             else f"Could not create {rel}: {e}"))
+        text = NEW_TOPIC.format(title=title)
+        self.session.run_op(lambda mem: save(mem, bot, rel, text, PANEL, checked=True, create=False), created,
+                            lambda e: self.say(f"{rel} already exists." if isinstance(e, Conflict)
+                                               else f"Could not create {rel}: {e}"))
 
     def open_in_obsidian(self) -> None:
         if self.bot is None:
@@ -620,11 +740,18 @@ class MemoryPanel(QWidget):
         pathnotice.show(text, path, self)
 
     def say(self, text: str) -> None:
-        """A message in the status line under the tabs (cleared after a while)."""
-        self.status_label.setText(text)
+        """A message in the status line under the tabs (cleared after a while); a tracked folder by its name."""
+        self.status_label.setText(self.session.named(text))
+        self.status_label.setVisible(bool(text))
         self._status_timer.start()
 
+    def _clear_status(self) -> None:
+        self.status_label.setText("")
+        self.status_label.hide()
+
     def bring_up(self) -> None:
+        if not self.isVisible():
+            fit_on_screen(self, *PANEL_SIZE)
         self.show()
         self.setWindowState((self.windowState() & ~Qt.WindowState.WindowMinimized) | Qt.WindowState.WindowActive)
         self.raise_()

@@ -30,7 +30,8 @@ from .session import Session
 logger = logging.getLogger(__name__)
 
 SETTING = "serveRoutes"
-LABEL = "Serve the memory routes on this computer (127.0.0.1 only, with the token in botmemory/api-token)"
+LABEL = "Serve the memory routes on this computer"
+DETAIL = "127.0.0.1 only, with the token in botmemory/api-token"
 
 
 def _ui_path(path: Path | None) -> Path:
@@ -126,6 +127,7 @@ class RoutesService(QObject):
 def add_checkbox(dialog: QWidget, service: RoutesService, *, demo: bool = False) -> QCheckBox:
     """Put the serve switch into the Settings window, read its state off the UI thread, apply it on save."""
     box = QCheckBox(LABEL, dialog)
+    box.setToolTip(DETAIL)              # the whole sentence would widen Settings past a small screen
     box.setObjectName("serve_check")
     box.setEnabled(False)
     layout = dialog.layout()

@@ -28,9 +28,9 @@ from typing import Any
 import keyring.backend
 import platformdirs
 from botmemory.core.ops import (BadInput, BotMemoryError, ConfigValues, DEFAULT_TIDY_HOUR, Home, apply_config,
-    atomic_write, check_helper_instance, check_helper_model, check_tidy_hour, config_values, counted, write_config)
+    atomic_write, check_helper_instance, check_helper_model, check_tidy_hour, config_values, describe_home, write_config)
 from botmemory.core.ops import read_config_strict as core_read_config_strict
-from PySide6.QtCore import QCoreApplication, QEvent, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QPalette, QShowEvent
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -53,6 +53,8 @@ from PySide6.QtWidgets import (
 from . import autostart as autostart_mod
 from . import keystore
 from .agents_page import AgentsPage
+from .look import FRAME_GUESS, ElidedLabel
+from .wheel import no_wheel_unless_focused
 from .worker import Worker
 
 logger = logging.getLogger(__name__)
@@ -129,28 +131,10 @@ class HomeCheck:
 
 
 def check_home(root: str | Path) -> HomeCheck:
-    """Whether *root* looks like an OpenMausBot home (it has ``workspaces/`` or ``config.json``)."""
-    text = str(root).strip()
-    if not text:
-        return HomeCheck(False, "Choose the OpenMausBot home folder (normally ~/.openmausbot).")
-    path = Path(text).expanduser()
-    if not path.exists():
-        return HomeCheck(False, f"{path} does not exist.")
-    if not path.is_dir():
-        return HomeCheck(False, f"{path} is a file, not a folder.")
-    home = Home(path.absolute())
-    has_workspaces = home.workspaces.is_dir()
-    has_config = home.config_file.is_file()
-    if not has_workspaces and not has_config:
-        return HomeCheck(False, (
-            f"{path} does not look like an OpenMausBot home: it has neither a workspaces folder "
-            "nor a config.json. OpenMausBot makes its home (normally ~/.openmausbot) when it first "
-            "runs; choose that folder."))
-    bots = home.bots()
-    if bots:
-        names = ", ".join(bots[:5]) + (f" and {len(bots) - 5} more" if len(bots) > 5 else "")
-        return HomeCheck(True, f"An OpenMausBot home with {counted(len(bots), 'bot')}: {names}.")
-    return HomeCheck(True, "An OpenMausBot home with no bots yet.")
+    """Whether *root* is a home botmemory can open, in one sentence (core's ``describe_home``: its bots and the
+    agent folders it tracks — a home that only tracks agents' folders is a home too)."""
+    info = describe_home(root)
+    return HomeCheck(info.ok, info.message)
 
 
 def _checked(check: Callable[..., Any], *args: Any) -> Any:
@@ -380,7 +364,7 @@ class SettingsDialog(QDialog):
                  ui_path: Path | None = None, command: Sequence[str] | None = None,
                  demo: bool = False) -> None:
         super().__init__(parent)
-        self.setWindowTitle("Bot Memory Settings")
+        self.setWindowTitle("Settings")   # the platform adds " — Bot Memory"
         self.demo = demo
         self.setMinimumWidth(MIN_WIDTH)
         self._own_worker = worker is None
@@ -389,6 +373,7 @@ class SettingsDialog(QDialog):
         self._backend = keyring_backend
         self._ui_path = ui_path
         self._command = command
+        self._home = home
         self._start_home = home.root
         self._loaded_home = home.root
         self._keyring_ok = False
@@ -421,9 +406,8 @@ class SettingsDialog(QDialog):
         home_layout.addWidget(self.home_status)
 
         self.login_check = QCheckBox("Start Bot Memory when I log in")
-        self.login_where = QLabel()
+        self.login_where = ElidedLabel()     # a long path is cut in the middle, never widening the form
         self.login_where.setForegroundRole(QPalette.ColorRole.PlaceholderText)
-        self.login_where.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         login_box = QGroupBox("Start at login")
         login_layout = QVBoxLayout(login_box)
         login_layout.addWidget(self.login_check)
@@ -460,6 +444,7 @@ class SettingsDialog(QDialog):
         self.recall_check.setChecked(True)
         upkeep_box = QGroupBox("Memory upkeep")
         upkeep_form = QFormLayout(upkeep_box)
+        no_wheel_unless_focused(self.tidy_spin)
         upkeep_form.addRow("Nightly tidy-up after:", self.tidy_spin)
         upkeep_form.addRow(self.recall_check)
 
@@ -488,7 +473,7 @@ class SettingsDialog(QDialog):
         form_layout.addWidget(helper_box)
         form_layout.addWidget(upkeep_box)
         form_layout.addWidget(agents_box)
-        self.agents_page = AgentsPage(Home(self._start_home), self._worker)
+        self.agents_page = AgentsPage(self._home, self._worker, demo=self.demo)   # with its tracked folders
         form_layout.addWidget(self.agents_page)
         self.form_scroll = QScrollArea()
         self.form_scroll.setWidget(self.form_widget)
@@ -526,11 +511,14 @@ class SettingsDialog(QDialog):
         self.form_widget.setMinimumHeight(form_need)
         need = self.height() - self.form_scroll.viewport().height() + form_need
         screen = self.screen()
+        cap = need
         if screen is not None:   # never taller than the screen (less the window's frame): the form scrolls
+            # a window manager adds its title bar only once the window is shown: until then, guess it
             frame = self.frameGeometry().height() - self.height()
-            need = min(need, screen.availableGeometry().height() - max(frame, 0))
-        if need > self.height():
-            self.resize(self.width(), need)
+            cap = screen.availableGeometry().height() - (frame if frame > 0 else FRAME_GUESS[1])
+            need = min(need, cap)
+        if need > self.height() or self.height() > cap:
+            self.resize(self.width(), min(max(need, self.height()), cap))
         if screen is not None:   # grown downwards past the screen's bottom: move up, Save stays in reach
             area, geo = screen.availableGeometry(), self.frameGeometry()
             if geo.bottom() > area.bottom():
@@ -539,6 +527,7 @@ class SettingsDialog(QDialog):
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
         self._fit()
+        QTimer.singleShot(250, self._fit)     # again once the window manager has framed it (its real title bar)
 
     def _set_busy(self, busy: bool) -> None:
         for widget in (self.home_edit, self.browse_button, self.login_check, self.instance_edit,

@@ -518,7 +518,7 @@ class TeamView(QWidget):
             self.say(f"{failed}: {e}" if not isinstance(e, TeamConflict) else str(e))
             self.refresh()
 
-        self.session.worker.write(fn, finished, error)
+        self.session.run_op(lambda _mem: fn(), finished, error)
 
     def decide(self, accept: bool) -> None:
         card, key, mem = self.selected_card(), self.key, self.session.mem
@@ -569,8 +569,8 @@ class TeamView(QWidget):
                 return
             self.say(f"Could not save the note: {e}")
 
-        self.session.worker.write(lambda: team_edit(mem, key, note["note"], text, rev, PANEL, title=title),
-                                  saved, failed)
+        self.session.run_op(lambda _mem: team_edit(mem, key, note["note"], text, rev, PANEL, title=title),
+                            saved, failed)
 
     def reload_after_conflict(self) -> None:
         """Show the note as it is now; keep the draft under the editor for comparison."""
@@ -618,8 +618,8 @@ class TeamView(QWidget):
             self.say(f"Made team {r.team.name}.")
             self.refresh()
 
-        self.session.worker.write(lambda: team_create(mem, name, [bot] if bot else [], PANEL), made,
-                                  lambda e: self.say(f"Could not make the team: {e}"))
+        self.session.run_op(lambda _mem: team_create(mem, name, [bot] if bot else [], PANEL), made,
+                            lambda e: self.say(f"Could not make the team: {e}"))
 
     def say(self, text: str) -> None:
         self.status.emit(text)

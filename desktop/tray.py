@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 from . import gauge as gauge_text
 from . import icons
 from .models import change_text, when_text, who_text
+from .wording import shown_name
 
 logger = logging.getLogger(__name__)
 
@@ -31,29 +32,36 @@ def worst(gauges: dict[str, FolderGauge]) -> Level:
     return max(levels, key=lambda lv: _RANK[lv]) if levels else Level.OK
 
 
-def tooltip(gauges: dict[str, FolderGauge]) -> str:
-    """Names every bot over (or near) the budget; all is well otherwise."""
-    if not gauges:
+def tooltip(gauges: dict[str, FolderGauge], names: dict[str, str] | None = None,
+            gone: list[str] | None = None) -> str:
+    """Names every bot over (or near) the budget, and every tracked folder that is gone; all is well otherwise."""
+    def name(b: str) -> str:
+        return shown_name((names or {}).get(b) or b)
+
+    if not gauges and not gone:
         return "botmemory — no bots yet"
     red = [b for b, g in sorted(gauges.items()) if g.level is Level.RED]
     amber = [b for b, g in sorted(gauges.items()) if g.level is Level.AMBER]
     lines = ["botmemory"]
     for b in red:
-        lines.append(f"{b} is over the budget: {gauge_text.unloaded_text(gauges[b])}")
+        lines.append(f"{name(b)} is over the budget: {gauge_text.unloaded_text(gauges[b])}")
     for b in amber:
         size = gauge_text.size_text(gauges[b])
-        lines.append(f"{b} is nearly full: {gauge_text.lines_text(gauges[b])}" + (f", {size}" if size else ""))
-    if not red and not amber:
+        lines.append(f"{name(b)} is nearly full: {gauge_text.lines_text(gauges[b])}" + (f", {size}" if size else ""))
+    for b in gone or []:
+        lines.append(f"{name(b)}: the folder is gone")
+    if not red and not amber and gauges:
         n = len(gauges)
         lines.append(f"{'the bot is' if n == 1 else f'all {n} bots are'} within the budget")
     return "\n".join(lines)
 
 
-def recent_text(row: Any) -> str:
+def recent_text(row: Any, names: dict[str, str] | None = None) -> str:
     change = change_text(row)
     if len(change) > 60:
         change = change[:59] + "…"
-    return f"{row.bot} · {row.file} · {who_text(row)} · {when_text(row)} — {change}"
+    bot = shown_name((names or {}).get(row.bot) or row.bot)
+    return f"{bot} · {row.file} · {who_text(row)} · {when_text(row)} — {change}"
 
 
 class Tray(QObject):
@@ -77,7 +85,11 @@ class Tray(QObject):
         self.icon.setToolTip("botmemory")
         self.icon.activated.connect(self._activated)
         self.menu = QMenu()
+        self.names: dict[str, str] = {}
+        """Each bot as people name it (a Claude Code project's path); its id when it has no other name."""
+        self.gone: list[str] = []
         self.bot_menus: dict[str, QMenu] = {}
+        self.tidy_actions: dict[str, QAction] = {}
         self._bots_anchor = self.menu.addSeparator()
         for bot in bots:
             self.add_bot(bot)
@@ -105,23 +117,31 @@ class Tray(QObject):
 
     # ----- the menu
 
+    def title(self, bot: str) -> str:
+        return shown_name(self.names.get(bot) or bot)
+
     def add_bot(self, bot: str) -> None:
-        """A bot's submenu; built once per bot, when the bot first appears."""
+        """A bot's submenu; built once per bot, when the bot first appears (by its name, never an internal id)."""
         if bot in self.bot_menus:
+            self.bot_menus[bot].setTitle(self.title(bot))
             return
-        sub = QMenu(bot, self.menu)
+        sub = QMenu(self.title(bot), self.menu)
         sub.addAction("Memory panel").triggered.connect(lambda _c=False: self.open_panel.emit(bot))
         sub.addAction("Open in Obsidian").triggered.connect(lambda _c=False: self.open_obsidian.emit(bot))
         sub.addAction("Show in file manager").triggered.connect(lambda _c=False: self.reveal.emit(bot))
-        sub.addAction("Tidy up now").triggered.connect(lambda _c=False: self.tidy.emit(bot))
-        names = sorted([*self.bot_menus, bot])
-        after = names.index(bot) + 1
-        before_action = self.bot_menus[names[after]].menuAction() if after < len(names) else self._bots_anchor
+        tidy = sub.addAction("Tidy up now")
+        tidy.triggered.connect(lambda _c=False: self.tidy.emit(bot))
+        self.tidy_actions[bot] = tidy
+        order = sorted([*self.bot_menus, bot], key=lambda b: self.title(b).lower())
+        after = order.index(bot) + 1
+        before_action = self.bot_menus[order[after]].menuAction() if after < len(order) else self._bots_anchor
         self.menu.insertMenu(before_action, sub)
         self.bot_menus[bot] = sub
 
     @Slot(object)
-    def set_bots(self, bots: list[str]) -> None:
+    def set_bots(self, bots: list[str], names: dict[str, str] | None = None) -> None:
+        if names is not None:
+            self.names = dict(names)
         for b in bots:
             self.add_bot(b)
 
@@ -132,7 +152,7 @@ class Tray(QObject):
         for i, a in enumerate(self.recent_actions):
             if i < len(rows):
                 r = rows[i]
-                a.setText(("Undo: " if r.undoable else "") + recent_text(r))
+                a.setText(("Undo: " if r.undoable else "") + recent_text(r, self.names))
                 a.setData((r.bot, r.id))
                 a.setEnabled(bool(r.undoable))
                 a.setToolTip("" if r.undoable else f"Can't undo: {r.reason}")
@@ -151,11 +171,14 @@ class Tray(QObject):
 
     @Slot(object)
     def update_state(self, gauges: dict[str, FolderGauge]) -> None:
+        for bot, g in gauges.items():     # an agent that writes its own memory is never tidied by botmemory
+            if bot in self.tidy_actions:
+                self.tidy_actions[bot].setVisible(not g.tracked)
         level = worst(gauges)
         if level is not self.level:
             self.level = level
             self.icon.setIcon(icons.tray_icon(level))
-        self.icon.setToolTip(tooltip(gauges))
+        self.icon.setToolTip(tooltip(gauges, self.names, self.gone))
 
     def worst_bot(self, gauges: dict[str, FolderGauge]) -> str:
         if not gauges:

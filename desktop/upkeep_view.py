@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from botmemory.core.ops import BotSettings, Memory, counted, settings
+from botmemory.core.ops import (INDEX_TOPIC, BotSettings, FolderActions, Memory, counted, remove_learned, settings,
+                                tidy)
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -24,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from . import corelink
+from .look import secondary
 from .session import Session
 
 logger = logging.getLogger(__name__)
@@ -162,7 +164,8 @@ class UpkeepView(QWidget):
             "topics. Every change can be undone.")
         for lab in (self.memory_help, self.upkeep_help):
             lab.setWordWrap(True)
-            lab.setStyleSheet("color: #666; margin-left: 22px;")
+            lab.setIndent(22)
+            secondary(lab)
         self.memory_switch.toggled.connect(lambda on: self._switch("memory", on))
         self.upkeep_switch.toggled.connect(lambda on: self._switch("upkeep", on))
         # nothing to tick until the bot's settings are read
@@ -170,6 +173,10 @@ class UpkeepView(QWidget):
             w.setEnabled(False)
             w.setToolTip(NO_BOT)
 
+        self.applies: FolderActions | None = None
+        self.agent_note = QLabel()
+        self.agent_note.setWordWrap(True)
+        self.agent_note.hide()
         self.last_label = QLabel()
         self.report_label = QLabel()
         self.report_label.setWordWrap(True)
@@ -208,6 +215,7 @@ class UpkeepView(QWidget):
         box.addWidget(self.upkeep_switch)
         box.addWidget(self.upkeep_help)
         box.addSpacing(12)
+        box.addWidget(self.agent_note)
         box.addLayout(tidy_row)
         box.addWidget(self.report_label)
         box.addSpacing(8)
@@ -223,7 +231,26 @@ class UpkeepView(QWidget):
     def set_bot(self, bot: str | None) -> None:
         self.bot = bot
         self.info = None
+        self.applies = None
+        for w in (self.upkeep_switch, self.upkeep_help, self.tidy_button, self.last_label):
+            w.setVisible(True)
+        self.agent_note.hide()
         self.refresh()
+
+    def set_applies(self, actions: FolderActions) -> None:
+        """What applies to the open folder (core's ``folder_actions``): a tidy-up only where it can run."""
+        self.applies = actions
+        tidy = actions.tidy
+        for w in (self.upkeep_switch, self.upkeep_help, self.tidy_button, self.last_label):
+            w.setVisible(tidy)
+        self.agent_note.setVisible(not tidy)
+        self.agent_note.setText(
+            f"{actions.why_no_tidy}." + (f" When MEMORY.md no longer all loads, Make room (under the gauge) moves "
+                                         f"the oldest index lines into {INDEX_TOPIC}, which the index points at — "
+                                         "only when you ask." if actions.room == "index" else "")
+            if actions.why_no_tidy else "")
+        if self.info is not None and self.bot is not None:
+            self._show(self._asked, self.bot, self.info)
 
     def refresh(self) -> None:
         bot = self.bot
@@ -246,6 +273,7 @@ class UpkeepView(QWidget):
         finally:
             self._setting = False
         on = info.settings.memory and info.settings.upkeep
+        applies = self.applies is None or self.applies.tidy
         self.memory_switch.setEnabled(True)
         self.memory_switch.setToolTip("")
         self.upkeep_switch.setEnabled(info.settings.memory)
@@ -254,24 +282,25 @@ class UpkeepView(QWidget):
         self.tidy_button.setToolTip("" if on else "Upkeep is off for this bot." if info.settings.memory
                                     else "Memory is off for this bot.")
         self.last_label.setText(f"Last tidy-up: {when_text(info.last_run)}")
-        text = report_text(info.report, info.error)
-        if not on:
+        text = report_text(info.report, info.error) if applies else ""
+        if not applies:
+            pass
+        elif not on:
             text = ("Upkeep is off for this bot: nothing runs by itself, and Tidy up now is unavailable."
                     if info.settings.memory else "Memory is off for this bot: upkeep does not run.")
         g = self.session.gauges.get(bot)
         if on and g is not None and g.unloaded_lines > 0:
             n = g.unloaded_lines
             lines = f"{counted(n, 'line', 'lines')} of MEMORY.md still {'does' if n == 1 else 'do'} not load"
-            if self.session.mem.home.is_tracked(bot):   # an agent's folder: no Make room, its agent keeps it
-                more = (": botmemory moves nothing out of an agent's folder by itself. Move detail into topic "
-                        "files (Files) or delete the lines you no longer need.")
+            if not applies:        # an agent's folder: the note above says what applies
+                more = "."
             else:
                 more = (": a tidy-up only moves expired entries. Make room (under the gauge) moves the oldest "
                         "dated entries to the archive now.")
             text = (text + "\n" if text else "") + lines + more
         self.report_label.setText(text)
         self.heavy_label.setText(f"<b>{info.heavy}</b>" if info.heavy else "")
-        self.heavy_frame.setVisible(bool(info.heavy))
+        self.heavy_frame.setVisible(bool(info.heavy) and applies)
         self.capture_label.setText(capture_text(info.capture))
         self._show_learned(info.learned)
 
@@ -299,8 +328,6 @@ class UpkeepView(QWidget):
             self.learned_rows.append((line, button))
 
     def remove_learned(self, line_id: str) -> None:
-        mem = self.session.mem
-
         def done(_removed: Any) -> None:
             self.status.emit("Removed from About me; no bot adds it again. The journal (About me) can undo it.")
             self.refresh()
@@ -309,7 +336,7 @@ class UpkeepView(QWidget):
             self.status.emit(f"Could not remove the line: {e}")
             self.refresh()
 
-        self.session.worker.write(lambda: corelink.remove_learned(mem, line_id), done, failed)
+        self.session.run_op(lambda mem: remove_learned(mem, line_id), done, failed)
 
     def _switch(self, key: str, on: bool) -> None:
         if self._setting or self.bot is None:
@@ -320,7 +347,8 @@ class UpkeepView(QWidget):
             self.refresh()
             self.status.emit(f"{'Memory' if key == 'memory' else 'Memory upkeep'} is {'on' if on else 'off'} for {bot}.")
 
-        self.session.set_switch(bot, key, on, done, lambda e: self.status.emit(f"Could not change the switch: {e}"))
+        self.session.run_op(lambda mem: settings(mem, bot, key, on), done,
+                            lambda e: self.status.emit(f"Could not change the switch: {e}"))
 
     def tidy_now(self) -> None:
         if self.bot is None:
@@ -329,9 +357,11 @@ class UpkeepView(QWidget):
         self.tidy_button.setEnabled(False)
         self.heavy_button.setEnabled(False)
         self.report_label.setText("Tidying up…")
-        self.session.tidy(bot, lambda _r: self._tidied(bot), lambda e: self._tidy_failed(bot, e))
+        self.session.run_op(lambda mem: tidy(mem, bot).as_dict(), lambda report: self._tidied(bot, report),
+                            lambda e: self._tidy_failed(bot, e))
 
-    def _tidied(self, bot: str) -> None:
+    def _tidied(self, bot: str, report: dict[str, Any]) -> None:
+        self.session.upkeep_ran.emit(bot, report)
         self.heavy_button.setEnabled(True)
         self.status.emit(f"Tidy-up of {bot} done.")
         self.refresh()

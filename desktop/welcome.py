@@ -11,20 +11,25 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from botmemory.core.ops import BotMemoryError, check_bot_id
+from botmemory.core.ops import BotMemoryError, check_bot_id, init, kind_label, track
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QGroupBox,
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QListWidget,
+    QListWidgetItem,
     QPushButton,
     QVBoxLayout,
     QWidget,
 )
 
 from . import corelink
+from .agents_view import offer_text
+from .look import secondary
 from .session import Session
+from .wording import pretty_path, shown_name
 
 logger = logging.getLogger(__name__)
 
@@ -71,11 +76,13 @@ class WelcomePage(QWidget):
         about = _note(ABOUT)
         self.home_label = _note()
 
-        # HOOK (agents): filled by corelink.find_agents when core offers a finder; hidden until then.
+        # the agents' memory folders found here (corelink.find_agents): the first-run offer, in the page
         self.agents_box = QGroupBox("Memory folders found on this computer")
         self.agents_layout = QVBoxLayout(self.agents_box)
         self.agents_box.hide()
         self.found: list[corelink.FoundFolder] = []
+        self.agents_list: QListWidget | None = None
+        self.track_button: QPushButton | None = None
 
         self.home_button = QPushButton("Choose the bot home…")
         self.home_button.clicked.connect(self.choose_home)
@@ -118,7 +125,7 @@ class WelcomePage(QWidget):
 
         demo = _note("Just looking? <tt>botmemory-tray --demo</tt> opens a demo home with two bots; it is deleted "
                      "when you quit.")
-        demo.setStyleSheet("color: #666;")
+        secondary(demo)
 
         box = QVBoxLayout(self)
         box.setContentsMargins(24, 16, 24, 16)
@@ -134,8 +141,6 @@ class WelcomePage(QWidget):
         self.set_home_text()
 
     def set_home_text(self) -> None:
-        from .panel import pretty_path
-
         self.home_label.setText(f"This home, <tt>{pretty_path(self.session.mem.home.root)}</tt>, has no bots yet. "
                                 "Next step — one of these:")
 
@@ -148,33 +153,77 @@ class WelcomePage(QWidget):
                                  lambda e: logger.info("looking for agent folders failed: %s", e))
 
     def _agents_found(self, found: list[corelink.FoundFolder] | None) -> None:
+        """The offer, in the page: what was found, ticked, and one button to track them (then the panel opens)."""
         while self.agents_layout.count():
             item = self.agents_layout.takeAt(0)
             w = item.widget() if item is not None else None
             if w is not None:
                 w.deleteLater()
         self.found = list(found or [])
-        if found is None:            # core offers no finder yet
+        self.agents_list = None
+        self.track_button = None
+        if found is None:            # core offers no finder
             self.agents_box.hide()
             return
         if not found:
             self.agents_layout.addWidget(_note("No Claude Code, OpenClaw or Hermes memory folders were found."))
+            self.agents_box.show()
+            return
+        question = offer_text(found)
+        self.agents_layout.addWidget(_note(f"<b>{question}</b>" if question
+                                           else "Every agent memory folder found here is tracked."))
+        self.agents_layout.addWidget(_note("botmemory shows what each agent loads, journals every change with undo, "
+                                           "and never writes into a folder unless you ask."))
+        self.agents_list = QListWidget()
+        self.agents_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.agents_list.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         for f in found:
-            row = QWidget()
-            rl = QHBoxLayout(row)
-            rl.setContentsMargins(0, 0, 0, 0)
-            rl.addWidget(QLabel(f"<b>{f.name or f.agent}</b> · {f.agent} — <tt>{f.path}</tt>"), 1)
-            button = QPushButton("Tracked" if f.tracked else "Track")
-            button.setEnabled(not f.tracked)
-            button.clicked.connect(lambda _c=False, fid=f.id: self._track(fid))
-            rl.addWidget(button)
-            self.agents_layout.addWidget(row)
+            entry = QListWidgetItem(f"{shown_name(f.name or f.id)} · {kind_label(f.agent)}")
+            entry.setData(Qt.ItemDataRole.UserRole, f.id)
+            entry.setToolTip(f"Its memory folder: {pretty_path(f.path)}")
+            flags = entry.flags() | Qt.ItemFlag.ItemIsUserCheckable
+            entry.setFlags(flags & ~Qt.ItemFlag.ItemIsEnabled if f.tracked else flags)
+            entry.setCheckState(Qt.CheckState.Checked)
+            self.agents_list.addItem(entry)
+        rows = min(len(found), 6)
+        self.agents_list.setFixedHeight(self.agents_list.sizeHintForRow(0) * rows + 2 * self.agents_list.frameWidth()
+                                        + 4)
+        self.agents_layout.addWidget(self.agents_list)
+        self.track_button = QPushButton("&Track the ticked folders")
+        self.track_button.setEnabled(any(not f.tracked for f in found))
+        self.track_button.clicked.connect(self.track_ticked)
+        row = QHBoxLayout()
+        row.addWidget(self.track_button)
+        row.addStretch(1)
+        holder = QWidget()
+        holder.setLayout(row)
+        row.setContentsMargins(0, 0, 0, 0)
+        self.agents_layout.addWidget(holder)
         self.agents_box.show()
 
+    def ticked(self) -> list[str]:
+        if self.agents_list is None:
+            return []
+        out = []
+        for i in range(self.agents_list.count()):
+            item = self.agents_list.item(i)
+            if item.checkState() == Qt.CheckState.Checked and item.flags() & Qt.ItemFlag.ItemIsEnabled:
+                out.append(str(item.data(Qt.ItemDataRole.UserRole)))
+        return out
+
+    def track_ticked(self) -> None:
+        """Track every ticked folder (one operation); the panel then opens on the first."""
+        ids = self.ticked()
+        if not ids:
+            return
+        if self.track_button is not None:
+            self.track_button.setEnabled(False)
+        self.session.run_op(lambda mem: [track(mem, i) for i in ids], lambda _r: self.session.rescan(),
+                            lambda e: self._show_error(f"Could not track them: {e}"))
+
     def _track(self, folder_id: str) -> None:
-        mem = self.session.mem
-        self.session.worker.write(lambda: corelink.track_agent(mem, folder_id), lambda _r: self.session.rescan(),
-                                  lambda e: self._show_error(f"Could not track it: {e}"))
+        self.session.run_op(lambda mem: track(mem, folder_id), lambda _r: self.session.rescan(),
+                            lambda e: self._show_error(f"Could not track it: {e}"))
 
     # ----- create a bot
 
@@ -202,9 +251,10 @@ class WelcomePage(QWidget):
             self._show_error(f"Could not create {name}: {e}")
             self.create_button.setEnabled(True)
 
-        self.session.create_bot(name, lambda _c: self._created(name), failed)
+        self.session.run_op(lambda mem: init(mem, check_bot_id(name)), lambda _r: self._created(name), failed)
 
     def _created(self, name: str) -> None:
+        self.session.refresh_bots()
         self.name_edit.clear()
         self.bot_created.emit(name)
 

@@ -94,7 +94,7 @@ def main() -> int:
 
     mem = Memory.open(str(root))
     found, _ = discover_agents(mem.home)
-    ids = {c.agent: track(mem.home, c.id).id for c in found}
+    ids = {c.agent: track(mem, c.id).id for c in found}
     (mem.home.state_dir / "agents-offered.json").write_text("{}")
 
     sys.path.insert(0, str(OUT))
@@ -116,7 +116,7 @@ def main() -> int:
             cursor.clearSelection()
             block.setTextCursor(cursor)
         else:
-            wait_until(lambda: "MEMORY.md" in desk.panel.loads.block.toPlainText())
+            wait_until(lambda: bool(desk.panel.loads.block.toPlainText()))
         settle(desk, 600)
         path = OUT / f"screenshot-{name}.png"
         desk.panel.grab().save(str(path))

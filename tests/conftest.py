@@ -7,6 +7,8 @@ own (the desktop's session and Qt helpers) and re-export these names for
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 import threading
 import time
 from collections.abc import Sequence
@@ -17,6 +19,19 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from botmemory.core import Memory
+
+# Tests never touch the real home: HOME (and the XDG folders under it) is a folder of the test run's own, set
+# before anything is imported, so every subprocess and editor a test starts inherits it (vim wrote ~/.viminfo into
+# the real home once). The real one is kept for the test that checks this.
+REAL_HOME = os.environ.get("HOME", "")
+# the differential suite's agents are a cache kept between runs, on purpose: still the real home's, unless set
+os.environ.setdefault("BOTMEMORY_CONFORMANCE_CACHE", os.path.join(REAL_HOME, ".cache", "botmemory-conformance"))
+TEST_HOME = tempfile.mkdtemp(prefix="botmemory-tests-home-")
+os.environ["HOME"] = TEST_HOME
+for _xdg, _sub in (("XDG_CONFIG_HOME", ".config"), ("XDG_DATA_HOME", ".local/share"),
+                   ("XDG_STATE_HOME", ".local/state"), ("XDG_CACHE_HOME", ".cache")):
+    os.environ[_xdg] = os.path.join(TEST_HOME, _sub)
+os.environ.pop("CLAUDE_CONFIG_DIR", None)
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.pop("OPENMAUSBOT_HOME", None)
@@ -37,6 +52,11 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 def examples(n: int) -> int:
     """*n* examples under the "ci" profile, scaled by the profile loaded (×10 under "thorough")."""
     return max(1, n * settings.default.max_examples // 100)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """The test run's home goes with it."""
+    shutil.rmtree(TEST_HOME, ignore_errors=True)
 
 
 def leaked_threads(before: set[threading.Thread], wait: float = 5.0) -> list[threading.Thread]:

@@ -221,3 +221,40 @@ def test_the_callers_go_through_the_operations():
             bad += [f"{path.relative_to(ROOT)}:{no}: {m}" for m in _MECHANISMS
                     if m in code and f"def {m}" not in code and f".{m}" not in code.replace(f"mem.{m}", "")]
     assert bad == []
+
+
+def _desktop_imports() -> dict[str, set[str]]:
+    """Each desktop module -> the desktop modules it imports anywhere in the file (lazy imports too)."""
+    names = {p.stem for p in DESKTOP.glob("*.py")}
+    out: dict[str, set[str]] = {}
+    for path in DESKTOP.glob("*.py"):
+        mods: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level == 1:
+                mods |= {node.module.split(".")[0]} if node.module else {a.name for a in node.names}
+        out[path.stem] = (mods & names) - {path.stem}
+    return out
+
+
+def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    found = []
+    for start in sorted(graph):
+        stack = [(start, [start])]
+        while stack:
+            node, path = stack.pop()
+            for nxt in sorted(graph.get(node, ())):
+                if nxt == start:
+                    found.append([*path, nxt])
+                elif nxt not in path and nxt > start:   # each circle once, from its smallest module
+                    stack.append((nxt, [*path, nxt]))
+    return found
+
+
+def test_the_desktop_modules_import_no_circle():
+    """The panel imports its parts, the parts never the panel (once, welcome imported panel for pretty_path)."""
+    assert [" -> ".join(c) for c in _circles(_desktop_imports())] == []
+
+
+def test_the_circle_guard_finds_a_circle():
+    assert _circles({"panel": {"welcome"}, "welcome": {"panel", "wording"}, "wording": set()}) == [
+        ["panel", "welcome", "panel"]]

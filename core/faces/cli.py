@@ -259,7 +259,10 @@ def build_parser() -> _Parser:
     sp = add("mcp", cmd_mcp, "serve BOT's memory tools over MCP on stdin/stdout (for Claude Code, Claude Desktop, "
              "Cursor): memory_update, session_search, memory_recall, memory_load, memory_read, memory_write, "
              "memory_journal")
-    sp.add_argument("bot")
+    sp.add_argument("bot", nargs="?", help="the bot or tracked folder (with --project: the Claude Code project's)")
+    sp.add_argument("--project", action="store_true",
+                    help="the tracked memory folder of the Claude Code project in this folder ($CLAUDE_PROJECT_DIR, "
+                         "else the current one): what the Claude Code plugin starts")
     sp = add("hook", cmd_hook, "answer one agent hook event read on stdin (what `connect` installs); always exits 0")
     sp.add_argument("agent", choices=("claude-code",))
     sp.add_argument("--bot", metavar="BOT", help="also recall from this bot's workspace")

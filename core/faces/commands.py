@@ -327,9 +327,18 @@ def cmd_learned(mem: Memory, args: argparse.Namespace) -> None:
 
 
 def cmd_mcp(mem: Memory, args: argparse.Namespace) -> None:
+    bot = args.bot
+    if bot is None or args.project:
+        if bot is not None or not args.project:
+            raise BadInput("mcp needs a BOT, or --project (the Claude Code project in this folder), not both")
+        import os
+
+        from ..ops import claude as ops_claude
+
+        bot = ops_claude.project_bot(mem, os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd())
     from .mcp_wire import serve  # answers initialize, then loads the SDK: no other command pays for it
 
-    serve(mem, args.bot)
+    serve(mem, bot)
 
 
 def cmd_hook(mem: Memory, args: argparse.Namespace) -> None:

@@ -605,12 +605,10 @@ class _Trace:
         return pos + self.shift
 
 
-def measure(text: str, size: int | None = None) -> Index:
-    """What Claude Code loads of a MEMORY.md whose text (decoded, bad bytes as U+FFFD) is *text*; *size* is
-    the file's size in bytes when known (else the UTF-8 length of *text*)."""
+def _measured(text: str) -> tuple[str, _Trace, str, int]:
+    """The file's text in units, the map back to it, the text Claude Code measures (frontmatter and block-level
+    comments out, trimmed) and how much leading white space the trim took."""
     j0 = to_units(text)
-    if size is None:
-        size = len(text.encode("utf-8", "surrogatepass"))
     trace = _Trace()
     trace.shift = frontmatter_end(j0)
     c = j0[trace.shift:]
@@ -626,7 +624,25 @@ def measure(text: str, size: int | None = None) -> Index:
             at += b - a
         c = "".join(s[a:b] for a, b in trace.spans)
     r = js_trim(c)
-    lead = len(c) - len(c.lstrip(JS_SPACE))
+    return j0, trace, r, len(c) - len(c.lstrip(JS_SPACE))
+
+
+def measured_lines(text: str) -> list[tuple[int, str]]:
+    """The file's lines (1-based numbers, split at ``\n``) that hold what Claude Code measures: the frontmatter,
+    block-level comments and the blank lines trimmed around them left out (Make room picks index lines here)."""
+    j0, trace, r, lead = _measured(text)
+    if not r:
+        return []
+    lines = text.split("\n")
+    return [(no, lines[no - 1]) for no in _lost(j0, r, trace, lead, 0, 0) if no - 1 < len(lines)]
+
+
+def measure(text: str, size: int | None = None) -> Index:
+    """What Claude Code loads of a MEMORY.md whose text (decoded, bad bytes as U+FFFD) is *text*; *size* is
+    the file's size in bytes when known (else the UTF-8 length of *text*)."""
+    if size is None:
+        size = len(text.encode("utf-8", "surrogatepass"))
+    j0, trace, r, lead = _measured(text)
     lines = r.count("\n") + 1
     if size > MAX_FILE_BYTES:
         return Index("", lines, len(r), 0, True, _lost(j0, r, trace, lead, 0, 0) if r else (), skipped=True)

@@ -99,6 +99,10 @@ _export("recall.query", "refresh_index")
 # sync: the tray's status line and schedule (the CLI's `sync` commands call ops.sync directly)
 _export("ops.sync", sync_resolve="resolve", sync_scheduler="scheduler", sync_status="status")
 _export("sync.schedule", SyncStatus="Status")
+# following a home while it changes, as the desktop app does (issue 29)
+_export("ops.follow", "Catchup", "JournalMark", "bot_names", "catch_up", "display_name", "folders_present")
+_export("ops.homes", "HomeInfo", "describe_home")
+_export("ops.room", "FolderActions", "INDEX_TOPIC", "RoomPreview", "folder_actions", "make_room", "room_preview")
 
 __all__ = [  # the same names as _NAMES (tests/test_layering.py checks)
     "AGENT_KINDS", "AMBER_AT", "ARCHIVE_FILE", "Actor", "BadInput", "BotMemoryError", "BotSettings", "Brief",
@@ -129,6 +133,11 @@ __all__ = [  # the same names as _NAMES (tests/test_layering.py checks)
     "watcher", "without_bullet", "write_config",
     "HOME_JOURNAL", "UndoConflict", "UndoPlan", "about_me_journal", "foresee_rm", "foresee_save",
     "home_undo_preview", "undo_home", "undo_preview", "withheld_message",   # undo, About me's journal
+]
+__all__ += [  # following a home while it changes (the desktop app)
+    "Catchup", "JournalMark", "bot_names", "catch_up", "display_name", "folders_present",
+    "HomeInfo", "describe_home",
+    "FolderActions", "INDEX_TOPIC", "RoomPreview", "folder_actions", "make_room", "room_preview",
 ]
 
 _CORE = __name__.rsplit(".", 1)[0]
@@ -237,3 +246,6 @@ if TYPE_CHECKING:  # for type checkers: the same names, eagerly
     from .team import set_bots as team_set_bots
     from .team import show as team_show
     from .team import undo as team_undo
+    from .follow import Catchup, JournalMark, bot_names, catch_up, display_name, folders_present
+    from .homes import HomeInfo, describe_home
+    from .room import INDEX_TOPIC, FolderActions, RoomPreview, folder_actions, make_room, room_preview

@@ -27,7 +27,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
 
-from ..base.errors import BotMemoryError
+from ..base.errors import BadInput, BotMemoryError
 from ..base.log import get_logger
 from ..base.wording import counted
 from ..disk.paths import MEMORY_FILE, Folder, Home
@@ -333,6 +333,23 @@ def tracked_bot(home: Home, folder: Path) -> str | None:
         except (BotMemoryError, OSError):
             continue
     return None
+
+
+def project_bot(mem: Memory, cwd: str) -> str:
+    """The bot that serves the Claude Code project at *cwd* (``botmemory mcp --project``, what the plugin starts
+    in the session's folder): its auto memory folder, tracked. BadInput says how to track it when it is not."""
+    folder = auto_memory_dir(cwd)
+    if folder is None:
+        raise BadInput(f"auto memory is off for {cwd}: Claude Code keeps no memory folder there")
+    bot = tracked_bot(mem.home, folder)
+    if bot is None:
+        from ..kinds.tracked import discover
+
+        found = [c.id for c in discover(mem.home)[0] if c.path == folder]
+        how = f"`botmemory track {found[0]}`" if found else f"`botmemory track --path {folder} --agent claude-code`"
+        raise BadInput(f"botmemory does not track this project's memory folder ({folder}) yet: {how}, or Agent "
+                       "folders… in the app, serves it")
+    return bot
 
 
 def session_start_note(cwd: str) -> str:

@@ -9,10 +9,16 @@
 - ``cursor``: the MCP server in ``~/.cursor/mcp.json`` (or ``DIR/.cursor/mcp.json``).
 
 Every other key and every other hook stays as it was; a second run changes
-nothing; ``remove`` takes out exactly what was added. A file is written
-atomically, never through a symbolic link, after a one-time copy of what it
-held (``FILE.botmemory-backup``). A file that is not a JSON object is refused
-with its path and never overwritten.
+nothing; ``remove`` takes out exactly what was added (a file botmemory created
+goes again). A file is written atomically, never through a symbolic link, after
+a one-time copy of what it held before botmemory first touched it
+(``FILE.botmemory-backup``; an empty backup when there was no file). A file
+that is not a JSON object is refused with its path and never overwritten.
+``dry_run`` says which files would change and writes nothing (the demo's
+Connect).
+
+The command written is the absolute path of the ``botmemory`` command line of
+this installation — never the tray app's, whichever program connects.
 """
 from __future__ import annotations
 
@@ -67,14 +73,33 @@ def cursor_config(project: Path | None) -> Path:
     return (project / ".cursor" if project else Path.home() / ".cursor") / "mcp.json"
 
 
+CLI_NAME = "botmemory.exe" if os.name == "nt" else "botmemory"
+
+
+def _runnable(path: Path) -> bool:
+    return path.is_file() and os.access(path, os.X_OK)
+
+
 def botmemory_command() -> list[str]:
-    """An absolute command line that starts this botmemory (what the agents' configs run)."""
+    """An absolute command line that starts this installation's ``botmemory`` command line (what the agents'
+    configs run) — never another program named ``botmemory*`` such as the tray app, which would raise its
+    panel (or start and never exit) on every prompt. In order: the running program when it is ``botmemory``;
+    the ``botmemory`` beside the running program (a virtual environment's ``bin/``, a bundle's folder) or
+    beside this Python; the one on PATH; else this Python with ``-m botmemory.core.faces.cli``."""
+    places: list[Path] = []
     argv0 = Path(sys.argv[0]) if sys.argv and sys.argv[0] else None
-    if argv0 is not None and argv0.name.startswith("botmemory") and argv0.suffix != ".py":
-        found = shutil.which(str(argv0))
-        if found:
-            return [str(Path(found).absolute())]
-    found = shutil.which("botmemory")
+    if argv0 is not None:
+        found = shutil.which(str(argv0)) if argv0.name.startswith("botmemory") else None
+        if found is not None:
+            here = Path(found).absolute()
+            if here.name == CLI_NAME:
+                return [str(here)]
+            places.append(here.parent / CLI_NAME)
+    places.append(Path(sys.executable).absolute().parent / CLI_NAME)
+    for candidate in places:
+        if _runnable(candidate):
+            return [str(candidate)]
+    found = shutil.which(CLI_NAME)
     if found:
         return [str(Path(found).absolute())]
     return [str(Path(sys.executable).absolute()), "-m", "botmemory.core.faces.cli"]
@@ -128,8 +153,12 @@ def _mode_of(path: Path) -> int:
         return NEW_FILE_MODE
 
 
-def update_json(path: Path, change: Callable[[Json], None], root: Path | None = None) -> bool:
-    """Apply *change* to the object in *path*; write (atomically, after a one-time backup) when it differs."""
+def update_json(path: Path, change: Callable[[Json], None], root: Path | None = None, *,
+                dry_run: bool = False, remove: bool = False) -> bool:
+    """Apply *change* to the object in *path*; write (atomically, after a one-time backup of the file as it was
+    before botmemory first touched it) when it differs. *remove*: when that leaves the file as botmemory found it
+    absent (its backup is empty), the file and the backup go. *dry_run*: only say whether it would change."""
+    backup = path.with_name(path.name + BACKUP_SUFFIX)
     for _ in range(3):          # the agent may rewrite its file meanwhile: start again from what it holds
         before = read_file(path, root)
         data = read_json(path, root)
@@ -140,11 +169,17 @@ def update_json(path: Path, change: Callable[[Json], None], root: Path | None = 
             raise BadInput(f"{path}: {e}") from None
         if new == data:
             return False
+        if dry_run:
+            return True
         if read_file(path, root) != before:
             continue
-        backup = path.with_name(path.name + BACKUP_SUFFIX)
-        if before is not None and read_file(backup, root) is None:
-            atomic_write(backup, before.text.encode("utf-8"), root)
+        kept = read_file(backup, root)
+        if remove and not new and kept is not None and not kept.text.strip():
+            os.unlink(path)          # botmemory made this file: it goes, as it was before
+            os.unlink(backup)
+            return True
+        if kept is None:             # the file as it was before botmemory first touched it ("": none)
+            atomic_write(backup, before.text.encode("utf-8") if before is not None else b"", root)
         atomic_write(path, (json.dumps(new, indent=2, ensure_ascii=False) + "\n").encode("utf-8"), root,
                      mode=_mode_of(path))
         return True
@@ -347,8 +382,9 @@ def hook_command(home: Home, bot: str | None) -> str:
 
 
 def connect(home: Home, agent: str, *, project: str | None = None, bot: str | None = None,
-            remove: bool = False) -> Outcome:
-    """Add (or remove) botmemory's entries in *agent*'s settings; the files written are in ``changed``."""
+            remove: bool = False, dry_run: bool = False) -> Outcome:
+    """Add (or remove) botmemory's entries in *agent*'s settings; the files written are in ``changed``
+    (*dry_run*: the files that would change; nothing is written)."""
     proj = _project(project)
     hooks_file, mcp_file = _files(agent, proj)
     if bot is not None:
@@ -364,18 +400,18 @@ def connect(home: Home, agent: str, *, project: str | None = None, bot: str | No
             read_json(path, trust_root(path, proj))
     if hooks_file is not None:
         command = None if remove else hook_command(home, bot)
-        if _set(hooks_file, lambda d: set_hooks(d, command), remove, trust_root(hooks_file, proj)):
+        if _set(hooks_file, lambda d: set_hooks(d, command), remove, trust_root(hooks_file, proj), dry_run):
             out.changed.append(str(hooks_file))
     if remove or bot is not None:
         entry = None if remove else _mcp_entry(home, bot or "")
-        if _set(mcp_file, lambda d: set_mcp(d, entry), remove, trust_root(mcp_file, proj)):
+        if _set(mcp_file, lambda d: set_mcp(d, entry), remove, trust_root(mcp_file, proj), dry_run):
             out.changed.append(str(mcp_file))
     return out
 
 
-def _set(path: Path, change: Callable[[Json], None], remove: bool, root: Path) -> bool:
+def _set(path: Path, change: Callable[[Json], None], remove: bool, root: Path, dry_run: bool = False) -> bool:
     """Apply *change* to a JSON settings file; on removal, put back the empty containers it held before we
-    connected (from its backup). True when the file changed."""
+    connected (from its backup). True when the file changed (*dry_run*: would change)."""
     original = _backup_of(path, root) if remove else {}
 
     def apply(d: Json) -> None:
@@ -383,7 +419,7 @@ def _set(path: Path, change: Callable[[Json], None], remove: bool, root: Path) -
         if remove:
             keep_empty(d, original)
 
-    return update_json(path, apply, root)
+    return update_json(path, apply, root, dry_run=dry_run, remove=remove)
 
 
 def _found(agent: str) -> bool:

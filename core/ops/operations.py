@@ -89,9 +89,10 @@ def undo_overflow(mem: Memory, bot: str, room: RoomResult, actor: Actor) -> Undo
 
 
 def redact(mem: Memory, bot: str, path: str, actor: Actor, expected_hash: str | None = None) -> FileResult:
-    """Take the credentials out of one file of a tracked folder, on request (``agents.redact_file``)."""
+    """Take the credentials out of one file of a tracked folder, on request (``agents.redact_file``). Its row says
+    how it came about (``how: redact``): its diff is empty, as the journal never keeps a credential."""
     check_bot_writes(mem, bot, actor)
-    change = agents.redact_file(mem, bot, path, actor, expected_hash)
+    change = agents.redact_file(mem, bot, path, Actor(actor.who, "redact", actor.chat), expected_hash)
     return FileResult(path, change.after_hash if change else None, [change] if change else [])
 
 

@@ -91,11 +91,14 @@ def scan(mem: Memory, bots: Sequence[str] | None = None) -> list[Row]:
     return scan_all(mem, bots)
 
 
-def watcher(mem: Memory, on_rows: Callable[[list[Row]], None]) -> Watcher:
-    """The live watcher (not started): outside edits become rows, handed to *on_rows* from its thread."""
+def watcher(mem: Memory, on_rows: Callable[[list[Row]], None] | None = None,
+            on_presence: Callable[[str, bool], None] | None = None) -> Watcher:
+    """The live watcher (not started): outside edits become rows, handed to *on_rows* from its thread (and to
+    the journal's row listeners); *on_presence* hears (bot, present) when a tracked folder goes away or comes
+    back."""
     from ..outside.watcher import Watcher
 
-    return Watcher(mem, on_rows)
+    return Watcher(mem, on_rows, on_presence=on_presence)
 
 
 @dataclass

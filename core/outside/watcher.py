@@ -6,6 +6,11 @@ first event) the dirty files are compared with their shadows. Every save
 pattern ends up as one comparison: in place, temp + rename, vim's
 backup-rename, ``sed -i``. Editor droppings are ignored. It rescans at start,
 when the inotify queue overflows, and every few minutes.
+
+A tracked folder that goes away (deleted, moved) is said at once (*on_presence*: also whenever the folder
+itself was touched, so a folder deleted and restored within one batch is looked at again by the caller), and
+the nearest folder above it that is still there is watched until it comes back (restored from a backup, say):
+then it is rescanned and watched again at once, not at the next safety rescan.
 """
 from __future__ import annotations
 
@@ -57,6 +62,7 @@ class _Overflow(logging.Handler):
 
 
 RowsCallback = Callable[[list[Row]], None]
+PresenceCallback = Callable[[str, bool], None]
 
 
 @dataclass
@@ -83,9 +89,12 @@ class Watcher:
 
     def __init__(self, mem: Memory, on_rows: RowsCallback | None = None, *, quiet: float = QUIET_S,
                  cap: float = CAP_S, held_recheck: float = HELD_RECHECK_S,
-                 safety_rescan: float | None = SAFETY_RESCAN_S) -> None:
+                 safety_rescan: float | None = SAFETY_RESCAN_S,
+                 on_presence: PresenceCallback | None = None) -> None:
         self.mem = mem
         self.on_rows = on_rows
+        self.on_presence = on_presence
+        """Called from the watcher's thread with (bot, present) when a folder went away or came back."""
         self.quiet = quiet
         self.cap = cap
         self.held_recheck = held_recheck
@@ -98,6 +107,9 @@ class Watcher:
         self._thread: threading.Thread | None = None
         self._observer: Any = None
         self._watches: dict[str, Any] = {}
+        self._present: dict[str, bool] = {}
+        self._missing: dict[str, Path] = {}     # tracked folders that are gone: bot -> its path
+        self._parents: dict[str, Any] = {}      # folders watched for a gone folder's return: path -> watch
         self._overflow = _Overflow(self.rescan)
         self._ready = threading.Event()
         self._held_due = 0.0
@@ -143,6 +155,8 @@ class Watcher:
             self._thread.join()
             self._thread = None
         self._watches.clear()
+        self._parents.clear()
+        self._missing.clear()
         self._ready.clear()
 
     def __enter__(self) -> Self:
@@ -224,6 +238,8 @@ class Watcher:
         ws = self.mem.home.workspace(bot)
         linked = False
         layout = self.mem.home.layout(bot)
+        if layout is not None:
+            self._watch_return(bot, ws)
         for folder in (ws, ws / "memory", ws / LOG_DIR) if layout is None else layout.watched_dirs(ws):
             key = str(folder)
             linked = linked or folder.is_symlink()   # a link, or a folder reached through one
@@ -237,6 +253,42 @@ class Watcher:
                     self._watches[key] = self._observer.schedule(_Handler(self), key, recursive=False)
                 except OSError as e:
                     logger.warning("cannot watch %s: %s", key, e)
+
+    def _watch_return(self, bot: str, folder: Path) -> None:
+        """A tracked folder that is gone: watch the nearest folder above it that is there, to see it come back
+        (only events on the way down to it count); once it is back, that watch goes."""
+        if folder.is_dir() and not folder.is_symlink():
+            self._missing.pop(bot, None)
+        else:
+            self._missing[bot] = folder
+        wanted = set()
+        for path in self._missing.values():
+            up = path.parent
+            while not up.is_dir() and up != up.parent:
+                up = up.parent
+            wanted.add(str(up))
+        for key in set(self._parents) - wanted:
+            watch = self._parents.pop(key)
+            if self._observer is not None:
+                try:
+                    self._observer.unschedule(watch)
+                except (KeyError, ValueError):
+                    pass
+        for key in wanted - set(self._parents) - set(self._watches):
+            try:
+                self._parents[key] = self._observer.schedule(_ReturnHandler(self), key, recursive=False)
+            except OSError as e:
+                logger.warning("cannot watch %s for a folder's return: %s", key, e)
+
+    def on_return_path(self, path: str) -> None:
+        """An event in a folder watched for a gone folder's return: rescan the folders it is on the way to."""
+        for bot, folder in list(self._missing.items()):
+            top = str(folder)
+            if top == path or top.startswith(path.rstrip(os.sep) + os.sep):
+                with self._cond:
+                    self._touch()
+                    self._pending.rescan.add(bot)
+                    self._cond.notify_all()
 
     def _unwatch(self, key: str) -> None:
         watch = self._watches.pop(key, None)
@@ -311,12 +363,18 @@ class Watcher:
         if batch.everything:
             bots |= set(mem.home.bots())
         rows: list[Row] = []
+        moved: list[tuple[str, bool, bool]] = []   # (bot, its folder is there, that changed)
         for bot in sorted(bots):
             whole = batch.everything or bot in batch.rescan
             try:
                 if whole and self._observer is not None:
                     self._ensure_watches(bot)
-                if not mem.home.workspace(bot).is_dir():
+                here = mem.home.workspace(bot).is_dir()
+                changed = self._present.get(bot, here) != here
+                if changed or (bot in batch.rescan and mem.home.is_tracked(bot)):
+                    moved.append((bot, here, changed))   # the folder itself was touched: said even when back already
+                self._present[bot] = here
+                if not here:
                     continue
                 got = reconcile_outside(mem, bot, None if whole else batch.paths.get(bot, set()))
                 if got is not None:
@@ -331,6 +389,14 @@ class Watcher:
                         self._held[bot] = (self._held.get(bot) or set()) | batch.paths.get(bot, set())
             except BotMemoryError as e:
                 logger.warning("could not reconcile %s: %s", bot, e)
+        for bot, here, changed in moved:
+            if changed:
+                logger.info("the folder of %s %s", bot, "is back" if here else "is gone")
+            if self.on_presence is not None:
+                try:
+                    self.on_presence(bot, here)
+                except Exception:
+                    logger.exception("the watcher's presence callback failed")
         return rows
 
 
@@ -348,6 +414,18 @@ class _Handler:
         for p in (event.src_path, getattr(event, "dest_path", "")):
             if p:
                 self.watcher.on_path(os.fsdecode(p), event.is_directory, gone and p == event.src_path)
+
+
+class _ReturnHandler:
+    """The watchdog handler on a folder above a gone tracked folder: any event on the way down to it."""
+
+    def __init__(self, watcher: Watcher) -> None:
+        self.watcher = watcher
+
+    def dispatch(self, event: Any) -> None:
+        for p in (event.src_path, getattr(event, "dest_path", "")):
+            if p:
+                self.watcher.on_return_path(os.fsdecode(p))
 
 
 __all__ = ["CAP_S", "QUIET_S", "Watcher", "ignored"]

@@ -10,7 +10,7 @@ from botmemory.core import Memory
 
 from ..conftest import BOT, OTHER, TODAY, entry, memory_text, open_home
 
-__all__ = ["BOT", "OTHER", "TODAY", "delete", "entry", "idle", "memory_text", "open_home"]
+__all__ = ["BOT", "OTHER", "TODAY", "delete", "drain", "entry", "idle", "memory_text", "open_home"]
 
 
 @pytest.fixture(autouse=True)
@@ -56,6 +56,24 @@ def delete(obj) -> None:
 def idle(qtbot, session) -> None:
     """Wait until every submitted task has run and its callback was delivered."""
     qtbot.waitUntil(lambda: not session.worker.busy, timeout=10_000)
+
+
+def drain(session) -> None:
+    """Run every task the session has and will submit, and deliver their callbacks, with no clock: the worker's
+    pools are waited on (a task always ends), then the queued results are delivered on this thread, until nothing
+    is left. However loaded the machine, this waits exactly as long as the work takes (pytest-timeout bounds a
+    hang). Then the layouts the results asked for are done."""
+    from PySide6.QtCore import QCoreApplication, QEvent
+
+    app = QCoreApplication.instance()
+    assert app is not None
+    while True:
+        session.worker.wait()
+        QCoreApplication.sendPostedEvents()
+        app.processEvents()
+        if not session.worker.busy:
+            break
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
 
 
 QT_NOISE = (

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import pytest
+from botmemory.core.ops import undo as ops_undo
 from botmemory.core.ops import folders as agents
 from botmemory.core.kinds import tracked
 from botmemory.core.text.budget import Level
@@ -12,7 +13,7 @@ from botmemory.desktop.agents_view import AgentsDialog, offer_text
 from botmemory.desktop.panel import MemoryPanel
 from tests.core.agent_fixtures import claude_code, hermes, openclaw
 
-from .conftest import BOT, idle
+from .conftest import delete, BOT, idle
 
 
 def track(mem, agent):
@@ -63,7 +64,7 @@ def test_claude_code_over_its_budget(qtbot, mem, session, open_panel, no_real_ag
     newest = p.journal.model.row_at(0)
     assert (who_text(newest), how_text(newest)) == ("Someone", "changed outside the app")   # not "You"
     done = []
-    session.undo(bot, rows[0].id, done.append)
+    session.run_op(lambda m: ops_undo(m, bot, rows[0].id), done.append)
     qtbot.waitUntil(lambda: bool(done), timeout=5000)
     assert "Uses vim" not in (d / "user_role.md").read_text()
 
@@ -83,7 +84,7 @@ def test_hermes_near_its_limit_counts_characters(qtbot, mem, session, open_panel
     assert r.files == ["USER.md"]
     qtbot.waitUntil(lambda: "Lisbon" not in p.loads.block.toPlainText(), timeout=5000)
     done = []
-    session.undo(bot, r.changes[0].id, done.append)
+    session.run_op(lambda m: ops_undo(m, bot, r.changes[0].id), done.append)
     qtbot.waitUntil(lambda: bool(done), timeout=5000)
     assert "Lives in Lisbon" in (d / "USER.md").read_text()
 
@@ -143,7 +144,7 @@ def test_a_credential_is_shown_and_redacted_only_when_asked(qtbot, mem, session,
     qtbot.waitUntil(lambda: secret not in (d / "project_blog.md").read_text(), timeout=5000)
     qtbot.waitUntil(lambda: not p.secrets.isVisible(), timeout=5000)
     row = mem.journal.list(bot, limit=1)[0]
-    assert (row.file, row.who, row.how) == ("project_blog.md", "person", "panel")
+    assert (row.file, row.who, row.how) == ("project_blog.md", "person", "redact")
 
 
 def test_the_app_offers_found_folders_once_on_first_run(qtbot, mem, no_real_agent_folders):
@@ -191,8 +192,9 @@ def test_the_welcome_page_lists_found_folders_and_tracks_one(qtbot, tmp_path, no
         s.start()
         p.show()
         qtbot.waitUntil(lambda: p.welcome.agents_box.isVisible(), timeout=5000)
-        texts = " ".join(w.text() for w in p.welcome.agents_box.findChildren(type(p.status_label)))
-        assert "/src/blog" in texts and "claude-code" in texts
+        items = [p.welcome.agents_list.item(i).text() for i in range(p.welcome.agents_list.count())]
+        assert items == ["/src/blog · Claude Code"]
+        assert p.welcome.agents_list.item(0).toolTip() == "Its memory folder: ~/.claude/projects/-src-blog/memory"
         p.welcome._track(p.welcome.found[0].id)
         qtbot.waitUntil(lambda: p.bot is not None, timeout=5000)
         assert mem.home.is_tracked(p.bot) and p.bot_box.currentText() == "/src/blog · Claude Code"
@@ -296,15 +298,101 @@ def test_the_bot_list_is_wide_enough_for_a_tracked_folders_name(qtbot, mem, sess
     assert p.bot_box.width() >= p.bot_box.fontMetrics().horizontalAdvance(text) + 20
 
 
-def test_the_upkeep_tab_of_a_red_agent_folder_points_to_no_make_room(qtbot, mem, session, open_panel,
-                                                                      no_real_agent_folders):
-    """Make room is never offered for an agent's folder: its Upkeep text must not send the person there."""
-    claude_code(no_real_agent_folders, index_lines=230)
+def test_a_red_claude_code_folder_offers_make_room_for_its_index_and_no_tidy_up(qtbot, mem, session, open_panel,
+                                                                                no_real_agent_folders):
+    """Issue 29, Misleading 8: what applies to the kind — Make room moves the oldest index lines into a topic the
+    index points at (one change you can undo, only when asked); Tidy up now, which refuses, is not offered."""
+    d = claude_code(no_real_agent_folders, index_lines=230)
     bot = track(mem, "claude-code")
+    before = (d / "MEMORY.md").read_text()
     p = open_panel(bot)
+    qtbot.waitUntil(lambda: p.applies is not None, timeout=5000)
+    assert p.room_button.isVisible() and "index lines" in p.room_button.toolTip()
     p.show_tab("upkeep")
     idle(qtbot, session)
-    qtbot.waitUntil(lambda: "do not load" in p.upkeep.report_label.text(), timeout=5000)
+    assert not p.upkeep.tidy_button.isVisible() and not p.upkeep.upkeep_switch.isVisible()
+    assert "Claude Code writes its own memory" in p.upkeep.agent_note.text()
+    assert "Make room" in p.upkeep.agent_note.text()
+    p.room_button.click()
+    qtbot.waitUntil(p.room_banner.isVisible, timeout=5000)
+    assert "index lines" in p.room_banner.label.text() and p.room_model.rowCount() > 0
+    assert (d / "MEMORY.md").read_text() == before                      # shown first, nothing written
+    p.room_move_button.click()
+    qtbot.waitUntil(p.room_undo_button.isVisible, timeout=5000)
+    idle(qtbot, session)
+    assert (d / "older_memories.md").exists() and session.gauges[bot].unloaded_lines == 0
     assert not p.room_button.isVisible()
-    text = p.upkeep.report_label.text()
-    assert "Make room" not in text and "topic files" in text
+    p.room_undo_button.click()
+    qtbot.waitUntil(lambda: not p.room_banner.isVisible(), timeout=5000)
+    idle(qtbot, session)
+    assert (d / "MEMORY.md").read_text() == before and not (d / "older_memories.md").exists()
+
+
+def test_the_tray_offers_no_tidy_up_for_an_agent_folder(qtbot, mem, no_real_agent_folders):
+    from botmemory.desktop.app import App
+
+    claude_code(no_real_agent_folders, index_lines=10)
+    bot = track(mem, "claude-code")
+    a = App(mem, tray=True, live=False, upkeep=False, today_fixed=True)
+    try:
+        a.start()
+        qtbot.waitUntil(lambda: bot in a.session.gauges, timeout=5000)
+        assert not a.tray.tidy_actions[bot].isVisible() and a.tray.tidy_actions[BOT].isVisible()
+    finally:
+        a.shutdown()
+        delete(a)
+
+
+
+
+def test_a_folder_gone_while_shown_says_so_and_comes_back(qtbot, mem, session, open_panel, no_real_agent_folders,
+                                                          tmp_path):
+    """Issue 29, Misleading 5: no stale files, gauge and "within the budget" after the folder went away."""
+    import shutil
+
+    d = claude_code(no_real_agent_folders, index_lines=20)
+    bot = track(mem, "claude-code")
+    p = open_panel(bot)
+    qtbot.waitUntil(lambda: p.files_model.rowCount() > 0, timeout=5000)
+    shutil.copytree(d, tmp_path / "backup")
+    shutil.rmtree(d)
+    session.refresh_bots()                   # what the live watcher asks for at once
+    qtbot.waitUntil(p.gone_banner.isVisible, timeout=5000)
+    assert "is gone" in p.gone_banner.label.text() and p.files_model.rowCount() == 0
+    assert "within the budget" not in p.gauge.state_label.text() and "gone" in p.gauge.state_label.text()
+    shutil.copytree(tmp_path / "backup", d)
+    session.refresh_bots()
+    qtbot.waitUntil(lambda: not p.gone_banner.isVisible() and p.files_model.rowCount() > 0, timeout=5000)
+    qtbot.waitUntil(lambda: p.gauge.gauge is not None, timeout=5000)
+    assert "within the budget" in p.gauge.state_label.text()
+
+
+def test_first_run_with_only_agents_folders_is_the_welcome_page_with_the_offer_then_the_panel(
+        qtbot, tmp_path, no_real_agent_folders):
+    """Issue 29, Misleading 11: not a bare dialog and no panel — the welcome page, the folders ticked in it,
+    one button, then the panel on a tracked folder."""
+    from botmemory.core.store.memory import Memory
+    from botmemory.desktop.app import App
+
+    claude_code(no_real_agent_folders)
+    hermes(no_real_agent_folders)
+    mem = Memory.open(str(tmp_path / "own-home"))
+    a = App(mem, today_fixed=True, live=False, upkeep=False, tray=True)
+    try:
+        a.start()
+        qtbot.waitUntil(lambda: a.panel is not None and a.panel.isVisible(), timeout=5000)
+        p = a.panel
+        assert a._agents is None                                   # no bare dialog
+        qtbot.waitUntil(lambda: p.welcome.agents_list is not None, timeout=5000)
+        assert p.showing_welcome()
+        texts = " ".join(w.text() for w in p.welcome.agents_box.findChildren(type(p.status_label)))
+        assert "track them?" in texts
+        assert sorted(p.welcome.ticked()) == sorted(f.id for f in p.welcome.found)
+        p.welcome.track_button.click()
+        qtbot.waitUntil(lambda: p.bot is not None and not p.showing_welcome(), timeout=5000)
+        assert len(mem.home.folders()) == 2 and mem.home.is_tracked(p.bot)
+    finally:
+        a.shutdown()
+        if a.panel is not None:
+            delete(a.panel)
+        delete(a)

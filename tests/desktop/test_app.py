@@ -114,7 +114,7 @@ def test_tray_actions_do_what_they_say(qtbot, make_app, mem, monkeypatch):
 
     calls = []
     monkeypatch.setattr(obsidian, "decide", lambda folder, file=None: obsidian.plan(folder, [folder], True))
-    monkeypatch.setattr(obsidian, "open_url", lambda url: calls.append(url) or True)
+    monkeypatch.setattr(obsidian, "open_url", lambda url, done=None: calls.append(url) or opens(done, True))
     monkeypatch.setattr(obsidian, "show_items", lambda uri, fallback, failed=None: calls.append(uri) or True)
     mem.store.write(BOT, "MEMORY.md", entry("2026-09-01", "Old") + " · until 2026-09-30\n", Actor.person())
     a = make_app(tray=True)
@@ -265,7 +265,7 @@ def test_when_nothing_opens_the_log_or_folder_the_app_says_so_with_copy(qtbot, m
     from botmemory.desktop import logs, obsidian, pathnotice
 
     monkeypatch.setattr(logs, "show_log", lambda: False)
-    monkeypatch.setattr(obsidian, "open_url", lambda url: False)
+    monkeypatch.setattr(obsidian, "open_url", lambda url, done=None: opens(done, False))
     monkeypatch.setattr(obsidian, "show_items", lambda uri, fallback, failed=None: False)
     a = make_app(tray=True)
     a.start()
@@ -322,3 +322,100 @@ def test_settings_switch_the_routes_on_and_quit_stops_them(qtbot, make_app, monk
     server = a.routes.server
     a.shutdown()
     assert not a.routes.running and not any(t.is_alive() for t in server._threads)
+
+
+def opens(done, ok: bool) -> bool:
+    """What a fake ``open_url`` answers: *ok*, told to *done* too (as the real one does, maybe later)."""
+    if done is not None:
+        done(ok)
+    return ok
+
+
+SHOP = "claude-tmp-b-home-work-shop-app"
+
+
+def shop_app(user, lines: int = 260):
+    """A Claude Code project over its budget, whose transcript names its path /tmp/b/home/work/shop-app."""
+    import json as _json
+
+    project = user / ".claude" / "projects" / "-tmp-b-home-work-shop-app"
+    (project / "memory").mkdir(parents=True)
+    (project / "memory" / "MEMORY.md").write_text(
+        "".join(f"- [Note {i}](note_{i}.md) — the shop's checkout, part {i}\n" for i in range(lines)))
+    (project / "s1.jsonl").write_text(_json.dumps({"type": "user", "cwd": "/tmp/b/home/work/shop-app"}) + "\n")
+    return project / "memory"
+
+
+def test_people_see_the_projects_path_never_its_internal_id(qtbot, make_app, mem, no_real_agent_folders):
+    """Issue 29, Misleading 9: the tray menu, its tooltip, notices, the forget preview and errors name the project."""
+    from botmemory.core.ops import track
+    from botmemory.desktop.session import Notice
+
+    shop_app(no_real_agent_folders)
+    track(mem, SHOP)
+    a = make_app(tray=True)
+    notices: list[Notice] = []
+    a.session.notice.connect(notices.append)
+    a.start()
+    idle(qtbot, a.session)
+    titles = [m.title() for m in a.tray.bot_menus.values()]
+    assert "/tmp/b/home/work/shop-app" in titles and SHOP not in " ".join(titles)
+    assert "/tmp/b/home/work/shop-app is over the budget" in a.tray.icon.toolTip()
+    assert SHOP not in a.tray.icon.toolTip()
+    a.show_panel(SHOP)
+    idle(qtbot, a.session)
+    dialog = a.panel.open_forget()
+    dialog.words.setText("checkout part")
+    dialog.preview_button.click()
+    qtbot.waitUntil(lambda: dialog.forget_button.isEnabled() or "nothing" in dialog.message.text(), timeout=5000)
+    shown = " ".join(w.text() for w in dialog.findChildren(type(dialog.message)))
+    assert SHOP not in shown
+    dialog.close()
+    a.panel.say(f"the folder of {SHOP} is gone or not readable; `botmemory untrack {SHOP}` stops tracking it")
+    assert SHOP not in a.panel.status_label.text() and "/tmp/b/home/work/shop-app" in a.panel.status_label.text()
+    from botmemory.core.ops import scan
+
+    scan(mem)                                  # the baseline of the folder
+    with open(mem.home.workspace(SHOP) / "MEMORY.md", "a") as f:
+        f.write("- [Late](late.md)\n")
+    assert scan(mem)                           # its rows reach the app through the journal's row listener
+    qtbot.waitUntil(lambda: any(n.kind == "outside" for n in notices), timeout=5000)
+    assert all(SHOP not in n.title + n.text for n in notices)
+
+
+def test_the_forget_dialog_is_wide_enough_to_read_its_preview(qtbot, make_app, mem):
+    """Issue 29, Misleading 7: it opened ~290 px wide, its title cut and the preview over the buttons."""
+    mem.store.write(BOT, "memory/home.md", "".join(
+        f"- 2026-10-0{i} · from chat \"Moving\" · Lived at {i} Elm Street, the flat above the bakery on the corner\n"
+        for i in range(1, 9)), Actor.person("cli"))
+    a = make_app(tray=False)
+    a.start()
+    idle(qtbot, a.session)
+    dialog = a.panel.open_forget()
+    qtbot.waitExposed(dialog)
+    dialog.words.setText("Elm Street")
+    dialog.preview_button.click()
+    qtbot.waitUntil(dialog.forget_button.isEnabled, timeout=5000)
+    assert dialog.width() >= 600
+    assert dialog.fontMetrics().horizontalAdvance(dialog.windowTitle()) < dialog.width() - 120
+    scroll = dialog.rows_scroll
+    top_of_button = dialog.forget_button.mapTo(dialog, dialog.forget_button.rect().topLeft()).y()
+    bottom_of_preview = scroll.mapTo(dialog, scroll.rect().bottomLeft()).y()
+    assert bottom_of_preview < top_of_button                   # the preview never runs under the buttons
+    dialog.close()
+
+
+def test_window_titles_do_not_repeat_the_apps_name(qtbot, make_app, mem):
+    """Issue 29, Looks: "Agent memory folders — botmemory — Bot Memory" — the platform adds " — Bot Memory" itself."""
+    from botmemory.desktop.agents_view import AgentsDialog
+    from botmemory.desktop.settings_dialog import SettingsDialog
+
+    a = make_app(tray=False)
+    a.start()
+    idle(qtbot, a.session)
+    dialogs = [AgentsDialog(mem, [], []), SettingsDialog(mem.home, worker=a.session.worker)]
+    titles = [a.panel.windowTitle(), a.panel.open_forget().windowTitle(), *(d.windowTitle() for d in dialogs)]
+    for d in dialogs:
+        qtbot.addWidget(d)
+    assert all("botmemory" not in t.lower() and "bot memory" not in t.lower() for t in titles), titles
+    idle(qtbot, a.session)

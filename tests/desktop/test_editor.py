@@ -287,3 +287,30 @@ def test_a_plain_newline_file_is_saved_with_plain_newlines(qtbot, editor, sessio
     with qtbot.waitSignal(editor.saved):
         editor.save()
     assert (mem.home.workspace(BOT) / "MEMORY.md").read_bytes() == b"hello\nworld\n"
+
+
+def test_deleting_a_topic_over_what_the_journal_keeps_promises_no_undo(qtbot, editor, session, mem, monkeypatch):
+    """Issue 29, Broken 4: the dialog says what the row will say — a topic larger than the journal keeps (1 MB
+    today) cannot come back — and a small one's Undo is promised. Core decides (``foresee_rm``)."""
+    from botmemory.core.ops import foresee_rm
+
+    asked: list[str] = []
+    monkeypatch.setattr(editor, "confirm", lambda q: asked.append(q) or True)
+    mem.store.write(BOT, "memory/small.md", "aisle\n", Actor.person())
+    _open(qtbot, editor, session, "memory/small.md")
+    with qtbot.waitSignal(editor.deleted):
+        editor.delete_button.click()
+    assert "Undo can bring it back" in asked[-1]
+    assert mem.journal.list(BOT, limit=1)[0].undoable
+
+    big = "".join(f"- line {i} of a long topic pasted from somewhere " + "x" * 60 + "\n" for i in range(12_000))
+    assert len(big.encode()) > 1024 * 1024
+    mem.store.write(BOT, "memory/big.md", big, Actor.person())
+    lost = foresee_rm(mem, BOT, "memory/big.md")
+    _open(qtbot, editor, session, "memory/big.md")
+    with qtbot.waitSignal(editor.deleted, timeout=10_000):
+        editor.delete_button.click()
+    row = mem.journal.list(BOT, limit=1)[0]
+    assert row.after_hash is None
+    assert ("cannot be undone" in asked[-1]) == (not row.undoable) == bool(lost)
+    assert "Undo can bring it back" not in asked[-1] or row.undoable

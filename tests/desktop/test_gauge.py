@@ -84,8 +84,7 @@ def test_the_red_notice_says_one_line_in_the_singular(session):
 
     shown = []
     session.notice.connect(shown.append)
-    session.gauges = {BOT: text_gauge("".join(f"line {i}\n" for i in range(201)))}
-    session._notices([], {})
+    session._red_notices({BOT: text_gauge("".join(f"line {i}\n" for i in range(201)))}, {})
     (n,) = shown
     assert n.kind == "red" and n.text.startswith("1 line is not being loaded; ")
 

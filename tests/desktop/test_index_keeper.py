@@ -104,7 +104,8 @@ def test_stop_ends_a_running_build_and_later_touches_do_nothing(qtbot, session, 
 
 
 def test_the_session_checks_every_bot_at_start_and_changed_bots_later(qtbot, mem: Memory) -> None:
-    from botmemory.desktop.session import Session
+    from botmemory.core.ops import save
+    from botmemory.desktop.session import PANEL, Session
 
     s = Session(mem, live=False, upkeep=True, today_fixed=True)
     touched: list[set[str]] = []
@@ -115,7 +116,7 @@ def test_the_session_checks_every_bot_at_start_and_changed_bots_later(qtbot, mem
         assert touched[0] == {BOT, OTHER}
         touched.clear()
         errors: list[BaseException] = []
-        s.save(BOT, "memory/plans.md", "# Plans\n\nLisbon in May.\n", None, lambda _c: None, errors.append)
+        s.run_op(lambda m: save(m, BOT, "memory/plans.md", "# Plans\n\nLisbon in May.\n", PANEL), None, errors.append)
         qtbot.waitUntil(lambda: {BOT} in touched or bool(errors), timeout=10_000)
         assert errors == []
     finally:

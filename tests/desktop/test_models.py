@@ -108,7 +108,7 @@ def test_journal_model_columns(mem):
     assert cols == ["When", "Who", "How", "File", "Change", ""]
     newest = [model.data(model.index(0, c)) for c in range(6)]
     assert newest[1] == "scout" and newest[2] == "during a task · chat “Plans”"
-    assert newest[3] == "MEMORY.md" and newest[4].startswith("+1 −0") and newest[5] == "Undo"
+    assert newest[3] == "MEMORY.md" and newest[4].startswith("+1 −0") and newest[5] == ""
     older = [model.data(model.index(1, c)) for c in range(6)]
     assert older[1] == "You" and older[2] == "in the app" and older[4].startswith("+1 −0")
 
@@ -158,7 +158,7 @@ def test_texts_of_rows(mem):
     row = mem.journal.list(BOT, limit=1)[0]
     assert who_text(row) == "You" and how_text(row) == "in the app"
     assert change_text(row).startswith("+1 −0  2026-10-01 · from chat")
-    assert undo_text(row) == "Undo"
+    assert undo_text(row) == ""                  # the button is painted there: no text beside it
 
 
 class _Row:
@@ -218,3 +218,28 @@ def test_a_star_bullet_is_an_entry_too_and_its_row_shows_the_line_without_it(mem
     mem.store.write(BOT, "MEMORY.md", '* 2026-10-01 · from chat "N" · Milestone 2 signed off\n', Actor.person())
     row = mem.journal.list(BOT, limit=1)[0]
     assert change_text(row).endswith('  2026-10-01 · from chat "N" · Milestone 2 signed off')
+
+
+def test_what_each_kind_of_row_says(mem):
+    """Issue 29, Looks: an edit's summary is its new line; an undo is told apart; Hermes' § is never the summary;
+    a redaction says so and explains its empty diff."""
+    from botmemory.core.ops import Actor, save, undo
+    from botmemory.desktop.models import diff_text
+
+    save(mem, BOT, "memory/travel.md", "# Travel\n\n- Aisle seats\n", Actor.person("panel"))
+    r = save(mem, BOT, "memory/travel.md", "# Travel\n\n- Window seats on long flights\n", Actor.person("panel"))
+    edit = mem.journal.list(BOT, limit=1)[0]
+    assert change_text(edit) == "+1 −1  Window seats on long flights"
+    undo(mem, BOT, r.changes[0].id)
+    undone = mem.journal.list(BOT, limit=1)[0]
+    assert change_text(undone) == "↶ undo: +1 −1  Aisle seats" and how_text(undone) == "undo of a change"
+    hermes = _Row(bot="h", chat=None, who="unknown", how="outside", before_hash="a", after_hash="b",
+                  diff="--- a/MEMORY.md\n+++ b/MEMORY.md\n@@ -3 +3,3 @@\n Standup\n+§\n+Lunch at 13:00\n",
+                  undoable=True, reason=None, added=2, removed=0, at="2026-10-15T10:00:00.000Z")
+    hermes.counts = lambda: (2, 0)
+    assert change_text(hermes) == "+2 −0  Lunch at 13:00"
+    redacted = _Row(bot="h", chat=None, who="person", how="redact", before_hash="a", after_hash="b", diff="",
+                    undoable=False, reason="its earlier text held a credential", at="2026-10-15T10:00:00.000Z")
+    redacted.counts = lambda: (0, 0)
+    assert change_text(redacted) == "credentials redacted" and how_text(redacted) == "credentials redacted"
+    assert "never keeps a credential" in diff_text(redacted)

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import json
+import os
+import sys
 import subprocess
 from pathlib import Path
 from urllib.parse import unquote
@@ -127,7 +129,7 @@ def test_reveal_per_system(tmp_path):
 def test_show_in_file_manager_uses_the_system_way(monkeypatch, tmp_path):
     started, opened, shown = [], [], []
     monkeypatch.setattr(obsidian, "start_detached", lambda prog, args: started.append((prog, args)) or True)
-    monkeypatch.setattr(obsidian, "open_url", lambda url: opened.append(url) or True)
+    monkeypatch.setattr(obsidian, "open_url", lambda url, done=None: opened.append(url) or opens(done, True))
     f = tmp_path / "MEMORY.md"
     assert obsidian.show_in_file_manager(f, "darwin")
     assert started == [("open", ["-R", str(f)])]
@@ -142,7 +144,7 @@ def test_show_in_file_manager_uses_the_system_way(monkeypatch, tmp_path):
 def test_when_nothing_opens_the_folder_it_says_so_with_the_path(monkeypatch, tmp_path):
     failed = []
     f = tmp_path / "MEMORY.md"
-    monkeypatch.setattr(obsidian, "open_url", lambda url: False)
+    monkeypatch.setattr(obsidian, "open_url", lambda url, done=None: opens(done, False))
     monkeypatch.setattr(obsidian, "show_items", lambda uri, fallback, fail: False)      # no session bus
     assert not obsidian.show_in_file_manager(f, "linux", failed=lambda text, path: failed.append((text, path)))
     assert failed == [(obsidian.NOTHING_OPENS_FOLDERS, f)]
@@ -166,7 +168,7 @@ def test_open_in_obsidian_keeps_its_explanation_when_nothing_opens(qtbot, monkey
     failed, said = [], []
     monkeypatch.setattr(obsidian, "read_vaults", list)
     monkeypatch.setattr(obsidian, "has_handler", lambda: False)
-    monkeypatch.setattr(obsidian, "open_url", lambda url: False)
+    monkeypatch.setattr(obsidian, "open_url", lambda url, done=None: opens(done, False))
     w = Worker()
     try:
         obsidian.open_in_obsidian(w, ws, said.append, lambda text, path: failed.append((text, path)))
@@ -187,7 +189,7 @@ def test_open_in_obsidian_decides_on_the_worker_and_says_why(qtbot, monkeypatch,
     opened, said = [], []
     monkeypatch.setattr(obsidian, "read_vaults", list)
     monkeypatch.setattr(obsidian, "has_handler", lambda: True)
-    monkeypatch.setattr(obsidian, "open_url", lambda url: opened.append(url) or True)
+    monkeypatch.setattr(obsidian, "open_url", lambda url, done=None: opened.append(url) or opens(done, True))
     w = Worker()
     try:
         obsidian.open_in_obsidian(w, ws, said.append)
@@ -196,3 +198,65 @@ def test_open_in_obsidian_decides_on_the_worker_and_says_why(qtbot, monkeypatch,
         w.shutdown()
     assert opened == [ws.as_uri()]
     assert "Open folder as vault" in said[0]
+
+
+def opens(done, ok: bool) -> bool:
+    """What a fake ``open_url`` answers: *ok*, told to *done* too (as the real one does, maybe later)."""
+    if done is not None:
+        done(ok)
+    return ok
+
+
+@pytest.fixture
+def xdg_open(tmp_path, monkeypatch):
+    """A real ``xdg-open`` program on PATH that exits with the status written to its file (4: nothing could open
+    it, what xdg-open says when no file manager or browser is installed); it logs what it was asked."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    status = tmp_path / "status"
+    asked = tmp_path / "asked"
+    script = bin_dir / "xdg-open"
+    script.write_text(f'#!/bin/sh\necho "$1" >> "{asked}"\nexit $(cat "{status}")\n')
+    script.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ.get('PATH', '')}")
+    monkeypatch.setattr(obsidian, "show_items", lambda uri, fallback, failed=None: False)   # no session bus
+    return status, asked
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="xdg-open")
+def test_xdg_open_present_but_nothing_opens_folders_says_so(qtbot, xdg_open, tmp_path, monkeypatch):
+    """Issue 29, Misleading 6: xdg-open starts (so Qt says yes) but exits 4 — Show in file manager and Open in
+    Obsidian say it could not open, with the path, instead of claiming the folder was opened."""
+    from botmemory.desktop.worker import Worker
+
+    status, asked = xdg_open
+    status.write_text("4")
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    failed, said = [], []
+    obsidian.show_in_file_manager(ws / "MEMORY.md", "linux", failed=lambda text, path: failed.append((text, path)))
+    qtbot.waitUntil(lambda: bool(failed), timeout=10_000)
+    assert failed == [(obsidian.NOTHING_OPENS_FOLDERS, ws / "MEMORY.md")]
+    assert asked.read_text().split() == [ws.as_uri()]
+    failed.clear()
+    monkeypatch.setattr(obsidian, "read_vaults", list)
+    monkeypatch.setattr(obsidian, "has_handler", lambda: False)
+    w = Worker()
+    try:
+        obsidian.open_in_obsidian(w, ws, said.append, lambda text, path: failed.append((text, path)))
+        qtbot.waitUntil(lambda: bool(failed), timeout=10_000)
+    finally:
+        w.shutdown()
+    (text, path), = failed
+    assert path == ws and obsidian.NOTHING_OPENS_FOLDERS in text and "was opened instead" not in text
+    assert said == []
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="xdg-open")
+def test_a_folder_xdg_open_did_open_is_said_once_it_opened(qtbot, xdg_open, tmp_path):
+    status, _asked = xdg_open
+    status.write_text("0")
+    outcome = []
+    assert obsidian.open_url((tmp_path).as_uri(), outcome.append)
+    qtbot.waitUntil(lambda: bool(outcome), timeout=10_000)
+    assert outcome == [True]

@@ -501,3 +501,54 @@ def test_dialog_fits_a_small_screen_with_save_in_reach(qtbot: Any, home: Home, s
     assert dlg.save_button.isVisible() and dlg.save_button.mapTo(dlg, dlg.save_button.rect().bottomLeft()).y() \
         <= dlg.height()
     dlg._worker.wait()
+
+
+def test_a_home_that_only_tracks_agent_folders_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 29, Broken 2: botmemory's own home for a Claude Code user is a home, named by what it tracks."""
+    from botmemory.core.ops import Memory, track
+
+    user = tmp_path / "user"
+    for name in ("a", "b", "c", "d"):
+        d = user / ".claude" / "projects" / f"-src-{name}" / "memory"
+        d.mkdir(parents=True)
+        (d / "MEMORY.md").write_text("- note\n")
+    monkeypatch.setenv("HOME", str(user))
+    mem = Memory.open(str(tmp_path / "own"))
+    for name in ("a", "b", "c", "d"):
+        track(mem, f"claude-src-{name}")
+    check = sd.check_home(mem.home.root)
+    assert check.ok and "tracks 4 folders" in check.message and "no bots" not in check.message
+
+
+def test_the_mouse_wheel_scrolls_settings_and_changes_no_setting(qtbot: Any, dialog_factory: Any, home: Home,
+                                                                 kr: MemoryKeyring) -> None:
+    """Issue 29, Misleading 10: scrolling over the tidy hour once turned 3:00 into 0:00."""
+    from PySide6.QtCore import QPoint, QPointF, Qt
+    from PySide6.QtGui import QWheelEvent
+    from PySide6.QtWidgets import QApplication
+
+    dlg = dialog_factory(home, kr)
+    dlg.resize(dlg.width(), 300)          # short enough that the form scrolls
+    dlg.show()
+    qtbot.waitExposed(dlg)
+    bar = dlg.form_scroll.verticalScrollBar()
+    assert bar.maximum() > 0
+    bar.setValue(bar.maximum() // 2)
+    dlg.form_scroll.ensureWidgetVisible(dlg.tidy_spin)
+    dlg.save_button.setFocus()
+    hour, scrolled = dlg.tidy_spin.value(), bar.value()
+    pos = QPointF(dlg.tidy_spin.rect().center())
+    for _ in range(3):
+        event = QWheelEvent(pos, QPointF(dlg.tidy_spin.mapToGlobal(pos.toPoint())), QPoint(0, 0), QPoint(0, -120),
+                            Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier, Qt.ScrollPhase.NoScrollPhase,
+                            False)
+        QApplication.sendEvent(dlg.tidy_spin, event)
+    assert dlg.tidy_spin.value() == hour
+    assert bar.value() != scrolled                     # the form scrolled instead
+    dlg.activateWindow()
+    dlg.tidy_spin.setFocus()                           # a field the person chose still takes the wheel
+    qtbot.waitUntil(dlg.tidy_spin.hasFocus, timeout=5000)
+    QApplication.sendEvent(dlg.tidy_spin, QWheelEvent(pos, QPointF(0, 0), QPoint(0, 0), QPoint(0, 120),
+                                                      Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier,
+                                                      Qt.ScrollPhase.NoScrollPhase, False))
+    assert dlg.tidy_spin.value() == hour + 1

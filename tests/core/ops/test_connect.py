@@ -87,10 +87,11 @@ def test_project_scope(user, mem, tmp_path):
     out = connect(mem.home, "claude-code", project=str(project), bot=BOT)
     assert sorted(out.changed) == sorted([str(project / ".claude" / "settings.json"), str(project / ".mcp.json")])
     assert load(project / ".mcp.json")["mcpServers"]["botmemory"]["args"][-1] == BOT
-    assert not (project / ".mcp.json.botmemory-backup").exists()   # nothing was there to keep
+    assert (project / ".mcp.json.botmemory-backup").read_text() == ""   # there was no file
     assert load(user / ".claude" / "settings.json") == load(DATA / "claude_settings.json")
     connect(mem.home, "claude-code", project=str(project), remove=True)
-    assert load(project / ".mcp.json") == {} and load(project / ".claude" / "settings.json") == {}
+    assert not (project / ".mcp.json").exists() and not (project / ".claude" / "settings.json").exists()
+    assert sorted(p.name for p in project.rglob("*") if p.is_file()) == []   # nothing of botmemory is left
 
 
 def test_claude_desktop_and_cursor(user, mem, tmp_path):
@@ -246,3 +247,85 @@ def test_a_settings_file_keeps_its_mode_and_a_new_one_is_0600(user, mem):
     assert os.stat(user / ".config" / "Claude" / "claude_desktop_config.json").st_mode & 0o7777 == 0o600
     connect(mem.home, "claude-code", remove=True)
     assert os.stat(settings).st_mode & 0o7777 == 0o644
+
+
+def _tray_beside_the_cli() -> Path:
+    """The tray app's program in this environment (beside the ``botmemory`` the tests' Python has)."""
+    tray = Path(sys.executable).parent / "botmemory-tray"
+    assert tray.exists() and (Path(sys.executable).parent / "botmemory").exists()
+    return tray
+
+
+def test_connect_from_the_tray_app_writes_the_command_line_and_what_it_wrote_runs(user, mem, monkeypatch):
+    """Issue 29: the app once wrote `botmemory-tray … hook claude-code` (any program named botmemory* passed).
+    The hook and the MCP server it writes now start the CLI, and answer."""
+    monkeypatch.setattr(sys, "argv", [str(_tray_beside_the_cli()), "--root", str(mem.home.root)])
+    connect(mem.home, "claude-code", bot=BOT)
+    hook = load(user / ".claude" / "settings.json")["hooks"]["SessionStart"][-1]["hooks"][0]["command"]
+    server = load(user / ".claude.json")["mcpServers"]["botmemory"]
+    assert Path(hook.split()[0]).name == "botmemory" and Path(server["command"]).name == "botmemory"
+    event = {"hook_event_name": "SessionStart", "session_id": "s1", "cwd": str(user), "source": "startup",
+             "transcript_path": str(user / "t.jsonl")}
+    p = subprocess.run(hook, shell=True, input=json.dumps(event), capture_output=True, text=True, timeout=30)
+    assert p.returncode == 0, p.stderr
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                       "clientInfo": {"name": "test", "version": "1"}}}
+    proc = subprocess.Popen([server["command"], *server["args"]], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, **server["env"]})
+    try:
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(json.dumps(init) + "\n")
+        proc.stdin.flush()
+        answer = json.loads(proc.stdout.readline())
+        assert answer["id"] == 1 and "serverInfo" in answer["result"]
+    finally:
+        proc.kill()
+        proc.communicate(timeout=30)
+
+
+def test_the_command_is_the_cli_beside_the_program_even_off_path(monkeypatch, tmp_path):
+    from botmemory.core.ops.connect import botmemory_command
+
+    bundle = tmp_path / "bundle"
+    bundle.mkdir()
+    for name in ("botmemory", "botmemory-tray"):
+        (bundle / name).write_text("#!/bin/sh\n")
+        (bundle / name).chmod(0o755)
+    monkeypatch.setattr(sys, "argv", [str(bundle / "botmemory-tray")])
+    monkeypatch.setenv("PATH", "/nonexistent")
+    assert botmemory_command() == [str(bundle / "botmemory")]
+    monkeypatch.setattr(sys, "argv", [str(bundle / "botmemory")])
+    assert botmemory_command() == [str(bundle / "botmemory")]
+
+
+def test_a_file_botmemory_created_goes_again_on_disconnect(user, mem):
+    (user / ".claude" / "settings.json").unlink()
+    (user / ".claude.json").unlink()
+    connect(mem.home, "claude-code", bot=BOT)
+    assert (user / ".claude" / "settings.json.botmemory-backup").read_text() == ""   # there was no file
+    connect(mem.home, "claude-code", remove=True)
+    assert not (user / ".claude" / "settings.json").exists() and not (user / ".claude.json").exists()
+    assert not (user / ".claude" / "settings.json.botmemory-backup").exists()
+
+
+def test_the_backup_is_the_file_before_botmemory_first_touched_it(user, mem):
+    """A later Connect never takes a file botmemory already changed for its backup."""
+    settings = user / ".claude" / "settings.json"
+    settings.unlink()
+    connect(mem.home, "claude-code")                      # botmemory made the file
+    data = load(settings)
+    data["model"] = "opus"                               # the person adds to it
+    settings.write_text(json.dumps(data))
+    connect(mem.home, "claude-code", bot=BOT)
+    assert (user / ".claude" / "settings.json.botmemory-backup").read_text() == ""
+    connect(mem.home, "claude-code", remove=True)
+    assert load(settings) == {"model": "opus"}           # the person's key stays, botmemory's go
+
+
+def test_a_dry_run_says_what_would_change_and_writes_nothing(user, mem):
+    before = {p: p.read_bytes() for p in (user / ".claude" / "settings.json", user / ".claude.json")}
+    out = connect(mem.home, "claude-code", bot=BOT, dry_run=True)
+    assert set(out.changed) == {str(p) for p in before}
+    assert {p: p.read_bytes() for p in before} == before
+    assert not (user / ".claude" / "settings.json.botmemory-backup").exists()
