@@ -475,11 +475,16 @@ def _is_git(pid: int) -> bool:
     """Whether *pid* still is a git process (a pid can be reused: only then is it ours to end)."""
     if not _alive(pid):
         return False
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as f:
-            return b"git" in f.read().split(b"\0")[0]
-    except OSError:
-        return os.name != "nt" and not Path("/proc").is_dir()
+    for _ in range(20):   # an empty command line: a process between fork and exec, looked at again shortly
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                argv0 = f.read().split(b"\0")[0]
+        except OSError:
+            return os.name != "nt" and not Path("/proc").is_dir()
+        if argv0:
+            return b"git" in argv0
+        time.sleep(0.01)
+    return False
 
 
 def _kill_group(pid: int) -> None:

@@ -84,6 +84,18 @@ def test_a_remote_that_does_not_answer_in_time_is_ended(tmp_path, monkeypatch):
     assert time.monotonic() - started < 10
 
 
+def _wait_exec(pid: int) -> None:
+    """Until *pid* shows its own command line (Linux; elsewhere nothing to wait for)."""
+    deadline = time.monotonic() + 5
+    while Path("/proc").is_dir() and time.monotonic() < deadline:
+        try:
+            if Path(f"/proc/{pid}/cmdline").read_bytes().startswith(b"git"):
+                return
+        except OSError:
+            return
+        time.sleep(0.01)
+
+
 def test_a_git_left_running_by_a_killed_botmemory_is_ended_and_its_locks_removed(tmp_path):
     repo = tmp_path / "repo"
     git = Git(repo, pid_file=tmp_path / "git.pid")
@@ -91,6 +103,7 @@ def test_a_git_left_running_by_a_killed_botmemory_is_ended_and_its_locks_removed
     # a "git" that outlived its botmemory: its pid noted, a lock file left behind
     orphan = subprocess.Popen(["git", "60"], executable=shutil.which("sleep"), start_new_session=True)
     (tmp_path / "git.pid").write_text(str(orphan.pid))
+    _wait_exec(orphan.pid)
     (repo / "refs" / "heads").mkdir(parents=True, exist_ok=True)
     (repo / "refs" / "heads" / "main.lock").write_text("")
     (repo / "packed-refs.lock").write_text("")
@@ -100,7 +113,11 @@ def test_a_git_left_running_by_a_killed_botmemory_is_ended_and_its_locks_removed
         git.clear_leftovers()
     finally:
         g.ORPHAN_WAIT_S = monkey_wait
-    assert orphan.wait(5) == -signal.SIGKILL
+    try:
+        assert orphan.wait(5) == -signal.SIGKILL
+    finally:
+        if orphan.poll() is None:
+            orphan.kill()
     assert not (repo / "refs" / "heads" / "main.lock").exists() and not (repo / "packed-refs.lock").exists()
     assert not (tmp_path / "git.pid").exists()
 
