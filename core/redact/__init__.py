@@ -65,6 +65,11 @@ What counts as a secret:
     systemd``) and letters-only values ending in "password" or "secret"
     (``fredpassword``).
 
+* A password said in prose, in the nine languages of the prose tests:
+  "my password is X", "the passcode is 889231", "Das Kennwort lautet X",
+  "パスワードは X": the one word after the noun and its "is", when it does
+  not read as prose (a digit or a symbol, or quoted; a PIN or passcode of 4
+  to 12 digits).  ``phrases`` says more.
 * A high-entropy fallback for tokens nothing above names: at least 32
   characters of ``[A-Za-z0-9+/_=-]`` mixing upper case, lower case and
   digits, with Shannon entropy of at least 3.6 bits a character and the
@@ -83,10 +88,11 @@ Known trade-offs (deliberate):
 * Phrase keys need a colon and at most four words; a bare ``pass`` or
   ``secret`` at the end of a phrase does not count (ski pass, boarding pass,
   "the secret to the crust"), ``client secret`` does.
-* Not caught: a password stated in a sentence ("the wifi password is
-  hunter2"), a password in a markdown table cell, credential words in other
-  languages ("Passwort:", "salasana:"), random strings shorter than 32
-  characters with no label, and hex-only secrets with no label.
+* Not caught: a password in a markdown table cell, credential words in
+  languages the prose rule does not know ("salasana:"), a password said in
+  prose that reads as a word ("das Passwort ist geheim"), random strings
+  shorter than 32 characters with no label, and hex-only secrets with no
+  label.
 * Caught although harmless: random-looking public identifiers of 32+
   characters (an IPFS CID, a base58 wallet address, an S3 request id) and a
   certificate body pasted without its BEGIN/END lines.
@@ -104,15 +110,20 @@ only when a gate run is as long as its pattern proves a match must be
 (``_gate_length`` reads the pattern's parse tree), a provider word is looked
 for only within reach of a run that can hold its value, and the high-entropy
 check splits only the windows.  Every other regex runs only when the text
-holds a literal each of its matches holds (``_holds``), the assignment
-keywords are found with str.find, and a flag or dash keyword is tried only
-next to one.  tests/core/test_redact_runs.py compares the result with every
-such gate off.
+holds a literal each of its matches holds (``_holds``; a character such as
+'<' or '=' is told by one memchr), the assignment keywords, the prose nouns
+and the .netrc and curl words come from one shared words pass (``words``: a
+regex for each family of words that share a letter, which the regex engine
+skips to in C, instead of a search of the text for each word), and a flag
+or dash keyword is tried only next to one.
+tests/core/redact/test_redact_runs.py compares the result with every such
+gate off.
 
 The detectors live in this package's modules, each importing only those
-before it: ``base`` (the marker, a span, the literal gates), ``rules`` (the
-token rules table), ``runs`` (gate runs, windows, gate lengths, the token
-rules run over them), ``placeholders``, ``credentials``, ``assign``,
+before it: ``base`` (the marker, a span, the literal gates), ``words`` (the
+shared words pass), ``rules`` (the token rules table), ``runs`` (gate runs,
+windows, gate lengths, the token rules run over them), ``placeholders``,
+``credentials``, ``assign``, ``phrases`` (passwords said in prose),
 ``entropy`` and ``provider``; this module puts them together.
 """
 
@@ -125,6 +136,7 @@ from dataclasses import dataclass
 
 # The modules, each importing only those before it.
 from .base import _holds, MARKER_FORMAT, _MARKER_RE, _Span
+from .words import _word_hits
 from .runs import _find_runs, _token_rules
 from .credentials import _credentials, _pem, _pem_blocks
 from .assign import _assignments
@@ -137,6 +149,7 @@ from .provider import _provider_keyword
 from .base import _literal_hits as _literal_hits, _matches_at as _matches_at, _sparse as _sparse
 from .base import _sre_parser as _sre_parser
 from .rules import _Rule as _Rule
+from .words import _found as _found, _WORDS as _WORDS
 from .runs import _GATE_CHARS as _GATE_CHARS, _REPEATS as _REPEATS, _RULE_PLAN as _RULE_PLAN, _RUN_TABLE as _RUN_TABLE
 from .runs import _WHOLE_TEXT_PLAN as _WHOLE_TEXT_PLAN, _WINDOW_MIN_LEN as _WINDOW_MIN_LEN, _WINDOW_TABLE as _WINDOW_TABLE
 from .runs import _Runs as _Runs, _gate_length as _gate_length, _only as _only, _runs as _runs
@@ -253,9 +266,10 @@ def _scan_text(text: str) -> list[_Span]:
     found: list[_Span] = []
     found.extend(_pem(scan, blocks))
     found.extend(_token_rules(text, scan, low, runs))
-    found.extend(_credentials(text, scan, low))
-    found.extend(_assignments(text, low, scan))
-    found.extend(_phrases(text, low))
+    words = _word_hits(low)  # one pass for the keywords and nouns of the three detectors below
+    found.extend(_credentials(text, scan, low, words))
+    found.extend(_assignments(text, low, scan, words))
+    found.extend(_phrases(text, low, words))
     found.extend(_provider_keyword(text, scan, low, runs))
     specific = _merge(found)
     # Markers already in the text are never (part of) a secret.

@@ -8,7 +8,8 @@ import re
 from collections.abc import Iterator
 from functools import lru_cache
 
-from .base import _holds, _literal_hits, _matches_at, _max_width, _Span, _sparse
+from .base import _holds, _matches_at, _max_width, _Span, _sparse
+from .words import _found, _word_hits
 from .placeholders import (
     _CODE_EXPR_RE,
     _CODE_LINE_RE,
@@ -203,14 +204,16 @@ _XML_ATTR_RE = re.compile(
 
 
 def _xml(text: str, scan: str, low: str) -> Iterator[_Span]:
-    """Credential-named XML elements and key/value attributes (the value read from *text*)."""
-    if _holds(low, "</"):
+    """Credential-named XML elements and key/value attributes (the value read from *text*).
+
+    Each regex runs only where its literal is; a text without '<' or '=' (most notes) is told by one memchr."""
+    if _holds(scan, "<") and _holds(low, "</"):
         for m in _XML_ELEMENT_RE.finditer(scan):
             kind = _secret_key_kind(m.group("key"))
             value = text[m.start("value"):m.end("value")]
             if kind is not None and _accept_value(value, kind, inline=False, colon=False, code=False):
                 yield (m.start("value"), m.end("value"), kind)
-    if _holds(low, 'value="') or _holds(low, "value='"):
+    if _holds(scan, "=") and (_holds(low, 'value="') or _holds(low, "value='")):
         for m in _XML_ATTR_RE.finditer(scan):
             kind = _secret_key_kind(m.group("key"))
             s, e = m.start("value") + 1, m.end("value") - 1
@@ -293,14 +296,19 @@ def _value_span(
     return (vstart, vstart + m.end(), m.group())
 
 
-def _assignments(text: str, low: str, scan: str | None = None) -> Iterator[_Span]:
+def _assignments(
+    text: str, low: str, scan: str | None = None, words: dict[str, list[int]] | None = None
+) -> Iterator[_Span]:
+    """*words*: the words pass over *low* (``_word_hits``), shared with the other detectors."""
     yield from _xml(text, text if scan is None else scan, low)
+    if words is None:
+        words = _word_hits(low)
     line_starts: set[int] = set()
 
     def hits() -> Iterator[Iterator[int]]:
-        # Literals are found with str.find, far faster than a regex pass; a
-        # regex is tried only where its literal is.
-        at = {word: list(_literal_hits(low, word)) for word in _KEYWORDS}
+        # The keywords come from the shared words pass, far faster than a
+        # regex pass each; a regex is tried only where its keyword is.
+        at = {word: words[word] for word in _KEYWORDS}
         for word in _KEYWORDS:  # a keyword followed by ':' or '='
             yield (p for p in at[word] if _AFTER_KEYWORD_RE.match(low, p + len(word)))
         # A flag's keyword starts 2 to _FLAG_REACH characters after its "--".
@@ -315,8 +323,8 @@ def _assignments(text: str, low: str, scan: str | None = None) -> Iterator[_Span
             yield _matches_at(low, flags, _FLAG_KEYWORD_RE)
         else:
             yield (m.start() for m in _FLAG_KEYWORD_RE.finditer(low))
-        if _holds(low, "machine"):
-            yield (m.start() for m in _NETRC_KEYWORD_RE.finditer(low))
+        if _found(words, "machine"):
+            yield _matches_at(low, words["machine"], _NETRC_KEYWORD_RE)
         # Every _DASH_KEYWORD_RE match starts with "pass" or "pwd".
         dash = at["pass"] + [p for p in at["pw"] if low.startswith("pwd", p)]
         if _sparse(dash, low):

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 
 from .base import _holds, _Span
 from .placeholders import _is_placeholder
+from .words import _found, _word_hits
 
 # ---------------------------------------------------------------------------
 # PEM blocks
@@ -92,7 +93,8 @@ def _pem(text: str, blocks: list[_PemBlock]) -> Iterator[_Span]:
             yield (start, stop, "private_key")
 
 
-def _credentials(text: str, scan: str, low: str) -> Iterator[_Span]:
+def _credentials(text: str, scan: str, low: str, words: dict[str, list[int]] | None = None) -> Iterator[_Span]:
+    """*words*: the words pass over *low* (``_word_hits``), shared with the other detectors."""
     # Each regex runs only when the text holds a literal that every match
     # holds: a literal search is far cheaper than a regex pass.
     if _holds(scan, "@") and _holds(scan, "://"):
@@ -112,7 +114,9 @@ def _credentials(text: str, scan: str, low: str) -> Iterator[_Span]:
     for m in _AUTH_HEADER_RE.finditer(low) if _holds(low, "authorization") else ():
         if not _is_placeholder(text[m.start(1) : m.end(1)]):
             yield (m.start(1), m.end(1), "authorization")
-    if _holds(low, "curl"):
+    if words is None:
+        words = _word_hits(low)
+    if _found(words, "curl"):
         line_end = -1
         curl_at = -1
         for m in _CURL_USER_RE.finditer(low):

@@ -7,7 +7,9 @@ Spanish, Portuguese, Italian, Russian, Polish, Japanese and Chinese, the languag
 tests), then the language's "is" (or a colon or dash), then one word. The word is a secret only
 when it does not read as prose: it holds a digit or a symbol, or it is quoted; a PIN or passcode
 is digits. "The password is in the vault", "my PIN is the usual one", "das Passwort ist geheim"
-stay as they are. A regex is tried only where a noun is (found with ``str.find``).
+stay as they are. A regex is tried only where a noun is: the Latin-1 nouns come from the shared words pass
+(``words.py``, the assignment keywords' ``pass`` hits among them), the others from ``str.find`` in texts
+that hold a letter beyond Latin-1 and a letter of theirs.
 """
 
 from __future__ import annotations
@@ -15,8 +17,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from .base import _literal_hits, _Span
+from .base import _holds, _literal_hits, _Span
 from .placeholders import _is_placeholder
+from .words import _apart, _word_hits, _WORDS
 
 # The nouns, lower-cased, as they are searched for (each starts a match).
 _NOUNS = (
@@ -45,20 +48,28 @@ _WIDE_PIECES = {"ароль": "пароль", "asło": "hasło", "パスワー�
                 "密码": "密码", "密碼": "密碼", "口令": "口令"}
 # The Latin-1 nouns by a piece each holds, found once ("mot de passe", "palavra-passe" by their "pass").
 _PIECES = {
-    "pass": ("mot de passe", "palavra-passe", "palavra passe", "passcode", "passphrase", "passwort", "password",
-             "passwd"),
+    "pass": ("password", "passwd", "passwort", "passcode", "passphrase", "mot de passe", "palavra-passe",
+             "palavra passe"),
     "pin": ("pin",), "kennwort": ("kennwort",), "contrase": ("contraseña", "contrasena"), "senha": ("senha",),
     "parola d": ("parola d'ordine",),
 }
 assert {n for ns in _PIECES.values() for n in ns} == {n for n in _NOUNS if all(ord(c) < 256 for c in n)}
-_WIDE_SCRIPTS = re.compile("[\u0141\u0142\u0400-\u04ff\u3040-\u30ff\u3400-\u9fff]")
+assert set(_PIECES) <= set(_WORDS)  # each piece's hits come from the words pass
+# Each piece's nouns with where the piece is in each, the likeliest first.
+_PIECE_NOUNS = {piece: tuple((n, n.index(piece)) for n in nouns) for piece, nouns in _PIECES.items()}
+
+# At most one noun starts at a piece's hit, so the first found is the one, whatever the order.
+assert all(_apart(a, i, b, j) for ns in _PIECE_NOUNS.values() for a, i in ns for b, j in ns if a != b)
+# A character of each piece, looked for first (one memchr-like search, where a search for the piece in a text
+# of wide characters costs several times more): one whose low byte is rare in text, as CPython's search for a
+# character beyond Latin-1 runs memchr on that byte.
+_WIDE_ANCHORS = {"ароль": "р", "asło": "ł", "パスワード": "パ", "暗証番号": "暗", "密码": "密", "密碼": "密", "口令": "令"}
+assert _WIDE_ANCHORS.keys() == _WIDE_PIECES.keys() and all(a in p for p, a in _WIDE_ANCHORS.items())
 # What may follow a noun for _AFTER_NOUN_RE to match at all (one look before trying the regex).
 _NEXT = frozenset(" \t:：='はは是为為—-–")
 _POSSESSIVE_RE = re.compile(r"(?:мой|наш|твой|ваш|moje|nasze|twoje|wasze)[ \t]+$", re.IGNORECASE)
 _SYMBOLS = frozenset("!#$%&*+=?@^~|\\/<>")
 _TRAILING = ".,;:)]}!?…。，、*_`~"
-# What may stand right before a noun (a noun inside a word is not one: "spin", "opinion").
-_WORD_CHAR = re.compile(r"\w")
 
 
 _COUNT_RE = re.compile(
@@ -73,13 +84,15 @@ def _reads_as_a_secret(value: str, noun: str) -> bool:
     if value[0] in "\"'«「":
         inner = value[1:-1].strip()
         return 3 <= len(inner) and " " not in inner and inner[0] not in "/~$<{[%" and not _is_placeholder(inner)
-    if _is_placeholder(value) or value[0] in "<[{$%":
+    if value[0] in "<[{$%":
         return False
     if noun in ("pin", "пин", "暗証番号"):
-        return value.isdigit() and 4 <= len(value) <= 12     # "Package pin: 0.190" is APT's
-    if noun == "passcode" and value.isdigit():
-        return 4 <= len(value) <= 12
-    return _mixed(value)
+        shaped = value.isdigit() and 4 <= len(value) <= 12     # "Package pin: 0.190" is APT's
+    elif noun == "passcode" and value.isdigit():
+        shaped = 4 <= len(value) <= 12
+    else:
+        shaped = _mixed(value)
+    return shaped and not _is_placeholder(value)    # the dearest test last
 
 
 def _mixed(value: str) -> bool:
@@ -87,21 +100,26 @@ def _mixed(value: str) -> bool:
     return any(c.isdigit() for c in value) or any(c in _SYMBOLS for c in value)
 
 
-def _phrases(text: str, low: str) -> Iterator[_Span]:
+def _phrases(text: str, low: str, words: dict[str, list[int]] | None = None) -> Iterator[_Span]:
     """*low*: the lower-cased scan copy (same offsets as *text*; letters beyond Latin-1 are U+0080
-    there, so those nouns are looked for in *text*, by :data:`_WIDE_PIECES`)."""
+    there, so those nouns are looked for in *text*, by :data:`_WIDE_PIECES`); *words*: the words pass over
+    it (``_word_hits``), shared with the other detectors."""
+    if words is None:
+        words = _word_hits(low)
     hits: list[tuple[int, str]] = []
-    for piece, nouns in _PIECES.items():     # one find a piece; the nouns that start there
-        for q in _literal_hits(low, piece):
-            for noun in nouns:      # "mot de passe", "palavra-passe": found by their "pass"
-                p = q - noun.index(piece)
+    for piece, nouns in _PIECE_NOUNS.items():     # the noun that starts at each piece's hit
+        for q in words[piece]:
+            for noun, back in nouns:      # "mot de passe", "palavra-passe": found by their "pass"
+                p = q - back
                 if p >= 0 and low.startswith(noun, p):
-                    if p > 0 and _WORD_CHAR.match(text, p - 1):
+                    if p > 0 and (text[p - 1].isalnum() or text[p - 1] == "_"):   # what \w matches
                         break   # inside a word: "spin", "opinions", "typewriter"
                     hits.append((p, noun))
                     break
-    if "\x80" in low and _WIDE_SCRIPTS.search(text):   # Cyrillic, Polish's ł, Japanese, Chinese
+    if "\x80" in low:   # Cyrillic, Polish's ł, Japanese, Chinese
         for piece, noun in _WIDE_PIECES.items():
+            if not _holds(text, _WIDE_ANCHORS[piece]):
+                continue
             back = len(noun) - len(piece)
             for q in _literal_hits(text, piece):
                 p = q - back
@@ -125,12 +143,12 @@ def _phrases(text: str, low: str) -> Iterator[_Span]:
             stripped = value.rstrip(_TRAILING)
             e -= len(value) - len(stripped)
             value = stripped
-        if len(value) < 3 or "://" in value or not _reads_as_a_secret(value, noun):
-            continue    # a URL: its password is the URL rule's
+        if len(value) < 3 or "://" in value or "pass" in value.lower():
+            continue    # a URL: its password is the URL rule's; "the password is 1Password-managed"
+        if not _reads_as_a_secret(value, noun):
+            continue
         if value.isdigit() and _COUNT_RE.match(text, e):
             continue    # "the password is 128 bits": a count, not a value
-        if any(n in value.lower() for n in ("password", "passwort", "pass")):
-            continue    # "the password is 1Password-managed"
         if value[0] in "\"'«「":
             s, e = s + 1, e - 1
         end = e

@@ -2,7 +2,8 @@
 
 Redaction skips work where a cheap look proves a detector cannot match: one pass finds the text's gate runs (runs
 of token characters, 12 or longer) and the token rules, the provider words and the high-entropy check look only
-there; literals are found with str.find instead of a regex pass.  Each test compares the gated scan with the same
+there; literals are found with str.find instead of a regex pass; one shared words pass finds the keywords and
+nouns the assignment, credential and prose detectors start from.  Each test compares the gated scan with the same
 scan with every gate off (``ungated``), on texts built from the rule tables and the sample corpora, with the only
 trigger at the start, the end, mid-line, after non-ASCII text and after a CJK run.  The shapes reach the gates'
 limits: shrinking a limit by one loses a finding (``test_each_limit_is_sharp``).
@@ -83,7 +84,8 @@ def _places(trigger: str) -> list[str]:
 def _gates_off() -> Iterator[None]:
     """Every pre-filter off: every regex runs (no literal checked first), the token rules over all windows
     found the plain way, every provider word searched in the whole text, every keyword regex run over the whole
-    text, entropy runs from the whole text."""
+    text, entropy runs from the whole text, each word of the words pass searched for on its own (and every regex
+    it gates run)."""
     with pytest.MonkeyPatch.context() as mp:
         def runs(scan: str) -> R._Runs:
             windows = list(R._runs(scan, R._WINDOW_TABLE, R._WINDOW_MIN_LEN))
@@ -95,7 +97,14 @@ def _gates_off() -> Iterator[None]:
         _patch(mp, "_matches_at", lambda low, starts, rx: (m.start() for m in rx.finditer(low)))
         _patch(mp, "_literal_hits", lambda low, word: (m.start() for m in re.finditer(re.escape(word), low)))
         _patch(mp, "_holds", lambda text, literal: True)
+        _patch(mp, "_word_hits", _plain_word_hits)
+        _patch(mp, "_found", lambda words, word: True)
         yield
+
+
+def _plain_word_hits(low: str) -> dict[str, list[int]]:
+    """The words pass done the plain way: one search of the text for each word."""
+    return {w: list(R._literal_hits(low, w)) for w in R._WORDS}
 
 
 def ungated(texts: list[str]) -> list[list[R._Span]]:
@@ -167,24 +176,42 @@ def assignment_shapes() -> list[str]:
     return out
 
 
+def prose_and_xml_shapes() -> list[str]:
+    """Each prose noun before each kind of "is" and a value; credential-named XML elements and key/value
+    attributes (the XML gates: '<' and "</", '=' and 'value="')."""
+    out = []
+    for noun in ("password", "Passcode", "passphrase", "passwd", "PIN", "Passwort", "Kennwort", "mot de passe",
+                 "contraseña", "contrasena", "senha", "palavra-passe", "palavra passe", "parola d'ordine", "пароль",
+                 "hasło", "パスワード", "暗証番号", "密码", "密碼", "口令"):
+        out += [f"my {noun} is {VALUE}", f"{noun}: 48213", f'the {noun} was "{VALUE}"', f"мой {noun} {VALUE}",
+                f"{noun}は{VALUE}", f"x{noun} is {VALUE}"]
+    for key in ("password", "apiToken", "ClearTextPassword", "signingKey", "p-w", "to.ken", "name"):
+        out += [f"<{key}>{VALUE}</{key}>", f"<{key} id=\"1\">\n  {VALUE}\n</{key}>", f'<add key="{key}" value="{VALUE}"/>',
+                f"<entry NAME='{key}' Value='{VALUE}'/>"]
+    return out
+
+
 def test_the_shapes_are_found() -> None:
     """Each shape (and each sample) is a finding on its own: the comparisons below are not about nothing."""
     shapes = provider_shapes() + assignment_shapes()
     missed = [s for s in shapes if not R._scan_text(s)]
     assert len(missed) < len(shapes) // 10, missed[:20]
+    prose = prose_and_xml_shapes()  # and some that are not ("xpassword is …", <name>…</name>): each side of a gate
+    assert len(prose) * 2 // 3 < sum(1 for s in prose if R._scan_text(s)) < len(prose)
     assert all(R._scan_text(f"{w}{'x' * 30}{('  K' + 'y' * 15) * 3}   =>     {VALUE}") for w in R._PROVIDER_WORDS)
     samples = [s.context.format(s.secret) for s in PROVIDERS] + [c.context.format(c.secret) for c in CASES]
     assert sum(1 for s in samples if R._scan_text(s)) > 0.95 * len(samples)
     assert not R._scan_text(FILLER) and not R._scan_text(CJK)
 
 
-@pytest.mark.parametrize("source", ["providers", "fake_secrets", "provider_words", "assignments"])
+@pytest.mark.parametrize("source", ["providers", "fake_secrets", "provider_words", "assignments", "prose_and_xml"])
 def test_each_trigger_anywhere_is_found_as_without_the_gates(source: str) -> None:
     triggers = {
         "providers": lambda: [s.secret for s in PROVIDERS] + [s.context.format(s.secret) for s in PROVIDERS],
         "fake_secrets": lambda: [c.secret for c in CASES] + [c.context.format(c.secret) for c in CASES],
         "provider_words": provider_shapes,
         "assignments": assignment_shapes,
+        "prose_and_xml": prose_and_xml_shapes,
     }[source]()
     texts = [t for trigger in triggers for t in _places(trigger)]
     got = _assert_same(texts)
@@ -194,7 +221,7 @@ def test_each_trigger_anywhere_is_found_as_without_the_gates(source: str) -> Non
 def test_dense_texts_are_found_as_without_the_gates() -> None:
     """Texts full of keywords and token runs, where one regex pass replaces trying each place (flags, dash
     keywords) and one pass finds all windows and entropy runs; and the same shapes sparse in prose."""
-    shapes = assignment_shapes() + provider_shapes()
+    shapes = assignment_shapes() + provider_shapes() + prose_and_xml_shapes()
     dense = "\n".join(shapes)
     texts = [dense, dense + "\n" + " ".join(c.secret for c in CASES), FILLER * 600 + dense[:1500]]
     assert not R._sparse(R._find_runs(R._scan_copy(dense)).gate, dense)
@@ -334,6 +361,31 @@ def test_any_text_gives_the_same_words(pieces: list[str]) -> None:
 
 
 
+def test_the_words_pass_finds_what_a_search_for_each_word_finds() -> None:
+    texts = [p.read_text(encoding="utf-8", errors="replace") for p in sorted(DATA.rglob("*"))
+             if p.is_file() and p.suffix in (".md", ".py", ".txt")]
+    texts += assignment_shapes() + prose_and_xml_shapes() + ["\n".join(texts)]
+    found = 0
+    for text in texts:
+        low = R._lower(R._scan_copy(text))
+        got = R._word_hits(low)
+        assert got == _plain_word_hits(low)
+        found += sum(map(len, got.values()))
+    assert found > 1000
+
+
+# Words glued to each other at every overlap the families allow ("tokennwort": token's 'k' starts kennwort).
+_WORD_PIECES = st.sampled_from([*R._WORDS, "tok", "ken", "ennwort", "contra", "mac", "hine", "se", "p", "k", "c", "s",
+                                "ss", "w", "PASS", "Key", "İ", "é", "語", " ", "\n"])
+
+
+@settings(max_examples=examples(400), deadline=None)
+@given(st.lists(st.one_of(_WORD_PIECES, st.text(max_size=4)), max_size=30))
+def test_any_text_gives_the_same_word_hits(pieces: list[str]) -> None:
+    low = R._lower(R._scan_copy("".join(pieces)))
+    assert R._word_hits(low) == _plain_word_hits(low)
+
+
 def test_lower_is_str_lower_for_every_latin1_character() -> None:
     every = "".join(map(chr, range(256)))
     assert R._lower(every) == every.lower()
@@ -361,7 +413,8 @@ def test_the_gate_lengths_come_from_the_patterns() -> None:
 
 
 _PIECES = st.sampled_from([
-    *R._PROVIDER_WORDS, *R._KEYWORDS, "password", "--", "--api-", " - ", ": ", "=", "=>", "machine ", "bearer ",
+    *R._PROVIDER_WORDS, *R._KEYWORDS, *R._WORDS, "password", "--", "--api-", " - ", ": ", "=", "=>", "machine ", "bearer ",
+    " is ", " ist ", "мой ", "<", "</", ">", 'value="', "key='", "<password>", "'s ", "«",
     "authorization: token ", "curl -u a:", "://u:", "@h.io", "_", "-", " ", "\n", "X", "é", "İ", "µ", "語", "~~",
     "|", "%", "$", "0", "7", "Q~", VALUE, "a1B2c3D4e5F6g7H8i9J0kLmN", "Secret", "«redacted 5 chars»",
 ])
