@@ -347,3 +347,13 @@ def test_a_long_message_is_shown_around_the_word(mem, claude, tracked):
     claude.session(claude.app, Turn("Budget", long, at(15, 9)))
     (hit,) = ops.search(mem, tracked, ["kangaroo"]).hits
     assert "kangaroo budget" in hit.text and len(hit.text) <= 400 and hit.text.startswith("…")
+
+
+def test_memory_load_from_claude_code_ends_with_the_brief_without_its_own_session(mem, claude, tracked, monkeypatch):
+    from ..faces.test_mcp_server import calls
+
+    claude.session(claude.app, Turn("Mine", "My own answer.", at(15, 8)), session="mine0001-0000")
+    claude.session(claude.app, Turn("Theirs", "Their answer.", at(15, 9)), session="them0002-0000")
+    monkeypatch.setenv("CLAUDE_CODE_SESSION_ID", "mine0001-0000")
+    err, text = calls(mem, ("memory_load", {}), client="claude-code", bot=tracked)[0]
+    assert not err and "Their answer." in text and "My own answer." not in text
