@@ -34,7 +34,7 @@ WINGS: dict[str, set[str]] = {
     "recall": {"base", "redact", "text", "disk", "kinds", "store", "team"},
     "outside": {"base", "redact", "text", "disk", "store"},
     "upkeep": {"base", "redact", "text", "disk", "store", "team", "notes", "outside"},
-    "brief": {"base", "redact", "text", "disk", "store"},
+    "brief": {"base", "redact", "text", "disk", "kinds", "store"},
     "sync": {"base", "redact", "text", "disk", "kinds", "store", "outside"},
     "ops": {"base", "redact", "text", "disk", "kinds", "store", "team", "notes", "recall", "outside", "upkeep",
             "brief", "sync"},

@@ -41,16 +41,23 @@ class Said:
     day: date
     time: str                 # HH:MM, the computer's clock when the turn ended
     chat: str
-    kind: str                 # "1:1" or "room"
+    kind: str                 # "1:1" or "room"; "session" for a Claude Code session
     said: str
     failed: bool = False
+    session: str = ""         # a Claude Code session's id
+    project: str = ""         # a Claude Code session of another project: that project's name
 
     @property
     def at(self) -> str:
         return f"{self.day.isoformat()}T{self.time}"
 
     def as_dict(self) -> dict[str, object]:
-        return {"at": self.at, "chat": self.chat, "kind": self.kind, "said": self.said}
+        d: dict[str, object] = {"at": self.at, "chat": self.chat, "kind": self.kind, "said": self.said}
+        if self.session:
+            d["session"] = self.session
+        if self.project:
+            d["project"] = self.project
+        return d
 
 
 @dataclass(frozen=True)
@@ -96,7 +103,8 @@ def _cut(text: str, limit: int) -> str:
 def line_text(s: Said, today: date) -> str:
     """``today 09:05 · 1:1 · "Invoices" · you said: "Sent the three flagged invoices…"``"""
     what = f'you said: "{_cut(s.said, SAID_MAX)}"' if s.said else "you said nothing"
-    return DOT.join([_when(s, today), s.kind, f'"{s.chat}"', what + (" (the turn failed)" if s.failed else "")])
+    kind = f"{s.kind} in {s.project}" if s.project else s.kind
+    return DOT.join([_when(s, today), kind, f'"{s.chat}"', what + (" (the turn failed)" if s.failed else "")])
 
 
 def compose(saids: Sequence[Said], today: date, current: str | None = None, in_room: bool = False) -> Brief:
@@ -112,18 +120,25 @@ def compose(saids: Sequence[Said], today: date, current: str | None = None, in_r
             newest[key] = (when, s)
     ordered = [s for _, s in sorted(newest.values(), key=lambda w: w[0], reverse=True)][:MAX_LINES]
     ordered = [Said(s.day, s.time, s.chat, s.kind, redact(s.said), s.failed) for s in ordered]
+    kept, text = fit(ordered, today, HEADER)
+    chips = [s.chat for s in kept if s.kind == "1:1"] if in_room else []
+    return Brief(kept, list(dict.fromkeys(chips)), text)
+
+
+def fit(ordered: Sequence[Said], today: date, header: str) -> tuple[list[Said], str]:
+    """The lines that fit the brief's limits (:data:`MAX_LINES`, :data:`MAX_CHARS` with *header*), newest
+    first as given, and the block's text ("" when none)."""
     kept: list[Said] = []
     rendered: list[str] = []
-    size = len(HEADER)
-    for s in ordered:
+    size = len(header)
+    for s in ordered[:MAX_LINES]:
         line = "- " + line_text(s, today)
         if size + 1 + len(line) > MAX_CHARS:
             break
         kept.append(s)
         rendered.append(line)
         size += 1 + len(line)
-    chips = [s.chat for s in kept if s.kind == "1:1"] if in_room else []
-    return Brief(kept, list(dict.fromkeys(chips)), (HEADER + "\n" + "\n".join(rendered)) if rendered else "")
+    return kept, (header + "\n" + "\n".join(rendered)) if rendered else ""
 
 
 def is_room(saids: Iterable[Said], chat: str) -> bool:

@@ -273,6 +273,11 @@ def build_parser() -> _Parser:
     sp.add_argument("--project", metavar="DIR", help="that project's settings instead of the user's")
     sp.add_argument("--bot", metavar="BOT", help="the workspace the MCP server serves (and the hook recalls from)")
     sp.add_argument("--remove", action="store_true", help="take out exactly what connect added")
+    sp.add_argument("--brief", action=argparse.BooleanOptionalAction, default=None,
+                    help="claude-code: tell each new session of the project in DIR (--project, else this folder) "
+                         "what its other sessions did today and yesterday (--no-brief: stop)")
+    sp.add_argument("--across-projects", action=argparse.BooleanOptionalAction, default=None,
+                    help="claude-code: with --brief, other projects' sessions too, named by project")
     sp = add("settings", cmd_settings, "show or set a bot's switches: memory, upkeep, helper (on/off)")
     sp.add_argument("bot")
     sp.add_argument("key", nargs="?", choices=SWITCHES)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 from typing import Any
@@ -209,7 +210,7 @@ def cmd_recall(mem: Memory, args: argparse.Namespace) -> None:
 def cmd_search(mem: Memory, args: argparse.Namespace) -> None:
     hits = ops.search(mem, args.bot, args.words, args.since, args.until).hits
     _out(args, [h.as_dict() for h in hits],
-         "\n".join(f"{h.file} · {h.date.isoformat()} · {h.text}" for h in hits))
+         "\n".join(h.plain() for h in hits))
 
 
 def cmd_settings(mem: Memory, args: argparse.Namespace) -> None:
@@ -368,10 +369,26 @@ def cmd_connect(mem: Memory, args: argparse.Namespace) -> None:
             + (f" · {r['error']}" if r.get("error") else "") for r in rows)
         _out(args, rows, plain)
         return
+    brief, across = getattr(args, "brief", None), getattr(args, "across_projects", None)
+    switching = brief is not None or across is not None
+    if switching:
+        if args.agent != "claude-code":
+            raise BadInput("--brief and --across-projects are Claude Code's: botmemory connect claude-code --brief")
+        if args.remove:
+            raise BadInput("--remove takes the hooks out and goes without --brief; to stop the brief: botmemory connect "
+                           "claude-code --no-brief")
+        ops.brief_switch(mem.home, args.project or os.getcwd())     # auto memory off there: said before writing
     out = ops.connect_agent(mem.home, args.agent, project=args.project, bot=args.bot, remove=args.remove)
     verb = "disconnected" if args.remove else "connected"
     plain = (f"{args.agent} {verb}: " + ", ".join(out.changed)) if out.changed else \
         f"{args.agent}: nothing to change (already {verb})"
     if out.changed and args.agent == "claude-desktop":
         plain += "\nrestart Claude Desktop to load it"
-    _out(args, out.as_dict(), plain)
+    value = out.as_dict()
+    if switching:
+        sw = ops.set_brief_switch(mem.home, args.project or os.getcwd(), brief=brief, across=across)
+        value["brief"] = sw.as_dict()
+        state = ("off" if not sw.brief else "on, with other projects' sessions too" if sw.across
+                 else "on (this project's other sessions)")
+        plain += f"\nthe recent-work brief at the start of each session in {sw.project}: {state}"
+    _out(args, value, plain)

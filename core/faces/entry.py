@@ -138,7 +138,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             if opts.json:   # one form only: a search may print a hundred thousand hits
                 value, plain = [h.as_dict() for h in hits], ""
             else:
-                value, plain = None, "\n".join(f"{h.file} · {h.date.isoformat()} · {h.text}" for h in hits)
+                value, plain = None, "\n".join(h.plain() for h in hits)
         if opts.json:
             import json
 

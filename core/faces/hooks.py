@@ -8,8 +8,10 @@ stderr, which Claude Code shows in its debug log, and to
 ``<home>/botmemory/logs/hooks.log``).
 
 - ``SessionStart``: when the project's auto memory (``MEMORY.md``) does not
-  all load, one line saying how many of its lines do not load. Nothing when
-  all loads.
+  all load, one line saying how many of its lines do not load; then, when the
+  project's brief is switched on (``connect claude-code --brief``), the
+  recent-work brief: what Claude said last in each of the project's other
+  sessions today and yesterday. Nothing when all loads and there is no brief.
 - ``UserPromptSubmit``: opens a turn for the project's memory folder when
   botmemory tracks it, and answers with recall for the prompt over the
   folder's topic files and over the bound workspace (``--bot``).
@@ -55,9 +57,16 @@ def _context(event: str, text: str) -> str:
                       ensure_ascii=False)
 
 
-def session_start(event: Mapping[str, Any]) -> str:
-    note = ops_claude.session_start_note(str(event.get("cwd") or ""))
-    return _context("SessionStart", note) if note else ""
+def session_start(ctx: HookContext | None, event: Mapping[str, Any]) -> str:
+    cwd = str(event.get("cwd") or "")
+    parts = [ops_claude.session_start_note(cwd)]
+    if ctx is not None:
+        try:
+            parts.append(ops_claude.session_start_brief(ctx, cwd, str(event.get("session_id") or "")))
+        except Exception as e:  # noqa: BLE001 - the brief is left out, the note still goes
+            log_error(ctx.home, f"hook claude-code: no brief: {type(e).__name__}: {e}")
+    text = "\n\n".join(p for p in parts if p)
+    return _context("SessionStart", text) if text else ""
 
 
 def with_deadline(fn: Callable[[], str], seconds: float) -> str:
@@ -109,7 +118,7 @@ def handle(mem: Memory | HookContext | None, raw: str, bot: str | None = None, b
             return ""
         name = event.get("hook_event_name")
         if name == "SessionStart":
-            return session_start(event)
+            return session_start(ctx, event)
         if ctx is None:
             return ""
         if name == "UserPromptSubmit":

@@ -220,7 +220,12 @@ def _recall(mem: Memory, bot: str, args: dict[str, Any], client: str) -> str:
 
 def _load(mem: Memory, bot: str, args: dict[str, Any], client: str) -> str:
     text = ops.load(mem, bot).text or "nothing loads: MEMORY.md is empty or memory is switched off"
-    chat = " ".join(str(args.get("chat") or "").split()) or " ".join(client.split()) or None
+    import os
+
+    from ..ops import claude
+
+    chat = (" ".join(str(args.get("chat") or "").split()) or claude.mcp_chat(client, os.environ)
+            or " ".join(client.split()) or None)      # from Claude Code: its session, left out of the brief
     brief = ops.brief(mem, bot, chat).text     # what the bot did lately in its other conversations
     return text + ("\n\n" + brief if brief else "")
 

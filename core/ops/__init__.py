@@ -47,7 +47,8 @@ _export("ops.reads", "FileGauge", "FolderGauge", "InitResult", "JOURNAL_WHO", "L
 _export("ops.agents", "Found", "discover", "kind_label", "track", "untrack")
 _export("ops.turns", "Periodic", "TurnEnd", "capture", "learned", "organize", "periodic", "remove_learned",
         "report_text", "scan", "turn_begin", "turn_end", "turn_open", "watcher")
-_export("ops.recent_work", "Brief", "Said", "brief")
+_export("ops.recent_work", "Brief", "BriefSwitch", "Said", "brief", "brief_projects", "brief_switch", "claude_brief",
+        "set_brief_switch")
 _export("ops.serving", "ensure_token", "follow_today", "token_path")
 _export("ops.find", "WHY_NO_TOPICS", "open_home", "recall_in", "search_in", "search_range")
 _export("ops.folders", "Forgotten", "kind_of", "refuse", "topic_name_rule", "topic_path")
@@ -106,7 +107,7 @@ _export("ops.room", "FolderActions", "INDEX_TOPIC", "RoomPreview", "folder_actio
 
 __all__ = [  # the same names as _NAMES (tests/test_layering.py checks)
     "AGENT_KINDS", "AMBER_AT", "ARCHIVE_FILE", "Actor", "BadInput", "BotMemoryError", "BotSettings", "Brief",
-    "Busy", "CONNECT_AGENTS", "Candidate", "CaptureReport", "CardResult", "Change", "ConfigValues", "Conflict",
+    "BriefSwitch", "Busy", "CONNECT_AGENTS", "Candidate", "CaptureReport", "CardResult", "Change", "ConfigValues", "Conflict",
     "DEFAULT_TIDY_HOUR", "FileGauge", "FileKind", "FileResult", "FolderGauge", "ForgetResult", "Forgotten", "Found",
     "Frontmatter", "Gauge", "Hit", "Home", "InitResult", "JOURNAL_WHO", "Journal", "LearnedLine", "Level",
     "LinkRefused", "LoadResult", "MEMORY_FILE", "MEMORY_MAX_BYTES", "MEMORY_MAX_LINES", "Memory", "Note",
@@ -116,7 +117,8 @@ __all__ = [  # the same names as _NAMES (tests/test_layering.py checks)
     "TOPIC_NAME_RULE",
     "TeamConflict", "TeamHit", "TeamHits", "TeamNotFound", "TeamResult", "TeamShow", "TeamUndo", "TidyReport",
     "TopicInfo", "Tracked", "TurnEnd", "UndoResult", "Unloaded", "UpkeepState", "WHY_NO_TOPICS", "Watcher", "Write",
-    "apply_config", "atomic_write", "bots", "brief", "capture", "check_bot_id", "check_helper_instance",
+    "apply_config", "atomic_write", "bots", "brief", "brief_projects", "brief_switch", "capture", "claude_brief",
+    "check_bot_id", "check_helper_instance",
     "check_helper_model", "check_tidy_hour", "config_values", "connect_agent", "connection_status", "counted",
     "delete_refusal", "diff_lines", "discover", "ensure_token", "exit_code_for", "file_path", "follow_today",
     "forget", "forget_everywhere", "gauge", "heavy_line", "init", "is_memory", "journal", "journal_row",
@@ -124,7 +126,8 @@ __all__ = [  # the same names as _NAMES (tests/test_layering.py checks)
     "move_overflow", "open_home", "organize", "overflow_preview", "overview", "parse_day", "periodic", "prefer",
     "read_config_strict", "read_frontmatter", "recall", "recall_in", "recall_index_builder", "recall_index_current",
     "redact", "refresh_index", "refuse", "remember", "remove_learned", "report_text", "rm", "save", "scan",
-    "search", "search_in", "search_range", "settings", "show", "sync_resolve", "sync_scheduler", "sync_status",
+    "search", "search_in", "search_range", "set_brief_switch", "settings", "show", "sync_resolve", "sync_scheduler",
+    "sync_status",
     "team_accept", "team_create", "team_delete",
     "team_edit", "team_history", "team_journal", "team_keep_other_side", "team_list", "team_need_rev", "team_pin",
     "team_propose", "team_reject", "team_remove", "team_rename", "team_restore", "team_search", "team_set_bots",
@@ -206,7 +209,8 @@ if TYPE_CHECKING:  # for type checkers: the same names, eagerly
     from .connect import AGENTS as CONNECT_AGENTS
     from .connect import connect as connect_agent
     from .connect import status as connection_status
-    from .recent_work import Brief, Said, brief
+    from .recent_work import (Brief, BriefSwitch, Said, brief, brief_projects, brief_switch, claude_brief,
+                              set_brief_switch)
     from .serving import ensure_token, follow_today, token_path
     from .find import WHY_NO_TOPICS, open_home, recall_in, search_in, search_range
     from .folders import Forgotten, kind_of, refuse, topic_name_rule, topic_path

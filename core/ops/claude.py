@@ -378,6 +378,31 @@ def session_start_note(cwd: str) -> str:
         "comments). What is past it is not in your context.")
 
 
+def session_start_brief(ctx: HookContext, cwd: str, session: str) -> str:
+    """At a session's start, when the project's brief is switched on (``connect claude-code --brief``): what
+    Claude said last in each of the project's other sessions today and yesterday (and other projects', named by
+    project, when that switch is on too); "" otherwise, and when memory is switched off for the tracked folder.
+    Only the ends of the newest transcripts are read (:mod:`botmemory.core.brief.sessions`)."""
+    folder = auto_memory_dir(cwd)
+    if folder is None:
+        return ""
+    from ..brief import switches
+
+    switch = switches.switch_for(ctx.home, folder)
+    if not switch.brief:
+        return ""
+    bot = tracked_bot(ctx.home, folder)
+    if bot is not None:
+        from ..disk import config
+
+        if not config.bot_settings(ctx.home, bot).memory:
+            return ""
+    from ..brief.sessions import session_brief
+
+    return session_brief(folder, ctx.today, Path.home(), os.environ, current=session or None, cwd=cwd,
+                         across=switch.across).text
+
+
 def open_prompt_turn(ctx: HookContext, session: str, cwd: str, bot: str | None,
                      transcript_path: str | None) -> tuple[Path | None, str | None]:
     """A prompt arrives: the project's folder and the id botmemory serves it under (or None), with the

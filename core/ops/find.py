@@ -62,10 +62,22 @@ def search_range(since: str | date | None, until: str | date | None, today: date
 def search_in(home: Home, bot: str, words: Sequence[str], since: str | date | None, until: str | date | None,
               today: date, *, names: tuple[str, str, str] = ("search", "--since", "--until")) -> list[Hit]:
     """Session search over *bot*'s memory: units holding every word in the range, newest first; nothing is
-    found in the memory files while memory is switched off for *bot*."""
+    found in the memory files while memory is switched off for *bot*. For a tracked Claude Code folder, the
+    project's session transcripts too (:mod:`botmemory.core.recall.sessions`: hits with ``"session"``)."""
     from ..disk import config
     from ..recall.search import search
 
     home.require_bot(bot)
     start, end = search_range(since, until, today, words, names=names)
-    return search(home, bot, words, start, end, include_memory=config.bot_settings(home, bot).memory)
+    on = config.bot_settings(home, bot).memory
+    hits = search(home, bot, words, start, end, include_memory=on)
+    if on and home.kind_name(bot) == "claude-code":     # a Claude Code project's own sessions too
+        import os
+        from pathlib import Path
+
+        from ..recall.sessions import search_sessions
+
+        more = search_sessions(home.workspace(bot), words, start, end, Path.home(), os.environ)
+        if more:   # by day, newest first; within a day the memory's hits, then the sessions' newest first
+            hits = sorted([*hits, *more], key=lambda h: -h.date.toordinal())
+    return hits

@@ -240,6 +240,10 @@ class Hit:
     def as_dict(self) -> dict[str, Any]:
         return {"file": self.file, "date": self.date.isoformat(), "text": self.text}
 
+    def plain(self) -> str:
+        """The hit as ``search`` prints it: ``FILE · DATE · TEXT``."""
+        return f"{self.file} · {self.date.isoformat()} · {self.text}"
+
 
 # ----- passages of a topic
 

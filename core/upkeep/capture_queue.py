@@ -9,7 +9,6 @@ import os
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +21,7 @@ from ..disk.safeio import WorkspaceLock, atomic_write, read_file
 from ..store.writer import Actor
 
 from ..base.wording import counted
+from ..text.transcript import ROLES as ROLES, Message as Message, parse_line as parse_line   # (capture reads them here)
 
 logger = get_logger(__name__)
 
@@ -38,7 +38,6 @@ MAX_FACTS = 40
 MAX_ABOUT_ME_CHARS = 300
 CLAIM_SECONDS = 300         # another live process's batch is left alone this long
 MAX_ATTEMPTS = 2            # a batch is tried once more after a crash or a failing helper
-ROLES = ("person", "bot", "other-person", "other-bot")
 STARTERS = ("person", "bot", "harness", "routine", "webhook")
 TARGETS = ("memory", "topic", "about-me", "team")
 KINDS = ("preference", "person", "decision", "outcome", "other")
@@ -189,12 +188,6 @@ def due_chats(chats: Sequence[dict[str, Any]], now: float, quiet: float) -> list
 # ----- reading a turn's messages
 
 
-@dataclass(frozen=True)
-class Message:
-    role: str
-    text: str
-
-
 def read_turn(transcript: str, start: int, end: int) -> tuple[list[Message], str | None]:
     """The messages of one turn's part of a transcript, and a note when something was off.
 
@@ -239,32 +232,3 @@ def read_turn(transcript: str, start: int, end: int) -> tuple[list[Message], str
     if torn:
         note = (note + "; " if note else "") + f"{counted(torn, 'unreadable line')} left out"
     return out, note
-
-
-def parse_line(raw: bytes) -> Message | None:
-    """One transcript line: ours (``role``/``text``) or Claude Code's (``type``/``message``). None when unreadable."""
-    try:
-        d = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError):
-        return None
-    if not isinstance(d, dict):
-        return None
-    role, text = d.get("role"), d.get("text")
-    if isinstance(role, str) and isinstance(text, str):
-        return Message(role, text) if role in ROLES else None
-    kind, msg = d.get("type"), d.get("message")
-    if kind not in ("user", "assistant") or not isinstance(msg, dict):
-        return None
-    if d.get("isMeta") is True or d.get("toolUseResult") is not None:
-        return Message("other", "")       # not the person's words
-    content = msg.get("content")
-    if isinstance(content, str):
-        parts = [content]
-    elif isinstance(content, list):
-        if any(isinstance(p, dict) and p.get("type") == "tool_result" for p in content):
-            return Message("other", "")
-        parts = [p["text"] for p in content
-                 if isinstance(p, dict) and p.get("type") == "text" and isinstance(p.get("text"), str)]
-    else:
-        return None
-    return Message("person" if kind == "user" else "bot", "\n".join(parts))

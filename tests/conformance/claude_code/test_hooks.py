@@ -14,7 +14,7 @@ import pytest
 from botmemory.core.kinds.claude_code_paths import sanitized
 
 from . import oracle
-from .conftest import botmemory_json, track
+from .conftest import botmemory, botmemory_json, track
 from .fake_model import FakeModel
 
 pytestmark = [pytest.mark.conformance, pytest.mark.timeout(900)]
@@ -115,3 +115,29 @@ def test_two_sessions_at_once_are_each_credited_with_their_own_change(claude, tm
     rows = botmemory_json(tmp_path / "bm", "journal", bot, env=env)
     assert isinstance(rows, list)
     assert sorted((r["file"], r["chat"]) for r in rows) == sorted(sessions.items())
+
+
+def test_the_brief_of_the_projects_other_sessions_reaches_the_next_sessions_request(claude, tmp_path, project):
+    """The README's way: ``connect claude-code --brief`` in the project (the hooks in its settings, the brief
+    switched on). A first ``claude -p`` session ends with an answer holding a key; the second session's request
+    carries, as its SessionStart hook's context, what the first said — redacted — named by the first's prompt."""
+    from botmemory.core.brief.sessions import HEADER
+
+    home, cwd, _folder = project
+    env = {"HOME": str(home)}
+    code, out = botmemory(tmp_path / "bm", "connect", "claude-code", "--brief", "--project", str(cwd), env=env)
+    assert code == 0 and "the recent-work brief at the start of each session" in out
+    key = "sk-proj-Zr4Kq9Lm2Xv8Tb3Nw6Hy1Pc5Df7Gj0Rs4Ue8Ia2Ok6Vl9Mz"
+    first = oracle.run(claude, home, cwd, prompt="Fix the invoice export",
+                       script=[{"text": f"Fixed the invoice export; staging uses the key {key} now."}])
+    assert first.code == 0, first.stderr
+    assert "SessionStart" not in first.contexts            # no other session yet: no brief, no empty block
+    second = oracle.run(claude, home, cwd, prompt="What did we do lately?")
+    assert second.code == 0, second.stderr
+    (brief,) = second.contexts["SessionStart"]
+    lines = brief.splitlines()
+    assert lines[0] == HEADER and len(lines) == 2
+    assert lines[1].startswith(("- today ", "- yesterday ")) and lines[1].endswith(   # (run at midnight)
+        ' · session · "Fix the invoice export" · you said: "Fixed the invoice export; staging uses the key '
+        f'«redacted {len(key)} chars» now."')
+    assert key not in json.dumps(second.requests)
