@@ -49,6 +49,22 @@ class LinkRefused(Refused):
         self.link = shown
 
 
+class HardLinkRefused(LinkRefused):
+    """A regular file with more than one name (exit 4): treated like a symbolic link, since a write in
+    place (the archive's append) or a copy of its text would reach the file its other name belongs to.
+
+    With *links*, *shown* is the file as named in messages; without, *shown* is the whole message."""
+
+    def __init__(self, shown: str, links: int | None = None) -> None:
+        if links is None:
+            Refused.__init__(self, shown)
+        else:
+            Refused.__init__(self, f"{shown} is a hard link ({links} names for one file); botmemory does not "
+                                   "read or write a file that is also elsewhere")
+        self.link = shown
+        self.ident: tuple[int, int] | None = None   # the file's device and inode, when known
+
+
 class Busy(BotMemoryError, TimeoutError):
     """Another botmemory process holds the lock too long (exit 1): nothing was written; try again."""
 

@@ -30,10 +30,24 @@ from pathlib import Path
 from ..base.record import record
 from ..base.log import get_logger
 from ..base.errors import BadInput, Busy, Conflict, Refused
-from .nofollow import _NOFOLLOW, _NONBLOCK, Dir, _check_target, _is_link, _open_file, _parent, _show, link_refusal
+from .nofollow import (
+    _NOFOLLOW,
+    _NONBLOCK,
+    Dir,
+    _check_target,
+    _is_link,
+    _open_file,
+    _parent,
+    _show,
+    check_hard_link,
+    link_refusal,
+)
 from .nofollow import (  # re-exported: callers take them from safeio
     FILE_MODE as FILE_MODE,
     fsync_dir as fsync_dir,
+    hard_link_refusal as hard_link_refusal,
+    hard_linked as hard_linked,
+    say_hard_link as say_hard_link,
     make_dirs as make_dirs,
     open_dir_nofollow as open_dir_nofollow,
     pread as pread,
@@ -138,6 +152,7 @@ def read_bytes_in(d: Dir, name: str, shown: str) -> tuple[bytes, os.stat_result]
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise BadInput(f"{shown} is not a regular file")
+        check_hard_link(st, shown)
         if st.st_size > MAX_FILE_BYTES:
             raise TooLarge(shown, st.st_size)
         chunks = [os.read(fd, st.st_size + 1)]     # one read when the size held (a short read: the end)
@@ -186,12 +201,16 @@ class Folders:
         return got
 
     def lstat(self, path: Path) -> os.stat_result | None:
-        """A regular file's stat; None when it is missing, a link or not a regular file."""
+        """A regular file's stat; None when it is missing, a link or not a regular file. A regular file
+        with another name (a hard link) is :class:`HardLinkRefused`: neither read nor taken as gone."""
         try:
             st = self.dir(path.parent).lstat(path.name)
         except (FileNotFoundError, NotADirectoryError):
             return None
-        return st if stat.S_ISREG(st.st_mode) and not _is_link(st) else None
+        if not stat.S_ISREG(st.st_mode) or _is_link(st):
+            return None
+        check_hard_link(st, _show(path, self.root))
+        return st
 
     def read(self, path: Path) -> FileText | None:
         try:
@@ -201,16 +220,27 @@ class Folders:
         return read_in(d, path.name, _show(path, self.root))
 
     def list(self, folder: Path) -> list[tuple[str, bool]]:
-        """(name, is a regular file, not a link) of each entry; [] when the folder is missing."""
+        """(name, is a regular file with one name, not a link) of each entry; [] when the folder is missing.
+        A hard-linked file is listed as not regular, and said once (:func:`say_hard_link`)."""
         try:
             d = self.dir(folder)
         except (FileNotFoundError, NotADirectoryError):
             return []
-        if d.fd is None:  # pragma: no cover - Windows
-            with os.scandir(d.path) as it:
-                return [(e.name, e.is_file(follow_symlinks=False) and not e.is_symlink()) for e in it]
-        with os.scandir(d.fd) as it:
-            return [(e.name, e.is_file(follow_symlinks=False)) for e in it]
+        out: list[tuple[str, bool]] = []
+        with os.scandir(d.fd if d.fd is not None else d.path) as it:
+            for e in it:
+                regular = e.is_file(follow_symlinks=False) and not e.is_symlink()
+                if regular:
+                    try:
+                        st = e.stat(follow_symlinks=False)
+                    except OSError:
+                        regular = False
+                    else:
+                        if hard_linked(st):
+                            say_hard_link(hard_link_refusal(st, _show(folder / e.name, self.root)))
+                            regular = False
+                out.append((e.name, regular))
+        return out
 
 
 def file_size(path: Path, root: Path | None = None) -> int | None:
@@ -225,6 +255,7 @@ def file_size(path: Path, root: Path | None = None) -> int | None:
         raise link_refusal(shown)
     if not stat.S_ISREG(st.st_mode):
         raise BadInput(f"{shown} is not a regular file")
+    check_hard_link(st, shown)
     return st.st_size
 
 
@@ -240,8 +271,10 @@ def hash_file(path: Path, root: Path | None = None) -> tuple[str, int] | None:
     except (FileNotFoundError, NotADirectoryError):
         return None
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
             raise BadInput(f"{shown} is not a regular file")
+        check_hard_link(st, shown)
         h = new_sha256()
         size = 0
         while chunk := os.read(fd, 1 << 20):
@@ -340,6 +373,7 @@ def _append(path: Path, data: bytes, root: Path | None, *, hashed: bool) -> Appe
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise Refused(f"{shown} is not a regular file")
+        check_hard_link(st, shown)   # an append in place would land in the file's other name too
         size = st.st_size
         sep = size > 0 and pread(fd, 1, size - 1) != b"\n"
         added = (b"\n" if sep else b"") + data
@@ -374,6 +408,7 @@ def cut_file(path: Path, size: int, expected_hash: str, root: Path | None = None
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise Refused(f"{shown} is not a regular file")
+        check_hard_link(st, shown)
         if st.st_size < size or st.st_size - size > MAX_FILE_BYTES:
             raise Conflict(shown, "", "")
         h = new_sha256()

@@ -21,7 +21,7 @@ from ..disk import config
 from ..text import entries as E
 from ..text.entries import append_text, archived_text
 from ..text.budget import MEMORY_MAX_BYTES, MEMORY_MAX_LINES, Gauge, gauge
-from ..base.errors import BadInput, Conflict, LinkRefused, Refused
+from ..base.errors import BadInput, Conflict, HardLinkRefused, LinkRefused, Refused
 from ..text.frontmatter import body_start
 from ..disk.paths import ARCHIVE_FILE, MEMORY_FILE, Home, FileKind, classify
 from ..disk.safeio import FileText, WorkspaceLock, atomic_write, file_size, read_file
@@ -379,7 +379,8 @@ def read_to_forget(store: Store, bot: str, rel: str) -> FileText | None:
 
 
 def check_no_links(home: Home, bot: str) -> None:
-    """A memory file or folder that is a symbolic link is skipped by the listing; forget must say it could not look.
+    """A memory file or folder that is a symbolic link (or a file with another name, a hard link) is skipped
+    by the listing; forget must say it could not look.
 
     Looks in every folder *bot*'s kind keeps memory in (a workspace: its top and
     ``memory/``; daily logs are never forgotten in) for a ``.md`` link the kind
@@ -397,7 +398,10 @@ def check_no_links(home: Home, bot: str) -> None:
         if not d.is_dir():
             continue
         for p in sorted(d.iterdir()):
-            if p.suffix != ".md" or not p.is_symlink():
+            if p.suffix != ".md":
+                continue
+            links = 1 if p.is_symlink() or not p.is_file() else p.lstat().st_nlink
+            if not p.is_symlink() and links < 2:
                 continue
             rel = p.relative_to(ws).as_posix()
             try:
@@ -405,6 +409,9 @@ def check_no_links(home: Home, bot: str) -> None:
             except BadInput:
                 continue                          # not a memory file of this kind (AGENTS.md, a README)
             if kind is not FileKind.LOG:
+                if links > 1:
+                    raise HardLinkRefused(f"forget cannot look at {rel}: it is a hard link ({links} names for "
+                                          "one file); nothing was forgotten anywhere")
                 raise _linked(rel)
 
 

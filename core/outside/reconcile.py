@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..base.log import get_logger
-from ..base.errors import BadInput, BotMemoryError, Refused
+from ..base.errors import BadInput, BotMemoryError, HardLinkRefused, Refused
 from ..store.journal import Row, make_row
-from ..disk.safeio import Folders
+from ..disk.safeio import Folders, say_hard_link
 from ..store.shadows import Index, Shadow, folder_files
 from ..store.writer import Actor, Change, new_change_id
 
@@ -99,6 +99,9 @@ def _compare(mem: Memory, bot: str, actor: Actor, ws: Path, index: Index, only: 
         path = ws / rel
         try:
             st = folders.lstat(path)
+        except HardLinkRefused as e:  # a file with another name: neither read nor taken as deleted
+            say_hard_link(e)
+            continue
         except Refused as e:  # a linked folder: neither read nor taken as deleted
             logger.warning("not comparing %s/%s: %s", bot, rel, e)
             continue
@@ -118,6 +121,9 @@ def _compare(mem: Memory, bot: str, actor: Actor, ws: Path, index: Index, only: 
             continue
         try:
             ft = folders.read(path)
+        except HardLinkRefused as e:
+            say_hard_link(e)
+            continue
         except (OSError, BotMemoryError) as e:
             logger.warning("could not read %s/%s: %s", bot, rel, e)
             continue
