@@ -2,7 +2,7 @@
 
 Every memory file's last-known text is kept under
 ``<home>/botmemory/shadows/<bot>/`` (outside the workspace, 0600, redacted),
-with the real file's hash, size, modification time and inode in one
+with the real file's hash, size, modification and change times and inode in one
 ``index.json`` per bot (the copies themselves in pack files). The app's own
 writes update them right after their journal row, so they are never
 mistaken for outside changes.
@@ -46,29 +46,38 @@ class Shadow:
     pack: str
     offset: int
     length: int
+    ctime_ns: int = -1   # the inode's change time (-1: not known, an index written before it was kept)
 
     def same_stat(self, st: os.stat_result) -> bool:
+        """The file is as it was looked at, by its status alone: size, modification and change times and
+        inode all the same, and the change time old enough to be trusted. An edit in place that keeps the
+        size and puts the old modification time back still moves the change time (only the kernel sets it);
+        anything doubtful is hashed."""
         return (st.st_size == self.size and st.st_mtime_ns == self.mtime_ns and st.st_ino == self.ino
-                and self.mtime_ns < self.at_ns - RACY_NS)
+                and st.st_ctime_ns == self.ctime_ns
+                and max(self.mtime_ns, self.ctime_ns) < self.at_ns - RACY_NS)
 
     def seen_again(self, st: os.stat_result) -> Shadow:
         """The same text, looked at again now (its time stamps may be trusted from here on)."""
-        return replace(self, size=st.st_size, mtime_ns=st.st_mtime_ns, ino=st.st_ino, at_ns=time.time_ns())
+        return replace(self, size=st.st_size, mtime_ns=st.st_mtime_ns, ino=st.st_ino, ctime_ns=st.st_ctime_ns,
+                       at_ns=time.time_ns())
 
     def dump(self) -> list[Any]:
         return [self.hash, self.size, self.mtime_ns, self.ino, self.at_ns, self.copy, self.secret, self.valid,
-                self.pack, self.offset, self.length]
+                self.pack, self.offset, self.length, self.ctime_ns]
 
     @classmethod
     def load(cls, v: object) -> Shadow | None:
-        if not (isinstance(v, list) and len(v) == 11):
+        if not (isinstance(v, list) and len(v) in (11, 12)):
             return None
-        h, size, mtime, ino, at, copy, secret, valid, pack, offset, length = v
+        h, size, mtime, ino, at, copy, secret, valid, pack, offset, length = v[:11]
+        ctime = v[11] if len(v) == 12 else -1
         if not (isinstance(h, str) and isinstance(copy, str) and isinstance(pack, str)
                 and isinstance(secret, bool) and isinstance(valid, bool)
-                and all(isinstance(x, int) for x in (size, mtime, ino, at, offset, length))):
+                and all(isinstance(x, int) and not isinstance(x, bool)
+                        for x in (size, mtime, ino, at, offset, length, ctime))):
             return None
-        return cls(h, size, mtime, ino, at, copy, secret, valid, pack, offset, length)
+        return cls(h, size, mtime, ino, at, copy, secret, valid, pack, offset, length, ctime)
 
 
 @dataclass
@@ -257,12 +266,12 @@ class Shadows:
         for (s, secret, copy_hash), (_, data) in zip(meta, copies):
             st = s.st if s.st is not None else _stat(ws / s.rel)
             if st is None or (s.valid and st.st_size != len(s.text.encode("utf-8"))):
-                size, mtime, ino = -1, -1, -1   # the file moved on already: compare by hash next time
+                size, mtime, ino, ctime = -1, -1, -1, -1   # the file moved on already: compare by hash next time
             else:
-                size, mtime, ino = st.st_size, st.st_mtime_ns, st.st_ino
+                size, mtime, ino, ctime = st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns
             pack, offset = where[s.rel]
             index.files[s.rel] = Shadow(s.hash, size, mtime, ino, now, copy_hash, secret, s.valid,
-                                        pack, offset, len(data))
+                                        pack, offset, len(data), ctime)
 
     def _compact(self, bot: str, index: Index) -> None:
         copies: list[tuple[str, bytes]] = []
