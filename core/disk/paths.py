@@ -19,7 +19,7 @@ from enum import Enum
 from pathlib import Path
 
 from ..base.record import record, field
-from ..base.errors import BadInput, LinkRefused
+from ..base.errors import BadInput, LinkRefused, Refused
 
 TYPE_CHECKING = False   # typing is not imported at run time: a recall process never needs it
 if TYPE_CHECKING:
@@ -343,6 +343,36 @@ class Home:
 
     def topics(self, bot: str) -> list[str]:
         return [r for r in self.memory_files(bot) if self.classify(bot, r) is FileKind.TOPIC]
+
+
+def check_owner(path: Path, what: str = "the home") -> None:
+    """Running as root on a folder another user owns is refused (:class:`Refused`, one line): every file
+    botmemory wrote there would be root's, which that user could not read. The folder's own owner (or, for
+    one not made yet, its nearest existing parent's) decides; root on root's own folders is fine."""
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        return
+    p = path
+    while True:
+        try:
+            uid = os.stat(p).st_uid
+            break
+        except FileNotFoundError:
+            if p.parent == p:
+                return
+            p = p.parent
+        except OSError:
+            return
+    if uid == 0:
+        return
+    try:
+        import pwd
+
+        name = pwd.getpwuid(uid).pw_name
+    except (ImportError, KeyError):
+        name = str(uid)
+    raise Refused(f"botmemory is running as root on {what} {path}, which belongs to {name} (uid {uid}): every "
+                  f"file it wrote there would be root's, which {name} could not read; run it as that user "
+                  f"(sudo -u {name} botmemory …)")
 
 
 def _one_name(p: Path) -> bool:

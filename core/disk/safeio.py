@@ -259,6 +259,19 @@ def file_size(path: Path, root: Path | None = None) -> int | None:
     return st.st_size
 
 
+def file_mode(path: Path, root: Path | None = None) -> int | None:
+    """The permission bits of a regular file (not read), or None when absent (links refused as in
+    :func:`read_file`)."""
+    try:
+        with _parent(path, root) as d:
+            st = d.lstat(path.name)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    if _is_link(st):
+        raise link_refusal(_show(path, root))
+    return stat.S_IMODE(st.st_mode)
+
+
 def hash_file(path: Path, root: Path | None = None) -> tuple[str, int] | None:
     """The SHA-256 and size of a file of any size, streamed (never held whole); None when absent."""
     shown = _show(path, root)
@@ -293,16 +306,85 @@ def atomic_write(path: Path, data: bytes, root: Path | None = None, mode: int = 
     *mode* (0600 unless told: a file of someone else's, such as an agent's
     settings, passes the mode it had).
     """
-    shown = _show(path, root)
-    if len(data) > MAX_FILE_BYTES:
-        raise BadInput(f"refusing to write {len(data) / 1e6:.0f} MB to {shown}: the limit is "
-                       f"{MAX_FILE_BYTES // (1024 * 1024)} MB")
-    if root is None:
-        make_dirs(path.parent)
-    with _parent(path, root, create=True) as d:
+    with Stager() as st:
+        st.stage(path, data, root, mode).commit()
+
+
+class Staged:
+    """A file's new bytes, written and fsynced to a temp file beside it, not yet in its place.
+
+    :meth:`commit` renames it over the file (raising only when the file was *not* replaced);
+    :meth:`abort` deletes it. Staging every file of a batch first means a full disk or a refused
+    write stops the batch before any file changed.
+    """
+
+    def __init__(self, d: Dir, name: str, tmp: str, shown: str) -> None:
+        self._d, self.name, self.tmp, self.shown = d, name, tmp, shown
+        self.done = False
+        self.evidence = False   # left in place when not committed: its presence says the rename never happened
+
+    def commit(self) -> None:
+        if self.done:
+            raise ValueError(f"{self.shown} was committed or aborted already")
+        try:
+            _check_target(self._d, self.name, self.shown)
+            self._d.replace(self.tmp, self.name)
+        except BaseException:
+            self.abort()
+            raise
+        self.done = True
+        try:
+            self._d.fsync()
+        except OSError as e:   # the file is in place; only the folder's own record may lag
+            logger.warning("could not sync the folder of %s: %s", self.shown, e)
+
+    def abort(self) -> None:
+        """Delete the temp file (unless it is :attr:`evidence`: then it stays for the next start, which
+        reads it as "not renamed" and cleans it)."""
+        if self.done or self.evidence:   # evidence: left pending (the stager's end aborts it, if no longer)
+            return
+        self.done = True
+        try:
+            self._d.unlink(self.tmp)
+        except OSError:
+            pass
+
+
+class Stager:
+    """Stages files (:class:`Staged`), keeping each folder opened once; on leaving, whatever was staged
+    and neither committed nor aborted is aborted, and the folders are closed."""
+
+    def __init__(self) -> None:
+        self._stack = ExitStack()
+        self._dirs: dict[tuple[Path, Path | None], Dir] = {}
+        self.staged: list[Staged] = []
+
+    def __enter__(self) -> Stager:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        try:
+            for s in self.staged:
+                s.abort()
+        finally:
+            self._stack.close()
+
+    def stage(self, path: Path, data: bytes, root: Path | None = None, mode: int = FILE_MODE) -> Staged:
+        """Write *data* to a temp file beside *path* (see :func:`atomic_write`); nothing replaced yet."""
+        shown = _show(path, root)
+        if len(data) > MAX_FILE_BYTES:
+            raise BadInput(f"refusing to write {len(data) / 1e6:.0f} MB to {shown}: the limit is "
+                           f"{MAX_FILE_BYTES // (1024 * 1024)} MB")
+        key = (path.parent, root)
+        d = self._dirs.get(key)
+        if d is None:
+            if root is None:
+                make_dirs(path.parent)
+            d = self._dirs[key] = self._stack.enter_context(_parent(path, root, create=True))
         _check_target(d, path.name, shown)
         tmp = f".{path.name}.{os.urandom(4).hex()}{TEMP_SUFFIX}"
         fd = d.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, FILE_MODE & mode)
+        staged = Staged(d, path.name, tmp, shown)
         try:
             try:
                 view = memoryview(data)
@@ -316,15 +398,11 @@ def atomic_write(path: Path, data: bytes, root: Path | None = None, mode: int = 
                 os.close(fd)
             if not hasattr(os, "fchmod"):  # pragma: no cover - Windows
                 os.chmod(d.path / tmp, mode)
-            _check_target(d, path.name, shown)
-            d.replace(tmp, path.name)
         except BaseException:
-            try:
-                d.unlink(tmp)
-            except OSError:
-                pass
+            staged.abort()
             raise
-        d.fsync()
+        self.staged.append(staged)
+        return staged
 
 
 def append_file(path: Path, data: bytes, root: Path | None = None) -> tuple[int, bool]:

@@ -21,10 +21,10 @@ from ..disk import config
 from ..text import entries as E
 from ..text.entries import append_text, archived_text
 from ..text.budget import MEMORY_MAX_BYTES, MEMORY_MAX_LINES, Gauge, gauge
-from ..base.errors import BadInput, Conflict, HardLinkRefused, LinkRefused, Refused
+from ..base.errors import BadInput, Conflict, HardLinkRefused, LinkRefused, Refused, named
 from ..text.frontmatter import body_start
 from ..disk.paths import ARCHIVE_FILE, MEMORY_FILE, Home, FileKind, classify
-from ..disk.safeio import FileText, WorkspaceLock, atomic_write, file_size, read_file
+from ..disk.safeio import FileText, Stager, WorkspaceLock, atomic_write, file_size, read_file
 from ..store.writer import Actor, Change, Store, Write, redact
 
 logger = get_logger(__name__)
@@ -361,12 +361,21 @@ def forget(store: Store, bot: str, words: Sequence[str], actor: Actor, *, about_
                 removed.extend(about[1])
                 files.append("about-me.md")
             return ForgetResult(removed, files)
-        changes = store.apply(bot, writes, actor) if writes else []
+        # every new text is on disk before any file changes (About me and profile-learned.json staged here,
+        # the workspace's files by the store): a full disk stops forget with nothing changed
+        with Stager() as stager:
+            try:
+                staged = [stager.stage(home.about_me, about[0].encode("utf-8"))] if about is not None else []
+                if _with_forgotten(learned, clean, store.today):
+                    staged.append(stager.stage(home.profile_learned, _learned_bytes(learned)))
+            except OSError as e:
+                raise (named(e, "nothing was written") or e) from e
+            changes = store.apply(bot, writes, actor) if writes else []
+            for st in staged:
+                st.commit()
         if about is not None:
-            atomic_write(home.about_me, about[0].encode("utf-8"))
             removed.extend(about[1])
             files.append("about-me.md")
-        _keep_forgotten(home, learned, clean, store.today)
     return ForgetResult(removed, files, changes)
 
 
@@ -458,16 +467,21 @@ def _read_learned_strict(home: Home) -> dict[str, Any]:
     return data
 
 
+def _learned_bytes(data: dict[str, Any]) -> bytes:
+    return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+
+
 def _write_learned(home: Home, data: dict[str, Any]) -> None:
-    atomic_write(home.profile_learned, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
+    atomic_write(home.profile_learned, _learned_bytes(data))
 
 
-def _keep_forgotten(home: Home, data: dict[str, Any], words: Sequence[str], today: date) -> None:
-    """Add *words* to the forgotten list in *data* (read under the held home lock) and write it."""
+def _with_forgotten(data: dict[str, Any], words: Sequence[str], today: date) -> bool:
+    """Add *words* to the forgotten list in *data* (read under the held home lock); False when it has them."""
     entry = {"words": [redact(w) for w in words], "at": today.isoformat()}   # kept outside the workspace
-    if not any(isinstance(f, dict) and f.get("words") == entry["words"] for f in data["forgotten"]):
-        data["forgotten"].append(entry)
-        _write_learned(home, data)
+    if any(isinstance(f, dict) and f.get("words") == entry["words"] for f in data["forgotten"]):
+        return False
+    data["forgotten"].append(entry)
+    return True
 
 
 def _word_lists(data: dict[str, Any]) -> list[list[str]]:
