@@ -44,7 +44,7 @@ class Pending:
 
 
 def _line(row: Row, temp: str | None) -> bytes:
-    d = row.as_dict()
+    d = row.as_dict(stored=True)
     if temp is not None:
         d["temp"] = temp
     return (json.dumps(d, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")

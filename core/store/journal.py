@@ -98,7 +98,8 @@ class Row:
     words: str | None = None          # a cut diff's word filter: every changed line's words (WordFilter)
     after: list[Any] | None = None    # how to rebuild the text after the change from the earlier one (:func:`splice`)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self, *, stored: bool = False) -> dict[str, Any]:
+        """The row as DESIGN.md lists its fields; *stored*: also what only the journal keeps (``after``)."""
         d: dict[str, Any] = {
             "id": self.id, "at": self.at, "bot": self.bot, "who": self.who, "how": self.how,
             "chat": self.chat, "file": self.file, "before_hash": self.before_hash,
@@ -113,7 +114,7 @@ class Row:
             d["added"], d["removed"] = self.added, self.removed
         if self.words is not None:
             d["words"] = self.words
-        if self.after is not None:
+        if stored and self.after is not None:
             d["after"] = self.after
         return d
 
@@ -156,7 +157,7 @@ class Row:
         return text, len(self.after) > 3
 
     def line(self) -> bytes:
-        return (json.dumps(self.as_dict(), ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+        return (json.dumps(self.as_dict(stored=True), ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
 
     def changed_lines(self) -> Iterator[str]:
         """The diff's added and removed lines (what ``--grep`` searches, with :attr:`words` past a cut)."""

@@ -325,3 +325,70 @@ def test_thirty_writes_killed_after_their_rename_keep_thirty_rows(mem):
     added = rows_oldest_first(fresh)[n:]
     assert [(r.who, r.how) for r in added] == [("person", "cli")] * 30
     check_chain(fresh)
+
+
+# ----- a real full disk: a small tmpfs
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A 4 MB tmpfs of its own (skipped where it cannot be mounted: not root, no CAP_SYS_ADMIN)."""
+    mnt = tmp_path / "disk"
+    mnt.mkdir()
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m,mode=0700", "tmpfs", str(mnt)], capture_output=True)
+    if r.returncode != 0:
+        pytest.skip("cannot mount a small tmpfs here")
+    try:
+        yield mnt
+    finally:
+        subprocess.run(["umount", "-l", str(mnt)], capture_output=True)
+
+
+def fill(disk: Path, leave: int) -> Path:
+    """Fill *disk* up to *leave* bytes free (in whole pages)."""
+    filler = disk / "filler"
+    filler.unlink(missing_ok=True)
+    vfs = os.statvfs(disk)
+    size = max(0, vfs.f_bavail * vfs.f_frsize - leave)
+    with open(filler, "wb") as f:
+        f.write(b"\0" * size)
+    return filler
+
+
+def cli_run(root: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "botmemory.core.faces.cli", "--root", str(root), "--today", TODAY,
+                           *args], input=stdin, capture_output=True, text=True)
+
+
+def test_a_real_full_disk_at_every_level_changes_nothing_or_everything_and_leaves_one_chain(small_disk):
+    root = small_disk / "home"
+    assert cli_run(root, "remember", BOT, "the office is in Pune").returncode == 0
+    ws = root / "workspaces" / BOT
+    (ws / "memory" / "trips.md").write_text("# Trips\n- 2026-10-01 · from cli · Pune in May\n" + "filler line\n" * 400)
+    assert cli_run(root, "watch", "--once").returncode == 0
+    outcomes: dict[int, int] = {}
+    for level in (0, 4096, 16 * 1024, 40 * 1024, 72 * 1024):
+        for i, (args, stdin) in enumerate([(["remember", BOT, f"note at {level}"], None),
+                                           (["save", BOT, "memory/trips.md"], f"# Trips\n- saved at {level}\n"),
+                                           (["forget", BOT, "Pune"], None)]):
+            before = {p: p.read_bytes() for p in ws.rglob("*.md")}
+            filler = fill(small_disk, level)
+            r = cli_run(root, *args, stdin=stdin)
+            filler.unlink()
+            assert "Traceback" not in r.stderr, (level, args, r.stderr)
+            assert r.returncode in (0, 5), (level, args, r.returncode, r.stderr)
+            outcomes[r.returncode] = outcomes.get(r.returncode, 0) + 1
+            if r.returncode == 5:
+                assert r.stderr.startswith("botmemory: disk full"), r.stderr
+                assert {p: p.read_bytes() for p in ws.rglob("*.md")} == before, f"{args} at {level}: exit 5, changed"
+            if args[0] == "forget" and r.returncode == 0:
+                (ws / "MEMORY.md").write_text((ws / "MEMORY.md").read_text() + "- 2026-10-02 · from cli · Pune\n")
+            else:
+                (ws / "MEMORY.md").write_text((ws / "MEMORY.md").read_text() + f"- 2026-10-02 · outside {level} {i}\n")
+            mem = Memory.open(str(root), TODAY)
+            T.scan(mem)
+            check_chain(mem)
+            newest = mem.journal.list(BOT, file=MEMORY_FILE, limit=1)[0]
+            assert newest.how == "outside" and mem.undo(BOT, newest.id) is not None
+            check_chain(mem)
+    assert outcomes.get(5) and outcomes.get(0), outcomes      # both a refused and a finished write were seen
