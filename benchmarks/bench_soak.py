@@ -227,7 +227,9 @@ class Soak:
                     f.close()
 
     def outside_edit(self) -> None:
-        """A person's editor, between writers: a line appended in place, or a topic replaced by a rename."""
+        """A person's editor, between writers: a line appended in place, or a topic saved the way most
+        editors save (a new file renamed over it) with a line added — never an earlier edit taken out before
+        anything looked (that one would be the person's own loss, not botmemory's)."""
         w = self.word()
         if self.rng.random() < 0.5:
             path = self.ws() / "MEMORY.md"
@@ -235,8 +237,9 @@ class Soak:
                 f.write(f"- 2026-10-02 · from cli · typed in an editor {w}\n")
         else:
             path = self.ws() / self.rng.choice(TOPICS)
+            old = path.read_text(encoding="utf-8") if path.exists() else "# Topic\n"
             tmp = path.with_name(f".{path.name}.swp")
-            tmp.write_text(f"# Topic\n- edited in another editor {w}\n", encoding="utf-8")
+            tmp.write_text(old + f"- edited in another editor {w}\n", encoding="utf-8")
             os.replace(tmp, path)
         self.outside.append(w)
         self.stats["outside edits"] += 1
@@ -262,6 +265,12 @@ class Soak:
             if self.rng.random() < 0.25:
                 self.outside_edit()
             time.sleep(self.rng.uniform(0.02, 0.15))    # leave the other core to the others
+        # a killed `turn end` leaves its turn open (it would end by itself after 30 minutes): the harness ends
+        # what it began, then one last scan
+        turns = self.root / "botmemory" / "turns" / BOT
+        for f in sorted(turns.glob("*.json")) if turns.is_dir() else []:
+            self.cli("turn", "end", BOT, f.stem, "--said", "the soak is over")
+            self.stats["open turns ended at the end"] += 1
         self.cli("watch", "--once")
 
 
@@ -308,6 +317,9 @@ def check(root: Path, soak: Soak, undo_sample: int, rng: random.Random) -> dict[
         for w in words:
             if not any(RowFilter(words=(w,)).matches(r) for r in rows):
                 figures[f"lost: {name}"] += 1
+                where = [p.relative_to(ws).as_posix() for p in [ws / "MEMORY.md", *ws.glob("memory/*.md")]
+                         if w in p.read_text(encoding="utf-8")]
+                print(f"lost ({name}): {w}, now in {where or 'no file'}", file=sys.stderr)
     # undo on a copy: works, or refuses with a named error; the chain stays whole
     copy = root.parent / "undo-copy"
     shutil.copytree(root, copy)

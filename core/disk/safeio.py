@@ -509,7 +509,10 @@ def remove_file(path: Path, root: Path | None = None) -> None:
     with _parent(path, root) as d:
         _check_target(d, path.name, shown)
         d.unlink(path.name)
-        d.fsync()
+        try:
+            d.fsync()
+        except OSError as e:   # the file is gone (raising would say it was not); only the folder's record may lag
+            logger.warning("could not sync the folder of %s: %s", shown, e)
 
 
 def clean_stale_temps(folder: Path, subfolders: tuple[str, ...] = ("", "memory", "memory/log"),

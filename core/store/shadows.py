@@ -321,19 +321,18 @@ class Shadows:
                 return
             if row is not None:
                 index.row = row
-            seen: list[Seen] = []
+            final: dict[str, Seen | None] = {}   # a file changed twice in one batch: its last change decides
             for c in changes:
                 if c.appended or c.cut is not None:   # only the end is known: the shadow is the file as it is now
-                    got = self._reread(bot, c.file)
-                    if got is None:
-                        index.files.pop(c.file, None)
-                    else:
-                        seen.append(got)
+                    final[c.file] = self._reread(bot, c.file)
                 elif c.after is None or c.after_hash is None:
-                    index.files.pop(c.file, None)
+                    final[c.file] = None
                 else:
-                    seen.append(Seen(c.file, c.after, c.after_hash))
-            self.keep(bot, index, seen)
+                    final[c.file] = Seen(c.file, c.after, c.after_hash)
+            for rel, got in final.items():
+                if got is None:
+                    index.files.pop(rel, None)
+            self.keep(bot, index, [got for got in final.values() if got is not None])
             index.files.update(touched or {})
             self.save(bot, index)
 
@@ -360,13 +359,15 @@ class Shadows:
                 return   # they still hold the earlier state: update() did not run
             self.baseline(bot, row=row)
             index = self.load(bot) or Index()
-            seen: list[Seen] = []
+            first: dict[str, Seen | None] = {}   # a file changed twice in one batch: as it was before the first
             for c in changes:
-                if c.before is None or c.before_hash is None:
-                    index.files.pop(c.file, None)
-                else:
-                    seen.append(Seen(c.file, c.before, c.before_hash, c.before_valid))
-            self.keep(bot, index, seen)
+                if c.file not in first:
+                    first[c.file] = (None if c.before is None or c.before_hash is None
+                                     else Seen(c.file, c.before, c.before_hash, c.before_valid))
+            for rel, got in first.items():
+                if got is None:
+                    index.files.pop(rel, None)
+            self.keep(bot, index, [got for got in first.values() if got is not None])
             self.save(bot, index)
 
     def bring_up_to(self, bot: str, seen: Sequence[Seen], gone: Sequence[str],

@@ -163,6 +163,21 @@ def test_a_write_after_a_lost_shadow_update_records_no_outside_row(started, monk
     check_chain(fresh)
 
 
+def test_a_deletion_right_after_an_outside_edit_leaves_no_shadow_behind(started):
+    """One batch holding two changes of a file (the outside edit found first, then the deletion): the last
+    one decides its shadow (the soak found a deleted topic's shadow kept, and the next change forked)."""
+    mem = started
+    ws = mem.home.workspace(BOT)
+    (ws / TOPIC).write_text("# Trips\n- Lisbon in May\n- Porto in June\n")
+    mem.store.delete(BOT, TOPIC, PERSON)
+    index = mem.shadows.load(BOT)
+    assert index is not None and TOPIC not in index.files
+    (ws / TOPIC).write_text("# Trips\n- written again in another editor\n")
+    [row] = T.scan(Memory.open(str(mem.home.root), TODAY))
+    assert row.before_hash is None and row.file == TOPIC
+    check_chain(mem)
+
+
 def test_a_failing_shadow_write_is_one_warning_line_not_a_traceback(tmp_path):
     home = tmp_path / "home"
     script = textwrap.dedent(f"""
