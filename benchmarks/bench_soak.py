@@ -117,8 +117,9 @@ class Soak:
             if r is None or r.returncode != 0:
                 return
             turn = r.stdout.strip()
-            path = self.ws() / self.rng.choice(TOPICS)
-            path.write_text(f"# Topic\n- the bot wrote {w} in its turn\n", encoding="utf-8")
+            path = self.ws() / self.rng.choice(TOPICS)   # the bot edits with its own file tools: a line added
+            old = path.read_text(encoding="utf-8") if path.exists() else "# Topic\n"
+            path.write_text(old + f"- the bot wrote {w} in its turn\n", encoding="utf-8")
             r = self.cli("turn", "end", BOT, turn, "--said", f"wrote {w}", kill=kill)
             self._ack(r, w)
 
