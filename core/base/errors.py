@@ -57,19 +57,69 @@ class LinkRefused(Refused):
         self.link = shown
 
 
+class HardLinkRefused(LinkRefused):
+    """A regular file with more than one name (exit 4): treated like a symbolic link, since a write in
+    place (the archive's append) or a copy of its text would reach the file its other name belongs to.
+
+    With *links*, *shown* is the file as named in messages; without, *shown* is the whole message."""
+
+    def __init__(self, shown: str, links: int | None = None) -> None:
+        if links is None:
+            Refused.__init__(self, shown)
+        else:
+            Refused.__init__(self, f"{shown} is a hard link ({links} names for one file); botmemory does not "
+                                   "read or write a file that is also elsewhere")
+        self.link = shown
+        self.ident: tuple[int, int] | None = None   # the file's device and inode, when known
+
+
 class Busy(BotMemoryError, TimeoutError):
     """Another botmemory process holds the lock too long (exit 1): nothing was written; try again."""
 
     exit_code = 1
 
 
+class DiskFull(BotMemoryError):
+    """The disk, or the user's quota, is full (exit 5)."""
+
+    exit_code = 5
+
+
+class PermissionDenied(BotMemoryError):
+    """The system refused a read or a write: the file's or folder's permissions, a read-only file system
+    (exit 6)."""
+
+    exit_code = 6
+
+
+def named(e: OSError, done: str = "") -> BotMemoryError | None:
+    """The named error for an OSError whose cause a person can act on (a full disk, a permission), or
+    None. *done*: what was (not) written, said after the cause (``"nothing was written"``)."""
+    import errno as E
+
+    full = {getattr(E, "ENOSPC", 28), getattr(E, "EDQUOT", 122)}
+    denied = {getattr(E, "EPERM", 1), getattr(E, "EACCES", 13), getattr(E, "EROFS", 30)}
+    where = f" ({e.filename})" if e.filename else ""
+    tail = f"; {done}" if done else ""
+    if e.errno in full:
+        return DiskFull(f"disk full: {e.strerror or 'no space left'}{where}{tail}; free some space and try again")
+    if e.errno in denied:
+        return PermissionDenied(f"permission denied: {e.strerror or 'not permitted'}{where}{tail}")
+    return None
+
+
 def exit_code_for(e: Exception | KeyboardInterrupt, verbose: bool, logger: Logger | LazyLogger) -> int:
     """The exit code for an error that reached the command line, said plainly on stderr first.
 
     Shared by ``cli.main`` and the fast path in ``quick.main``: a core error
-    gives its own code, Ctrl-C 130, a closed pipe 0, anything else 1 (with the
+    gives its own code, a full disk 5 and a permission the system refused 6
+    (:func:`named`), Ctrl-C 130, a closed pipe 0, anything else 1 (with the
     traceback logged when *verbose*).
     """
+    if isinstance(e, OSError) and not isinstance(e, BotMemoryError):
+        known = named(e)
+        if known is not None:
+            e = known
     if isinstance(e, BotMemoryError):
         sys.stderr.write(f"botmemory: {e}\n")
         return e.exit_code

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ..base.log import get_logger
-from ..base.errors import BadInput, LinkRefused, Refused
+from ..base.errors import BadInput, HardLinkRefused, LinkRefused, Refused
 
 logger = get_logger(__name__)
 
@@ -33,6 +33,36 @@ DIR_FD = bool(_NOFOLLOW and _DIRECTORY) and os.open in os.supports_dir_fd and os
 
 def link_refusal(shown: str) -> LinkRefused:
     return LinkRefused(shown)
+
+
+def hard_linked(st: os.stat_result) -> bool:
+    """A regular file with more than one name: treated like a symbolic link (a folder always has several)."""
+    return stat.S_ISREG(st.st_mode) and st.st_nlink > 1
+
+
+def check_hard_link(st: os.stat_result, shown: str) -> None:
+    """:class:`HardLinkRefused` naming *shown* when *st* is a regular file with another name."""
+    if hard_linked(st):
+        raise hard_link_refusal(st, shown)
+
+
+def hard_link_refusal(st: os.stat_result, shown: str) -> HardLinkRefused:
+    e = HardLinkRefused(shown, st.st_nlink)
+    e.ident = (st.st_dev, st.st_ino)
+    return e
+
+
+_SAID: set[object] = set()
+
+
+def say_hard_link(e: HardLinkRefused) -> None:
+    """Log that a hard-linked file was left out, once per process and file (by its device and inode), so
+    a command that only looks says it once however many times it meets the file."""
+    key = e.ident if e.ident is not None else str(e)
+    if key in _SAID:
+        return
+    _SAID.add(key)
+    logger.warning("left out: %s", e)
 
 
 def _is_link(st: os.stat_result) -> bool:
@@ -192,6 +222,7 @@ def _check_target(d: Dir, name: str, shown: str) -> None:
         raise link_refusal(shown)
     if not stat.S_ISREG(st.st_mode):
         raise Refused(f"{shown} is not a regular file")
+    check_hard_link(st, shown)
 
 
 def _show(path: Path, root: Path | None) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import unicodedata
 from collections.abc import Mapping
 from datetime import date
@@ -18,7 +19,7 @@ from enum import Enum
 from pathlib import Path
 
 from ..base.record import record, field
-from ..base.errors import BadInput, LinkRefused
+from ..base.errors import BadInput, LinkRefused, Refused
 
 TYPE_CHECKING = False   # typing is not imported at run time: a recall process never needs it
 if TYPE_CHECKING:
@@ -323,12 +324,12 @@ class Home:
         out: list[str] = []
         if ws.is_symlink() or self.workspaces.is_symlink():  # never listed through a link
             return out
-        if (ws / MEMORY_FILE).is_file() and not (ws / MEMORY_FILE).is_symlink():
+        if _one_name(ws / MEMORY_FILE):
             out.append(MEMORY_FILE)
         mem = ws / "memory"
         if mem.is_dir() and not mem.is_symlink():
             for p in sorted(mem.iterdir()):
-                if p.is_file() and not p.is_symlink() and p.suffix == ".md":
+                if p.suffix == ".md" and _one_name(p):
                     rel = f"memory/{p.name}"
                     if _is_valid(rel):
                         out.append(rel)
@@ -336,12 +337,51 @@ class Home:
             if log.is_dir() and not log.is_symlink():
                 for p in sorted(log.iterdir()):
                     rel = f"{LOG_DIR}/{p.name}"
-                    if p.is_file() and not p.is_symlink() and _is_valid(rel):
+                    if _is_valid(rel) and _one_name(p):
                         out.append(rel)
         return out
 
     def topics(self, bot: str) -> list[str]:
         return [r for r in self.memory_files(bot) if self.classify(bot, r) is FileKind.TOPIC]
+
+
+def check_owner(path: Path, what: str = "the home") -> None:
+    """Running as root on a folder another user owns is refused (:class:`Refused`, one line): every file
+    botmemory wrote there would be root's, which that user could not read. The folder's own owner (or, for
+    one not made yet, its nearest existing parent's) decides; root on root's own folders is fine."""
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        return
+    p = path
+    while True:
+        try:
+            uid = os.stat(p).st_uid
+            break
+        except FileNotFoundError:
+            if p.parent == p:
+                return
+            p = p.parent
+        except OSError:
+            return
+    if uid == 0:
+        return
+    try:
+        import pwd
+
+        name = pwd.getpwuid(uid).pw_name
+    except (ImportError, KeyError):
+        name = str(uid)
+    raise Refused(f"botmemory is running as root on {what} {path}, which belongs to {name} (uid {uid}): every "
+                  f"file it wrote there would be root's, which {name} could not read; run it as that user "
+                  f"(sudo -u {name} botmemory …)")
+
+
+def _one_name(p: Path) -> bool:
+    """A regular file that is not a symbolic link and has no other name (a hard link is left out like a link)."""
+    try:
+        st = p.lstat()
+    except OSError:
+        return False
+    return stat.S_ISREG(st.st_mode) and st.st_nlink == 1
 
 
 def _is_valid(rel: str) -> bool:

@@ -30,10 +30,24 @@ from pathlib import Path
 from ..base.record import record
 from ..base.log import get_logger
 from ..base.errors import BadInput, Busy, Conflict, Refused
-from .nofollow import _NOFOLLOW, _NONBLOCK, Dir, _check_target, _is_link, _open_file, _parent, _show, link_refusal
+from .nofollow import (
+    _NOFOLLOW,
+    _NONBLOCK,
+    Dir,
+    _check_target,
+    _is_link,
+    _open_file,
+    _parent,
+    _show,
+    check_hard_link,
+    link_refusal,
+)
 from .nofollow import (  # re-exported: callers take them from safeio
     FILE_MODE as FILE_MODE,
     fsync_dir as fsync_dir,
+    hard_link_refusal as hard_link_refusal,
+    hard_linked as hard_linked,
+    say_hard_link as say_hard_link,
     make_dirs as make_dirs,
     open_dir_nofollow as open_dir_nofollow,
     pread as pread,
@@ -138,6 +152,7 @@ def read_bytes_in(d: Dir, name: str, shown: str) -> tuple[bytes, os.stat_result]
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise BadInput(f"{shown} is not a regular file")
+        check_hard_link(st, shown)
         if st.st_size > MAX_FILE_BYTES:
             raise TooLarge(shown, st.st_size)
         chunks = [os.read(fd, st.st_size + 1)]     # one read when the size held (a short read: the end)
@@ -186,12 +201,16 @@ class Folders:
         return got
 
     def lstat(self, path: Path) -> os.stat_result | None:
-        """A regular file's stat; None when it is missing, a link or not a regular file."""
+        """A regular file's stat; None when it is missing, a link or not a regular file. A regular file
+        with another name (a hard link) is :class:`HardLinkRefused`: neither read nor taken as gone."""
         try:
             st = self.dir(path.parent).lstat(path.name)
         except (FileNotFoundError, NotADirectoryError):
             return None
-        return st if stat.S_ISREG(st.st_mode) and not _is_link(st) else None
+        if not stat.S_ISREG(st.st_mode) or _is_link(st):
+            return None
+        check_hard_link(st, _show(path, self.root))
+        return st
 
     def read(self, path: Path) -> FileText | None:
         try:
@@ -201,16 +220,27 @@ class Folders:
         return read_in(d, path.name, _show(path, self.root))
 
     def list(self, folder: Path) -> list[tuple[str, bool]]:
-        """(name, is a regular file, not a link) of each entry; [] when the folder is missing."""
+        """(name, is a regular file with one name, not a link) of each entry; [] when the folder is missing.
+        A hard-linked file is listed as not regular, and said once (:func:`say_hard_link`)."""
         try:
             d = self.dir(folder)
         except (FileNotFoundError, NotADirectoryError):
             return []
-        if d.fd is None:  # pragma: no cover - Windows
-            with os.scandir(d.path) as it:
-                return [(e.name, e.is_file(follow_symlinks=False) and not e.is_symlink()) for e in it]
-        with os.scandir(d.fd) as it:
-            return [(e.name, e.is_file(follow_symlinks=False)) for e in it]
+        out: list[tuple[str, bool]] = []
+        with os.scandir(d.fd if d.fd is not None else d.path) as it:
+            for e in it:
+                regular = e.is_file(follow_symlinks=False) and not e.is_symlink()
+                if regular:
+                    try:
+                        st = e.stat(follow_symlinks=False)
+                    except OSError:
+                        regular = False
+                    else:
+                        if hard_linked(st):
+                            say_hard_link(hard_link_refusal(st, _show(folder / e.name, self.root)))
+                            regular = False
+                out.append((e.name, regular))
+        return out
 
 
 def file_size(path: Path, root: Path | None = None) -> int | None:
@@ -225,7 +255,21 @@ def file_size(path: Path, root: Path | None = None) -> int | None:
         raise link_refusal(shown)
     if not stat.S_ISREG(st.st_mode):
         raise BadInput(f"{shown} is not a regular file")
+    check_hard_link(st, shown)
     return st.st_size
+
+
+def file_mode(path: Path, root: Path | None = None) -> int | None:
+    """The permission bits of a regular file (not read), or None when absent (links refused as in
+    :func:`read_file`)."""
+    try:
+        with _parent(path, root) as d:
+            st = d.lstat(path.name)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    if _is_link(st):
+        raise link_refusal(_show(path, root))
+    return stat.S_IMODE(st.st_mode)
 
 
 def hash_file(path: Path, root: Path | None = None) -> tuple[str, int] | None:
@@ -240,8 +284,10 @@ def hash_file(path: Path, root: Path | None = None) -> tuple[str, int] | None:
     except (FileNotFoundError, NotADirectoryError):
         return None
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
             raise BadInput(f"{shown} is not a regular file")
+        check_hard_link(st, shown)
         h = new_sha256()
         size = 0
         while chunk := os.read(fd, 1 << 20):
@@ -263,16 +309,88 @@ def atomic_write(path: Path, data: bytes, root: Path | None = None, mode: int = 
     may be lost in a power cut, still never torn) — for bookkeeping a hook
     writes before every prompt.
     """
-    shown = _show(path, root)
-    if len(data) > MAX_FILE_BYTES:
-        raise BadInput(f"refusing to write {len(data) / 1e6:.0f} MB to {shown}: the limit is "
-                       f"{MAX_FILE_BYTES // (1024 * 1024)} MB")
-    if root is None:
-        make_dirs(path.parent)
-    with _parent(path, root, create=True) as d:
+    with Stager() as st:
+        st.stage(path, data, root, mode, durable=durable).commit()
+
+
+class Staged:
+    """A file's new bytes, written and fsynced to a temp file beside it, not yet in its place.
+
+    :meth:`commit` renames it over the file (raising only when the file was *not* replaced);
+    :meth:`abort` deletes it. Staging every file of a batch first means a full disk or a refused
+    write stops the batch before any file changed.
+    """
+
+    def __init__(self, d: Dir, name: str, tmp: str, shown: str, durable: bool = True) -> None:
+        self._d, self.name, self.tmp, self.shown, self.durable = d, name, tmp, shown, durable
+        self.done = False
+        self.evidence = False   # left in place when not committed: its presence says the rename never happened
+
+    def commit(self) -> None:
+        if self.done:
+            raise ValueError(f"{self.shown} was committed or aborted already")
+        try:
+            _check_target(self._d, self.name, self.shown)
+            self._d.replace(self.tmp, self.name)
+        except BaseException:
+            self.abort()
+            raise
+        self.done = True
+        if not self.durable:
+            return
+        try:
+            self._d.fsync()
+        except OSError as e:   # the file is in place; only the folder's own record may lag
+            logger.warning("could not sync the folder of %s: %s", self.shown, e)
+
+    def abort(self) -> None:
+        """Delete the temp file (unless it is :attr:`evidence`: then it stays for the next start, which
+        reads it as "not renamed" and cleans it)."""
+        if self.done or self.evidence:   # evidence: left pending (the stager's end aborts it, if no longer)
+            return
+        self.done = True
+        try:
+            self._d.unlink(self.tmp)
+        except OSError:
+            pass
+
+
+class Stager:
+    """Stages files (:class:`Staged`), keeping each folder opened once; on leaving, whatever was staged
+    and neither committed nor aborted is aborted, and the folders are closed."""
+
+    def __init__(self) -> None:
+        self._stack = ExitStack()
+        self._dirs: dict[tuple[Path, Path | None], Dir] = {}
+        self.staged: list[Staged] = []
+
+    def __enter__(self) -> Stager:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        try:
+            for s in self.staged:
+                s.abort()
+        finally:
+            self._stack.close()
+
+    def stage(self, path: Path, data: bytes, root: Path | None = None, mode: int = FILE_MODE, *,
+              durable: bool = True) -> Staged:
+        """Write *data* to a temp file beside *path* (see :func:`atomic_write`); nothing replaced yet."""
+        shown = _show(path, root)
+        if len(data) > MAX_FILE_BYTES:
+            raise BadInput(f"refusing to write {len(data) / 1e6:.0f} MB to {shown}: the limit is "
+                           f"{MAX_FILE_BYTES // (1024 * 1024)} MB")
+        key = (path.parent, root)
+        d = self._dirs.get(key)
+        if d is None:
+            if root is None:
+                make_dirs(path.parent)
+            d = self._dirs[key] = self._stack.enter_context(_parent(path, root, create=True))
         _check_target(d, path.name, shown)
         tmp = f".{path.name}.{os.urandom(4).hex()}{TEMP_SUFFIX}"
         fd = d.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, FILE_MODE & mode)
+        staged = Staged(d, path.name, tmp, shown, durable)
         try:
             try:
                 view = memoryview(data)
@@ -287,16 +405,11 @@ def atomic_write(path: Path, data: bytes, root: Path | None = None, mode: int = 
                 os.close(fd)
             if not hasattr(os, "fchmod"):  # pragma: no cover - Windows
                 os.chmod(d.path / tmp, mode)
-            _check_target(d, path.name, shown)
-            d.replace(tmp, path.name)
         except BaseException:
-            try:
-                d.unlink(tmp)
-            except OSError:
-                pass
+            staged.abort()
             raise
-        if durable:
-            d.fsync()
+        self.staged.append(staged)
+        return staged
 
 
 def append_file(path: Path, data: bytes, root: Path | None = None) -> tuple[int, bool]:
@@ -345,6 +458,7 @@ def _append(path: Path, data: bytes, root: Path | None, *, hashed: bool) -> Appe
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise Refused(f"{shown} is not a regular file")
+        check_hard_link(st, shown)   # an append in place would land in the file's other name too
         size = st.st_size
         sep = size > 0 and pread(fd, 1, size - 1) != b"\n"
         added = (b"\n" if sep else b"") + data
@@ -379,6 +493,7 @@ def cut_file(path: Path, size: int, expected_hash: str, root: Path | None = None
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise Refused(f"{shown} is not a regular file")
+        check_hard_link(st, shown)
         if st.st_size < size or st.st_size - size > MAX_FILE_BYTES:
             raise Conflict(shown, "", "")
         h = new_sha256()
@@ -401,7 +516,10 @@ def remove_file(path: Path, root: Path | None = None) -> None:
     with _parent(path, root) as d:
         _check_target(d, path.name, shown)
         d.unlink(path.name)
-        d.fsync()
+        try:
+            d.fsync()
+        except OSError as e:   # the file is gone (raising would say it was not); only the folder's record may lag
+            logger.warning("could not sync the folder of %s: %s", shown, e)
 
 
 def clean_stale_temps(folder: Path, subfolders: tuple[str, ...] = ("", "memory", "memory/log"),

@@ -1,7 +1,8 @@
 """The ``botmemory`` command line: the CLI contract of DESIGN.md.
 
 Exit codes: 0 done; 2 bad usage or bad input (nothing written); 3 conflict
-(the expected hash no longer matches); 4 refused by a rule; 1 busy or anything unexpected.
+(the expected hash no longer matches); 4 refused by a rule; 5 disk full; 6 permission denied;
+1 busy or anything unexpected.
 """
 from __future__ import annotations
 
@@ -57,8 +58,9 @@ Handler = Callable[[Memory, argparse.Namespace], Any]
 EPILOG = """\
 exit codes: 0 done, 2 bad usage or input, such as an argument that is not
 valid UTF-8 (nothing written), 3 conflict (the file changed since it was
-opened), 4 refused by a rule, 1 busy (another botmemory is writing: try
-again) or unexpected.
+opened), 4 refused by a rule, 5 disk full, 6 permission denied (the system
+refused a read or a write, or a read-only file system), 1 busy (another
+botmemory is writing: try again) or unexpected.
 
 The home is --root, else $OPENMAUSBOT_HOME, else ~/.openmausbot when it exists,
 else the platform's data folder for botmemory.

@@ -22,10 +22,10 @@ from ..disk import config
 from ..text import entries as E
 from ..text.entries import append_text, archived_text
 from ..text.budget import MEMORY_MAX_BYTES, MEMORY_MAX_LINES, Gauge, gauge
-from ..base.errors import BadInput, Conflict, LinkRefused, Refused
+from ..base.errors import BadInput, Conflict, HardLinkRefused, LinkRefused, Refused, named
 from ..text.frontmatter import body_start
 from ..disk.paths import ARCHIVE_FILE, MEMORY_FILE, Home, FileKind, classify
-from ..disk.safeio import FileText, WorkspaceLock, atomic_write, file_size, read_file
+from ..disk.safeio import FileText, Stager, WorkspaceLock, atomic_write, file_size, read_file
 from ..store.writer import Actor, Change, Store, Write, redact
 from ..store.home_journal import ABOUT_ME, home_lock
 from ..store.home_journal import record as record_home
@@ -377,13 +377,22 @@ def forget(store: Store, bot: str, words: Sequence[str], actor: Actor, *, about_
                 removed.extend(about[1])
                 files.append("about-me.md")
             return ForgetResult(removed, files, warnings=warnings)
-        changes = store.apply(bot, writes, actor) if writes else []
+        # every new text is on disk before any file changes (About me and profile-learned.json staged here,
+        # the workspace's files by the store): a full disk stops forget with nothing changed
+        learned_before = copy.deepcopy(learned)
+        with Stager() as stager:
+            try:
+                staged = [stager.stage(home.about_me, about[0].encode("utf-8"))] if about is not None else []
+                if _with_forgotten(learned, clean, store.today):
+                    staged.append(stager.stage(home.profile_learned, _learned_bytes(learned)))
+            except OSError as e:
+                raise (named(e, "nothing was written") or e) from e
+            changes = store.apply(bot, writes, actor) if writes else []
+            for st in staged:
+                st.commit()
         if about is not None:
-            atomic_write(home.about_me, about[0].encode("utf-8"))
             removed.extend(about[1])
             files.append("about-me.md")
-        learned_before = copy.deepcopy(learned)
-        _keep_forgotten(home, learned, clean, store.today)
         row = record_home(home, actor, about_ft, about[0] if about is not None else (about_ft.text if about_ft else None),
                           from_bot=bot, learned_before=learned_before, learned_after=learned)
     return ForgetResult(removed, files, changes, warnings, row.id if row is not None else None)
@@ -398,7 +407,8 @@ def read_to_forget(store: Store, bot: str, rel: str) -> FileText | None:
 
 
 def check_no_links(home: Home, bot: str) -> None:
-    """A memory file or folder that is a symbolic link is skipped by the listing; forget must say it could not look.
+    """A memory file or folder that is a symbolic link (or a file with another name, a hard link) is skipped
+    by the listing; forget must say it could not look.
 
     Looks in every folder *bot*'s kind keeps memory in (a workspace: its top and
     ``memory/``; daily logs are never forgotten in) for a ``.md`` link the kind
@@ -416,7 +426,10 @@ def check_no_links(home: Home, bot: str) -> None:
         if not d.is_dir():
             continue
         for p in sorted(d.iterdir()):
-            if p.suffix != ".md" or not p.is_symlink():
+            if p.suffix != ".md":
+                continue
+            links = 1 if p.is_symlink() or not p.is_file() else p.lstat().st_nlink
+            if not p.is_symlink() and links < 2:
                 continue
             rel = p.relative_to(ws).as_posix()
             try:
@@ -424,6 +437,9 @@ def check_no_links(home: Home, bot: str) -> None:
             except BadInput:
                 continue                          # not a memory file of this kind (AGENTS.md, a README)
             if kind is not FileKind.LOG:
+                if links > 1:
+                    raise HardLinkRefused(f"forget cannot look at {rel}: it is a hard link ({links} names for "
+                                          "one file); nothing was forgotten anywhere")
                 raise _linked(rel)
 
 
@@ -470,16 +486,21 @@ def _read_learned_strict(home: Home) -> dict[str, Any]:
     return data
 
 
+def _learned_bytes(data: dict[str, Any]) -> bytes:
+    return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+
+
 def _write_learned(home: Home, data: dict[str, Any]) -> None:
-    atomic_write(home.profile_learned, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
+    atomic_write(home.profile_learned, _learned_bytes(data))
 
 
-def _keep_forgotten(home: Home, data: dict[str, Any], words: Sequence[str], today: date) -> None:
-    """Add *words* to the forgotten list in *data* (read under the held home lock) and write it."""
+def _with_forgotten(data: dict[str, Any], words: Sequence[str], today: date) -> bool:
+    """Add *words* to the forgotten list in *data* (read under the held home lock); False when it has them."""
     entry = {"words": [redact(w) for w in words], "at": today.isoformat()}   # kept outside the workspace
-    if not any(isinstance(f, dict) and f.get("words") == entry["words"] for f in data["forgotten"]):
-        data["forgotten"].append(entry)
-        _write_learned(home, data)
+    if any(isinstance(f, dict) and f.get("words") == entry["words"] for f in data["forgotten"]):
+        return False
+    data["forgotten"].append(entry)
+    return True
 
 
 def _word_lists(data: dict[str, Any]) -> list[list[str]]:

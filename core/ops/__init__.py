@@ -84,7 +84,8 @@ _export("disk.paths", "ARCHIVE_FILE", "MEMORY_FILE", "TOPIC_NAME_RULE", "FileKin
         "parse_day", local_today="today")
 _export("text.budget", "AMBER_AT", "MEMORY_MAX_BYTES", "MEMORY_MAX_LINES", "ONLY_FIRST_LINES", "Gauge", "Level")
 # the errors (each carries its exit code)
-_export("base.errors", "BadInput", "BotMemoryError", "Busy", "Conflict", "LinkRefused", "Refused", "exit_code_for")
+_export("base.errors", "BadInput", "BotMemoryError", "Busy", "Conflict", "DiskFull", "HardLinkRefused", "LinkRefused",
+        "PermissionDenied", "Refused", "exit_code_for")
 # what faces format and save with
 _export("base.wording", "counted")
 _export("text.diff", "diff_lines")
@@ -107,11 +108,13 @@ _export("ops.room", "FolderActions", "INDEX_TOPIC", "RoomPreview", "folder_actio
 
 __all__ = [  # the same names as _NAMES (tests/test_layering.py checks)
     "AGENT_KINDS", "AMBER_AT", "ARCHIVE_FILE", "Actor", "BadInput", "BotMemoryError", "BotSettings", "Brief",
-    "BriefSwitch", "Busy", "CONNECT_AGENTS", "Candidate", "CaptureReport", "CardResult", "Change", "ConfigValues", "Conflict",
-    "DEFAULT_TIDY_HOUR", "FileGauge", "FileKind", "FileResult", "FolderGauge", "ForgetResult", "Forgotten", "Found",
-    "Frontmatter", "Gauge", "Hit", "Home", "InitResult", "JOURNAL_WHO", "Journal", "LearnedLine", "Level",
+    "BriefSwitch", "Busy", "CONNECT_AGENTS", "Candidate", "CaptureReport", "CardResult", "Change", "ConfigValues",
+    "Conflict", "DEFAULT_TIDY_HOUR", "DiskFull", "FileGauge", "FileKind", "FileResult", "FolderGauge",
+    "ForgetResult", "Forgotten", "Found", "Frontmatter", "Gauge", "HardLinkRefused", "Hit", "Home", "InitResult",
+    "JOURNAL_WHO", "Journal", "LearnedLine", "Level",
     "LinkRefused", "LoadResult", "MEMORY_FILE", "MEMORY_MAX_BYTES", "MEMORY_MAX_LINES", "Memory", "Note",
-    "NoteResult", "ONLY_FIRST_LINES", "OrganizeReport", "OverflowPreview", "Periodic", "PreferResult",
+    "NoteResult", "ONLY_FIRST_LINES", "OrganizeReport", "OverflowPreview", "PermissionDenied", "Periodic",
+    "PreferResult",
     "ProposeResult", "RECALL_HEADER", "RecallResult", "Refused", "RememberResult", "RevisionMissing", "RoomResult",
     "Row", "RowFilter", "SWITCHES", "Said", "SearchResult", "ShowResult", "SyncStatus", "TEAM_MAX_BYTES",
     "TOPIC_NAME_RULE",
@@ -170,7 +173,8 @@ if not TYPE_CHECKING:  # hidden from mypy, so a name missing below is an error, 
 
 
 if TYPE_CHECKING:  # for type checkers: the same names, eagerly
-    from ..base.errors import BadInput, BotMemoryError, Busy, Conflict, LinkRefused, Refused, exit_code_for
+    from ..base.errors import (BadInput, BotMemoryError, Busy, Conflict, DiskFull, HardLinkRefused, LinkRefused,
+                               PermissionDenied, Refused, exit_code_for)
     from ..base.wording import counted
     from ..disk.config import (DEFAULT_TIDY_HOUR, SWITCHES, BotSettings, ConfigValues, apply_config, check_helper_instance,
                                check_helper_model, check_tidy_hour, config_values, read_config_strict, write_config)

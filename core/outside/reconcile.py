@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..base.log import get_logger
-from ..base.errors import BadInput, BotMemoryError, Refused
+from ..base.errors import BadInput, BotMemoryError, HardLinkRefused, Refused
 from ..store.journal import Row, make_row
-from ..disk.safeio import Folders
+from ..disk.safeio import Folders, say_hard_link
 from ..store.shadows import Index, Shadow, folder_files
 from ..store.writer import Actor, Change, new_change_id
 
@@ -73,9 +73,16 @@ def reconcile_bot(mem: Memory, bot: str, actor: Actor = OUTSIDE, *,
         index = mem.shadows.load(bot)
         if index is None:
             if ws.is_dir():
-                n = mem.shadows.baseline(bot)
+                n = mem.shadows.baseline(bot, row=mem.journal.newest_id(bot))
                 logger.info("took the baseline of %s: %d file(s)", bot, n)
             return []
+        if not mem._current(bot, index):   # rows the shadows missed (repaired at every start; once more here)
+            mem._repair_gap(bot)
+            index = mem.shadows.load(bot)
+            if index is None or not mem._current(bot, index):
+                logger.warning("the shadow copies of %s are behind its journal and could not be brought up to "
+                               "date: outside changes are recorded at the next scan", bot)
+                return []
         with Folders(mem.home.trust_root(bot)) as folders:
             return _compare(mem, bot, actor, ws, index, only, folders)
 
@@ -95,10 +102,14 @@ def _compare(mem: Memory, bot: str, actor: Actor, ws: Path, index: Index, only: 
             candidates.add(rel)
     found: list[_Found] = []
     touched: dict[str, Shadow] = {}
+    recopy: list[Change] = []
     for rel in sorted(candidates):
         path = ws / rel
         try:
             st = folders.lstat(path)
+        except HardLinkRefused as e:  # a file with another name: neither read nor taken as deleted
+            say_hard_link(e)
+            continue
         except Refused as e:  # a linked folder: neither read nor taken as deleted
             logger.warning("not comparing %s/%s: %s", bot, rel, e)
             continue
@@ -118,13 +129,19 @@ def _compare(mem: Memory, bot: str, actor: Actor, ws: Path, index: Index, only: 
             continue
         try:
             ft = folders.read(path)
+        except HardLinkRefused as e:
+            say_hard_link(e)
+            continue
         except (OSError, BotMemoryError) as e:
             logger.warning("could not read %s/%s: %s", bot, rel, e)
             continue
         if ft is None:
             continue
         if sh is not None and ft.hash == sh.hash:
-            touched[rel] = sh.seen_again(st)
+            if sh.lost:   # only its hash was known: keep a copy now that the file shows that text
+                recopy.append(Change(bot, rel, None, sh.hash, ft.text, ft.hash, actor, datetime.now(UTC)))
+            else:
+                touched[rel] = sh.seen_again(st)
             continue
         # when it happened: the file's time stamp (a change made while nothing watched keeps its time)
         at = min(datetime.now(UTC), datetime.fromtimestamp(st.st_mtime_ns / 1e9, UTC))
@@ -142,7 +159,7 @@ def _compare(mem: Memory, bot: str, actor: Actor, ws: Path, index: Index, only: 
     _pair_renames(found)
     found.sort(key=lambda f: f.renamed_from is not None)   # a rename reads "from" as the newer row
     rows = [_row(f) for f in found]
-    return mem.commit(bot, [f.change for f in found] + known, rows, touched=touched)
+    return mem.commit(bot, [f.change for f in found] + known + recopy, rows, touched=touched)
 
 
 def _row(f: _Found) -> Row:

@@ -68,11 +68,12 @@ def reconcile_outside(mem: Memory, bot: str, only: Iterable[str] | None = None) 
     Turns open too long end first. The check and the recording hold the
     workspace lock together, so a turn cannot begin in between.
     """
-    with mem.store.locked(bot):
-        rows = expire_turns(mem, bot)
+    with mem.capture_rows() as rows, mem.store.locked(bot):   # also the rows a repair at the start wrote
+        expire_turns(mem, bot)
         if open_turns(mem, bot):
             return None
-        return rows + reconcile_bot(mem, bot, outside_actor(mem, bot), only=only)
+        reconcile_bot(mem, bot, outside_actor(mem, bot), only=only)
+    return list(rows)
 
 
 @dataclass(frozen=True)

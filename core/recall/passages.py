@@ -22,7 +22,7 @@ from ..text import frontmatter
 from ..text.entries import _FENCE, BULLETS, BlockKind, _fence_end, head_fields
 from ..base.errors import BadInput, BotMemoryError
 from ..disk.paths import FileKind, Home, classify
-from ..disk.safeio import open_dir_nofollow
+from ..disk.safeio import hard_link_refusal, hard_linked, open_dir_nofollow, say_hard_link
 from ..text.words import Stems, is_cjk_token, is_particle, normalize, normalized_tokens, tokens
 
 TYPE_CHECKING = False   # as typing's: typing itself is not imported at run time
@@ -499,6 +499,9 @@ def _list_topics(home: Home, bot: str) -> dict[str, _Key]:
                     except OSError:
                         continue
                     if stat.S_ISREG(st.st_mode):  # a symbolic link is not a topic
+                        if hard_linked(st):       # nor is a file with another name: said once
+                            say_hard_link(hard_link_refusal(st, f"{prefix}{name}"))
+                            continue
                         out[name] = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
         finally:
             os.close(fd)
@@ -519,6 +522,9 @@ def _list_topics(home: Home, bot: str) -> dict[str, _Key]:
             except OSError:
                 continue
             if stat.S_ISREG(st.st_mode):
+                if hard_linked(st):
+                    say_hard_link(hard_link_refusal(st, f"{prefix}{name}"))
+                    continue
                 out[name] = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
     return out
 

@@ -37,10 +37,10 @@ from ..base.record import record, replace
 from ..base.log import get_logger
 from ..text.entries import (BULLETS, Block, BlockKind, _FENCE, head_fields, parse_block_head, scan, search_text,
                       search_text_of)
-from ..base.errors import BadInput, BotMemoryError
+from ..base.errors import BadInput, BotMemoryError, HardLinkRefused
 from ..disk.nofollow import Dir, open_dir_nofollow
 from ..disk.paths import LOG_DIR, MEMORY_FILE, FileKind, Home, classify, parse_day
-from ..disk.safeio import read_bytes_in
+from ..disk.safeio import read_bytes_in, say_hard_link
 from ..text.words import cjk_runs, normalize, is_cjk_token
 from .passages import Hit, _DAY, _REL_WHEN, _local_day, _words, fold
 
@@ -270,6 +270,9 @@ def _read_files(home: Home, bot: str, in_range: Callable[[date], bool]) -> Itera
                         continue
                     try:
                         got = read_bytes_in(d, name, rel)
+                    except HardLinkRefused as e:    # a file with another name: left out, said once
+                        say_hard_link(e)
+                        continue
                     except (BotMemoryError, OSError) as e:
                         logger.info("search skips %s: %s", rel, e)
                         continue

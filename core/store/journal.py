@@ -30,6 +30,7 @@ or ``memory.journalKeepMB`` in ``config.json``) or not UTF-8 says so and cannot 
 """
 from __future__ import annotations
 
+import builtins
 import functools
 import itertools
 import json
@@ -56,7 +57,7 @@ from ..base.wording import counted
 from ..base.errors import BadInput
 from ..disk.paths import ARCHIVE_FILE, Home, check_bot_id
 from ..redact import contains_secret, redact
-from ..disk.safeio import FILE_MODE, WorkspaceLock, atomic_write, fsync_dir, make_dirs, open_dir_nofollow
+from ..disk.safeio import FILE_MODE, WorkspaceLock, atomic_write, fsync_dir, make_dirs, open_dir_nofollow, text_hash
 from .writer import Actor, Change
 
 logger = get_logger(__name__)
@@ -114,8 +115,10 @@ class Row:
     from_bot: str | None = None             # a row of the home's journal: the bot that made the change
     learned: dict[str, Any] | None = None   # a row of the home's journal: profile-learned.json entries added/dropped
     host: str | None = None           # the other computer a synced change came from (``how: sync``)
+    after: list[Any] | None = None    # how to rebuild the text after the change from the earlier one (:func:`splice`)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self, *, stored: bool = False) -> dict[str, Any]:
+        """The row as DESIGN.md lists its fields; *stored*: also what only the journal keeps (``after``)."""
         d: dict[str, Any] = {
             "id": self.id, "at": self.at, "bot": self.bot, "who": self.who, "how": self.how,
             "chat": self.chat, "file": self.file, "before_hash": self.before_hash,
@@ -142,6 +145,8 @@ class Row:
             d["learned"] = self.learned
         if self.host is not None:
             d["host"] = self.host
+        if stored and self.after is not None:
+            d["after"] = self.after
         return d
 
     @classmethod
@@ -171,14 +176,33 @@ class Row:
             secret_lines = marker_lines(earlier)
         extra = {k: d.get(k) if isinstance(d.get(k), str) else None for k in ("undoes", "from_bot")}
         learned = d.get("learned") if isinstance(d.get("learned"), dict) else None
+        after = d.get("after")
+        if after is not None and not _is_splice(after):
+            after = None    # damaged: the row stands, its after-text cannot be rebuilt
         return cls(d["id"], d["at"], d["bot"], d["who"], d["how"], d.get("chat"), d["file"],
                    d.get("before_hash"), d.get("after_hash"), d["diff"], earlier,
                    undoable, reason, d.get("renamed_from"), d.get("renamed_to"),
                    counts[0], counts[1], d.get("words"), edits, secret_lines, extra["undoes"], extra["from_bot"],
-                   learned, d.get("host") if isinstance(d.get("host"), str) else None)
+                   learned, d.get("host") if isinstance(d.get("host"), str) else None, after)
+
+    def after_text(self) -> tuple[str, bool] | None:
+        """The text after this change as the shadows keep it (redacted when it held a credential), and
+        whether it was redacted; rebuilt from the earlier text and :attr:`after`, checked against its hash.
+        None when the row cannot tell (a deletion, an append, an older row, a damaged one)."""
+        if self.after is None or self.after_hash is None:
+            return None
+        base = self.earlier_text or ""
+        keep, tail, middle = self.after[0], self.after[1], self.after[2]
+        if keep + tail > len(base):
+            return None
+        text = base[:keep] + middle + base[len(base) - tail:]
+        want = self.after[3] if len(self.after) > 3 else self.after_hash
+        if text_hash(text) != want:
+            return None
+        return text, len(self.after) > 3
 
     def line(self) -> bytes:
-        return (json.dumps(self.as_dict(), ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+        return (json.dumps(self.as_dict(stored=True), ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
 
     def changed_lines(self) -> Iterator[str]:
         """The diff's added and removed lines (what ``--grep`` searches, with :attr:`words` past a cut)."""
@@ -287,6 +311,32 @@ def _clean(text: str | None) -> str | None:
     return redact(text)
 
 
+def _is_splice(v: object) -> bool:
+    return (isinstance(v, list) and len(v) in (3, 4) and type(v[0]) is int and type(v[1]) is int
+            and v[0] >= 0 and v[1] >= 0 and isinstance(v[2], str) and (len(v) == 3 or isinstance(v[3], str)))
+
+
+def _common_prefix(a: str, b: str) -> int:
+    n = min(len(a), len(b))
+    lo = 0
+    step = 4096
+    while lo + step <= n and a[lo:lo + step] == b[lo:lo + step]:   # whole blocks first, compared in C
+        lo += step
+    while lo < n and a[lo] == b[lo]:
+        lo += 1
+    return lo
+
+
+def splice(base: str, after: str) -> tuple[int, int, str]:
+    """(kept from the start, kept from the end, the text between): ``after`` is
+    ``base[:k] + middle + base[len(base) - t:]``. One span is enough for the shadows: a change is mostly
+    one place (a line added, a few entries moved), and the span holds the whole text at worst."""
+    k = _common_prefix(base, after)
+    limit = min(len(base), len(after)) - k
+    t = _common_prefix(base[::-1][:limit], after[::-1][:limit]) if limit > 0 else 0
+    return k, t, after[k:len(after) - t]
+
+
 def make_row(change: Change, *, earlier_secret: bool = False, diff: str | None = None,
              renamed_from: str | None = None, renamed_to: str | None = None) -> Row:
     """The journal row of *change*: redacted texts, the real hashes, and whether undo can restore it.
@@ -334,7 +384,25 @@ def make_row(change: Change, *, earlier_secret: bool = False, diff: str | None =
     return Row(change.id, _iso(change), change.bot, change.actor.who, change.actor.how, chat, change.file,
                change.before_hash, change.after_hash, diff, earlier, undoable, reason,
                renamed_from, renamed_to, added, removed, words, edits, secret_lines, change.undoes,
-               host=change.actor.host)
+               host=change.actor.host, after=_after(change, earlier))
+
+
+def _after(change: Change, earlier: str | None) -> list[Any] | None:
+    """What a row keeps to rebuild the text after *change* (:meth:`Row.after_text`): the span between the
+    earlier text (as the row keeps it) and the text after (redacted as the shadows keep it), and the hash
+    of that redacted text when redaction changed it. None for a deletion, an append or a cut (only their
+    end is known), or when the span is larger than an earlier text the journal keeps."""
+    if change.after is None or change.after_hash is None or change.appended or change.cut is not None:
+        return None
+    stored = _clean(change.after)
+    assert stored is not None
+    k, t, middle = splice(earlier or "", stored)
+    if len(middle) > EARLIER_TEXT_MAX_BYTES:
+        return None
+    out: list[Any] = [k, t, middle]
+    if stored != change.after:
+        out.append(text_hash(stored))
+    return out
 
 
 # ----- storage
@@ -626,6 +694,37 @@ class Journal:
                 if len(out) == len(want):
                     break
         return out
+
+    def newest_id(self, bot: str) -> str | None:
+        """The id of the newest row of *bot* (a torn last line is no row), or None for an empty journal;
+        reads the end of the active segment only, unless it is empty (just closed)."""
+        for row in self.rows(bot):
+            return row.id
+        return None
+
+    def rows_after(self, bot: str, row_id: str | None) -> builtins.list[Row]:
+        """The rows newer than *row_id*, oldest first, from the recent rows (the active segment and the
+        newest closed one); every recent row when *row_id* is not among them (or None)."""
+        out: builtins.list[Row] = []
+        for row in self.rows(bot, segments=1):
+            if row.id == row_id:
+                break
+            out.append(row)
+        out.reverse()
+        return out
+
+    def has_rows(self, bot: str, ids: Iterable[str]) -> set[str]:
+        """Which of *ids* the recent rows hold (the active segment and the newest closed one)."""
+        want = set(ids)
+        found: set[str] = set()
+        if not want:
+            return found
+        for row in self.rows(bot, segments=1):   # ids sort by time, rows in a file need not (outside rows
+            if row.id in want:                    # are dated when the file changed): no early stop
+                found.add(row.id)
+                if found == want:
+                    break
+        return found
 
     def bytes_on_disk(self, bot: str) -> int:
         total = 0

@@ -2,7 +2,7 @@
 
 Every memory file's last-known text is kept under
 ``<home>/botmemory/shadows/<bot>/`` (outside the workspace, 0600, redacted),
-with the real file's hash, size, modification time and inode in one
+with the real file's hash, size, modification and change times and inode in one
 ``index.json`` per bot (the copies themselves in pack files). The app's own
 writes update them right after their journal row, so they are never
 mistaken for outside changes.
@@ -46,40 +46,56 @@ class Shadow:
     pack: str
     offset: int
     length: int
+    ctime_ns: int = -1   # the inode's change time (-1: not known, an index written before it was kept)
 
     def same_stat(self, st: os.stat_result) -> bool:
+        """The file is as it was looked at, by its status alone: size, modification and change times and
+        inode all the same, and the change time old enough to be trusted. An edit in place that keeps the
+        size and puts the old modification time back still moves the change time (only the kernel sets it);
+        anything doubtful is hashed."""
         return (st.st_size == self.size and st.st_mtime_ns == self.mtime_ns and st.st_ino == self.ino
-                and self.mtime_ns < self.at_ns - RACY_NS)
+                and st.st_ctime_ns == self.ctime_ns
+                and max(self.mtime_ns, self.ctime_ns) < self.at_ns - RACY_NS)
+
+    @property
+    def lost(self) -> bool:
+        """Only the file's hash is known (its row could not rebuild the text): no copy to compare or restore."""
+        return self.copy == ""
 
     def seen_again(self, st: os.stat_result) -> Shadow:
         """The same text, looked at again now (its time stamps may be trusted from here on)."""
-        return replace(self, size=st.st_size, mtime_ns=st.st_mtime_ns, ino=st.st_ino, at_ns=time.time_ns())
+        return replace(self, size=st.st_size, mtime_ns=st.st_mtime_ns, ino=st.st_ino, ctime_ns=st.st_ctime_ns,
+                       at_ns=time.time_ns())
 
     def dump(self) -> list[Any]:
         return [self.hash, self.size, self.mtime_ns, self.ino, self.at_ns, self.copy, self.secret, self.valid,
-                self.pack, self.offset, self.length]
+                self.pack, self.offset, self.length, self.ctime_ns]
 
     @classmethod
     def load(cls, v: object) -> Shadow | None:
-        if not (isinstance(v, list) and len(v) == 11):
+        if not (isinstance(v, list) and len(v) in (11, 12)):
             return None
-        h, size, mtime, ino, at, copy, secret, valid, pack, offset, length = v
+        h, size, mtime, ino, at, copy, secret, valid, pack, offset, length = v[:11]
+        ctime = v[11] if len(v) == 12 else -1
         if not (isinstance(h, str) and isinstance(copy, str) and isinstance(pack, str)
                 and isinstance(secret, bool) and isinstance(valid, bool)
-                and all(isinstance(x, int) for x in (size, mtime, ino, at, offset, length))):
+                and all(isinstance(x, int) and not isinstance(x, bool)
+                        for x in (size, mtime, ino, at, offset, length, ctime))):
             return None
-        return cls(h, size, mtime, ino, at, copy, secret, valid, pack, offset, length)
+        return cls(h, size, mtime, ino, at, copy, secret, valid, pack, offset, length, ctime)
 
 
 @dataclass
 class Index:
-    """A bot's shadow index: an entry per file, and the size of each pack file."""
+    """A bot's shadow index: an entry per file, the size of each pack file, and the id of the newest
+    journal row it reflects (``row``: a journal whose newest row is another has rows the shadows missed)."""
 
     files: dict[str, Shadow] = field(default_factory=dict)
     packs: dict[str, int] = field(default_factory=dict)
+    row: str | None = None
 
     def copy(self) -> Index:
-        return Index(dict(self.files), dict(self.packs))
+        return Index(dict(self.files), dict(self.packs), self.row)
 
 
 @dataclass(frozen=True)
@@ -91,6 +107,8 @@ class Seen:
     hash: str
     valid: bool = True
     st: os.stat_result | None = None
+    secret: bool | None = None   # the text is a copy already redacted (True) or not (False); None: find out
+    fresh: bool = True           # the text is the file as it is now (False: rebuilt from a row, compare by hash)
 
 
 _PACK = re.compile(r"[0-9a-f]{20}\.pack")
@@ -156,6 +174,8 @@ class Shadows:
             if isinstance(rel, str) and sh is not None:
                 index.files[rel] = sh
         index.packs = {k: v for k, v in data["packs"].items() if isinstance(k, str) and isinstance(v, int)}
+        row = data.get("row")
+        index.row = row if isinstance(row, str) else None
         with self._guard:
             self._cache[bot] = (sig, index)
         return index.copy()
@@ -164,14 +184,15 @@ class Shadows:
         """Write the index, then delete the packs it no longer uses (compacting mostly dead ones)."""
         live: dict[str, int] = {}
         for sh in index.files.values():
-            live[sh.pack] = live.get(sh.pack, 0) + sh.length
+            if not sh.lost:
+                live[sh.pack] = live.get(sh.pack, 0) + sh.length
         index.packs = {p: n for p, n in index.packs.items() if p in live}
         dead = sum(index.packs.values()) - sum(live.values())
         if len(live) > 1 and dead > 256 * 1024 and dead > sum(live.values()):
             self._compact(bot, index)
         path = self._index_path(bot)
         data = {"version": 2, "files": {rel: sh.dump() for rel, sh in sorted(index.files.items())},
-                "packs": index.packs}
+                "packs": index.packs, "row": index.row}
         atomic_write(path, json.dumps(data, separators=(",", ":")).encode("utf-8"), self.home.root)
         st = os.stat(path)
         with self._guard:
@@ -188,6 +209,8 @@ class Shadows:
             return
 
     def _read_copy(self, bot: str, sh: Shadow) -> bytes | None:
+        if sh.lost:
+            return None
         path = self._pack_path(bot, sh.pack)
         try:
             with open_dir_nofollow(self.home.root, path.parent) as d:
@@ -204,7 +227,10 @@ class Shadows:
         """The kept copy of a file's last-known text, or None when it is missing or damaged."""
         data = self._read_copy(bot, sh)
         if data is None:
-            logger.warning("the shadow copy of %s/%s is missing or damaged", bot, rel)
+            if sh.lost:
+                logger.info("no copy of %s/%s was kept (only its hash, from its row)", bot, rel)
+            else:
+                logger.warning("the shadow copy of %s/%s is missing or damaged", bot, rel)
             return None
         return data.decode("utf-8")
 
@@ -245,8 +271,11 @@ class Shadows:
         copies: list[tuple[str, bytes]] = []
         meta: list[tuple[Seen, bool, str]] = []
         for s in seen:
-            secret = contains_secret(s.text)
-            data = (redact(s.text) if secret else s.text).encode("utf-8")
+            if s.secret is None:
+                secret = contains_secret(s.text)
+                data = (redact(s.text) if secret else s.text).encode("utf-8")
+            else:   # a copy as the shadows keep it already (rebuilt from a row)
+                secret, data = s.secret, s.text.encode("utf-8")
             copies.append((s.rel, data))
             meta.append((s, secret, sha256(data)))
         if not copies:
@@ -255,49 +284,55 @@ class Shadows:
         now = time.time_ns()
         ws = self.home.workspace(bot)
         for (s, secret, copy_hash), (_, data) in zip(meta, copies):
-            st = s.st if s.st is not None else _stat(ws / s.rel)
+            st = (s.st if s.st is not None else _stat(ws / s.rel)) if s.fresh else None
             if st is None or (s.valid and st.st_size != len(s.text.encode("utf-8"))):
-                size, mtime, ino = -1, -1, -1   # the file moved on already: compare by hash next time
+                size, mtime, ino, ctime = -1, -1, -1, -1   # the file moved on already: compare by hash next time
             else:
-                size, mtime, ino = st.st_size, st.st_mtime_ns, st.st_ino
+                size, mtime, ino, ctime = st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns
             pack, offset = where[s.rel]
             index.files[s.rel] = Shadow(s.hash, size, mtime, ino, now, copy_hash, secret, s.valid,
-                                        pack, offset, len(data))
+                                        pack, offset, len(data), ctime)
 
     def _compact(self, bot: str, index: Index) -> None:
         copies: list[tuple[str, bytes]] = []
         for rel, sh in sorted(index.files.items()):
+            if sh.lost:
+                continue
             data = self._read_copy(bot, sh)
             copies.append((rel, data if data is not None else b""))
         index.packs = {}
         where = self._write_pack(bot, index, copies)
         for rel, sh in list(index.files.items()):
+            if sh.lost:
+                continue
             pack, offset = where[rel]
             index.files[rel] = replace(sh, pack=pack, offset=offset)
 
-    def update(self, bot: str, changes: Sequence[Change], touched: Mapping[str, Shadow] | None = None) -> None:
-        """Bring the shadows up to date with *changes* (and *touched*: entries re-checked unchanged)."""
-        if not changes and not touched:
+    def update(self, bot: str, changes: Sequence[Change], touched: Mapping[str, Shadow] | None = None, *,
+               row: str | None = None) -> None:
+        """Bring the shadows up to date with *changes* (and *touched*: entries re-checked unchanged);
+        *row*: the id of the newest journal row they now reflect (the rows of *changes* were written)."""
+        if not changes and not touched and row is None:
             return
         with self._lock(bot).held():
             index = self.load(bot)
             if index is None:
-                self.baseline(bot)
+                self.baseline(bot, row=row)
                 return
-            seen: list[Seen] = []
-            newest = {c.file: c for c in changes}   # a file changed twice in one commit: its last change counts
-            for c in newest.values():
+            if row is not None:
+                index.row = row
+            final: dict[str, Seen | None] = {}   # a file changed twice in one batch: its last change decides
+            for c in changes:
                 if c.appended or c.cut is not None:   # only the end is known: the shadow is the file as it is now
-                    got = self._reread(bot, c.file)
-                    if got is None:
-                        index.files.pop(c.file, None)
-                    else:
-                        seen.append(got)
+                    final[c.file] = self._reread(bot, c.file)
                 elif c.after is None or c.after_hash is None:
-                    index.files.pop(c.file, None)
+                    final[c.file] = None
                 else:
-                    seen.append(Seen(c.file, c.after, c.after_hash))
-            self.keep(bot, index, seen)
+                    final[c.file] = Seen(c.file, c.after, c.after_hash)
+            for rel, got in final.items():
+                if got is None:
+                    index.files.pop(rel, None)
+            self.keep(bot, index, [got for got in final.values() if got is not None])
             index.files.update(touched or {})
             self.save(bot, index)
 
@@ -315,25 +350,47 @@ class Shadows:
             return None
         return Seen(rel, ft.text, ft.hash, ft.valid, st)
 
-    def keep_before(self, bot: str, changes: Sequence[Change]) -> None:
+    def keep_before(self, bot: str, changes: Sequence[Change], *, row: str | None = None) -> None:
         """The rows of *changes* could not be written: make sure the shadows still show the files as
-        they were before, so the next scan records the changes (a first write has no shadows yet)."""
+        they were before, so the next scan records the changes (a first write has no shadows yet;
+        *row*: the newest row of the journal, which the baseline then reflects)."""
         with self._lock(bot).held():
             if self.load(bot) is not None:
                 return   # they still hold the earlier state: update() did not run
-            self.baseline(bot)
+            self.baseline(bot, row=row)
             index = self.load(bot) or Index()
-            seen: list[Seen] = []
+            first: dict[str, Seen | None] = {}   # a file changed twice in one batch: as it was before the first
             for c in changes:
-                if c.before is None or c.before_hash is None:
-                    index.files.pop(c.file, None)
-                else:
-                    seen.append(Seen(c.file, c.before, c.before_hash, c.before_valid))
-            self.keep(bot, index, seen)
+                if c.file not in first:
+                    first[c.file] = (None if c.before is None or c.before_hash is None
+                                     else Seen(c.file, c.before, c.before_hash, c.before_valid))
+            for rel, got in first.items():
+                if got is None:
+                    index.files.pop(rel, None)
+            self.keep(bot, index, [got for got in first.values() if got is not None])
             self.save(bot, index)
 
-    def baseline(self, bot: str) -> int:
-        """Take every memory file of *bot* as known, recording nothing. Returns how many files."""
+    def bring_up_to(self, bot: str, seen: Sequence[Seen], gone: Sequence[str],
+                    lost: Mapping[str, tuple[str, bool]], row: str | None) -> None:
+        """Repair after a gap: enter *seen* (rebuilt or read again), drop *gone*, keep only the hash of
+        *lost* (hash, valid: a file whose newest row cannot rebuild its text and which moved on since), and
+        note *row* as the newest journal row reflected."""
+        with self._lock(bot).held():
+            index = self.load(bot)
+            if index is None:
+                return
+            self.keep(bot, index, seen)
+            for rel in gone:
+                index.files.pop(rel, None)
+            now = time.time_ns()
+            for rel, (h, valid) in lost.items():
+                index.files[rel] = Shadow(h, -1, -1, -1, now, "", False, valid, "", 0, 0)
+            index.row = row
+            self.save(bot, index)
+
+    def baseline(self, bot: str, *, row: str | None = None) -> int:
+        """Take every memory file of *bot* as known, recording nothing (*row*: the newest journal row,
+        which the files as they are now stand for). Returns how many files."""
         with self._lock(bot).held():
             ws = self.home.workspace(bot)
             seen: list[Seen] = []
@@ -348,7 +405,7 @@ class Shadows:
                         continue
                     if ft is not None and st is not None:
                         seen.append(Seen(rel, ft.text, ft.hash, ft.valid, st))
-            index = Index()
+            index = Index(row=row)
             self.keep(bot, index, seen)
             self.save(bot, index)
             return len(index.files)

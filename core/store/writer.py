@@ -9,17 +9,23 @@ never fails the write.
 """
 from __future__ import annotations
 
+import errno
 import os
+import stat
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timezone
+from pathlib import Path
 
 from ..base.log import get_logger
-from ..base.errors import BadInput, Conflict, Refused
-from ..disk.paths import ARCHIVE_FILE, MEMORY_FILE, Home, FileKind
+from ..base.errors import BadInput, BotMemoryError, Conflict, Refused, named
+from ..base.wording import counted
+from ..disk.paths import ARCHIVE_FILE, MEMORY_FILE, Home, FileKind, check_owner
 from ..disk.safeio import (
     FileText,
+    Staged,
+    Stager,
     TooLarge,
     WorkspaceLock,
     append_file,
@@ -27,6 +33,7 @@ from ..disk.safeio import (
     atomic_write,
     clean_stale_temps,
     cut_file,
+    file_mode,
     hash_file,
     make_dirs,
     open_dir_nofollow,
@@ -80,8 +87,10 @@ class Change:
 
 
 def new_change_id(at: datetime) -> str:
-    """A row id that sorts by time: milliseconds since the epoch in hex, then 6 random hex digits."""
-    return f"{int(at.timestamp() * 1000):012x}-{os.urandom(3).hex()}"
+    """A row id that sorts by time: milliseconds since the epoch in hex, then 6 random hex digits. A clock
+    set before 1970 counts as the epoch itself (a row id is never negative: ``undo`` takes every id made)."""
+    ms = min(max(0, int(at.timestamp() * 1000)), 0xFFFF_FFFF_FFFF)
+    return f"{ms:012x}-{os.urandom(3).hex()}"
 
 
 @dataclass(frozen=True)
@@ -101,6 +110,15 @@ class Write:
 
 Listener = Callable[[Sequence[Change]], None]
 """Called once per batch (one :meth:`Store.apply`) with the changes it made, in write order."""
+Intend = Callable[[Sequence[Change], Sequence["str | None"]], None]
+"""Called once per batch with the replacements and deletions it is about to make (and the temp file of
+each replacement's new text), after every new text is on disk beside its file and before the first
+rename: what it raises stops the batch, nothing changed."""
+Abandon = Callable[[Sequence[Change]], bool]
+"""Called with the replacements and deletions of a batch that were intended but not made (a failure);
+True when that is now on record (their temp files need not stay as evidence)."""
+OnLock = Callable[[str], None]
+"""Called with the bot at every fresh hold of its workspace lock, before anything else (repairs)."""
 
 
 def _refuse_credential_name(rel: str) -> None:
@@ -120,7 +138,11 @@ class Store:
     home: Home
     today: date = field(default_factory=date.today)
     listeners: list[Listener] = field(default_factory=list)
+    intend: Intend | None = None
+    abandon: Abandon | None = None
+    on_lock: list[OnLock] = field(default_factory=list)
     _cleaned: set[str] = field(default_factory=set)
+    _repairing: set[str] = field(default_factory=set)
 
     # ----- reading
 
@@ -163,8 +185,16 @@ class Store:
     @contextmanager
     def locked(self, bot: str) -> Iterator[None]:
         lock = WorkspaceLock.for_file(self.home.lock_file(bot), self.home.root)
-        with lock.held():
-            if bot not in self._cleaned:
+        with lock.held() as first:
+            if first and bot not in self._repairing:
+                # repairs first: a temp file a killed write left tells whether its rename happened
+                self._repairing.add(bot)
+                try:
+                    for hook in self.on_lock:
+                        hook(bot)
+                finally:
+                    self._repairing.discard(bot)
+            if bot not in self._cleaned and bot not in self._repairing:
                 layout = self.home.layout(bot)
                 root = self.home.trust_root(bot)
                 if layout is None:
@@ -188,6 +218,7 @@ class Store:
         tracked = self.home.is_tracked(bot)
         if tracked:
             self.home.require_bot(bot)   # a tracked folder that is gone is never created again by a write
+            check_owner(self.home.workspace(bot), "the folder")
         with self.locked(bot):
             self._check_bookkeeping()
             plans: list[tuple[Write, FileText | None, str | None]] = []
@@ -224,23 +255,111 @@ class Store:
                 plans.append((w, current, new))
             if check is not None:
                 check()
-            changes: list[Change] = []
+            return self._write_all(bot, plans, actor)
+
+    def _write_all(self, bot: str, plans: Sequence[tuple[Write, FileText | None, str | None]],
+                   actor: Actor) -> list[Change]:
+        """Write the planned files in two steps: every new text first, beside its file (a full disk or a
+        refused write stops here, nothing changed; named, :func:`errors.named`), then the intents
+        (:attr:`intend`), then each file replaced, deleted, appended to or cut, in order."""
+        root = self.home.trust_root(bot)
+        with Stager() as stager:
+            steps: list[tuple[Write, FileText | None, str | None, Staged | None, Change | None]] = []
             try:
                 for w, current, new in plans:
+                    path = self.home.file(bot, w.file)
+                    if w.append or w.cut_to is not None or current is not None:
+                        self._check_writable(path, root, w.file)
+                    if w.append or w.cut_to is not None:
+                        if w.append and new:
+                            _check_room(path, len(new.encode("utf-8")))
+                        steps.append((w, current, new, None, None))
+                        continue
+                    if new is None:
+                        planned = None if current is None else _undoing(w, self._change(bot, w.file, current, None,
+                                                                                         actor))
+                        steps.append((w, current, new, None, planned))
+                        continue
+                    if current is not None and current.text == new and current.valid:
+                        continue
+                    fresh = stager.stage(path, new.encode("utf-8"), root)
+                    steps.append((w, current, new, fresh, _undoing(w, self._change(bot, w.file, current, new, actor))))
+            except OSError as e:
+                raise (named(e, "nothing was written") or e) from e
+            intended = [(c, st.tmp if st is not None else None) for _, _, _, st, c in steps if c is not None]
+            if intended and self.intend is not None:
+                for st in stager.staged:   # from here a temp file that was not renamed stays, as evidence
+                    st.evidence = True
+                try:
+                    self.intend([c for c, _ in intended], [t for _, t in intended])
+                except BaseException as e:
+                    self._abandon(stager, [c for c, _ in intended])
+                    if isinstance(e, OSError):
+                        raise (named(e, "nothing was written") or e) from e
+                    raise
+            changes: list[Change] = []
+            made = 0
+            try:
+                for w, current, new, staged, planned in steps:
                     change: Change | None
                     if w.cut_to is not None:
                         change = self._cut(bot, w, actor)
+                    elif w.append:
+                        change = self._write_one(bot, w.file, current, new, actor, append=True, hashed=w.hashed)
+                    elif staged is not None:
+                        staged.commit()
+                        change = planned
+                    elif planned is not None:
+                        remove_file(self.home.file(bot, w.file), root)
+                        change = planned
                     else:
-                        change = self._write_one(bot, w.file, current, new, actor, append=w.append,
-                                                 hashed=w.hashed)
-                        if change is not None and w.undoes is not None:
-                            change = replace(change, undoes=w.undoes)
+                        change = None
                     if change is not None:
                         changes.append(change)
+                    made += 1
+            except OSError as e:
+                done = ("nothing was written" if not changes
+                        else f"{counted(len(changes), 'file was', 'files were')} written before it")
+                raise (named(e, done) or e) from e
             finally:  # what was written is recorded, even when a later file of the batch failed
+                if made < len(steps) and intended:
+                    self._abandon(stager, [c for _, _, _, _, c in steps[made:] if c is not None])
                 if changes:
                     self.notify(changes)
             return changes
+
+    def _abandon(self, stager: Stager, left: Sequence[Change]) -> None:
+        """Intended changes not made: on record (:attr:`abandon`), their temp files go; else they stay, and
+        the next start tells by them that those renames never happened."""
+        if not left or self.abandon is None:
+            return
+        try:
+            kept = self.abandon(left)
+        except (OSError, BotMemoryError) as e:   # the repair tells by the file and its temp file instead
+            logger.info("could not mark %d intended change(s) as not made: %s", len(left), e)
+            return
+        if kept:
+            for st in stager.staged:
+                if not st.done:
+                    st.evidence = False
+
+    def _change(self, bot: str, rel: str, current: FileText | None, new: str | None, actor: Actor) -> Change:
+        """The change a replacement or a deletion is about to make (its row id and time: now)."""
+        at = datetime.now(timezone.utc)
+        return Change(
+            id=new_change_id(at), bot=bot, file=rel,
+            before=current.text if current else None, before_hash=current.hash if current else None,
+            after=new, after_hash=None if new is None else text_hash(new), actor=actor, at=at,
+            before_valid=current.valid if current else True,
+            unkept=current.unkept if current else None,
+        )
+
+    def _check_writable(self, path: Path, root: Path, rel: str) -> None:
+        """A file its owner made read-only is never written (not silently turned 0600): Refused, naming it."""
+        mode = file_mode(path, root)
+        if mode is not None and not mode & stat.S_IWUSR:
+            raise Refused(f"{rel} is read-only (mode {mode:04o}): botmemory does not change a file you made "
+                          f"read-only; make it writable first (chmod u+w)")
 
     def write(self, bot: str, rel: str, text: str, actor: Actor, *, expected_hash: str | None = None,
               allow_log: bool = False, checked: bool = False) -> Change | None:
@@ -284,11 +403,13 @@ class Store:
 
     def _write_one(self, bot: str, rel: str, current: FileText | None, new: str | None,
                    actor: Actor, *, append: bool = False, hashed: bool = False) -> Change | None:
+        """Append *new* to *rel* (the archive past 1 MB, never read whole)."""
+        assert append and new is not None
         path = self.home.file(bot, rel)
         root = self.home.trust_root(bot)
-        if append and new is not None and hashed:
-            if not new:
-                return None
+        if not new:
+            return None
+        if hashed:
             got = append_file_hashed(path, new.encode("utf-8"), root)
             at = datetime.now(timezone.utc)
             return Change(id=new_change_id(at), bot=bot, file=rel, before=None, before_hash=got.hash_before,
@@ -296,35 +417,12 @@ class Store:
                           size_before=got.size,
                           unkept=f"the archive is appended to, not rewritten: its earlier text "
                                  f"({got.size / 1e6:.1f} MB) was not kept")
-        if append and new is not None:
-            if not new:
-                return None
-            size, _ = append_file(path, new.encode("utf-8"), root)
-            at = datetime.now(timezone.utc)
-            return Change(id=new_change_id(at), bot=bot, file=rel, before=None, before_hash=None,
-                          after=new, after_hash=None, actor=actor, at=at, appended=True,
-                          unkept=f"the archive is appended to, not rewritten: its earlier text "
-                                 f"({size / 1e6:.1f} MB) was not kept")
-        if new is None:
-            if current is None:
-                return None
-            remove_file(path, root)
-            after_hash = None
-        else:
-            data = new.encode("utf-8")
-            if current is not None and current.text == new and current.valid:
-                return None
-            atomic_write(path, data, root)
-            after_hash = text_hash(new)
+        size, _ = append_file(path, new.encode("utf-8"), root)
         at = datetime.now(timezone.utc)
-        change = Change(
-            id=new_change_id(at), bot=bot, file=rel,
-            before=current.text if current else None, before_hash=current.hash if current else None,
-            after=new, after_hash=after_hash, actor=actor, at=at,
-            before_valid=current.valid if current else True,
-            unkept=current.unkept if current else None,
-        )
-        return change
+        return Change(id=new_change_id(at), bot=bot, file=rel, before=None, before_hash=None,
+                      after=new, after_hash=None, actor=actor, at=at, appended=True,
+                      unkept=f"the archive is appended to, not rewritten: its earlier text "
+                             f"({size / 1e6:.1f} MB) was not kept")
 
     def _cut(self, bot: str, w: Write, actor: Actor) -> Change:
         """Cut *w*'s file back to ``w.cut_to`` bytes (the undo of a hashed append), never read whole."""
@@ -345,6 +443,18 @@ class Store:
             except Exception:  # journaling never fails a write
                 logger.exception("a change listener failed for %s (%s); the write stands",
                                  changes[0].bot, ", ".join(c.file for c in changes))
+
+
+def _check_room(path: Path, size: int) -> None:
+    """An append that cannot fit is refused before it starts (a full disk mid-append would leave part of
+    a line): OSError ENOSPC when the file system has less than *size* and a margin free."""
+    try:
+        vfs = os.statvfs(path.parent)
+    except (OSError, AttributeError):   # pragma: no cover - Windows has no statvfs: the append says it
+        return
+    free = (vfs.f_bfree if hasattr(os, "geteuid") and os.geteuid() == 0 else vfs.f_bavail) * vfs.f_frsize
+    if free < size + 64 * 1024:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
 
 
 def delete_refusal(kind: FileKind) -> str | None:
@@ -370,3 +480,8 @@ def redact(text: str) -> str:
     from ..redact import redact as _redact
 
     return _redact(text)
+
+
+def _undoing(w: Write, change: Change) -> Change:
+    """*change* marked as the undo of the row *w* undoes (``undoes``), when it is one."""
+    return change if w.undoes is None else replace(change, undoes=w.undoes)

@@ -134,6 +134,34 @@ def test_an_edit_of_the_same_size_within_the_same_clock_tick_is_seen(base, ws):
     assert "+- FIRST fact" in row.diff
 
 
+def look_again_later(mem: Memory, monkeypatch) -> None:
+    """Scan as if ten seconds had passed: the files' time stamps are then old enough to be trusted
+    (a change time within :data:`RACY_NS` of a look is doubtful, and hashed)."""
+    real = time.time_ns
+    with monkeypatch.context() as m:
+        m.setattr(time, "time_ns", lambda: real() + 10 * 10**9)
+        T.scan(mem)
+
+
+def test_an_in_place_edit_that_puts_the_old_mtime_back_is_seen(base, ws, monkeypatch):
+    """Same size, same inode, the old modification time put back (``touch -r``): the change time still moves."""
+    mem = base
+    path = ws / MEMORY_FILE
+    old = time.time() - 3600
+    os.utime(path, (old, old))
+    T.scan(mem)
+    look_again_later(mem, monkeypatch)   # its time stamps are trusted from here on
+    st = path.stat()
+    with open(path, "r+") as f:       # in place: same inode, same size
+        f.write("- FIRST fact\n")
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    now = path.stat()
+    assert (now.st_mtime_ns, now.st_size, now.st_ino) == (st.st_mtime_ns, st.st_size, st.st_ino)
+    [row] = T.scan(mem)
+    assert "+- FIRST fact" in row.diff
+    assert T.scan(mem) == []
+
+
 def test_unchanged_old_files_are_not_read(base, ws, monkeypatch):
     mem = base
     old = time.time() - 3600
@@ -142,7 +170,7 @@ def test_unchanged_old_files_are_not_read(base, ws, monkeypatch):
         os.utime(ws / "memory" / f"n{i}.md", (old, old))
     os.utime(ws / MEMORY_FILE, (old, old))
     assert len(T.scan(mem)) == 20
-    T.scan(mem)          # looks at each once more: their time stamps can now be trusted
+    look_again_later(mem, monkeypatch)   # looks at each once more: their time stamps can now be trusted
     reads = []
     real = R.Folders.read   # every memory file a scan reads goes through it (never through a link)
     monkeypatch.setattr(R.Folders, "read", lambda self, p: reads.append(p) or real(self, p))
