@@ -300,7 +300,7 @@ def test_deleting_a_topic_over_what_the_journal_keeps_promises_no_undo(qtbot, ed
     _open(qtbot, editor, session, "memory/small.md")
     with qtbot.waitSignal(editor.deleted):
         editor.delete_button.click()
-    assert "Undo can bring it back" in asked[-1]
+    assert "Undo in the journal brings it back" in asked[-1]
     assert mem.journal.list(BOT, limit=1)[0].undoable
 
     big = "".join(f"- line {i} of a long topic pasted from somewhere " + "x" * 60 + "\n" for i in range(12_000))
@@ -313,4 +313,4 @@ def test_deleting_a_topic_over_what_the_journal_keeps_promises_no_undo(qtbot, ed
     row = mem.journal.list(BOT, limit=1)[0]
     assert row.after_hash is None
     assert ("cannot be undone" in asked[-1]) == (not row.undoable) == bool(lost)
-    assert "Undo can bring it back" not in asked[-1] or row.undoable
+    assert "Undo in the journal brings it back" not in asked[-1] or row.undoable
