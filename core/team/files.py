@@ -210,6 +210,36 @@ def read_state(home: Home, key: str, *, cards: bool = True) -> State:
     return State(team, notes, found)
 
 
+def read_folder(home: Home, key: str) -> dict[str, str]:
+    """Every record file of team *key* as text, by its path inside the team folder (``team.json``,
+    ``notes/<id>.json``, ``cards/<id>.json``; nothing else, ``v1.json`` neither): what sync carries. A file
+    that is not UTF-8 is BadInput; a folder on the way that is a link, Refused. {} when the team is not here."""
+    base = folder(home, key)
+    out: dict[str, str] = {}
+    with Folders(home.root) as folders:
+        wanted = [(base, ""), (base / NOTES, f"{NOTES}/"), (base / CARDS, f"{CARDS}/")]
+        for path, prefix in wanted:
+            try:
+                d = folders.dir(path)
+            except (FileNotFoundError, NotADirectoryError):
+                continue
+            for name, regular in folders.list(path):
+                rel = prefix + name
+                if not regular:
+                    continue
+                try:
+                    kind_of_rel(rel)
+                except BadInput:
+                    continue
+                ft = read_in(d, name, f"{_shown(home, path)}/{name}")
+                if ft is None:
+                    continue
+                if not ft.valid:
+                    raise BadInput(f"{_shown(home, path)}/{name} is damaged: not valid UTF-8 (botmemory left it as it is)")
+                out[rel] = ft.text
+    return out
+
+
 # ----- locks
 
 
