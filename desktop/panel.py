@@ -265,7 +265,9 @@ class MemoryPanel(QWidget):
         box = QVBoxLayout(self)
         box.addLayout(head)
         box.addWidget(self.pages, 1)
-        box.addWidget(SyncLine(session))
+        self.sync_line = SyncLine(session)
+        self.sync_line.open_team.connect(self._open_team)
+        box.addWidget(self.sync_line)
         box.addWidget(self.status_label)
         self._no_bot(NO_BOT)
 
@@ -377,6 +379,10 @@ class MemoryPanel(QWidget):
 
     def show_tab(self, name: str) -> None:
         self.tabs.setCurrentIndex(TABS.index(name))
+
+    def _open_team(self, key: str) -> None:
+        self.show_tab("team")
+        self.team.show_team(key)
 
     # ----- refreshing from the session
 

@@ -25,7 +25,7 @@ from ..store.memory import Memory
 from ..store.writer import Actor
 from ..sync.folder import LocalRow, MergeView, OwnMerge, journal_rows_since
 from ..sync.state import FolderSpec, read_settings, read_state
-from ..team.files import journal_id, kind_of_rel, read_folder, read_team
+from ..team.files import conflict_cards, journal_id, kind_of_rel, read_folder, read_team
 from ..team.merge import merge_folder
 from ..team.migrate import upgrade
 from ..team.records import is_id
@@ -116,6 +116,8 @@ class TeamFolder:
     def open_conflicts(self) -> list[dict[str, Any]]:
         if read_team(self.mem.home, self.team) is None:
             return []
+        if not any(c.conflict and c.state == "pending" for c in conflict_cards(self.mem.home, self.team)):
+            return []                     # (the notes are read only when a conflict card may wait)
         st = Teams(self.mem).state(self.team)
         return [{"path": f"cards/{c.card}.json", "card": c.card, "note": c.replaces, "host": c.host,
                  "at": c.proposed, "text": c.text} for c in st.pending() if c.conflict]

@@ -240,6 +240,30 @@ def read_folder(home: Home, key: str) -> dict[str, str]:
     return out
 
 
+def conflict_cards(home: Home, key: str) -> list[Card]:
+    """The conflict cards of team *key* (``"conflict": true``, as botmemory writes them), whatever their state,
+    read without its notes; the other cards are passed over by a look at their bytes (every accepted card stays
+    a file, so a team has many)."""
+    path = folder(home, key) / CARDS
+    shown = f"{_shown(home, path)}/"
+    out = []
+    with Folders(home.root) as folders:
+        try:
+            d = folders.dir(path)
+        except (FileNotFoundError, NotADirectoryError):
+            return []
+        for name, regular in folders.list(path):
+            if not (regular and name.endswith(".json") and is_id("card", name[:-5])):
+                continue
+            ft = read_in(d, name, shown + name)
+            if ft is None or '"conflict": true' not in ft.text:
+                continue
+            if not ft.valid:
+                raise BadInput(f"{shown}{name} is damaged: not valid UTF-8 (botmemory left it as it is)")
+            out.append(Card.from_dict(parse(ft.text, shown + name), shown + name))
+    return out
+
+
 # ----- locks
 
 
