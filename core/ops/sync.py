@@ -302,7 +302,10 @@ def engine(mem: Memory) -> Engine:
             continue
         if spec.kind == "bot" and spec.id not in bots:
             continue
-        folders[spec.id] = factory(mem, spec)
+        try:
+            folders[spec.id] = factory(mem, spec)
+        except BotMemoryError as e:
+            logger.warning("%s is left out of sync: %s", spec.id, e)
     return Engine(paths(mem), folders, host_name(settings))
 
 

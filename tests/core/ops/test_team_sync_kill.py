@@ -89,6 +89,7 @@ def test_a_team_sync_killed_at_every_step_loses_nothing_and_converges(tmp_path):
         notes = sorted(n["text"] for n in shown["notes"])
         conflict = [c["text"] for c in shown["cards"] if c["conflict"]]
         assert len(conflict) == 1, f"{where}: conflict cards {conflict}"
+        assert not any(c["stale"] for c in shown["cards"] if c["conflict"]), f"{where}: the conflict card is stale"
         assert sorted([n for n in notes if n.startswith("Venue")] + conflict) == ["Venue is Baner",
                                                                                  "Venue is Kharadi"], where
         assert [n for n in notes if not n.startswith("Venue")] == ["Budget is 40 seats", "Launch is on Friday",
