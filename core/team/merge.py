@@ -14,7 +14,9 @@ record, so that nothing accepted is lost and nothing is overwritten silently:
   above the last synced one names two different records; the merged record takes ``max(both) + 1`` and the
   versions both sides made are renumbered above both (the other side's first, the kept text's last), so no
   ``--rev`` anyone saw on either computer passes for the merged note, and a pending replacement card that was
-  proposed against one side's text is stale.
+  proposed against one side's text is stale. A side that is above the other and already holds every version
+  the other made (this merge, written by a round stopped before it saved its base) is the merge: it is kept as
+  it is, not renumbered again (which would make the conflict card made against it stale).
 - **A card changed on both** (:func:`merge_card`): a decision is kept: ``rejected`` before ``withdrawn``
   before ``pending``.
 - **team.json changed on both** (:func:`merge_team`): name and retirement three ways (both renamed: the higher
@@ -113,6 +115,20 @@ def _common_rev(ours: Note, theirs: Note) -> int:
     return max(same, default=0)
 
 
+def _holds(side: Note, rest: Note, brev: int) -> bool:
+    """Whether *side* is above *rest* and already holds every version *rest* made since *brev*: *side* is this
+    merge done before (a round that wrote the merged note and was stopped before it saved its base)."""
+    mine = {_ident(v) for v in side.versions if v.rev > brev}
+    return side.rev > rest.rev and all(_ident(v) in mine for v in rest.versions if v.rev > brev)
+
+
+def _same_record(merged: Note, side: Note) -> bool:
+    """Whether the merge's fields and text are *side*'s (its revisions and rev apart)."""
+    return ((merged.title, merged.text, merged.at, merged.day, merged.state, merged.pinned, merged.key,
+             set(merged.cards)) == (side.title, side.text, side.at, side.day, side.state, side.pinned, side.key,
+                                    set(side.cards)))
+
+
 def merge_note(base: Note | None, ours: Note, theirs: Note) -> tuple[Note, list[Kept]]:
     """The note both computers changed, merged (module docstring); and the accepted texts it does not show,
     for conflict cards."""
@@ -153,6 +169,11 @@ def merge_note(base: Note | None, ours: Note, theirs: Note) -> tuple[Note, list[
         versions, rev = w.versions, w.rev
     merged = Note(w.note, key, text_side.title, text_side.text, rev, pinned, state, w.created, text_side.at,
                   text_side.day, cards, versions)
+    if o_moved and t_moved:
+        for side, rest in ((ours, theirs), (theirs, ours)):
+            if _holds(side, rest, brev) and _same_record(merged, side):
+                merged = side            # a merge already: renumbering it again would make its cards stale
+                break
 
     lost: list[Kept] = []
     for side, name in ((ours, "ours"), (theirs, "theirs")):

@@ -168,6 +168,32 @@ def test_a_conflict_card_is_made_once_even_when_the_round_runs_again():
     assert again.made == () and made.rel not in again.texts
 
 
+def test_a_round_killed_after_writing_the_merged_note_merges_to_the_same_note_and_card_again():
+    """Killed after it wrote the card and the merged note, before it saved its base: the next round merges the
+    merged note with the same remote text. The merged note already holds both sides' versions: it is kept as it
+    is (not renumbered above itself), so the conflict card made against it is not stale."""
+    base, rel = note(), "notes/n-0000000001.json"
+    ours = edited(base, "Venue is Kharadi", "2026-10-15T10:00:00Z")
+    theirs = edited(base, "Venue is Baner", "2026-10-15T10:01:00Z")
+    o, t, b = files(ours), files(theirs), files(base)
+    out = merge_folder("t-0000000001", o, dict(o), {rel: (b[rel], o[rel], t[rel])}, at=AT, day=DAY, host=host)
+    (made,) = out.made
+    here = {**o, made.rel: out.texts[made.rel], rel: out.texts[rel]}
+    again = merge_folder("t-0000000001", here, dict(here), {rel: (b[rel], here[rel], t[rel])}, at=AT, day=DAY,
+                         host=host)
+    assert again.made == () and made.rel not in again.texts
+    assert again.texts[rel] == out.texts[rel]                   # the same note, at the same rev
+    merged = Note.from_dict(json.loads(again.texts[rel]), rel)
+    c = Card.from_dict(json.loads(here[made.rel]), made.rel)
+    assert c.text == "Venue is Baner" and unchanged_since(merged, c.replaces_rev)
+    # the same holds for the note alone, whichever side holds the merge
+    first, _ = merge_note(base, ours, theirs)
+    assert merge_note(base, first, theirs)[0] == first and merge_note(base, theirs, first)[0] == first
+    # the other side changed something the merge does not hold yet (deleted it there): merged as before
+    gone = merge_note(base, first, replace(theirs, state="deleted", rev=3))[0]
+    assert gone.state == "deleted" and gone.rev > first.rev
+
+
 def test_one_card_accepted_on_both_computers_is_one_note_and_the_same_key_twice_a_conflict_card():
     older = note("The launch moved to Friday", nid="n-00000000a1", created="2026-10-15T10:00:00Z",
                  cards=("c-00000000c1",))
