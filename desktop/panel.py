@@ -308,7 +308,9 @@ class MemoryPanel(QWidget):
         self.body.setFrameShape(QFrame.Shape.NoFrame)
         box = QVBoxLayout(self)
         box.addWidget(self.body, 1)
-        box.addWidget(SyncLine(session))
+        self.sync_line = SyncLine(session)
+        self.sync_line.open_team.connect(self._open_team)
+        box.addWidget(self.sync_line)
         box.addWidget(self.status_label)
         self._no_bot(NO_BOT)
 
@@ -476,6 +478,10 @@ class MemoryPanel(QWidget):
 
     def show_tab(self, name: str) -> None:
         self.tabs.setCurrentIndex(TABS.index(name))
+
+    def _open_team(self, key: str) -> None:
+        self.show_tab("team")
+        self.team.show_team(key)
 
     # ----- refreshing from the session
 

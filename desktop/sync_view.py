@@ -1,5 +1,5 @@
 """Sync in the tray: one status line in the Memory panel — the last sync, what came in, conflicts — with Sync
-now and Mark resolved.
+now and Mark resolved (a team's conflicts are conflict cards: Resolve… opens its Team tab).
 
 The schedule is the core's (``sync_scheduler``): a thread of its own that syncs after changes (debounced) and
 when the remote moved, and never blocks a write. It reports here by a queued signal; everything that reads
@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from botmemory.core.ops import SyncStatus, counted, sync_resolve, sync_scheduler, sync_status
+from botmemory.core.ops import SyncStatus, counted, sync_resolve, sync_scheduler, sync_status, team_list
 from PySide6.QtCore import QCoreApplication, QObject, Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QPushButton, QToolButton, QWidget
 
@@ -37,7 +37,8 @@ class SyncService(QObject):
         self.session = session
         self.scheduler: Any = None
         self.line: str | None = None            # None: sync is not set up here
-        self.conflicts: list[tuple[str, str]] = []   # (folder id, path)
+        self.conflicts: list[tuple[str, str]] = []   # (folder id, path) of a bot's or tracked folder's file
+        self.team_conflicts: list[tuple[str, str, str]] = []   # (team key, its name, the computer) per conflict card
         self._stopped = False
         self._posted.connect(self._on_status, Qt.ConnectionType.QueuedConnection)
         app = QCoreApplication.instance()
@@ -81,11 +82,24 @@ class SyncService(QObject):
             self._refresh()
 
     def _refresh(self) -> None:
-        def read() -> list[tuple[str, str]]:
-            return [(f.id, str(c["path"])) for f in sync_status(self.session.mem).folders for c in f.conflicts]
+        mem = self.session.mem
 
-        def got(conflicts: list[tuple[str, str]]) -> None:
-            self.conflicts = conflicts
+        def read() -> tuple[list[tuple[str, str]], list[tuple[str, str, str]]]:
+            files, cards = [], []
+            names: dict[str, str] | None = None
+            for f in sync_status(mem).folders:
+                if f.kind == "team":
+                    key = f.id.removeprefix("team-")
+                    if names is None and f.conflicts:
+                        names = {t.team: t.name for t in team_list(mem, retired=True)}
+                    cards += [(key, (names or {}).get(key, key), str(c.get("host") or "another computer"))
+                              for c in f.conflicts]
+                else:
+                    files += [(f.id, str(c["path"])) for c in f.conflicts]
+            return files, cards
+
+        def got(conflicts: tuple[list[tuple[str, str]], list[tuple[str, str, str]]]) -> None:
+            self.conflicts, self.team_conflicts = conflicts
             self.changed.emit()
 
         self.session.worker.read(read, got, lambda e: logger.info("could not read the sync status: %s", e))
@@ -106,6 +120,9 @@ def service_for(session: Session) -> SyncService:
 
 class SyncLine(QWidget):
     """The panel's sync line: *Synced 14:02 · 2 changes came in · 1 conflict to resolve*, Sync now, Resolve."""
+
+    open_team = Signal(str)
+    """Resolve… on a team's conflict card: show that team's Team tab (the key)."""
 
     def __init__(self, session: Session, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -136,9 +153,20 @@ class SyncLine(QWidget):
         for bot, path in s.conflicts:
             action = self.resolve_menu.addAction(f"Mark {bot}/{path} resolved (edit it first: both versions are in it)")
             action.triggered.connect(lambda _=False, b=bot, p=path: s.resolve(b, p))
-        self.resolve_button.setVisible(bool(s.conflicts))
+        teams: dict[tuple[str, str], list[str]] = {}
+        for key, name, host in s.team_conflicts:
+            teams.setdefault((key, name), []).append(host)
+        for (key, name), hosts in teams.items():
+            action = self.resolve_menu.addAction(
+                f"Team {name}: {counted(len(hosts), 'conflict card')} (the text of {', '.join(sorted(set(hosts)))}) — "
+                "accept or reject in the Team tab")
+            action.triggered.connect(lambda _=False, k=key: self.open_team.emit(k))
+        self.resolve_button.setVisible(bool(s.conflicts or s.team_conflicts))
         self.resolve_button.setToolTip(f"{counted(len(s.conflicts), 'conflict')}: each file holds both versions, "
-                                       "the newer first; edit it in Files, then mark it resolved")
+                                       "the newer first; edit it in Files, then mark it resolved"
+                                       + (f"; {counted(len(s.team_conflicts), 'conflict card')} of a team: the other "
+                                          "computer's text of a note changed on both, for you to accept or reject"
+                                          if s.team_conflicts else ""))
 
 
 __all__ = ["SyncLine", "SyncService", "service_for"]

@@ -26,8 +26,9 @@ from html import escape
 from typing import Any
 
 from botmemory.core import (
-    Actor, Memory, TeamConflict, counted, team_accept, team_create, team_edit, team_history,
-    team_journal, team_list, team_pin, team_reject, team_remove, team_restore, team_show, team_undo,
+    Actor, BotMemoryError, Memory, TeamConflict, counted, sync_add_team, team_accept, team_create, team_edit,
+    team_history, team_journal, team_list, team_pin, team_reject, team_remove, team_restore, team_show,
+    team_sync_state, team_undo,
 )
 from PySide6.QtCore import (
     QAbstractTableModel,
@@ -177,7 +178,13 @@ def read_team(mem: Memory, key: str | None, bot: str | None) -> dict[str, Any]:
         return {"teams": teams, "team": None}
     shown = team_show(mem, key).as_dict()
     rows = [{**r.as_dict(), "summary": r.summary().split("  ", 2)[-1]} for r in team_journal(mem, key, 200)]
-    return {"teams": teams, "team": key, "show": shown, "rows": rows}
+    try:
+        s = team_sync_state(mem, key)
+        synced: dict[str, Any] | None = {**s.as_dict(), "line": s.line()}
+    except BotMemoryError as e:
+        logger.info("could not read the sync of team %s: %s", key, e)
+        synced = None
+    return {"teams": teams, "team": key, "show": shown, "rows": rows, "sync": synced}
 
 
 def summary_text(show: dict[str, Any]) -> str:
@@ -233,6 +240,16 @@ class TeamView(QWidget):
         self.reload_button.clicked.connect(self.refresh)
         self.summary = QLabel(NO_TEAM)
         self.summary.setWordWrap(True)
+        self.sync_label = QLabel()
+        self.sync_label.setStyleSheet("color: #555;")
+        self.sync_label.setWordWrap(True)
+        self.sync_button = QPushButton("Sync this team")
+        self.sync_button.setToolTip("Keep this team the same on your other computers (each adds it once: "
+                                    "`botmemory sync add --team KEY`)")
+        self.sync_button.clicked.connect(self.sync_team)
+        sync_row = QHBoxLayout()
+        sync_row.addWidget(self.sync_label, 1)
+        sync_row.addWidget(self.sync_button)
         head = QHBoxLayout()
         head.addWidget(QLabel("Team"))
         head.addWidget(self.team_box, 1)
@@ -345,6 +362,7 @@ class TeamView(QWidget):
         box = QVBoxLayout(self)
         box.addLayout(head)
         box.addWidget(self.summary)
+        box.addLayout(sync_row)
         box.addWidget(self.tabs, 1)
 
         self._watcher = QFileSystemWatcher(self)
@@ -382,6 +400,7 @@ class TeamView(QWidget):
         self.team_box.setCurrentIndex(self.team_box.findData(self.key))
         self.team_box.blockSignals(False)
         show = state.get("show")
+        self._show_sync(state.get("sync"))
         if show is None:
             self.summary.setText(NO_TEAM)
             for m in (self.notes, self.cards, self.versions, self.rows):
@@ -401,6 +420,38 @@ class TeamView(QWidget):
                 self.notes_view.selectRow(row)
         self._card_selected(self.cards_view.currentIndex().row())
         self._enable()
+
+    def _show_sync(self, s: dict[str, Any] | None) -> None:
+        """The team's sync in one line (nothing when sync is not set up on this computer)."""
+        shown = s is not None and bool(s["set_up"])
+        self.sync_label.setVisible(shown)
+        self.sync_label.setText(f"Across computers: {s['line']}" if s is not None and shown else "")
+        if s is not None and shown:
+            self.sync_label.setToolTip(f"Synced under team/{s['team']}: the same key on every computer"
+                                       if s["synced"] else "")
+        self.sync_button.setVisible(s is not None and shown and not s["synced"])
+
+    def show_team(self, key: str) -> None:
+        """Show team *key* (the sync line's Resolve… on its conflict cards), on its Pending page."""
+        self.key = key
+        self.clear_editor()
+        self.tabs.setCurrentIndex(1)
+        self.refresh()
+
+    def sync_team(self) -> None:
+        key, mem = self.key, self.session.mem
+        if key is None:
+            return
+
+        def added(_r: Any) -> None:
+            from .sync_view import service_for
+
+            self.say("This team syncs now: add it on each of your other computers with its key, " + key + ".")
+            service_for(self.session).sync_now()
+            self.refresh()
+
+        self.session.run_op(lambda _mem: sync_add_team(mem, key, sync=False), added,
+                            lambda e: self.say(f"Could not sync the team: {e}"))
 
     def _watch(self) -> None:
         """Refresh when the team's files change on disk (a bot proposing from another process)."""

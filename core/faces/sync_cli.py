@@ -51,10 +51,13 @@ def add_commands(add: Add, sub: Any) -> None:
     p.add_argument("remote", metavar="REMOTE")
     p.add_argument("--host", metavar="NAME", help="this computer's name in commits and rows "
                    "(default: $BOTMEMORY_HOST, else the computer's host name)")
-    p = add("add", cmd_sync_add, "sync a bot or tracked folder; its first sync merges what the remote holds", syncs)
-    p.add_argument("id", metavar="ID")
+    p = add("add", cmd_sync_add, "sync a bot or tracked folder (or a team, with --team); its first sync merges "
+            "what the remote holds", syncs)
+    p.add_argument("id", nargs="?", metavar="ID")
     p.add_argument("--name", metavar="KEY", help="the key it is synced under, the same on every computer "
                    "(default: a Claude Code project's normalized git remote URL, else the id)")
+    p.add_argument("--team", metavar="TEAM", help="sync a team instead: its key (t-…, the same on every computer; "
+                   "the first sync brings the team to a computer that does not have it yet) or, here, its name")
     p = add("now", cmd_sync_now, "pull, merge and push now (exit 1 with one line when the remote cannot be "
             "reached: nothing is lost, sync tries again later)", syncs)
     p.add_argument("id", nargs="?", metavar="ID", help="only this folder")
@@ -91,9 +94,17 @@ def _folder_line(d: dict[str, Any]) -> str:
 
 
 def cmd_sync_add(mem: Memory, args: argparse.Namespace) -> None:
-    from ..ops.sync import add
+    from ..ops.sync import add, add_team
 
-    r = add(mem, args.id, name=args.name)
+    if args.team is not None:
+        if args.id is not None or args.name is not None:
+            raise BadInput("sync add --team TEAM takes no ID and no --name: a team syncs under its own key, "
+                           "team/<key>, on every computer")
+        r = add_team(mem, args.team)
+    elif args.id is None:
+        raise BadInput("sync add needs the ID of a bot or tracked folder, or --team TEAM")
+    else:
+        r = add(mem, args.id, name=args.name)
     d = r.as_dict()
     plain = f"{r.id} syncs under {r.key}"
     if r.synced is not None and r.synced.folders:
@@ -131,6 +142,12 @@ def cmd_sync_status(mem: Memory, args: argparse.Namespace) -> None:
             line += f" — {f.note}"
         lines.append(line)
         for c in f.conflicts:
+            if f.kind == "team":
+                team = f.id.removeprefix("team-")
+                lines.append(f"  conflict card {c.get('card')} (the text of {c.get('host') or 'another computer'}, "
+                             f"replacing {c.get('note') or 'a deleted note'}): accept or reject it in the Team tab, or "
+                             f"`botmemory team accept|reject {team} {c.get('card')} --rev R` (`team show` prints R)")
+                continue
             lines.append(f"  conflict in {c['path']} ({c.get('at', '')}): both versions are in the file, the newer "
                          f"first; `botmemory sync resolve {f.id} {c['path']} < RESOLVED` settles it")
     _out(args, d, "\n".join(lines))

@@ -99,7 +99,8 @@ _export("disk.config", "SWITCHES", "BotSettings", "ConfigValues", "DEFAULT_TIDY_
 _export("recall.index", recall_index_builder="builder_command", recall_index_current="index_current")
 _export("recall.query", "refresh_index")
 # sync: the tray's status line and schedule (the CLI's `sync` commands call ops.sync directly)
-_export("ops.sync", sync_resolve="resolve", sync_scheduler="scheduler", sync_status="status")
+_export("ops.sync", sync_resolve="resolve", sync_scheduler="scheduler", sync_status="status", sync_add_team="add_team")
+_export("ops.team_sync", "TeamSync", team_sync_state="state")
 _export("sync.schedule", SyncStatus="Status")
 # following a home while it changes, as the desktop app does (issue 29)
 _export("ops.follow", "Catchup", "JournalMark", "bot_names", "catch_up", "display_name", "folders_present")
@@ -129,9 +130,8 @@ __all__ = [  # the same names as _NAMES (tests/test_layering.py checks)
     "move_overflow", "open_home", "organize", "overflow_preview", "overview", "parse_day", "periodic", "prefer",
     "read_config_strict", "read_frontmatter", "recall", "recall_in", "recall_index_builder", "recall_index_current",
     "redact", "refresh_index", "refuse", "remember", "remove_learned", "report_text", "rm", "save", "scan",
-    "search", "search_in", "search_range", "set_brief_switch", "settings", "show", "sync_resolve", "sync_scheduler",
-    "sync_status",
-    "team_accept", "team_create", "team_delete",
+    "TeamSync", "search", "search_in", "search_range", "set_brief_switch", "settings", "show", "sync_add_team",
+    "sync_resolve", "sync_scheduler", "sync_status", "team_accept", "team_create", "team_delete", "team_sync_state",
     "team_edit", "team_history", "team_journal", "team_keep_other_side", "team_list", "team_need_rev", "team_pin",
     "team_propose", "team_reject", "team_remove", "team_rename", "team_restore", "team_search", "team_set_bots",
     "team_show", "team_undo", "teams_of", "text_gauge", "tidy", "token_path", "topic_name_rule", "topic_path",
@@ -206,9 +206,12 @@ if TYPE_CHECKING:  # for type checkers: the same names, eagerly
     from ..upkeep.schedule import UpkeepState
     from ..upkeep.tidy import TidyReport
     from ..sync.schedule import Status as SyncStatus
+    from .sync import add_team as sync_add_team
     from .sync import resolve as sync_resolve
     from .sync import scheduler as sync_scheduler
     from .sync import status as sync_status
+    from .team_sync import TeamSync
+    from .team_sync import state as team_sync_state
     from .agents import Found, discover, kind_label, track, untrack
     from .connect import AGENTS as CONNECT_AGENTS
     from .connect import connect as connect_agent

@@ -21,7 +21,7 @@ from ..store.memory import Memory
 from ..store.writer import Actor, Change
 from ..sync import keys
 from ..sync.engine import SYNCED_REF, Engine, RoundResult, Rewritten
-from ..sync.folder import BotFolder, SyncFolder
+from ..sync.folder import BotFolder, MergesItself, SyncFolder
 from ..sync.git import Git, SyncError, Unreachable, check_git, shown_url
 from ..sync.schedule import Scheduler, Status
 from ..sync.state import (FolderSpec, Paths, Settings, read_settings, read_state, write_settings, write_state,
@@ -51,6 +51,15 @@ def _bot_folder(mem: Memory, spec: FolderSpec) -> SyncFolder:
 
 
 register_folder_kind("bot", _bot_folder)
+
+
+def _team_folder(mem: Memory, spec: FolderSpec) -> SyncFolder:
+    from .team_sync import factory
+
+    return factory(mem, spec)
+
+
+register_folder_kind("team", _team_folder)
 
 
 # ----- results
@@ -94,11 +103,14 @@ class FolderStatus:
     conflicts: list[dict[str, Any]]
     note: str | None = None
     pushed_out: int = 0
+    kind: str = "bot"
 
     def as_dict(self) -> dict[str, object]:
         d: dict[str, object] = {"id": self.id, "key": self.key, "last_sync": self.last_sync, "ahead": self.ahead,
                                 "behind": self.behind, "conflicts": len(self.conflicts),
                                 "conflicted": [c["path"] for c in self.conflicts]}
+        if self.kind != "bot":
+            d["kind"] = self.kind
         if self.note:
             d["note"] = self.note
         if self.pushed_out:
@@ -220,13 +232,23 @@ def default_key(mem: Memory, bot: str) -> str:
 
 def add(mem: Memory, bot: str, *, name: str | None = None, kind: str = "bot", sync: bool = True) -> AddResult:
     """Sync *bot* under *name* (default: :func:`default_key`); its first round merges what the remote holds."""
+    from .team_sync import PREFIX, team_of
+
     p = paths(mem)
     _settings(mem)
     if kind == "bot":
-        mem.home.require_bot(bot)
+        try:
+            mem.home.require_bot(bot)
+        except BadInput:
+            if team_of(f"team-{bot}") is not None or team_of(bot) is not None:
+                raise BadInput(f"{bot} is not a bot or tracked folder; a team syncs with "
+                               f"`botmemory sync add --team {bot.removeprefix('team-')}`") from None
+            raise
     elif kind not in FOLDER_KINDS:
         raise BadInput(f"unknown kind of synced folder {kind!r}")
     key = keys.check_key(name) if name is not None else default_key(mem, bot)
+    if kind != "team" and key.startswith(PREFIX):
+        raise BadInput(f"keys starting with {PREFIX!r} are the teams': give {bot} another --name")
     with p.lock().held(60.0):
         settings = read_settings(p)
         other = next((f for f in settings.folders if f.key == key and f.id != bot), None)
@@ -250,6 +272,24 @@ def add(mem: Memory, bot: str, *, name: str | None = None, kind: str = "bot", sy
     return AddResult(bot, key, result)
 
 
+def add_team(mem: Memory, team: str, *, sync: bool = True) -> AddResult:
+    """``sync add --team TEAM``: sync a team's folder under ``team/<key>``; TEAM is its key (the same on every
+    computer; the team need not be here yet: its first sync brings it) or the name of a team that is here."""
+    from .team_sync import KIND, folder_id, repo_key, team_key
+
+    key = team_key(mem, team)
+    return add(mem, folder_id(key), name=repo_key(key), kind=KIND, sync=sync)
+
+
+def folder_of(settings: Settings, ref: str) -> str:
+    """The synced id *ref* names: a synced id, or a team's key (``t-…``: its id is ``team-t-…``)."""
+    if settings.folder(ref) is not None:
+        return ref
+    if settings.folder(f"team-{ref}") is not None:
+        return f"team-{ref}"
+    return ref
+
+
 def engine(mem: Memory) -> Engine:
     """The engine for every folder this home syncs."""
     settings = read_settings(paths(mem))
@@ -262,15 +302,18 @@ def engine(mem: Memory) -> Engine:
             continue
         if spec.kind == "bot" and spec.id not in bots:
             continue
-        folders[spec.id] = factory(mem, spec)
+        try:
+            folders[spec.id] = factory(mem, spec)
+        except BotMemoryError as e:
+            logger.warning("%s is left out of sync: %s", spec.id, e)
     return Engine(paths(mem), folders, host_name(settings))
 
 
 def now(mem: Memory, only: Iterable[str] | None = None) -> RoundResult:
     """``sync now``: pull, merge, push every synced folder (or *only* these). :class:`Unreachable` (exit 1, one
     line) when the remote cannot be reached; nothing is lost, and it is tried again later."""
-    _settings(mem)
-    return engine(mem).run(None if only is None else list(only))
+    settings = _settings(mem)
+    return engine(mem).run(None if only is None else [folder_of(settings, i) for i in only])
 
 
 def status(mem: Memory) -> StatusResult:
@@ -290,11 +333,14 @@ def status(mem: Memory) -> StatusResult:
         ahead = 0
         folder = eng.folders.get(spec.id) if eng is not None else None
         note = fs.note
+        conflicts = list(fs.conflicts)
         if folder is not None:
             try:
                 rows, _, found = folder.rows_since(fs.mark)
                 ahead = (len([r for r in rows if r.how != "sync" and folder.accepts(r.file)])
                          if fs.mark is not None else 0)
+                if isinstance(folder, MergesItself):
+                    conflicts = folder.open_conflicts()
             except BotMemoryError as e:
                 note = str(e)
         elif spec.kind == "bot":
@@ -307,8 +353,8 @@ def status(mem: Memory) -> StatusResult:
                 behind = int(done.text.strip() or 0) if done.code == 0 else 0
             except (SyncError, ValueError):
                 behind = 0
-        out.append(FolderStatus(spec.id, spec.key, fs.last_sync, ahead, behind, list(fs.conflicts), note,
-                                fs.pushed_out))
+        out.append(FolderStatus(spec.id, spec.key, fs.last_sync, ahead, behind, conflicts, note,
+                                fs.pushed_out, spec.kind))
     return StatusResult(settings.remote, host_name(settings), state.last_round, state.error, out)
 
 
@@ -329,8 +375,13 @@ def resolve(mem: Memory, bot: str, path: str, text: str | None = None) -> FileRe
     computers drop the conflict."""
     p = paths(mem)
     settings = _settings(mem)
-    if settings.folder(bot) is None:
+    bot = folder_of(settings, bot)
+    spec = settings.folder(bot)
+    if spec is None:
         raise BadInput(f"{bot} is not synced (`botmemory sync status` lists the synced folders)")
+    if spec.kind == "team":
+        raise BadInput(f"{bot} is a team: its conflicts are conflict cards; accept or reject them in the Team tab "
+                       f"or with `botmemory team show {bot.removeprefix('team-')}` and `team accept|reject`")
     state = read_state(p)
     conflicted = [c for c in state.folder(bot).conflicts if c.get("path") == path]
     if not conflicted:
@@ -355,6 +406,7 @@ def remove(mem: Memory, bot: str) -> RemoveResult:
     p = paths(mem)
     with p.lock().held(60.0):
         settings = read_settings(p)
+        bot = folder_of(settings, bot)
         spec = settings.folder(bot)
         if spec is None:
             raise BadInput(f"{bot} is not synced (synced: {', '.join(f.id for f in settings.folders) or 'none'})")
@@ -483,5 +535,5 @@ def wait_synced(s: Scheduler, rounds: int, timeout: float) -> bool:
 
 
 __all__ = ["AddResult", "FOLDER_KINDS", "FolderStatus", "RemoveResult", "SetupResult", "StatusResult", "add",
-           "check_remote", "default_key", "engine", "now", "pending", "register_folder_kind", "remote_moved",
-           "remove", "resolve", "scheduler", "setup", "status"]
+           "add_team", "check_remote", "default_key", "engine", "folder_of", "now", "pending", "register_folder_kind",
+           "remote_moved", "remove", "resolve", "scheduler", "setup", "status"]

@@ -41,7 +41,7 @@ from ..base.log import get_logger
 from ..disk.safeio import text_hash
 from ..store.writer import WHO, Actor
 from ..text.diff import diff_counts, diff_lines
-from .folder import LocalRow, SyncFolder
+from .folder import LocalRow, MergesItself, MergeView, SyncFolder
 from .git import Changed, Commit, Git, Rejected, SyncError, Unreachable, blob_id, check_git, shown_url
 from .keys import key_dir
 from .merge import Clash, merge3, units
@@ -272,14 +272,16 @@ def _first_added(diff: str) -> str:
     return ""
 
 
-def row_message(key: str, row: LocalRow, host: str, folded: Sequence[LocalRow] = ()) -> str:
-    """A row's commit message: its summary, its changed lines, and the trailers another computer reads back."""
+def row_message(key: str, row: LocalRow, host: str, folded: Sequence[LocalRow] = (),
+                described: str | None = None) -> str:
+    """A row's commit message: its summary (*described*: the folder's words for it), its changed lines, and the
+    trailers another computer reads back."""
     from ..redact import contains_secret, redact
 
     plus, minus = diff_counts(row.diff)
     what = ("created" if row.before_hash is None else "deleted" if row.after_hash is None else f"+{plus} -{minus}")
     subject = f"{key}: {row.file} {what}"
-    first = _first_added(row.diff)
+    first = " ".join(described.split()) if described else _first_added(row.diff)
     if first:
         subject = f"{subject}: {first}"
     if len(subject) > SUBJECT_MAX:
@@ -332,6 +334,7 @@ class _Plan:
     tree: str | None = None
     ff: set[str] = field(default_factory=set)                     # files only the remote changed
     merged: set[str] = field(default_factory=set)                 # files both changed
+    actors: dict[str, Actor] = field(default_factory=dict)        # who a file the folder merged itself is written as
     failed: bool = False
 
     @property
@@ -511,6 +514,11 @@ class Engine:
             git.update_ref(SYNCED_REF, final)
         for p in plans:
             p.result.conflicts = len(state.folder(p.folder.id).conflicts)
+            if isinstance(p.folder, MergesItself):
+                try:
+                    p.result.conflicts = len(p.folder.open_conflicts())
+                except BotMemoryError as e:
+                    logger.info("could not count the conflicts of %s: %s", p.folder.id, e)
         checkpoint("saved")
         return out
 
@@ -556,6 +564,8 @@ class Engine:
     def _merge(self, p: _Plan, blobs: Mapping[str, str], hist: History | None) -> None:
         if p.failed:
             return
+        own = p.folder if isinstance(p.folder, MergesItself) else None
+        both: dict[str, tuple[str | None, str | None, str | None]] = {}
         newest_row: dict[str, str] = {}
         for r in p.exported:
             newest_row[r.file] = r.at
@@ -574,6 +584,10 @@ class Engine:
                 p.ff.add(rel)
             elif t_id == b_id:
                 p.desired[rel] = o
+            elif own is not None:           # records, not lines: the folder decides (below)
+                both[rel] = (blobs[b_id] if b_id else None, o, blobs[t_id] if t_id else None)
+                p.desired[rel] = o
+                p.merged.add(rel)
             else:
                 ours_newer = True
                 if hist is not None and rel in newest_row:
@@ -584,6 +598,29 @@ class Engine:
                 p.merged.add(rel)
                 if m.clashes:
                     p.clashes[rel] = m.clashes
+        if own is not None:
+            self._merge_own(own, p, both, hist)
+
+    def _merge_own(self, own: MergesItself, p: _Plan, both: dict[str, tuple[str | None, str | None, str | None]],
+                   hist: History | None) -> None:
+        """A folder of records decides what its files become (and may add files: a team's conflict cards)."""
+        def there(rel: str) -> Actor:
+            return actor_of(hist.maker(f"{p.dir}/{rel}") if hist is not None else None)
+
+        try:
+            out = own.merge(MergeView(p.ours, dict(p.desired), both, self.host, there))
+        except BotMemoryError as e:
+            p.failed = True
+            p.result.note = f"nothing of {p.folder.id} was synced: {e}"
+            logger.warning("%s", p.result.note)
+            return
+        for rel, text in out.texts.items():
+            p.desired[rel] = text
+            p.ff.discard(rel)             # written once, as the folder says, not step by step
+        p.actors.update(out.actors)
+        p.result.new_conflicts += out.conflicts
+        for line in out.notes:
+            logger.info("%s: %s", p.folder.id, line)
 
     def _check_secrets(self, p: _Plan, blobs: Mapping[str, str]) -> None:
         """Stop this folder's push when a text that would leave holds a credential (one line naming the file)."""
@@ -647,7 +684,7 @@ class Engine:
                 stepped = follow
         for rel in sorted(incoming - stepped):
             maker = hist.maker(f"{p.dir}/{rel}") if hist is not None else None
-            batches.append((actor_of(maker), [(rel, p.desired[rel])]))
+            batches.append((p.actors.get(rel) or actor_of(maker), [(rel, p.desired[rel])]))
         final = [(rel, p.desired[rel]) for rel in sorted(stepped)]   # where the steps must have ended
         before = p.folder.unloaded()
         written: dict[str, str | None] = {}
@@ -732,7 +769,7 @@ class Engine:
                 new_id = blob_id(after.encode("utf-8")) if after is not None else None
                 if new_id == chain_files.get(path):
                     continue
-                parent = stream.add(_Commit(row_message(p.folder.key, row, self.host, folded),
+                parent = stream.add(_Commit(row_message(p.folder.key, row, self.host, folded, _described(p.folder, row)),
                                             f"{row.who} <{row.who}@{_slug(self.host)}>", _epoch(row.at),
                                             {path: after}, [parent] if parent else [], committer))
                 chain_rows.append(row)
@@ -833,6 +870,15 @@ class Engine:
                 break
             mark = r.id
         return mark
+
+
+def _described(folder: SyncFolder, row: LocalRow) -> str | None:
+    if not isinstance(folder, MergesItself):
+        return None
+    try:
+        return folder.describe(row)
+    except BotMemoryError:
+        return None
 
 
 class _Unknown:

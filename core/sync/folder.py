@@ -7,15 +7,17 @@ agent loads. Two kinds are here:
 - :class:`BotFolder`: a bot's workspace or a tracked agent folder, through the home's ``Store`` (hash-checked,
   atomic, 0600, no links, redaction) and its journal (every write a row ``how: sync``);
 - :class:`PlainFolder`: any local directory and a file filter, written atomically without links, redacted;
-  no journal of its own (its changes go out as one commit a round). Team folders can ride the engine this way,
-  or with a class of their own: the engine does not change.
+  no journal of its own (its changes go out as one commit a round).
+
+A folder whose files are records rather than lines (a team's, ``ops.team_sync``) also implements
+:class:`MergesItself`: the engine hands it the files both sides changed and takes its decisions.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from ..base.errors import BadInput, BotMemoryError, Conflict
 from ..base.log import get_logger
@@ -95,6 +97,67 @@ class SyncFolder(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class MergeView:
+    """What a folder that merges its own files (:class:`MergesItself`) is shown of one round."""
+
+    ours: Mapping[str, str]                       # its files here now
+    desired: Mapping[str, str | None]             # what the engine keeps of each file (None: absent)
+    both: Mapping[str, tuple[str | None, str | None, str | None]]   # files changed on both sides: base, ours, theirs
+    here: str                                     # this computer's name
+    there: Callable[[str], Actor]                 # who made the remote's newest change of a file
+
+
+@dataclass(frozen=True)
+class OwnMerge:
+    """A folder's own decisions for one round: texts to keep otherwise than the engine would (new files too),
+    who each of those is recorded as, and how many conflicts it kept its own way (cards, for a team)."""
+
+    texts: Mapping[str, str | None]
+    actors: Mapping[str, Actor] = field(default_factory=dict)
+    conflicts: int = 0
+    notes: tuple[str, ...] = ()
+
+
+@runtime_checkable
+class MergesItself(Protocol):
+    """A folder whose files are records, not lines: the engine does not merge a file both sides changed on
+    entries but hands every such file to :meth:`merge`, which decides the whole folder; its open conflicts
+    are its own (:meth:`open_conflicts`), not the engine's (no ``sync resolve``)."""
+
+    def merge(self, view: MergeView) -> OwnMerge:
+        """Raise a :class:`BotMemoryError` to sync nothing of the folder this round (the message says why)."""
+        ...
+
+    def open_conflicts(self) -> list[dict[str, Any]]:
+        """Its conflicts waiting for a person, each with a ``path``."""
+        ...
+
+    def describe(self, row: LocalRow) -> str | None:
+        """A row in a person's words, for its commit's subject (None: the engine's own)."""
+        ...
+
+
+def journal_rows_since(mem: Memory, journal_id: str, mark: str | None) -> tuple[list[LocalRow], str | None, bool]:
+    """:meth:`SyncFolder.rows_since` over the journal *journal_id* of the home (a bot's, a team's)."""
+    newest: str | None = None
+    rows: list[LocalRow] = []
+    for row in mem.journal.rows(journal_id):
+        if newest is None:
+            newest = row.id
+        if mark is None or row.id == mark:
+            return rows[::-1], newest, mark is not None
+        if len(rows) >= MAX_ROWS:
+            break
+        rows.append(LocalRow.of(row))
+    if mark == "" and len(rows) < MAX_ROWS:     # the journal was empty at the mark: every row is new
+        return rows[::-1], newest or "", True
+    if mark is not None and len(rows) < MAX_ROWS:
+        logger.warning("the journal of %s no longer holds row %s, where sync stopped: its changes go as one commit",
+                       journal_id, mark)
+    return [], newest or "", False
+
+
 class BotFolder:
     """A bot's workspace or a tracked folder, through the store and the journal of the opened home."""
 
@@ -147,22 +210,7 @@ class BotFolder:
         return None
 
     def rows_since(self, mark: str | None) -> tuple[list[LocalRow], str | None, bool]:
-        newest: str | None = None
-        rows: list[LocalRow] = []
-        for row in self.mem.journal.rows(self.bot):
-            if newest is None:
-                newest = row.id
-            if mark is None or row.id == mark:
-                return rows[::-1], newest, mark is not None
-            if len(rows) >= MAX_ROWS:
-                break
-            rows.append(LocalRow.of(row))
-        if mark == "" and len(rows) < MAX_ROWS:     # the journal was empty at the mark: every row is new
-            return rows[::-1], newest or "", True
-        if mark is not None and len(rows) < MAX_ROWS:
-            logger.warning("the journal of %s no longer holds row %s, where sync stopped: its changes go as one commit",
-                           self.bot, mark)
-        return [], newest or "", False
+        return journal_rows_since(self.mem, self.bot, mark)
 
     def write(self, writes: Sequence[tuple[str, str | None, str | None]], actor: Actor) -> int:
         from ..redact import redact
@@ -305,4 +353,5 @@ def text_sha(text: str | None) -> str | None:
     return None if text is None else text_hash(text)
 
 
-__all__ = ["BotFolder", "LocalRow", "MAX_ROWS", "PlainFolder", "SyncFolder", "text_sha"]
+__all__ = ["BotFolder", "LocalRow", "MAX_ROWS", "MergeView", "MergesItself", "OwnMerge", "PlainFolder", "SyncFolder",
+           "journal_rows_since", "text_sha"]

@@ -210,6 +210,60 @@ def read_state(home: Home, key: str, *, cards: bool = True) -> State:
     return State(team, notes, found)
 
 
+def read_folder(home: Home, key: str) -> dict[str, str]:
+    """Every record file of team *key* as text, by its path inside the team folder (``team.json``,
+    ``notes/<id>.json``, ``cards/<id>.json``; nothing else, ``v1.json`` neither): what sync carries. A file
+    that is not UTF-8 is BadInput; a folder on the way that is a link, Refused. {} when the team is not here."""
+    base = folder(home, key)
+    out: dict[str, str] = {}
+    with Folders(home.root) as folders:
+        wanted = [(base, ""), (base / NOTES, f"{NOTES}/"), (base / CARDS, f"{CARDS}/")]
+        for path, prefix in wanted:
+            try:
+                d = folders.dir(path)
+            except (FileNotFoundError, NotADirectoryError):
+                continue
+            for name, regular in folders.list(path):
+                rel = prefix + name
+                if not regular:
+                    continue
+                try:
+                    kind_of_rel(rel)
+                except BadInput:
+                    continue
+                ft = read_in(d, name, f"{_shown(home, path)}/{name}")
+                if ft is None:
+                    continue
+                if not ft.valid:
+                    raise BadInput(f"{_shown(home, path)}/{name} is damaged: not valid UTF-8 (botmemory left it as it is)")
+                out[rel] = ft.text
+    return out
+
+
+def conflict_cards(home: Home, key: str) -> list[Card]:
+    """The conflict cards of team *key* (``"conflict": true``, as botmemory writes them), whatever their state,
+    read without its notes; the other cards are passed over by a look at their bytes (every accepted card stays
+    a file, so a team has many)."""
+    path = folder(home, key) / CARDS
+    shown = f"{_shown(home, path)}/"
+    out = []
+    with Folders(home.root) as folders:
+        try:
+            d = folders.dir(path)
+        except (FileNotFoundError, NotADirectoryError):
+            return []
+        for name, regular in folders.list(path):
+            if not (regular and name.endswith(".json") and is_id("card", name[:-5])):
+                continue
+            ft = read_in(d, name, shown + name)
+            if ft is None or '"conflict": true' not in ft.text:
+                continue
+            if not ft.valid:
+                raise BadInput(f"{shown}{name} is damaged: not valid UTF-8 (botmemory left it as it is)")
+            out.append(Card.from_dict(parse(ft.text, shown + name), shown + name))
+    return out
+
+
 # ----- locks
 
 

@@ -34,8 +34,9 @@ from ..store.journal import Row, make_row
 from ..store.memory import Memory
 from ..store.writer import Actor, Change, new_change_id
 from ..text.entries import check_entry_text, clean_title
-from .files import (State, folder, journal_id, kind_of_rel, parse, read_record, read_state, read_team, read_text,
-                    rel_of, render, team_keys, team_locked, teams_locked, write_text)
+from .files import (TEAM_FILE, State, folder, journal_id, kind_of_rel, parse, read_record, read_state, read_team,
+                    read_text, rel_of, render, team_keys, team_locked, teams_locked, write_text)
+from .merge import conflict_card
 from .migrate import upgrade
 from .records import Card, Note, Team, Version, check_key, check_name, check_title, is_id, new_id
 
@@ -79,6 +80,26 @@ def clean_text(text: str, what: str = "note") -> str:
     if why:
         raise BadInput(why.replace("the entry", f"the {what}").replace("one entry", f"one {what}"))
     return redact(t)
+
+
+def _redacted(value: Any) -> Any:
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, list):
+        return [_redacted(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _redacted(v) for k, v in value.items()}
+    return value
+
+
+def incoming_record(text: str, shown: str) -> str:
+    """A record's text as it came from another computer, checked (a JSON record of a format this botmemory
+    reads: else BadInput or Refused, one line) and with every text in it redacted (kept as it came when it
+    holds none)."""
+    d = parse(text, shown)
+    if not contains_secret(text):
+        return text
+    return render(_redacted(d))
 
 
 def unchanged_since(note: Note, rev: int | None) -> bool:
@@ -153,10 +174,11 @@ class Teams:
             yield state
 
     def _write(self, team: Team, kind: str, rid: str, before: str | None, record: dict[str, Any],
-               actor: Actor) -> str | None:
-        """Write one record and journal it; the row id (None when the row could not be written)."""
+               actor: Actor, *, text: str | None = None) -> str | None:
+        """Write one record (*text*: as given, else rendered) and journal it; the row id (None when the row
+        could not be written)."""
         rel = rel_of(kind, rid)
-        after = render(record)
+        after = render(record) if text is None else text
         write_text(self.home, folder(self.home, team.team) / rel, after)
         at = datetime.now(UTC)
         jid = journal_id(team.team)
@@ -250,23 +272,23 @@ class Teams:
             if bot is not None and bot not in st.team.bots:
                 raise Refused(f"{bot} is not a member of team {st.team.name} "
                               f"(members: {', '.join(st.team.bots) or 'none'})")
-            conflict = replaces is not None
-            if replaces is not None:
-                target: Note | None = self._note(st, replaces)
-                k = target.key if target is not None else k
-            else:
-                target = st.by_key(k)
-            if not conflict:
-                same = [n for n in st.accepted() if same_text(n.text, body) and (k is None or n.key == k)]
-                if same:
-                    raise Refused(f"team {st.team.name} has this note already ({same[0].note})")
-                for c in st.pending():
-                    if c.key == k and same_text(c.text, body) and c.title == head:
-                        return c, target, None
+            if replaces is not None:     # a conflict card: built as a sync merge builds one (team.merge)
+                was = self._note(st, replaces)
+                card = conflict_card(new_id("card"), was, head, body, who=actor.who, how=actor.how, host=host,
+                                     at=now_iso(), day=self.mem.today.isoformat(), bot=bot)
+                return (card, was if was.accepted else None,
+                        self._write(st.team, "card", card.card, None, card.as_dict(), actor))
+            target = st.by_key(k)
+            same = [n for n in st.accepted() if same_text(n.text, body) and (k is None or n.key == k)]
+            if same:
+                raise Refused(f"team {st.team.name} has this note already ({same[0].note})")
+            for c in st.pending():
+                if c.key == k and same_text(c.text, body) and c.title == head:
+                    return c, target, None
             card = Card(new_id("card"), body, head, k, 1, "pending", now_iso(), self.mem.today.isoformat(),
                         actor.who, actor.how, bot, clean_title(chat) if chat else None,
                         tuple(redact(q) for q in quotes), target.note if target else None,
-                        target.rev if target else None, None, conflict, host)
+                        target.rev if target else None, None, False, None)
             return card, target, self._write(st.team, "card", card.card, None, card.as_dict(), actor)
 
     def _card(self, st: State, cid: str) -> Card:
@@ -391,6 +413,40 @@ class Teams:
                         "restore", old.bot, old.card, old.rev)
             new = note.with_version(v)
             return new, self._write(st.team, "note", nid, self._before(st.team, "note", nid), new.as_dict(), actor)
+
+    # ----- what another computer changed (sync)
+
+    def put(self, key: str, writes: Sequence[tuple[str, str | None, str | None]], actor: Actor) -> int:
+        """Write records as they came from another computer, ``(path in the team folder, text, the sha-256 it
+        must have now or None for "absent")``: every hash is checked first, under the team's lock
+        (:class:`Conflict`: nothing written); each text must be a record of a format this botmemory reads, and
+        its texts are redacted. One journal row each (*actor*: ``how: sync``, ``host``). A record is never
+        deleted (None is skipped: deleting is a state). Returns how many files changed. Written on a retired
+        team too: what another computer did to it is kept."""
+        if not is_id("team", key):
+            raise BadInput(f"bad team key {key!r}")
+        base = folder(self.home, key)
+        with team_locked(self.home, key):
+            now: dict[str, str | None] = {}
+            for rel, _, expected in writes:
+                kind_of_rel(rel)
+                before = read_text(self.home, base / rel)
+                got = text_hash(before) if before is not None else None
+                if got != expected:
+                    raise Conflict(rel, before or "", got or "")
+                now[rel] = before
+            todo: list[tuple[str, str]] = []
+            for rel, text, _ in writes:
+                if text is None:
+                    continue
+                new = incoming_record(text, f"teams/{key}/{rel}")
+                if new != now[rel]:
+                    todo.append((rel, new))
+            team = Team(key, key, (), "")      # (the journal's name for it, in a warning)
+            for rel, new in sorted(todo, key=lambda w: (w[0] != TEAM_FILE, w[0])):   # team.json first
+                kind, rid = kind_of_rel(rel)
+                self._write(team, kind, rid, now[rel], {}, actor, text=new)
+            return len(todo)
 
     # ----- undo
 

@@ -62,3 +62,40 @@ def test_the_line_says_what_came_in_and_a_conflict_is_marked_resolved(qtbot, ses
     finally:
         line.service.stop()
         idle(qtbot, session)
+
+
+def test_a_teams_conflict_card_is_in_the_line_and_resolve_opens_its_team_tab(qtbot, session, mem, tmp_path, fast):
+    from botmemory.core.ops import team as T
+    from botmemory.desktop.panel import MemoryPanel
+
+    person = Actor.person("cli")
+    remote = tmp_path / "memory.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
+    other = Computer(tmp_path / "laptop", "laptop")
+    other.mem.store.init(BOT)
+    sync.setup(other.mem, remote.as_uri(), host="laptop")
+    key = T.create(other.mem, "Launch", [BOT], person).team.team
+    n = T.accept(other.mem, key, T.propose(other.mem, key, "Venue is Pune", person).card.card, 1, person).note
+    sync.add_team(other.mem, key)
+    sync.setup(mem, remote.as_uri(), host="desktop")
+    sync.add_team(mem, key)
+    T.edit(other.mem, key, n.note, "Venue is Baner", n.rev, person)
+    other.sync()
+    T.edit(mem, key, n.note, "Venue is Kharadi", n.rev, person)
+    panel = MemoryPanel(session)
+    qtbot.addWidget(panel)
+    panel.show()
+    line = panel.sync_line
+    try:
+        qtbot.waitUntil(lambda: line.service.team_conflicts == [(key, "Launch", "laptop")], timeout=30_000)
+        assert line.resolve_button.isVisible() and "1 conflict to resolve" in line.label.text()
+        (action,) = line.resolve_menu.actions()
+        assert action.text() == "Team Launch: 1 conflict card (the text of laptop) — accept or reject in the Team tab"
+        action.trigger()
+        assert panel.tabs.currentWidget() is panel.team and panel.team.key == key
+        qtbot.waitUntil(lambda: panel.team.cards.rowCount() == 1 and not session.worker.busy, timeout=10_000)
+        assert panel.team.cards.item(0)["conflict"] and panel.team.tabs.currentIndex() == 1
+        assert "1 conflict card (Pending)" in panel.team.sync_label.text()
+    finally:
+        line.service.stop()
+        idle(qtbot, session)

@@ -154,3 +154,31 @@ def test_the_panel_has_a_team_tab(qtbot, session, mem, team):
     p.show_tab("team")
     assert p.tabs.tabText(p.tabs.currentIndex()) == "Team" and p.tabs.currentWidget() is p.team
     wait(qtbot, session, p.team, lambda: p.team.key == team and p.team.notes.rowCount() == 2)
+
+
+def test_the_tab_says_the_teams_sync_and_sync_this_team_adds_it(qtbot, session, view, mem, team, tmp_path,
+                                                                 monkeypatch):
+    import subprocess
+
+    from botmemory.core.ops import sync
+    from botmemory.desktop import sync_view
+
+    assert view.sync_label.isHidden() and view.sync_button.isHidden()        # sync is not set up here
+    remote = tmp_path / "memory.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
+    sync.setup(mem, remote.as_uri(), host="desktop")
+    view.refresh()
+    wait(qtbot, session, view, lambda: view.sync_button.isVisible())
+    assert view.sync_label.text() == "Across computers: Not synced to your other computers"
+    monkeypatch.setattr(sync_view, "TIMING", {"quiet": 0.2, "cap": 1.0, "active_every": 0.3, "idle_every": 5.0})
+    try:
+        view.sync_button.click()
+        wait(qtbot, session, view, lambda: sync.status(mem).folders != [])
+        assert [(f.id, f.key, f.kind) for f in sync.status(mem).folders] == [(f"team-{team}", f"team/{team}", "team")]
+        qtbot.waitUntil(lambda: sync.status(mem).folders[0].last_sync is not None, timeout=30_000)
+        view.refresh()
+        wait(qtbot, session, view, lambda: view.sync_label.text().startswith("Across computers: Synced "))
+        assert view.sync_button.isHidden() and f"team/{team}" in view.sync_label.toolTip()
+    finally:
+        sync_view.service_for(session).stop()
+        idle(qtbot, session)

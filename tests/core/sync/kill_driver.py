@@ -2,7 +2,7 @@
 
 Points, in order: every named step of the round (``engine.checkpoint``), every git call (before it, and
 while it runs for the calls that write: the killed round's git runs on and finishes, or not) and every write
-of what came in (before, after). (After a git call is the same point as before the next one.) ``python kill_driver.py ROOT K`` kills
+of what came in (before, after), a bot's or a team's. (After a git call is the same point as before the next one.) ``python kill_driver.py ROOT K`` kills
 at point K; with K past the last point the round completes and the number of points is printed.
 """
 from __future__ import annotations
@@ -13,6 +13,7 @@ import sys
 import threading
 
 from botmemory.core.ops import sync
+from botmemory.core.ops.team_sync import TeamFolder
 from botmemory.core.store.memory import Memory
 from botmemory.core.sync import engine
 from botmemory.core.sync.folder import BotFolder
@@ -32,6 +33,7 @@ def hit(name: str, during: bool = False) -> None:
 
 
 real_checkpoint, real_run, real_write = engine.checkpoint, Git.run, BotFolder.write
+real_team_write = TeamFolder.write
 
 
 def checkpoint(name: str) -> None:
@@ -56,9 +58,17 @@ def write(self, writes, actor):  # type: ignore[no-untyped-def]
     return n
 
 
+def team_write(self, writes, actor):  # type: ignore[no-untyped-def]
+    hit("before write")
+    n = real_team_write(self, writes, actor)
+    hit("after write")
+    return n
+
+
 engine.checkpoint = checkpoint
 Git.run = run  # type: ignore[method-assign]
 BotFolder.write = write  # type: ignore[method-assign]
+TeamFolder.write = team_write  # type: ignore[method-assign]
 sync.now(Memory.open(root, "2026-10-15"))
 print(len(points))
 print("\n".join(points), file=sys.stderr)
