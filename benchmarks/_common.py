@@ -1,11 +1,54 @@
-"""Helpers the benchmark scripts share (each script puts its own folder on sys.path to import this)."""
+"""Helpers the benchmark scripts share (each script puts its own folder on sys.path to import this).
+
+Tiny mode: every script takes ``--tiny`` (or runs with ``BOTMEMORY_BENCH_TINY=1``) and then runs the same code
+paths at the smallest size — a few items, one run, short waits — in seconds, so that the test suite can run
+it (tests/test_benchmarks.py) and a benchmark cannot rot. Importing this module takes ``--tiny`` out of
+``sys.argv`` (so the script's own argument parsing never sees it) and sets ``BOTMEMORY_BENCH_TINY=1`` in the
+environment, so the script's child processes (the desktop benchmarks' ``--child`` runs) are tiny too. A tiny
+run's figures mean nothing: its targets are printed but never make it exit non-zero (see :func:`verdict`).
+"""
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
+import sys
 import time
 from collections.abc import Callable
 from datetime import date, timedelta
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+TINY_ENV = "BOTMEMORY_BENCH_TINY"
+
+
+def _tiny() -> bool:
+    if "--tiny" in sys.argv[1:]:
+        sys.argv[1:] = [a for a in sys.argv[1:] if a != "--tiny"]
+        os.environ[TINY_ENV] = "1"
+    return os.environ.get(TINY_ENV) == "1"
+
+
+TINY = _tiny()
+"""True in tiny mode (``--tiny`` or ``BOTMEMORY_BENCH_TINY=1``)."""
+
+
+def sized(full: T, tiny: T) -> T:
+    """*tiny* in tiny mode, else *full*: ``files = sized(2000, 10)``."""
+    return tiny if TINY else full
+
+
+def tiny_defaults(ap: argparse.ArgumentParser, **defaults: Any) -> argparse.ArgumentParser:
+    """In tiny mode, the parser's defaults become *defaults* (an option given on the command line still wins)."""
+    if TINY:
+        ap.set_defaults(**defaults)
+    return ap
+
+
+def verdict(ok: bool) -> int:
+    """The exit status of a script that judges its figures against targets: 1 when one was missed, but never in
+    tiny mode (a tiny run's timings say nothing; what it checks is that the code runs and its own asserts hold)."""
+    return 0 if ok or TINY else 1
 
 
 def median(fn: Callable[[], object], repeat: int, setup: Callable[[], object] | None = None) -> float:

@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/bench_agents.py            # about a minute
     .venv/bin/python benchmarks/bench_agents.py --quick    # fewer runs, a shorter idle window
+    .venv/bin/python benchmarks/bench_agents.py --tiny     # 3 projects × 3 topics, one run, a 0.5 s idle window
 
 Both homes are measured in the same run:
 - baseline: one OpenMausBot home with 50 workspaces × (MEMORY.md + 30 topics), nothing tracked;
@@ -25,10 +26,10 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve()
 sys.path.insert(0, str(HERE.parent))
-from _common import desktop_args, run_child  # noqa: E402 - the benchmarks' shared helpers
+from _common import desktop_args, run_child, sized, verdict  # noqa: E402 - the benchmarks' shared helpers
 from bench_desktop import child_start  # noqa: E402 - the same start measurement as the desktop benchmark
-PROJECTS = 50
-TOPICS = 30
+PROJECTS = sized(50, 3)
+TOPICS = sized(30, 3)
 TARGETS = {"start": 1.5, "rss": 1.3, "watch": 2.0}
 
 
@@ -165,14 +166,14 @@ def main() -> int:
     args = desktop_args()
     if args.child:
         return run_child(args.child, child_start, lambda root, _extra: child_idle(root))
-    runs = 3 if args.quick else 9
-    idle_s = 8.0 if args.quick else 20.0
+    runs = sized(3 if args.quick else 9, 1)
+    idle_s = sized(8.0 if args.quick else 20.0, 0.5)
     with tempfile.TemporaryDirectory(prefix="botmemory-bench-agents-") as tmp:
         t = time.perf_counter()
         base, agents, user, one = build(Path(tmp))
         built = time.perf_counter() - t
         res: dict[str, dict[str, float]] = {}
-        homes = (("single home", base), ("50 tracked", agents), ("one bot", one))
+        homes = (("single home", base), ("tracked", agents), ("one bot", one))
         starts: dict[str, list[float]] = {name: [] for name, _ in homes}
         for _ in range(runs):   # interleaved, so a busy moment of the machine hits both alike
             for name, root in homes:
@@ -182,10 +183,10 @@ def main() -> int:
             res[name] = {"start_s": statistics.median(starts[name]), "rss_mb": bench_idle(root, user, idle_s),
                          **watch}
         o = {"start_s": statistics.median(starts["one bot"]), "rss_mb": bench_idle(one, user, idle_s)}
-    b, a = res["single home"], res["50 tracked"]
+    b, a = res["single home"], res["tracked"]
     rows = [
         ("app start to the event loop (median)", b["start_s"], a["start_s"], "s", TARGETS["start"]),
-        (f"idle RSS after {idle_s:.0f} s", b["rss_mb"], a["rss_mb"], "MB", TARGETS["rss"]),
+        (f"idle RSS after {idle_s:g} s", b["rss_mb"], a["rss_mb"], "MB", TARGETS["rss"]),
         ("watch --once, nothing changed, per file", b["quiet_s"] / b["files"] * 1e6,
          a["quiet_s"] / a["files"] * 1e6, "µs", TARGETS["watch"]),
         ("watch --once, 10 % changed, per file", b["changed_s"] / b["files"] * 1e6,
@@ -195,7 +196,7 @@ def main() -> int:
     print(f"\n{PROJECTS} Claude Code projects × {TOPICS} topics tracked, against one home of "
           f"{PROJECTS} workspaces × {TOPICS} topics ({int(b['files'])} and {int(a['files'])} files; "
           f"built in {built:.1f} s)\n")
-    print(f"{'measure'.ljust(w)}  {'single home':>12}  {'50 tracked':>12}  {'ratio':>6}  {'target':>7}  ok")
+    print(f"{'measure'.ljust(w)}  {'single home':>12}  {f'{PROJECTS} tracked':>12}  {'ratio':>6}  {'target':>7}  ok")
     print("-" * (w + 56))
     ok_all = True
     for name, bv, av, unit, target in rows:
@@ -205,9 +206,9 @@ def main() -> int:
         print(f"{name.ljust(w)}  {bv:>9.2f} {unit:<2}  {av:>9.2f} {unit:<2}  {ratio:>5.2f}×  ≤ {target:.1f}×  "
               f"{'yes' if ok else 'NO'}")
     print(f"\nfor reference, a home of one bot with {TOPICS} topics: start {o['start_s']:.2f} s "
-          f"(50 tracked: {a['start_s'] / o['start_s']:.2f}×), idle RSS {o['rss_mb']:.1f} MB "
-          f"(50 tracked: {a['rss_mb'] / o['rss_mb']:.2f}×)")
-    return 0 if ok_all else 1
+          f"({PROJECTS} tracked: {a['start_s'] / o['start_s']:.2f}×), idle RSS {o['rss_mb']:.1f} MB "
+          f"({PROJECTS} tracked: {a['rss_mb'] / o['rss_mb']:.2f}×)")
+    return verdict(ok_all)
 
 
 if __name__ == "__main__":

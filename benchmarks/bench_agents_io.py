@@ -1,6 +1,6 @@
 """Agents' I/O speed (MCP server, Claude Code hook), as ratios against `python -c pass` measured in the same run.
 
-    python benchmarks/bench_agents_io.py [--runs N]
+    python benchmarks/bench_agents_io.py [--runs N] [--tiny]
 
 1. ``botmemory mcp``: process start to the ``initialize`` answer — target
    ≤ 500 ms (issue 22; 986 ms when the SDK answered it after its import): the
@@ -27,6 +27,9 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import sized, tiny_defaults  # noqa: E402 - the benchmarks' shared helpers
 
 BIN = Path(sys.executable).parent
 BOTMEMORY = [str(BIN / "botmemory")] if (BIN / "botmemory").exists() else [sys.executable, "-m", "botmemory.core.faces.cli"]
@@ -187,22 +190,24 @@ def hook(root: Path, project: Path, env: dict[str, str], runs: int) -> tuple[lis
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=20)
-    n = ap.parse_args().runs
+    n = tiny_defaults(ap, runs=1).parse_args().runs
+    few = sized(3, 1)
+    topics = sized(2000, 20)
     tmp = Path(tempfile.mkdtemp(prefix="bench-agents-"))
     try:
         root = tmp / "home"
         subprocess.run([*BOTMEMORY, "--root", str(root), "init", BOT], check=True, capture_output=True)
         claude, project = tmp / "claude", tmp / "work" / "proj"
         project.mkdir(parents=True)
-        make_project(claude, project, 2000)
+        make_project(claude, project, topics)
         env = {**os.environ, "CLAUDE_CONFIG_DIR": str(claude)}
 
         load = os.getloadavg()[0]
         base = python_c("pass", n, "pass")
-        sdk = python_c("from mcp.server import MCPServer", max(3, n // 4), "sdk")
-        init = mcp_initialize(root, max(3, n // 2))
-        init_sdk = mcp_initialize(root, max(3, n // 4), sdk_stdio=True)
-        start = mcp_start(root, max(3, n // 4))
+        sdk = python_c("from mcp.server import MCPServer", max(few, n // 4), "sdk")
+        init = mcp_initialize(root, max(few, n // 2))
+        init_sdk = mcp_initialize(root, max(few, n // 4), sdk_stdio=True)
+        start = mcp_start(root, max(few, n // 4))
         update = mcp_update(root, n)
         hook(root, project, env, 1)                 # the first run builds the bound bot's recall index
         hooks, size = hook(root, project, env, n)
@@ -214,7 +219,7 @@ def main() -> None:
             ("  the same, the SDK answering (before)", init_sdk, "", "", "(986 ms in issue 22)"),
             ("mcp: start to first tools/list", start, "start", "<= 1 s", ""),
             ("mcp: memory_update round trip", update, "", "", "(on a running server)"),
-            ("hook UserPromptSubmit, 2,000 topics", hooks, "hook", "p95 <= 300 ms", f"(answer {size:,} chars)"),
+            (f"hook UserPromptSubmit, {topics:,} topics", hooks, "hook", "p95 <= 300 ms", f"(answer {size:,} chars)"),
         ]
         print(f"load average at the start: {load:.1f} on {os.cpu_count()} cores")
         print(f"{'what':38} {'p50 ms':>8} {'p95 ms':>8} {'p50/pass':>9} {'CPU p50 ms':>11}  target")

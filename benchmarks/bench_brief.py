@@ -1,6 +1,6 @@
 """The recent-work brief, timed (issue 27), with ratios against a baseline measured in the same run.
 
-    python benchmarks/bench_brief.py [--runs N] [--keep]
+    python benchmarks/bench_brief.py [--runs N] [--keep] [--tiny]
 
 1. A workspace with 200 conversations and 30 days of daily logs (a turn line of every conversation each day,
    6,000 lines): ``ops.brief`` warm — target <= 100 ms.
@@ -34,10 +34,13 @@ from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
+from _common import sized, tiny_defaults  # noqa: E402 - the benchmarks' shared helpers
 from bench_agents_io import BOTMEMORY, CPU, children_cpu, p, python_c  # noqa: E402
 
 BOT = "scout"
-TRANSCRIPTS, SUBFOLDER, TOOL_BYTES, RECENT = 500, 100, 4 * 1024 * 1024, 40
+TRANSCRIPTS, SUBFOLDER, TOOL_BYTES, RECENT = sized((500, 100, 4 * 1024 * 1024, 40), (12, 3, 64 * 1024, 10))
+OTHERS, PER_OTHER = sized((5, 20), (2, 3))         # other projects, and their transcripts
+CONVERSATIONS, DAYS = sized((200, 30), (5, 3))      # the workspace's daily logs
 
 
 def _ts(at: datetime) -> str:
@@ -105,25 +108,26 @@ def make_claude(tmp: Path, today: date) -> tuple[Path, Path, Path, int]:
 
     put(project, TRANSCRIPTS - SUBFOLDER, 0, 1.0, RECENT - 8)
     put(project / "web", SUBFOLDER, 10_000, 1.3, 8)
-    for j in range(5):                                   # other projects (for the brief across projects)
+    for j in range(OTHERS):                              # other projects (for the brief across projects)
         other = tmp / "work" / f"other{j}"
         (other / ".git").mkdir(parents=True)
-        put(other, 20, 20_000 + 100 * j, 2.0, 10)
+        put(other, PER_OTHER, 20_000 + 100 * j, 2.0, 10)
     return claude, project, memory, total
 
 
 def make_home(root: Path, today: date) -> None:
-    """A workspace with 30 days of daily logs: each day a turn line of each of 200 conversations."""
+    """A workspace with DAYS days of daily logs: each day a turn line of each of CONVERSATIONS conversations."""
     from botmemory.core import ops
 
     mem = ops.Memory.open(str(root), today.isoformat())
     mem.store.init(BOT)
     logs = root / "workspaces" / BOT / "memory" / "log"
     logs.mkdir(parents=True, exist_ok=True)
-    for back in range(30):
+    for back in range(DAYS):
         day = today - timedelta(days=back)
         lines = [f'- {8 + c // 20:02d}:{(c * 3) % 60:02d} · {"room" if c % 7 == 0 else "chat"} "Conversation {c}" · '
-                 f"Sent the report on item {c} and booked the follow-up for Thursday. · tools: mail" for c in range(200)]
+                 f"Sent the report on item {c} and booked the follow-up for Thursday. · tools: mail"
+                 for c in range(CONVERSATIONS)]
         (logs / f"{day.isoformat()}.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
@@ -155,7 +159,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=20)
     ap.add_argument("--keep", action="store_true", help="keep the made-up home and transcripts (say where)")
-    args = ap.parse_args()
+    args = tiny_defaults(ap, runs=1).parse_args()
     n = args.runs
     tmp = Path(tempfile.mkdtemp(prefix="bench-brief-"))
     today = date.today()
@@ -197,27 +201,28 @@ def main() -> None:
         r = subprocess.run([sys.executable, "-c", READ_BYTES, "x", "--root", str(root), "hook", "claude-code"],
                            input=event, capture_output=True, text=True, env=env, check=True)
         rchar = int(next(ln.split()[1] for ln in r.stderr.splitlines() if ln.startswith("rchar:")))
-        since = timed(lambda: ops.search(mem, cc, [], "24h"), max(3, n // 4))
+        since = timed(lambda: ops.search(mem, cc, [], "24h"), max(sized(3, 1), n // 4))
         since_hits = len(ops.search(mem, cc, [], "24h").hits)
-        words = timed(lambda: ops.search(mem, cc, ["rounded"]), 2)
+        words = timed(lambda: ops.search(mem, cc, ["rounded"]), sized(2, 1))
         words_hits = len(ops.search(mem, cc, ["rounded"]).hits)
 
         b50 = statistics.median(base)
-        print(f"load average at the start: {load:.1f} on {os.cpu_count()} cores; the 500 transcripts "
+        print(f"load average at the start: {load:.1f} on {os.cpu_count()} cores; the {TRANSCRIPTS} transcripts "
               f"({total / 1e9:.2f} GB, sparse) made in {made:.1f} s")
         print(f"{'what':52} {'p50 ms':>8} {'p95 ms':>8} {'ratio':>12} {'CPU p50':>8}  target")
         rows = [
-            ("workspace: 200 conversations, 30 days of logs", ws, statistics.median(logs_read), "reading 2 logs",
+            (f"workspace: {CONVERSATIONS} conversations, {DAYS} days of logs", ws, statistics.median(logs_read), "reading 2 logs",
              "", f"<= 100 ms ({ws_lines} lines)"),
-            ("Claude Code: 500 transcripts, 2 GB", own, None, "", "", f"<= 100 ms ({len(got.lines)} lines)"),
-            ("Claude Code, other projects too (+100 transcripts)", across, None, "", "",
+            (f"Claude Code: {TRANSCRIPTS} transcripts, {total / 1e9:.2g} GB", own, None, "", "",
+             f"<= 100 ms ({len(got.lines)} lines)"),
+            (f"Claude Code, other projects too (+{OTHERS * PER_OTHER} transcripts)", across, None, "", "",
              f"<= 100 ms ({across_lines} lines)"),
             ("python -c pass", base, None, "", "pass", ""),
             ("hook SessionStart, brief off", hook_off, b50, "pass", "off", ""),
             ("hook SessionStart, brief on", hook_on, b50, "pass", "on",
              f"p95 <= 300 ms (answer {len(answer):,} chars)"),
             ("search --since 24h (no words)", since, None, "", "", f"({since_hits} hits)"),
-            ("search WORD, every transcript (2 GB)", words, None, "", "", f"({words_hits} hits, the cap)"),
+            (f"search WORD, every transcript ({total / 1e9:.2g} GB)", words, None, "", "", f"({words_hits} hits, the cap)"),
         ]
         for label, values, against, what, key, target in rows:
             ratio = f"{statistics.median(values) / against:6.1f}x {what}" if against else ""

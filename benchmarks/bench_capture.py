@@ -16,7 +16,7 @@ journal row). Measured, median of --repeat runs on a fresh copy each time:
 
 Target: <= 50 ms for the six-turn batch on this home.
 
-Run:  .venv/bin/python benchmarks/bench_capture.py [--topics 500] [--repeat 7]
+Run:  .venv/bin/python benchmarks/bench_capture.py [--topics 500] [--repeat 7] [--tiny]
 """
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ from botmemory.core.store.writer import Actor
 from botmemory.core.outside.turns import turn_begin, turn_end
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import core_text  # noqa: E402 - the benchmarks' shared helpers
+from _common import core_text, tiny_defaults  # noqa: E402 - the benchmarks' shared helpers
 
 TODAY = "2026-10-15"
 BOT = "bench"
@@ -137,7 +137,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--topics", type=int, default=500)
     ap.add_argument("--repeat", type=int, default=7)
-    args = ap.parse_args()
+    args = tiny_defaults(ap, topics=10, repeat=1).parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-capture-") as tmp:
         template = Path(tmp) / "template"
         work = Path(tmp) / "work"

@@ -1,7 +1,7 @@
 """Claude Code's side of botmemory, timed as Claude Code runs it, with ratios against `python -c pass` measured
 in the same run.
 
-    python benchmarks/bench_claude_code.py [--runs N]
+    python benchmarks/bench_claude_code.py [--runs N] [--tiny]
 
 1. ``botmemory hook claude-code`` for UserPromptSubmit, started as Claude Code starts a hook (``/bin/sh -c``
    with the command ``connect`` writes, the event on stdin), over a project folder of 2,000 topic files with
@@ -28,6 +28,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
+from _common import sized, tiny_defaults  # noqa: E402 - the benchmarks' shared helpers
 from bench_agents_io import BOT, BOTMEMORY, CPU, children_cpu, make_project, p, python_c  # noqa: E402
 
 PROMPT = "What did we decide about the invoice for the launch review?"
@@ -116,26 +117,28 @@ def mcp_initialize(root: Path, runs: int) -> list[float]:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=20)
-    n = ap.parse_args().runs
+    n = tiny_defaults(ap, runs=1).parse_args().runs
+    few = sized(3, 1)
+    topics = sized(2000, 20)
     tmp = Path(tempfile.mkdtemp(prefix="bench-claude-"))
     try:
         root = tmp / "home"
         subprocess.run([*BOTMEMORY, "--root", str(root), "init", BOT], check=True, capture_output=True)
         claude, project = tmp / "claude", tmp / "work" / "proj"
         project.mkdir(parents=True)
-        make_project(claude, project, 2000)
+        make_project(claude, project, topics)
         env = {"PATH": os.environ.get("PATH", ""), "HOME": str(tmp), "LANG": "C.UTF-8",
                "CLAUDE_CONFIG_DIR": str(claude), "CLAUDE_PROJECT_DIR": str(project),
                **{k: v for k, v in os.environ.items() if k == "PYTHONPATH"}}   # (to time another checkout)
         load = os.getloadavg()[0]
         base = python_c("pass", n, "pass")
         hot, size = warm(root, project, env, n)
-        first, answered = cold(root, project, env, max(3, n // 2))
-        mcp = mcp_initialize(root, max(3, n // 2))
+        first, answered = cold(root, project, env, max(few, n // 2))
+        mcp = mcp_initialize(root, max(few, n // 2))
         b50 = statistics.median(base)
         rows = [
             ("python -c pass (baseline)", base, "pass", ""),
-            ("hook UserPromptSubmit, 2,000 topics", hot, "warm", f"p95 <= 150 ms (answer {size:,} chars)"),
+            (f"hook UserPromptSubmit, {topics:,} topics", hot, "warm", f"p95 <= 150 ms (answer {size:,} chars)"),
             ("hook, first prompt, never indexed", first, "cold", f"<= 300 ms ({answered} of {len(first)} answered)"),
             ("mcp: start to initialize answered", mcp, "", "<= 500 ms"),
         ]

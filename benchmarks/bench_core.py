@@ -1,6 +1,6 @@
 """Core speed, as ratios against a baseline measured in the same run.
 
-    python benchmarks/bench_core.py
+    python benchmarks/bench_core.py [--tiny]
 
 1. ``remember`` with archiving on a full MEMORY.md vs two bare atomic writes of
    the same bytes (target ≤ 3×) — with the store alone, and with the journal and
@@ -26,7 +26,7 @@ from botmemory.core.store.memory import Memory
 from botmemory.core.store.writer import Actor, Store
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import full_memory, median  # noqa: E402 - the benchmarks' shared helpers
+from _common import full_memory, median, sized  # noqa: E402 - the benchmarks' shared helpers
 
 BOT = "scout"
 TODAY = "2026-10-15"
@@ -54,10 +54,10 @@ def bench_remember(root: Path) -> list[tuple[str, float, float, str]]:
             r = update.remember(store, BOT, f"a brand new fact {counter[0]}", Actor.person())
             assert r.moved_count == 1
 
-        t_remember = median(run, 40, setup)
+        t_remember = median(run, sized(40, 1), setup)
         new_mem = store.text(BOT, MEMORY_FILE).encode()
         new_arch = store.text(BOT, ARCHIVE_FILE).encode()
-        t_bare = median(lambda: (atomic_write(ws / "bare-a.md", new_arch), atomic_write(ws / "bare-m.md", new_mem)), 40)
+        t_bare = median(lambda: (atomic_write(ws / "bare-a.md", new_arch), atomic_write(ws / "bare-m.md", new_mem)), sized(40, 1))
         rows.append((f"remember with archiving ({label})", t_remember, t_bare, "≤ 3×"))
     return rows
 
@@ -66,7 +66,7 @@ def bench_gauge_load(root: Path) -> tuple[str, float, float, str]:
     mem = Memory.open(str(root / "home-big"), TODAY)
     mem.store.init(BOT)
     line = '- 2025-01-01 · from chat "Plans" · ' + "a fact with some words in it " * 3 + "\n"
-    text = line * (1024 * 1024 // len(line.encode()))
+    text = line * (sized(1024 * 1024, 16 * 1024) // len(line.encode()))
     (mem.home.workspace(BOT) / MEMORY_FILE).write_text(text, encoding="utf-8")
     path = mem.home.workspace(BOT) / MEMORY_FILE
 
@@ -77,7 +77,8 @@ def bench_gauge_load(root: Path) -> tuple[str, float, float, str]:
     def plain() -> None:
         path.read_text(encoding="utf-8").splitlines()
 
-    return ("gauge + load of a 1 MB MEMORY.md", median(ours, 20), median(plain, 20), "≤ 10×")
+    return (f"gauge + load of a {sized('1 MB', '16 KB')} MEMORY.md", median(ours, sized(20, 1)),
+            median(plain, sized(20, 1)), "≤ 10×")
 
 
 def bench_process(root: Path) -> tuple[str, float, float, str]:
@@ -89,8 +90,8 @@ def bench_process(root: Path) -> tuple[str, float, float, str]:
     for i in range(5):
         (mem.home.workspace(BOT) / "memory" / f"topic-{i}.md").write_text(f"---\ntitle: Topic {i}\n---\n- a note\n")
     home = str(mem.home.root)
-    ours = median(lambda: subprocess.run([exe, "--root", home, "gauge", BOT], check=True, capture_output=True), 15)
-    base = median(lambda: subprocess.run([sys.executable, "-c", "pass"], check=True, capture_output=True), 15)
+    ours = median(lambda: subprocess.run([exe, "--root", home, "gauge", BOT], check=True, capture_output=True), sized(15, 1))
+    base = median(lambda: subprocess.run([sys.executable, "-c", "pass"], check=True, capture_output=True), sized(15, 1))
     return ("`botmemory gauge` as a process (venv's python -c pass)", ours, base, "≤ 4×")
 
 

@@ -1,6 +1,6 @@
 """SIGKILL a writer at random moments, hundreds of times, and check nothing is torn or lost.
 
-    python benchmarks/bench_crash.py [ROUNDS]
+    python benchmarks/bench_crash.py [ROUNDS] [--tiny]
 
 A subprocess runs `remember` in a loop on a full MEMORY.md (so every call
 archives an entry); it is killed after a random delay. After every kill: no
@@ -18,6 +18,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import sized  # noqa: E402 - the benchmarks' shared helpers
 from tests.core.store.test_crash import kill_rounds  # noqa: E402
 
 
@@ -31,4 +33,4 @@ def main(rounds: int) -> None:
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 300)
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else sized(300, 3))

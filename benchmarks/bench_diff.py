@@ -14,20 +14,29 @@ Prints one table of ratios against baselines measured in the same run:
    same writes with it switched off (target ≤ 1.1×), and 200 writes each after
    an outside edit (two rows each) vs the same.
 
-    .venv/bin/python benchmarks/bench_diff.py
+    .venv/bin/python benchmarks/bench_diff.py [--tiny]
+
+``--tiny``: a 300-line rewrite (its diff still cut), 20 writes, 1,000 absent words, one run each.
 """
 from __future__ import annotations
 
 import random
 import statistics
 import string
+import sys
 import time
 from datetime import UTC, datetime
+from pathlib import Path
 
 from botmemory.core.text.diff import WordFilter
 from botmemory.core.store.journal import RowFilter, make_row
 from botmemory.core.disk.safeio import text_hash
 from botmemory.core.store.writer import Actor, Change, new_change_id
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import sized  # noqa: E402 - the benchmarks' shared helpers
+
+LINES, ABSENT, ROWS, WRITES, TOPICS = sized((60_000, 10_000, 200, 200, 1000), (300, 1000, 5, 20, 10))
 
 WORDS = ["person", "prefers", "short", "replies", "lives", "Pune", "works", "Acme", "likes", "tomatoes", "garden",
          "project", "launch", "friday", "invoice", "client", "meeting", "travel", "Berlin", "coffee"]
@@ -43,7 +52,7 @@ def text(rng: random.Random, n: int, tag: str) -> str:
     return "".join(f"- 2026-01-01 · from cli · {' '.join(rng.choices(WORDS, k=8))} {tag}{i}\n" for i in range(n))
 
 
-def median(f, runs: int = 5) -> float:
+def median(f, runs: int = sized(5, 1)) -> float:
     times = []
     for _ in range(runs):
         t = time.perf_counter()
@@ -54,14 +63,14 @@ def median(f, runs: int = 5) -> float:
 
 def main() -> int:
     rng = random.Random(7)
-    before, after = text(rng, 60_000, "old"), text(rng, 60_000, "new")
+    before, after = text(rng, LINES, "old"), text(rng, LINES, "new")
     rows: list[tuple[str, str, str]] = []
 
     base = median(lambda: (before.splitlines(True), after.splitlines(True)))
     t = median(lambda: make_row(change(before, after)))
     t_filter = median(lambda: WordFilter.of([before, after]))
     row = make_row(change(before, after + "- 2026-02-02 · from cli · zanzibar trip booked\n"))
-    rows.append(("make_row of a 60,000-line rewrite vs splitting its texts",
+    rows.append((f"make_row of a {LINES:,}-line rewrite vs splitting its texts",
                  f"{t * 1000:.0f} ms vs {base * 1000:.0f} ms = {t / base:.1f}×",
                  f"of which the word filter {t_filter * 1000:.0f} ms; counts {row.counts()}"))
     size = len(row.line())
@@ -71,19 +80,19 @@ def main() -> int:
 
     f = WordFilter.load(row.words or "")
     assert f is not None
-    absent = ["".join(rng.choices(string.ascii_lowercase, k=9)) for _ in range(10_000)]
+    absent = ["".join(rng.choices(string.ascii_lowercase, k=9)) for _ in range(ABSENT)]
     false = sum(f.may_hold(w) for w in absent)
-    rows.append(("false matches of 10,000 absent words", f"{false} = {false / 100:.2f} %", "target ≤ 2 %"))
+    rows.append((f"false matches of {ABSENT:,} absent words", f"{false} = {false / ABSENT * 100:.2f} %", "target ≤ 2 %"))
     assert f.may_hold("zanzibar") and "zanzibar" not in row.diff
 
-    small = [make_row(change(f"- a {i}\n", f"- b {i}\n")) for i in range(200)]
-    cut = [row] * 200
+    small = [make_row(change(f"- a {i}\n", f"- b {i}\n")) for i in range(ROWS)]
+    cut = [row] * ROWS
     flt = RowFilter(words=("zanzibar",))
     t_small = median(lambda: [flt.matches(r) for r in small])
     t_cut = median(lambda: [flt.matches(r) for r in cut])
-    rows.append(("--grep over 200 cut rows vs 200 one-line rows",
+    rows.append((f"--grep over {ROWS} cut rows vs {ROWS} one-line rows",
                  f"{t_cut * 1000:.1f} ms vs {t_small * 1000:.1f} ms = {t_cut / t_small:.1f}×",
-                 f"{sum(flt.matches(r) for r in cut)} of 200 cut rows found"))
+                 f"{sum(flt.matches(r) for r in cut)} of {ROWS} cut rows found"))
 
     rows += bench_write_path()
 
@@ -105,7 +114,7 @@ def bench_write_path() -> list[tuple[str, str, str]]:
         mem.journal.durable = False
         mem.store.init("bench")
         ws = Path(d) / "workspaces" / "bench"
-        for i in range(1000):
+        for i in range(TOPICS):
             (ws / "memory" / f"t{i}.md").write_text(f"# topic {i}\n- a note {i}\n")
         base = "".join(f"- 2026-01-01 · from cli · note {i} {' '.join(WORDS[:10])}\n" for i in range(160))
         mem.store.write("bench", "MEMORY.md", base, Actor.person())
@@ -113,7 +122,7 @@ def bench_write_path() -> list[tuple[str, str, str]]:
 
         def writes(outside: bool) -> float:
             t = time.perf_counter()
-            for i in range(200):
+            for i in range(WRITES):
                 if outside:
                     with open(ws / "MEMORY.md", "a") as f:
                         f.write(f"- outside {i}\n")
@@ -122,14 +131,14 @@ def bench_write_path() -> list[tuple[str, str, str]]:
 
         for outside in (False, True):
             offs, ons = [], []
-            for _ in range(3):   # alternated, so the shadows' pack compaction falls on both alike
+            for _ in range(sized(3, 1)):   # alternated, so the shadows' pack compaction falls on both alike
                 Memory._outside_before = lambda self, bot, changes: []  # type: ignore[method-assign]
                 offs.append(writes(outside))
                 Memory._outside_before = real  # type: ignore[method-assign]
                 ons.append(writes(outside))
             off, on = statistics.median(offs), statistics.median(ons)
             what = "after an outside edit each" if outside else "nothing changed outside"
-            out.append((f"200 writes, {what}: with the check vs without",
+            out.append((f"{WRITES} writes, {what}: with the check vs without",
                         f"{on * 1000:.0f} ms vs {off * 1000:.0f} ms = {on / off:.2f}×",
                         "target ≤ 1.1×" if not outside else "two rows a write vs one"))
     return out

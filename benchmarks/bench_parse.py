@@ -15,7 +15,7 @@ Issue 14's target for a whole cold build is 3 x the floor; splitting and countin
 ``--accents`` puts an accented word in every tenth passage line, so that some passages take the
 Unicode path.
 
-    .venv/bin/python benchmarks/bench_parse.py [--files 2000] [--mb 26] [--runs 3] [--accents]
+    .venv/bin/python benchmarks/bench_parse.py [--files 2000] [--mb 26] [--runs 3] [--accents] [--tiny]
 """
 from __future__ import annotations
 
@@ -31,6 +31,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+from _common import tiny_defaults  # noqa: E402 - the benchmarks' shared helpers
 from bench_recall import TAIL_WORDS, Vocabulary, topic  # noqa: E402
 
 from botmemory.core.recall import passages as P
@@ -79,7 +80,7 @@ def main() -> int:
     ap.add_argument("--mb", type=float, default=26.0)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--accents", action="store_true", help="an accented word in every tenth line")
-    args = ap.parse_args()
+    args = tiny_defaults(ap, files=5, mb=0.05, runs=1).parse_args()
     files = topics(args.files, int(args.mb * 1_000_000), args.accents)
     size = sum(len(t.encode("utf-8")) for _, t in files)
     word = re.compile(r"[^\W_]+")

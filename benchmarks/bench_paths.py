@@ -1,6 +1,6 @@
 """Link-safe file access, as ratios against a baseline measured in the same run.
 
-    python benchmarks/bench_paths.py
+    python benchmarks/bench_paths.py [--tiny]
 
 1. read_file of a topic walked from the home (every folder opened O_NOFOLLOW) vs
    read_file with only the file itself checked (the old way), 1,000 topics.
@@ -27,7 +27,7 @@ from botmemory.core.store.memory import Memory
 from botmemory.core.store.writer import Actor
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import full_memory, median  # noqa: E402 - the benchmarks' shared helpers
+from _common import full_memory, median, sized  # noqa: E402 - the benchmarks' shared helpers
 
 BOT = "scout"
 TODAY = "2026-10-15"
@@ -39,13 +39,15 @@ def main() -> None:
         mem = Memory.open(str(base / "home"), TODAY)
         mem.store.init(BOT)
         ws = mem.home.workspace(BOT)
-        files = [ws / "memory" / f"topic {i}.md" for i in range(1000)]
+        n = sized(1000, 10)
+        files = [ws / "memory" / f"topic {i}.md" for i in range(n)]
         for p in files:
             p.write_text("- a note about something\n" * 20)
         rows = []
-        old = median(lambda: [read_file(p) for p in files], 5)
-        new = median(lambda: [read_file(p, mem.home.root) for p in files], 5)
-        rows.append(("read 1,000 topics", old, new))
+        runs = sized(5, 1)
+        old = median(lambda: [read_file(p) for p in files], runs)
+        new = median(lambda: [read_file(p, mem.home.root) for p in files], runs)
+        rows.append((f"read {n:,} topics", old, new))
 
         scan(mem)  # the baseline
 
@@ -53,15 +55,15 @@ def main() -> None:
             for i, p in enumerate(files):
                 p.write_text(f"- changed {time.time_ns()} {i}\n")
 
-        scanned = median(lambda: scan(mem), 3, touch)
+        scanned = median(lambda: scan(mem), sized(3, 1), touch)
         real_read, real_lstat = Folders.read, Folders.lstat
         Folders.read = lambda self, p: read_file(p)                       # type: ignore[method-assign]
         Folders.lstat = lambda self, p: _stat(p)                          # type: ignore[method-assign]
         try:
-            unwalked = median(lambda: scan(mem), 3, touch)
+            unwalked = median(lambda: scan(mem), sized(3, 1), touch)
         finally:
             Folders.read, Folders.lstat = real_read, real_lstat            # type: ignore[method-assign]
-        rows.append(("scan 1,000 changed topics (walk vs none)", unwalked, scanned))
+        rows.append((f"scan {n:,} changed topics (walk vs none)", unwalked, scanned))
 
         arch = ws / "memory" / "archive.md"
         line = '- 2024-01-01 · from chat "Plans" · an old note · moved 2024-02-01\n'
@@ -72,9 +74,11 @@ def main() -> None:
                 arch.write_text(line * (size // len(line)))
             return go
 
-        small = median(lambda: update.remember(mem.store, BOT, "brand new", Actor.person()), 5, setup(100_000))
-        big = median(lambda: update.remember(mem.store, BOT, "brand new", Actor.person()), 5, setup(20_000_000))
-        rows.append(("remember into a 20 MB archive vs 100 KB", small, big))
+        # the big archive stays past update.ARCHIVE_APPEND_OVER (1 MB) even when tiny: the append-in-place path
+        big_size = sized(20_000_000, 2_000_000)
+        small = median(lambda: update.remember(mem.store, BOT, "brand new", Actor.person()), runs, setup(100_000))
+        big = median(lambda: update.remember(mem.store, BOT, "brand new", Actor.person()), runs, setup(big_size))
+        rows.append((f"remember into a {big_size // 1_000_000} MB archive vs 100 KB", small, big))
 
         print(f"{'case':<44} {'baseline ms':>12} {'measured ms':>12} {'ratio':>7}")
         for name, a, b in rows:

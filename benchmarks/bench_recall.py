@@ -18,7 +18,7 @@ prints each against its target, measured in the same run:
   (search - python start) <= 3 x grep;
 - the index's size: <= 1.5 x the topics' size.
 
-    .venv/bin/python benchmarks/bench_recall.py [--files 2000] [--mb 26] [--runs 7] [--keep]
+    .venv/bin/python benchmarks/bench_recall.py [--files 2000] [--mb 26] [--runs 7] [--keep] [--tiny]
 """
 from __future__ import annotations
 
@@ -37,6 +37,9 @@ from botmemory.core.disk.paths import Home
 import botmemory.core
 from botmemory.core.recall.query import index_path, refresh_index
 from botmemory.core.store.writer import Store
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import sized, tiny_defaults, verdict  # noqa: E402 - the benchmarks' shared helpers
 
 TODAY = date(2026, 10, 15)
 BOT = "bench"
@@ -239,10 +242,10 @@ def add_memory_and_logs(home: Home, rng: random.Random) -> None:
     (ws / "MEMORY.md").write_text("\n".join(entry(rng, vocab, ["Lisbon"], TODAY - timedelta(days=i))
                                             for i in range(150)) + "\n", encoding="utf-8")
     (ws / "memory" / "archive.md").write_text("\n".join(entry(rng, vocab, ["Lisbon"], TODAY - timedelta(days=i))
-                                                       for i in range(2000)) + "\n", encoding="utf-8")
+                                                       for i in range(sized(2000, 20))) + "\n", encoding="utf-8")
     logs = ws / "memory" / "log"
     logs.mkdir(exist_ok=True)
-    for i in range(365):
+    for i in range(sized(365, 3)):
         day = TODAY - timedelta(days=i)
         (logs / f"{day.isoformat()}.md").write_text("\n".join(
             f"- {day.isoformat()} · from chat \"Trips\" · {sentence(rng, vocab, ['Lisbon'])}" for _ in range(12))
@@ -257,7 +260,7 @@ def main() -> int:
     ap.add_argument("--tail", type=int, default=TAIL_WORDS,
                     help="rare words in the vocabulary (0: a small, dense vocabulary where every word is common)")
     ap.add_argument("--keep", action="store_true", help="keep the temporary home")
-    args = ap.parse_args()
+    args = tiny_defaults(ap, files=10, mb=0.05, runs=1, tail=500).parse_args()
     if shutil.which("grep") is None:
         print("grep not found", file=sys.stderr)
         return 1
@@ -292,13 +295,13 @@ def main() -> int:
         t_racy_build, _ = once(build)
         t_second, _ = once(build)
         add_memory_and_logs(home, random.Random(3))
-        print(f"generated {args.files} topic files, {size / 1e6:.1f} MB (+ MEMORY.md, archive, 365 daily logs)")
+        print(f"generated {args.files} topic files, {size / 1e6:.1f} MB (+ MEMORY.md, archive, {sized(365, 3)} daily logs)")
         print()
         print(f"{'what':<46} {'measured':<34} {'target':<26}")
         print("-" * 112)
         py_start = best_of([py, "-c", "pass"], args.runs)
         subprocess.run([py, "-c", READ_ONCE, str(folder)], check=True, stdout=subprocess.DEVNULL)
-        t_read = best_of([py, "-c", READ_ONCE, str(folder)], 3)
+        t_read = best_of([py, "-c", READ_ONCE, str(folder)], sized(3, 1))
         row("python start / read + tokenize topics once", f"{py_start * 1000:.0f} ms / {t_read:.2f} s", "(baselines)", True)
         row("build right after writing, then again", f"{t_racy_build:.2f} s, then {t_second:.2f} s",
             "second <= 0.25 x first", t_second <= 0.25 * t_racy_build)
@@ -310,7 +313,7 @@ def main() -> int:
         time.sleep(1.0)                    # the background builder takes its lock
         refresh_index(home, BOT)           # and this waits for it to finish
         t_cold = float("inf")
-        for _run in range(3):       # like the baseline, the best of three (each from no index at all)
+        for _run in range(sized(3, 1)):       # like the baseline, the best of three (each from no index at all)
             drop_index()
             t_cold = min(t_cold, once(build)[0])
         row("cold build (whole process)", f"{t_cold:.2f} s = {t_cold / t_read:.1f} x read+tokenize",
@@ -348,7 +351,7 @@ def main() -> int:
         missed = [r[0] for r in rows if not r[3]]
         print()
         print(f"missed: {', '.join(missed) if missed else 'none'}")
-        return 0 if not missed else 1
+        return verdict(not missed)
     finally:
         if args.keep:
             print(f"kept {tmp}")

@@ -17,7 +17,10 @@ The corpora are Debian's manual pages (English: the everyday tools' packages;
 Japanese: ``apt-get install manpages-ja``), converted with ``man``. A corpus
 whose pages are not installed is skipped with a note.
 
-    .venv/bin/python benchmarks/bench_recall_quality.py [--corpus man-en] [--show-misses]
+    .venv/bin/python benchmarks/bench_recall_quality.py [--corpus man-en] [--show-misses] [--tiny]
+
+With ``--tiny``, each corpus is its first 3 questions over their pages and 5 more (converted again each time,
+in a folder of their own: the cache of the whole corpora is left alone).
 """
 from __future__ import annotations
 
@@ -37,6 +40,9 @@ from botmemory.core.recall import passages as P
 from botmemory.core.recall import query as R
 from botmemory.core.disk.paths import Home
 from botmemory.core.store.writer import Store
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import TINY  # noqa: E402 - the benchmarks' shared helpers
 
 HERE = Path(__file__).resolve().parent / "recall_quality"
 CACHE = Path(tempfile.gettempdir()) / "botmemory-recall-quality"
@@ -201,7 +207,16 @@ def _score(ranked: Iterable[list[str]], answers: list[list[str]]) -> tuple[int, 
     return h1, h4
 
 
+def tiny(spec: dict[str, object]) -> dict[str, object]:
+    """The corpus cut down for a tiny run: its first 3 questions, their pages and 5 more."""
+    questions = list(spec["questions"])[:3]  # type: ignore[call-overload]
+    return {**spec, "questions": questions, "max_pages": len({a for q in questions for a in q["a"]}) + 5}
+
+
 def run(key: str, spec: dict[str, object], show_misses: bool) -> tuple[int, int, int, int, int] | None:
+    if TINY:
+        spec, key = tiny(spec), f"{key}-tiny"
+        shutil.rmtree(CACHE / key, ignore_errors=True)
     folder = load_corpus(spec, key)
     if folder is None:
         print(f"{key}: skipped (its manual pages are not installed: {spec.get('about', '')})")

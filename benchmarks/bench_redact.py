@@ -1,6 +1,6 @@
 """Redaction: what it catches, what it leaves alone, and how its time grows.
 
-    python benchmarks/bench_redact.py [--quick]
+    python benchmarks/bench_redact.py [--quick] [--tiny]
 
 1. Caught share on the provider corpus (tests/core/data/redaction/providers.py:
    one fake sample per format, 280+ formats; target ≥ 90 %, aim 100 %).  A
@@ -16,7 +16,7 @@
    t(10 MB) / (10 × t(1 MB)) is 1.0 for linear work (target ≤ 1.2).  Times are
    the least CPU time of a few runs, measured in this run (the machine may be
    shared; its other processes slow the wall clock, not our CPU time).
-   --quick uses 100 KB and 1 MB instead.
+   --quick uses 100 KB and 1 MB instead; --tiny 10 KB and 100 KB (and 20 KB of each prose, 100 KB of notes).
 5. The secret check of ordinary topics (issue 14: recall's index build calls
    contains_secret on every topic file): bench_recall.py's generated topics
    (2,000 files, 26.8 MB there; 400 here, --quick 100), contains_secret on
@@ -41,6 +41,8 @@ from botmemory.core import redact as redact_module
 from botmemory.core.redact import contains_secret, find_secrets, redact
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "core" / "data" / "redaction"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import TINY, sized  # noqa: E402 - the benchmarks' shared helpers
 
 
 def load(name: str, path: Path) -> ModuleType:
@@ -100,6 +102,8 @@ def real_prose() -> list[tuple[str, str]]:
     if not out:
         for p in sorted((DATA / "prose-multilingual").glob("*.txt")):
             out.append((p.stem.split(".")[-1] + " (excerpt)", p.read_text(encoding="utf-8")))
+    if TINY:
+        out = [(name, text[:20_000]) for name, text in out]
     return out
 
 
@@ -125,22 +129,25 @@ def main() -> None:
 
     hand = "\n\n".join(p.read_text(encoding="utf-8") for p in sorted((DATA / "prose").glob("*.md"))
                        if not p.name.startswith("generated-"))
-    text = (hand * (1_000_000 // len(hand) + 1))[:1_000_000]
-    ours = best_time(lambda: redact(text), 3)
-    base = best_time(lambda: re.findall(r"\S+", text), 3)
-    print(f"1 MB ordinary notes: {ours * 1000:.1f} ms, one regex pass {base * 1000:.1f} ms, ratio {ours / base:.2f}×")
+    notes = sized(1_000_000, 100_000)
+    text = (hand * (notes // len(hand) + 1))[:notes]
+    runs = sized(3, 1)
+    ours = best_time(lambda: redact(text), runs)
+    base = best_time(lambda: re.findall(r"\S+", text), runs)
+    print(f"{notes / 1e6:g} MB ordinary notes: {ours * 1000:.1f} ms, one regex pass {base * 1000:.1f} ms, "
+          f"ratio {ours / base:.2f}×")
 
     dense = "\n\n".join(p.read_text(encoding="utf-8") for p in sorted((DATA / "prose").glob("*.md")))
     cases = dict(adversarial)
     cases["dense technical notes"] = lambda n: (dense * (n // len(dense) + 1))[:n]
-    small, big = (100_000, 1_000_000) if quick else (1_000_000, 10_000_000)
-    label = "t(1 MB)/10·t(100 KB)" if quick else "t(10 MB)/10·t(1 MB)"
+    small, big = (10_000, 100_000) if TINY else (100_000, 1_000_000) if quick else (1_000_000, 10_000_000)
+    label = f"t({big / 1e6:g} MB)/10·t({small / 1e6:g} MB)"
     print(f"{'linear time':42} {'small':>10} {'big':>10} {label:>22}")
     worst = 0.0
     for name, make in cases.items():
         s_text, b_text = make(small), make(big)
-        t_small = best_time(lambda: redact(s_text), 3)
-        t_big = best_time(lambda: redact(b_text), 2)
+        t_small = best_time(lambda: redact(s_text), runs)
+        t_big = best_time(lambda: redact(b_text), sized(2, 1))
         ratio = t_big / (10 * t_small)
         worst = max(worst, ratio)
         print(f"{name:42} {t_small * 1000:8.1f}ms {t_big * 1000:8.1f}ms {ratio:21.2f}×")
@@ -150,10 +157,10 @@ def main() -> None:
     rng = random.Random(7)
     vocab = recall.Vocabulary(rng)
     topics = [recall.topic(rng, vocab, i, int(13_400 * rng.uniform(0.5, 1.5)))[1]
-              for i in range(100 if quick else 400)]
+              for i in range(5 if TINY else 100 if quick else 400)]
     size = sum(len(t.encode()) for t in topics)
-    check = best_time(lambda: [contains_secret(t) for t in topics], 3)
-    base = best_time(lambda: [re.findall(r"\S+", t) for t in topics], 3)
+    check = best_time(lambda: [contains_secret(t) for t in topics], runs)
+    base = best_time(lambda: [re.findall(r"\S+", t) for t in topics], runs)
     held = sum(map(contains_secret, topics))
     print(f"contains_secret on {len(topics)} ordinary topics ({size / 1e6:.1f} MB, {held} hold a secret): "
           f"{check * 1000:.1f} ms = {check / size * 1e9:.1f} ns a byte; one regex pass {base * 1000:.1f} ms, "

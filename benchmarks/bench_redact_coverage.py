@@ -1,6 +1,6 @@
 """Redaction coverage against gitleaks' rule list: the share of generated secrets caught, per rule family.
 
-    python benchmarks/bench_redact_coverage.py [--rules PATH] [--per-rule N] [--seed S] [--misses]
+    python benchmarks/bench_redact_coverage.py [--rules PATH] [--per-rule N] [--seed S] [--misses] [--tiny]
 
 gitleaks' rules are not part of this repository.  Give the path of its ``config/gitleaks.toml`` with
 ``--rules``, or keep a copy in the cache, ``$XDG_CACHE_HOME/botmemory/gitleaks.toml`` (by default
@@ -59,6 +59,9 @@ _parser: Any = __import__("re._parser", fromlist=["_parser"])
 _constants: Any = __import__("re._constants", fromlist=["_constants"])
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from _common import tiny_defaults  # noqa: E402 - the benchmarks' shared helpers
+
 CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "botmemory" / "gitleaks.toml"
 
 
@@ -396,7 +399,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=23)
     ap.add_argument("--misses", action="store_true", help="print one missed sample of each rule that misses")
     ap.add_argument("--no-prose", action="store_true", help="skip the false-redaction count on real prose")
-    args = ap.parse_args()
+    args = tiny_defaults(ap, per_rule=1).parse_args()
     if not args.rules.is_file():
         sys.exit(f"no gitleaks rules at {args.rules}: see the top of {Path(__file__).name} for how to get them")
 

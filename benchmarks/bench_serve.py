@@ -1,6 +1,6 @@
 """``botmemory serve``: throughput and start-up, as ratios against baselines measured in the same run.
 
-    python benchmarks/bench_serve.py [--requests N] [--seconds S]
+    python benchmarks/bench_serve.py [--requests N] [--seconds S] [--tiny]
 
 1. Requests per second, loopback only, one request per connection (HTTP/1.0,
    as the server speaks), from 4 client threads, for the overview
@@ -27,6 +27,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from botmemory.core import Actor, ApiServer, Memory
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import tiny_defaults  # noqa: E402 - the benchmarks' shared helpers
 
 BOT = "scout"
 CLIENTS = 4
@@ -90,7 +93,7 @@ def main() -> None:
     ap.add_argument("--requests", type=int, default=2000)
     ap.add_argument("--seconds", type=float, default=10.0)
     ap.add_argument("--repeat", type=int, default=7)
-    a = ap.parse_args()
+    a = tiny_defaults(ap, requests=8, seconds=2.0, repeat=1).parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         mem = Memory.open(str(Path(tmp) / "home"), "2026-10-15")
         mem.store.init(BOT)

@@ -1,7 +1,9 @@
 """A bounded soak: mixed writers (the CLI, an MCP server over stdio, the routes on loopback) with random
 SIGKILLs, then the checks of issue 23.
 
-    python benchmarks/bench_soak.py [--minutes 30] [--seed 2026] [--kill 0.35] [--keep DIR]
+    python benchmarks/bench_soak.py [--minutes 30] [--seed 2026] [--kill 0.35] [--keep DIR] [--tiny]
+
+``--tiny``: 5 seconds of writers and an undo sample of 5 (a test of the script; the checks are the same).
 
 One writer process at a time — a ``botmemory`` command (remember, save, forget, rm, undo, a bot's turn), a
 ``botmemory mcp`` server given a few tool calls, or ``botmemory serve`` (loopback only) sent a few PUTs —
@@ -43,6 +45,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from botmemory.core.disk.safeio import text_hash  # noqa: E402
 from botmemory.core.store.journal import RowFilter  # noqa: E402
 from botmemory.core.store.memory import Memory  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import tiny_defaults  # noqa: E402 - the benchmarks' shared helpers
 
 BOT = "scout"
 TODAY = "2026-10-15"
@@ -354,7 +359,7 @@ def main() -> int:
     ap.add_argument("--kill", type=float, default=0.35, help="the share of writers SIGKILLed (default 0.35)")
     ap.add_argument("--undo-sample", type=int, default=150)
     ap.add_argument("--keep", metavar="DIR", help="run in DIR and keep it (default: a temp folder, removed)")
-    args = ap.parse_args()
+    args = tiny_defaults(ap, minutes=5 / 60, undo_sample=5).parse_args()
     rng = random.Random(args.seed)
     tmp = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="botmemory-soak-"))
     root = tmp / "home"

@@ -1,7 +1,7 @@
 """Sync: how soon a change reaches the other computer, what a sync with nothing to do costs, and what many synced
 folders add to an idle schedule. Ratios against the issue's targets and against baselines of the same run.
 
-    python benchmarks/bench_sync.py [--changes N] [--rounds N] [--folders N] [--idle S] [--skip-latency]
+    python benchmarks/bench_sync.py [--changes N] [--rounds N] [--folders N] [--idle S] [--skip-latency] [--tiny]
 
 1. **A change on A, visible on B.** Two homes, each running ``botmemory watch`` (its own schedule, the default
    timings: a round 2 s after a change has been quiet, the remote asked every 4 s while the computer was used
@@ -32,6 +32,9 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import sized, tiny_defaults  # noqa: E402 - the benchmarks' shared helpers
 
 BOT = "scout"
 CLI = [sys.executable, "-m", "botmemory.core.faces.entry"]
@@ -109,7 +112,7 @@ def latency(tmp: Path, daemon: Daemon, changes: int) -> list[float]:
                 for root, host in homes]
     out = []
     try:
-        time.sleep(3)     # both schedules start and take their first round
+        time.sleep(sized(3, 1))     # both schedules start and take their first round
         b_memory = homes[1][0] / "home" / "workspaces" / BOT / "MEMORY.md"
         for i in range(changes):
             note = f"Latency probe number {i}"
@@ -120,7 +123,7 @@ def latency(tmp: Path, daemon: Daemon, changes: int) -> list[float]:
                     raise SystemExit(f"change {i} did not arrive in 120 s")
                 time.sleep(0.05)
             out.append(time.monotonic() - t0)
-            time.sleep(1.0 + (i % 3))   # changes at different points of B's schedule
+            time.sleep(sized(1.0 + (i % 3), 0.0))   # changes at different points of B's schedule
     finally:
         for w in watchers:
             os.killpg(w.pid, signal.SIGTERM)
@@ -184,7 +187,7 @@ s.start()
 deadline = time.monotonic() + 600
 while s.rounds < 1 and time.monotonic() < deadline:
     time.sleep(0.1)
-time.sleep(2)
+time.sleep(float(sys.argv[3]))   # settle
 def cpu():
     a = resource.getrusage(resource.RUSAGE_SELF); b = resource.getrusage(resource.RUSAGE_CHILDREN)
     return a.ru_utime + a.ru_stime + b.ru_utime + b.ru_stime
@@ -197,8 +200,9 @@ print(json.dumps({"cpu": used, "seconds": took, "rounds": s.rounds - r0}))
 
 
 def idle(root: Path, seconds: float) -> dict[str, float]:
-    p = subprocess.run([sys.executable, "-c", IDLE_CHILD, str(root / "home"), str(seconds)], capture_output=True,
-                       text=True, timeout=900, env=env_for(root, "laptop"))
+    settle = sized(2.0, 0.2)
+    p = subprocess.run([sys.executable, "-c", IDLE_CHILD, str(root / "home"), str(seconds), str(settle)],
+                       capture_output=True, text=True, timeout=900, env=env_for(root, "laptop"))
     if p.returncode != 0:
         raise SystemExit(p.stderr)
     return dict(json.loads(p.stdout))
@@ -211,7 +215,7 @@ def main() -> None:
     ap.add_argument("--folders", type=int, default=1000)
     ap.add_argument("--idle", type=float, default=30.0)
     ap.add_argument("--skip-latency", action="store_true")
-    args = ap.parse_args()
+    args = tiny_defaults(ap, changes=1, rounds=1, folders=2, idle=0.5).parse_args()
     os.environ.pop("BOTMEMORY_HOST", None)
     tmp = Path(tempfile.mkdtemp(prefix="bench-sync-"))
     served = tmp / "served"
@@ -227,7 +231,7 @@ def main() -> None:
 
         print("\n2. a sync with nothing to do: CPU per round (this process and its git children)")
         print(f"{'remote':>8} {'folders':>8} {'median ms':>10} {'target ms':>10} {'ratio':>6}")
-        for folders in (1, 10, 100):
+        for folders in sized((1, 10, 100), (1, 2)):
             for kind in ("daemon", "file"):
                 root = tmp / f"noop-{kind}-{folders}"
                 remote = (daemon.url(bare(served / f"noop-{folders}.git").name) if kind == "daemon"
@@ -238,10 +242,11 @@ def main() -> None:
         root = tmp / "noop-daemon-1"
         env = env_for(root, "laptop")
         process_cpu([*CLI, "--root", str(root / "home"), "sync", "now"], env, 1)   # bytecode written
-        base = process_cpu([sys.executable, "-c", "pass"], env, 5)
-        bots = process_cpu([*CLI, "--root", str(root / "home"), "bots"], env, 5)
-        whole = process_cpu([*CLI, "--root", str(root / "home"), "sync", "now"], env, 5)
-        print("\n   the whole command (1 folder, daemon), CPU of the process and its children, median of 5")
+        repeat = sized(5, 1)
+        base = process_cpu([sys.executable, "-c", "pass"], env, repeat)
+        bots = process_cpu([*CLI, "--root", str(root / "home"), "bots"], env, repeat)
+        whole = process_cpu([*CLI, "--root", str(root / "home"), "sync", "now"], env, repeat)
+        print(f"\n   the whole command (1 folder, daemon), CPU of the process and its children, median of {repeat}")
         print(f"{'python -c pass':>22} {'botmemory bots':>15} {'botmemory sync now':>19} {'sync now - bots':>16}")
         print(f"{base * 1000:>19.0f} ms {bots * 1000:>12.0f} ms {whole * 1000:>16.0f} ms "
               f"{(whole - bots) * 1000:>13.0f} ms")

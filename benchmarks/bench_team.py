@@ -8,7 +8,7 @@ versions) and N/10 pending cards. Measured, in-process (median of --repeat):
 - ``search`` of one word (ordinary search, which includes the team's notes), with and without the team;
 - ``team_show`` (the Team tab's read) and one ``team_accept`` (a revision check, one file and one row).
 
-Run:  .venv/bin/python benchmarks/bench_team.py [--notes 50,500] [--repeat 5]
+Run:  .venv/bin/python benchmarks/bench_team.py [--notes 50,500] [--repeat 5] [--tiny]
 """
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from botmemory.core import (Actor, Memory, load_block, session_search, team_acce
 from botmemory.core.text.budget import MEMORY_MAX_BYTES
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import core_text, median  # noqa: E402 - the benchmarks' shared helpers
+from _common import core_text, median, tiny_defaults  # noqa: E402 - the benchmarks' shared helpers
 
 TODAY = "2026-10-15"
 BOT = "bench"
@@ -51,7 +51,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--notes", default="50,500")
     ap.add_argument("--repeat", type=int, default=5)
-    args = ap.parse_args()
+    args = tiny_defaults(ap, notes="10", repeat=1).parse_args()
     print(f"MEMORY.md {MEMORY_MAX_BYTES:,} bytes; times in ms (median of {args.repeat}); ratio = with team / without")
     print(f"{'notes':>6} {'load':>8} {'load+team':>10} {'ratio':>6} {'search':>8} {'search+team':>12} {'ratio':>6} "
           f"{'show':>8} {'accept':>8} {'loaded':>7}")

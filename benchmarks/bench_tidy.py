@@ -7,7 +7,7 @@ files of 40 entries each, some expired and some exact duplicates. Measured:
 - a tidy-up of a home that is already tidy (the nightly case: nothing changes);
 - a tidy-up that moves and removes entries in every file (the first night).
 
-Run:  .venv/bin/python benchmarks/bench_tidy.py [--topics 500] [--repeat 5]
+Run:  .venv/bin/python benchmarks/bench_tidy.py [--topics 500] [--repeat 5] [--tiny]
 """
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from botmemory.core.store.memory import Memory
 from botmemory.core.store.writer import Actor
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import core_text, median  # noqa: E402 - the benchmarks' shared helpers
+from _common import core_text, median, tiny_defaults  # noqa: E402 - the benchmarks' shared helpers
 
 TODAY = "2026-10-15"
 BOT = "bench"
@@ -72,7 +72,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--topics", type=int, default=500)
     ap.add_argument("--repeat", type=int, default=5)
-    args = ap.parse_args()
+    args = tiny_defaults(ap, topics=3, repeat=1).parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-tidy-") as tmp:
         template = Path(tmp) / "template"
         work = Path(tmp) / "work"
