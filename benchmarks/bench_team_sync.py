@@ -28,7 +28,7 @@ from botmemory.core import Actor, Memory, team_accept, team_create, team_edit, t
 from botmemory.core.ops import sync
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import core_text  # noqa: E402 - the benchmarks' shared helpers
+from _common import core_text, tiny_defaults  # noqa: E402 - the benchmarks' shared helpers
 
 TODAY = "2026-10-15"
 BOT = "bench"
@@ -102,7 +102,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--notes", default="50,500")
     ap.add_argument("--repeat", type=int, default=5)
-    args = ap.parse_args()
+    args = tiny_defaults(ap, notes="10", repeat=1).parse_args()
     print(f"{'notes':>6} {'first sync':>11} {'idle team':>10} {'idle bot':>9} {'ratio':>6} {'one card in':>12} "
           f"{'edited on both':>15}   (CPU ms, this process and its git processes)")
     for n in (int(x) for x in args.notes.split(",")):

@@ -44,12 +44,13 @@ TABLE = {
     "bench_soak.py": r"^verdict: OK$",
     "bench_sync.py": r"^ +2 folders / 0 folders: ",
     "bench_team.py": r"^ +10 +[\d.]+ +[\d.]+ ",
+    "bench_team_sync.py": r"^ +10 +\d+ +\d+ +\d+ +[\d.]+ +\d+ +\d+$",
     "bench_tidy.py": r"^tidy-up, moving and removing \(first night\) +[\d.]+",
 }
 """A line of each script's table, as its tiny run prints it (a regular expression, one line)."""
 
 SLOW = {"bench_agents.py", "bench_agents_io.py", "bench_claude_code.py", "bench_desktop.py",
-        "bench_redact_coverage.py", "bench_soak.py", "bench_sync.py"}
+        "bench_redact_coverage.py", "bench_soak.py", "bench_sync.py", "bench_team_sync.py"}
 """The tiny runs that take more than a few seconds here (each well under 20 s)."""
 
 SAMPLE_RULES = ROOT / "tests" / "test_bench_redact_coverage.py"
