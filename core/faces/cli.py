@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NoReturn
 
 from ..base import log
@@ -76,6 +76,7 @@ below the home: such a command exits 4 naming the link.
 
 class _Parser(argparse.ArgumentParser):
     _intermixing = False
+    commands: frozenset[str] = frozenset()   # the top level's: every command's name
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"botmemory: {message} (see `botmemory --help`)\n")
@@ -126,7 +127,68 @@ def _check_decoded(args: argparse.Namespace) -> None:
 COMMANDS: dict[str, Handler] = {}
 
 
-def build_parser() -> _Parser:
+class _Skipped:
+    """The parser of a command this run does not name: every call on it does nothing (see :class:`_Only`)."""
+
+    def __getattr__(self, name: str) -> Callable[..., _Skipped]:
+        return lambda *args, **kwargs: self
+
+
+class _Only:
+    """The top level's subparsers, building only the parser of the command this run names.
+
+    argparse spends about a third of a millisecond on each parser (its messages are looked up with gettext,
+    a search for translation files every time): building the 60 of every command cost ``botmemory gauge``
+    a fifth of its process. The other commands' names are still noted (:attr:`names`), so that a name that
+    is none of them gets the full parser and its error."""
+
+    def __init__(self, sub: Any, only: str | None) -> None:
+        self._sub, self._only = sub, only
+        self.names: set[str] = set()
+
+    def add_parser(self, name: str, **kwargs: Any) -> Any:
+        self.names.add(name)
+        if self._only is not None and name != self._only:
+            return _Skipped()
+        return self._sub.add_parser(name, **kwargs)
+
+    @property
+    def choices(self) -> Mapping[str, Any]:
+        built = self._sub.choices
+        return {n: built.get(n) or _Skipped() for n in self.names}
+
+
+_GLOBAL_VALUES = ("--root", "--today")
+_GLOBAL_FLAGS = ("--verbose", "-v", "--json")
+
+
+def _command_named(argv: Sequence[str]) -> str | None:
+    """The command *argv* names after the global options, or None (``--help``, an unknown option, none)."""
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a in _GLOBAL_VALUES:
+            i += 2
+            continue
+        if a in _GLOBAL_FLAGS or a.partition("=")[0] in _GLOBAL_VALUES and "=" in a:
+            i += 1
+            continue
+        return None if a.startswith("-") else a
+    return None
+
+
+def parser_for(argv: Sequence[str]) -> _Parser:
+    """The parser of *argv*: only its command's when it names one, else every command's."""
+    only = _command_named(argv)
+    if only is not None:
+        parser = build_parser(only)
+        if only in parser.commands:
+            return parser
+    return build_parser()
+
+
+def build_parser(only: str | None = None) -> _Parser:
+    """The command line's parser; *only*: with just that command's parser built (the others' names noted)."""
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
                         help="print one JSON value on stdout")
@@ -136,7 +198,8 @@ def build_parser() -> _Parser:
                    "else botmemory's data folder)")
     p.add_argument("--today", metavar="DATE", help="treat DATE (YYYY-MM-DD) as today (also $BOTMEMORY_TODAY)")
     p.add_argument("--verbose", "-v", action="store_true", help="log what happens on stderr")
-    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    top = _Only(p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser), only)
+    sub: Any = top
 
     def add(name: str, handler: Handler, help_: str, into: Any = sub) -> argparse.ArgumentParser:
         sp: argparse.ArgumentParser = into.add_parser(name, help=help_, description=help_, parents=[common])
@@ -286,11 +349,13 @@ def build_parser() -> _Parser:
     sp.add_argument("value", nargs="?", metavar="on|off")
     team_cli.add_commands(add, sub)     # `team …` and `search --scope team`
     add_sync_commands(add, sub)
+    p.commands = frozenset(top.names)
     return p
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = parser_for(argv)
     try:
         args = parser.parse_args(argv)
     except SystemExit as e:  # --help, or a usage error argparse already explained

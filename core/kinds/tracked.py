@@ -10,7 +10,6 @@ project appears.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -134,6 +133,8 @@ def slugify(text: str) -> str:
 
 
 def _short_hash(path: Path) -> str:
+    import hashlib   # only when an id is made: a gauge or a load never needs it (5 ms of a process)
+
     return hashlib.sha256(str(path).encode("utf-8", "surrogateescape")).hexdigest()[:6]
 
 

@@ -34,7 +34,7 @@ import os
 import threading
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from ..base.record import replace
 from datetime import UTC, date, datetime, timedelta
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -57,21 +57,23 @@ logger = get_logger(__name__)
 RowListener = Callable[["Row"], None]
 
 
-@dataclass
 class Memory:
-    home: Home
-    store: Store
-    row_listeners: list[RowListener] = field(default_factory=list)
-    """Called with every row this process records (any thread; must not block)."""
-    _local: threading.local = field(default_factory=threading.local, repr=False)
-    _behind: set[str] = field(default_factory=set, repr=False)
-    """Bots with a write of this process whose rows wait as intents (the journal could not be written)."""
+    """The opened home: the store with its listeners — the journal, the shadows, the intents — wired."""
 
-    def __post_init__(self) -> None:
+    def __init__(self, home: Home, store: Store, row_listeners: list[RowListener] | None = None) -> None:
+        self.home, self.store = home, store
+        self.row_listeners: list[RowListener] = row_listeners if row_listeners is not None else []
+        """Called with every row this process records (any thread; must not block)."""
+        self._local = threading.local()
+        self._behind: set[str] = set()
+        """Bots with a write of this process whose rows wait as intents (the journal could not be written)."""
         self.store.listeners.append(self._on_change)
         self.store.intend = self._intend
         self.store.abandon = self._abandon
         self.store.on_lock.append(self.repair)
+
+    def __repr__(self) -> str:
+        return f"Memory(home={self.home!r})"
 
     @cached_property
     def journal(self) -> Journal:

@@ -6,6 +6,12 @@ with the real file's hash, size, modification and change times and inode in one
 ``index.json`` per bot (the copies themselves in pack files). The app's own
 writes update them right after their journal row, so they are never
 mistaken for outside changes.
+
+They are a cache of what the journal holds, so they are written atomically but
+not fsynced (four fewer fsyncs a write): after a power cut, shadows that fell
+behind are brought up to the journal's newest rows at the next start
+(``Memory.repair``), a copy whose bytes were lost fails its hash and is read as
+missing, and a damaged index is a new baseline.
 """
 from __future__ import annotations
 
@@ -193,7 +199,7 @@ class Shadows:
         path = self._index_path(bot)
         data = {"version": 2, "files": {rel: sh.dump() for rel, sh in sorted(index.files.items())},
                 "packs": index.packs, "row": index.row}
-        atomic_write(path, json.dumps(data, separators=(",", ":")).encode("utf-8"), self.home.root)
+        atomic_write(path, json.dumps(data, separators=(",", ":")).encode("utf-8"), self.home.root, durable=False)
         st = os.stat(path)
         with self._guard:
             self._cache[bot] = ((st.st_ino, st.st_mtime_ns, st.st_size), index.copy())
@@ -252,7 +258,8 @@ class Shadows:
             for rel, data in batch:
                 where[rel] = (pack, offset)
                 offset += len(data)
-            atomic_write(self._pack_path(bot, pack), b"".join(data for _, data in batch), self.home.root)
+            atomic_write(self._pack_path(bot, pack), b"".join(data for _, data in batch), self.home.root,
+                         durable=False)
             index.packs[pack] = offset
             batch.clear()
             size = 0

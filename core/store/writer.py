@@ -14,7 +14,7 @@ import os
 import stat
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from ..base.record import field, record, replace
 from datetime import date, datetime, timezone
 from pathlib import Path
 
@@ -47,7 +47,7 @@ logger = get_logger(__name__)
 WHO = ("bot", "person", "upkeep", "import", "unknown")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Actor:
     """Who changes a file and how: ``who`` is bot/person/upkeep/import/unknown, ``how`` task/panel/cli/…"""
 
@@ -65,7 +65,7 @@ class Actor:
         return cls("bot", how, chat)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Change:
     """One file replaced, created or deleted: what the journal stores and the UI refreshes from."""
 
@@ -93,7 +93,7 @@ def new_change_id(at: datetime) -> str:
     return f"{ms:012x}-{os.urandom(3).hex()}"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Write:
     """One file's new text (None deletes it), optionally checked against the hash it was opened with."""
 
@@ -133,7 +133,7 @@ def _refuse_credential_name(rel: str) -> None:
                       "to disk outside the workspace (journal rows, shadows, the index name files): choose another name")
 
 
-@dataclass
+@record()
 class Store:
     home: Home
     today: date = field(default_factory=date.today)

@@ -467,3 +467,39 @@ def test_remember_until_a_past_day_is_refused_and_today_is_kept(capsys, root):
     code, out, err = run(capsys, "--root", root, "--today", "2026-10-15", "remember", "scout", "Ana in Lisbon",
                          "--until", "2026-10-15")
     assert code == 0 and memory.read_text().endswith("Ana in Lisbon · until 2026-10-15\n")
+
+
+def _parsed(parser, argv):
+    """What *parser* makes of *argv*: the namespace, or the exit code and what it printed."""
+    import contextlib
+    import io
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            ns = vars(parser.parse_args(argv))
+        except SystemExit as e:
+            return ("exit", e.code, out.getvalue(), err.getvalue())
+    return {k: (v.__name__ if callable(v) else v) for k, v in ns.items()}
+
+
+def test_a_command_parsed_by_its_own_parser_alone_reads_as_with_every_command():
+    """Only the named command's parser is built (argparse's parsers cost a fifth of `botmemory gauge`); each
+    command's help, its errors and a good command line read exactly as with every parser built."""
+    from botmemory.core.faces import cli as c
+
+    full = c.build_parser()
+    assert {"gauge", "load", "sync", "team", "journal", "undo", "search", "turn"} <= full.commands
+    for name in sorted(full.commands):
+        own = c.parser_for(["--root", "/x", name])
+        assert len(own._subparsers._group_actions[0].choices) == 1, name
+        for argv in ([name, "--help"], ["--root", "/x", name], [name, "--bogus"]):
+            assert _parsed(own, argv) == _parsed(full, argv), (name, argv)
+    assert _parsed(c.parser_for(["gauge", "scout", "--json"]), ["gauge", "scout", "--json"]) == \
+        _parsed(full, ["gauge", "scout", "--json"])
+    assert _parsed(c.parser_for(["search", "scout", "--scope", "team", "w"]),
+                   ["search", "scout", "--scope", "team", "w"]) == _parsed(full, ["search", "scout", "--scope", "team", "w"])
+    for argv in (["gauge-it", "scout"], ["--help"], [], ["-v"], ["--root=/x", "nosuch"]):
+        assert c.parser_for(argv).commands == full.commands
+        assert len(c.parser_for(argv)._subparsers._group_actions[0].choices) == len(full.commands), argv
+        assert _parsed(c.parser_for(argv), argv) == _parsed(full, argv), argv
