@@ -12,6 +12,7 @@ import os
 import sqlite3
 from array import array
 from bisect import bisect_left
+from collections import namedtuple
 from collections.abc import Iterable
 from itertools import chain
 
@@ -36,8 +37,33 @@ logger = get_logger(__name__)
 
 # ----- postings rows
 
-Postings = tuple["array[int]", "array[int]", "array[int]"]
-"""A word's postings: passage ids (ascending), the word's count in each passage, each passage's length."""
+if TYPE_CHECKING:
+    from typing import NamedTuple
+
+    class Postings(NamedTuple):
+        """A word's postings, three arrays of one length (see :func:`encode`)."""
+
+        pids: array[int]    # passage ids, ascending (array('I'))
+        tfs: array[int]     # the word's count in each passage (array('H'))
+        lens: array[int]    # each passage's length in words (array('I'))
+
+    class _Parsed(NamedTuple):
+        """A topic file parsed for the index (:func:`_parse`)."""
+
+        name: str
+        key: _Key
+        racy: bool          # it could still change without its key changing: read again next time
+        digest: str         # the SHA-256 of its bytes ("" when it changed while it was read)
+        day: int            # its modification day (an ordinal)
+        names: str          # its name stems, " a b "
+        opening: bool       # it has an opening
+        secret: bool        # it holds a secret
+        topic: _Topic       # its passages
+        per_passage: list[dict[str, int]]   # each passage's stem counts
+else:   # the same named tuples without importing typing
+    Postings = namedtuple("Postings", ("pids", "tfs", "lens"))
+    _Parsed = namedtuple("_Parsed", ("name", "key", "racy", "digest", "day", "names", "opening", "secret",
+                                     "topic", "per_passage"))
 
 MAX_TF = 0xFFFF
 """A word's count in one passage is kept up to this (BM25 saturates long before)."""
@@ -54,14 +80,14 @@ def encode(pids: array[int], tfs: array[int], lens: array[int]) -> bytes:
 
 
 def decode(data: bytes) -> Postings:
-    """The (pids, tfs, lens) of postings rows joined in pid order (see :func:`encode`)."""
+    """The postings of rows joined in pid order (see :func:`encode`)."""
     n = len(data) // 10
     pids, tfs, lens = array("I"), array("H"), array("I")
     mv = memoryview(data)
     pids.frombytes(mv[:4 * n])
     lens.frombytes(mv[4 * n:8 * n])
     tfs.frombytes(mv[8 * n:])
-    return pids, tfs, lens
+    return Postings(pids, tfs, lens)
 
 
 def _pack_wids(wids: list[int]) -> bytes:
@@ -105,7 +131,7 @@ class _Gather:
     def add(self, got: _Parsed) -> None:
         """A parsed file: its passages and their words' postings."""
         assert not self.shipped, "a file added after a worker's would break the pid order of the rows"
-        name, key, racy, digest, mday, names, opening, secret, topic, per_passage = got
+        per_passage = got.per_passage
         first = pid = self.next_pid
         post = self.post
         get = post.get
@@ -119,19 +145,21 @@ class _Gather:
                     lst += (pid, tf, length)
             pid += 1
         vocab: set[str] = set().union(*per_passage)
-        passages = topic.passages
+        passages = got.topic.passages
         total = sum(lengths)
+        mday = got.day
         days = array("i", [p.day.toordinal() if p.day else mday for p in passages])
         untils = array("i", [p.until.toordinal() if p.until else 0 for p in passages]) \
             if any(p.until for p in passages) else None
         links = [f"{i}\t{t}" for i, p in enumerate(passages) if "[[" in p.text or "](" in p.text
                  for t in link_targets(p.text)]
-        self.files.append((name, *key, int(racy), digest, mday, names, int(opening), int(secret), total,
-                           days.tobytes(), untils.tobytes() if untils else None, "\n".join(links) or None,
-                           first, pid - first))
+        key = got.key
+        self.files.append((got.name, key.size, key.mtime_ns, key.ctime_ns, key.ino, int(got.racy), got.digest,
+                           mday, got.names, int(got.opening), int(got.secret), total, days.tobytes(),
+                           untils.tobytes() if untils else None, "\n".join(links) or None, first, pid - first))
         self.vocab.append(vocab)
         self.next_pid = pid
-        self.racy = self.racy or racy
+        self.racy = self.racy or got.racy
 
     def ship(self) -> _Shipped:
         """This gathering as bytes (cheap to send from the worker: no list of numbers to pickle): each
@@ -172,7 +200,11 @@ class _Gather:
             get = out.get
             for w, first, data in zip(other.words, firsts, other.rows):
                 had = get(w)
-                out[w] = (first, data) if had is None else (had[0], _concat([had[1], data]))
+                if had is None:
+                    out[w] = (first, data)
+                else:
+                    had_first, had_data = had
+                    out[w] = (had_first, _concat([had_data, data]))
         return out
 
 
@@ -202,11 +234,6 @@ class _Shipped:
     racy: bool
 
 
-_Parsed = tuple[str, _Key, bool, str, int, str, bool, bool, _Topic, list[dict[str, int]]]
-"""A topic file parsed for the index: name, change key, racy, hash, modification day, name stems
-(" a b "), whether it has an opening, whether it holds a secret, its passages and each passage's stem counts."""
-
-
 def _parse(home: Home, bot: str, name: str, key: _Key, now: int, memo: StemMemo) -> _Parsed | None:
     """Read and parse one topic file for the index (None: it is gone). Nothing of a secret reaches the
     index: when the file holds one, its words are taken from redacted text."""
@@ -220,15 +247,16 @@ def _parse(home: Home, bot: str, name: str, key: _Key, now: int, memo: StemMemo)
     if secret:
         topic = _Topic([_Passage(p.day, p.until, redact(p.text), redact(p.heading)) for p in topic.passages],
                        {w for t in topic.names for w in _index_words(redact(t))}, topic.opening)
-    grown = len(topic.passages) > key[0] // 2 + 1     # more than its listed size can hold (see reserve)
+    grown = len(topic.passages) > key.size // 2 + 1     # more than its listed size can hold (see reserve)
     if grown:       # it changed while it was read: indexed empty, as racy with no hash (read again next time)
         logger.info("recall's index reads %s again next time: it changed while it was read", name)
         topic, digest = _Topic([], topic.names, topic.opening), ""
     # a paragraph's words and its section heading's (the heading counts toward the gate too)
     per_passage = [_stem_counts(f"{p.heading}\n{p.text}" if p.heading else p.text, memo) for p in topic.passages]
     names = " ".join(sorted({memo.stems(k) for k in topic.names}))
-    return (name, key, grown or _is_racy(key, now), digest, _mday(key).toordinal(), f" {names} ",
-            topic.opening is not None, secret, topic, per_passage)
+    return _Parsed(name=name, key=key, racy=grown or _is_racy(key, now), digest=digest,
+                   day=_mday(key).toordinal(), names=f" {names} ", opening=topic.opening is not None,
+                   secret=secret, topic=topic, per_passage=per_passage)
 
 
 def _parse_into(g: _Gather, names: Iterable[tuple[str, _Key]], home: Home, bot: str, now: int,
@@ -269,9 +297,10 @@ class _Batch:
     def drop(self, file_id: int) -> None:
         """Drop a file: its rows now, its postings at the flush."""
         conn = self.conn
-        row = conn.execute("SELECT first_pid, n, wids FROM files WHERE id = ?", (file_id,)).fetchone()
-        first, n = int(row[0]), int(row[1])
-        for w in _unpack_wids(bytes(row[2])):
+        first_pid, passages, wids = conn.execute("SELECT first_pid, n, wids FROM files WHERE id = ?",
+                                                 (file_id,)).fetchone()
+        first, n = int(first_pid), int(passages)
+        for w in _unpack_wids(bytes(wids)):
             self.drops.setdefault(w, []).append((first, first + n))
         conn.execute("DELETE FROM files WHERE id = ?", (file_id,))
 
@@ -384,7 +413,7 @@ def _rows(flats: list[list[int]]) -> tuple[list[bytes], array[int]]:
 def _joined(rows: Iterable[bytes]) -> list[bytes]:
     """Postings rows (in pid order) as one row's parts: all pids, then all lengths, then all counts."""
     parts = [decode(r) for r in rows]
-    return [p[0].tobytes() for p in parts] + [p[2].tobytes() for p in parts] + [p[1].tobytes() for p in parts]
+    return [p.pids.tobytes() for p in parts] + [p.lens.tobytes() for p in parts] + [p.tfs.tobytes() for p in parts]
 
 
 MAX_CHUNKS = 8
@@ -419,7 +448,8 @@ def _reread_topic(home: Home, bot: str, name: str) -> tuple[_Topic, str, str] | 
 
 def _file_hash(home: Home, bot: str, name: str) -> str | None:
     try:
-        ft = read_file(_topic_folder(home, bot)[0] / name, home.trust_root(bot))
+        folder, _prefix = _topic_folder(home, bot)
+        ft = read_file(folder / name, home.trust_root(bot))
     except (BotMemoryError, OSError):
         return None
     return ft.hash if ft is not None else None
@@ -434,8 +464,8 @@ COARSE_TICK_NS = 2_000_000_000
 
 def _is_racy(key: _Key, now: int) -> bool:
     """Whether *key* could still change without its timestamps changing (git's "racy" files)."""
-    latest = max(key[1], key[2])
-    tick = COARSE_TICK_NS if key[1] % 1_000_000_000 == 0 else TICK_NS
+    latest = max(key.mtime_ns, key.ctime_ns)
+    tick = COARSE_TICK_NS if key.mtime_ns % 1_000_000_000 == 0 else TICK_NS
     return now - latest < min(tick, RACY_NS)
 
 
@@ -460,13 +490,13 @@ def _workers() -> int:
 def _parts(step: list[tuple[str, _Key]], n: int) -> list[list[tuple[str, _Key]]]:
     """A build step's files in *n* parts of about equal bytes (in order; fewer when it has fewer files),
     one for each parse process."""
-    size = sum(k[0] for _n, k in step)
+    size = sum(k.size for _n, k in step)
     out: list[list[tuple[str, _Key]]] = []
     part: list[tuple[str, _Key]] = []
     got = 0
     for name, key in step:
         part.append((name, key))
-        got += key[0]
+        got += key.size
         if len(out) < n - 1 and got >= size * (len(out) + 1) / n:
             out.append(part)
             part = []
@@ -526,7 +556,7 @@ def reserve(names: list[tuple[str, _Key]]) -> int:
     A passage takes at least one character and one line break, so no file holds more (and :func:`_parse`
     leaves out the passages of a file that grew past it since it was listed). A worker is handed the first
     id of its part, so that what it sends back is written as it is."""
-    return sum(key[0] // 2 + 1 for _n, key in names)
+    return sum(key.size // 2 + 1 for _n, key in names)
 
 
 PID_LIMIT = 1 << 31

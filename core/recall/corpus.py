@@ -16,16 +16,52 @@ import sqlite3
 import time
 from array import array
 from bisect import bisect_right
+from collections import namedtuple
 from collections.abc import Collection, Sequence
 
 from ..disk.paths import Home
 from .build import Postings, _joined, _parse, _reread_topic, decode
 from .passages import _Key, _Topic, StemMemo, link_targets
 
-Row = tuple[str, str, int, int, int, int, str, int]
-"""A topic file as recall reads it: name, name stems (" a b "), first passage id, passages, has an opening,
-modification day, hash, holds a secret."""
+TYPE_CHECKING = False   # as typing's: typing itself is not imported at run time
+
+if TYPE_CHECKING:
+    from typing import NamedTuple
+
+    class Row(NamedTuple):
+        """A topic file as recall reads it (the index's files table, :data:`_ROW`'s columns in order)."""
+
+        name: str
+        names: str          # its name stems, " a b "
+        first_pid: int      # its first passage's id (its passages' ids are consecutive)
+        n: int              # how many passages it has
+        opening: int        # 1: it has an opening (shown when its name matches and fewer passages do)
+        day: int            # its modification day (an ordinal)
+        hash: str           # the SHA-256 of the bytes it was indexed from
+        secret: int         # 1: it holds a secret (a note of it is redacted before it is shown)
+
+    class _Extra(NamedTuple):
+        """What :class:`Direct` keeps of a file read directly beside its :class:`Row` (the rest of the row
+        the builder would write)."""
+
+        length: int             # its passages' words in all
+        days: bytes             # each passage's day (array('i') of ordinals)
+        untils: bytes | None    # each passage's end date (0: none); None when none has one
+        links: str | None       # "i<TAB>target" lines; None when no passage links anywhere
+
+    class Stale(NamedTuple):
+        """An indexed file that changed or went since it was indexed: what :class:`Mixed` leaves out."""
+
+        first_pid: int
+        n: int          # its passages
+        length: int     # their words in all
+else:   # the same named tuples without importing typing
+    Row = namedtuple("Row", ("name", "names", "first_pid", "n", "opening", "day", "hash", "secret"))
+    _Extra = namedtuple("_Extra", ("length", "days", "untils", "links"))
+    Stale = namedtuple("Stale", ("first_pid", "n", "length"))
+
 _ROW = "name, names, first_pid, n, opening, day, hash, secret"
+"""The files table's columns a :class:`Row` holds, in its order (the on-disk schema is :mod:`.index`'s)."""
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 
@@ -34,8 +70,10 @@ def _marks(n: int) -> str:
 
 
 def _row(r: Sequence[object]) -> Row:
-    return (str(r[0]), str(r[1]), int(str(r[2])), int(str(r[3])), int(str(r[4])), int(str(r[5])), str(r[6]),
-            int(str(r[7])))
+    """A :class:`Row` from the columns :data:`_ROW` names, as SQLite gives them."""
+    name, names, first_pid, n, opening, day, digest, secret = r
+    return Row(str(name), str(names), int(str(first_pid)), int(str(n)), int(str(opening)), int(str(day)),
+               str(digest), int(str(secret)))
 
 
 class IndexCorpus:
@@ -101,8 +139,11 @@ class IndexCorpus:
 
     def topic(self, home: Home, bot: str, row: Row) -> _Topic | None:
         """A recalled file read again (None when it changed since it was indexed)."""
-        got = _reread_topic(home, bot, row[0])
-        return got[0] if got is not None and got[1] == row[6] else None
+        got = _reread_topic(home, bot, row.name)
+        if got is None:
+            return None
+        topic, digest, _text = got
+        return topic if digest == row.hash else None
 
 
 class Direct:
@@ -114,8 +155,8 @@ class Direct:
         self.next_pid = base_pid
         self.base_fid = self.next_fid = base_fid
         self.files: dict[int, Row] = {}
-        self.extra: dict[int, tuple[int, bytes, bytes | None, str | None]] = {}   # length, days, untils, links
-        self.post: dict[str, list[tuple[int, int, int]]] = {s: [] for s in self.stemmed}
+        self.extra: dict[int, _Extra] = {}
+        self.post: dict[str, list[tuple[int, int, int]]] = {s: [] for s in self.stemmed}   # (pid, tf, length)
         self.passages = 0
         self.length = 0
         self.complete = True
@@ -132,10 +173,9 @@ class Direct:
             got = _parse(home, bot, name, key, now, memo)
             if got is None:     # gone meanwhile
                 continue
-            _name, _key, _racy, digest, mday, names, opening, secret, topic, per_passage = got
             first = pid = self.next_pid
             total = 0
-            for counts in per_passage:
+            for counts in got.per_passage:
                 length = sum(counts.values())
                 total += length
                 for s in self.stemmed:
@@ -143,15 +183,18 @@ class Direct:
                     if tf:
                         self.post[s].append((pid, tf, length))
                 pid += 1
-            passages = topic.passages
+            passages = got.topic.passages
+            mday = got.day
             days = array("i", [p.day.toordinal() if p.day else mday for p in passages])
             untils = array("i", [p.until.toordinal() if p.until else 0 for p in passages]) \
                 if any(p.until for p in passages) else None
             links = [f"{i}\t{t}" for i, p in enumerate(passages) if "[[" in p.text or "](" in p.text
                      for t in link_targets(p.text)]
             fid = self.next_fid
-            self.files[fid] = (name, names, first, pid - first, int(opening), mday, digest, int(secret))
-            self.extra[fid] = (total, days.tobytes(), untils.tobytes() if untils else None, "\n".join(links) or None)
+            self.files[fid] = Row(name, got.names, first, pid - first, int(got.opening), mday, got.digest,
+                                  int(got.secret))
+            self.extra[fid] = _Extra(total, days.tobytes(), untils.tobytes() if untils else None,
+                                     "\n".join(links) or None)
             self.next_fid += 1
             self.next_pid = pid
             self.passages += pid - first
@@ -161,13 +204,12 @@ class Direct:
 class Mixed:
     """The index less its *stale* files (changed or gone since indexed), plus the files read directly."""
 
-    def __init__(self, index: IndexCorpus, stale: dict[int, tuple[int, int, int]], direct: Direct,
-                 language: str) -> None:
+    def __init__(self, index: IndexCorpus, stale: dict[int, Stale], direct: Direct, language: str) -> None:
         self.index = index
         self.language = language    # the notes' language, as the builder decides it
-        self.stale = stale          # file id -> (first pid, passages, length)
+        self.stale = stale          # by file id
         self.direct = direct
-        ranges = sorted((a, a + n) for a, n, _len in stale.values() if n)
+        ranges = sorted((s.first_pid, s.first_pid + s.n) for s in stale.values() if s.n)
         self._lo = [a for a, _ in ranges]
         self._hi = [b for _, b in ranges]
 
@@ -183,14 +225,14 @@ class Mixed:
 
     def sizes(self) -> tuple[int, float]:
         n, length = self.index.sizes()
-        return (n - sum(v[1] for v in self.stale.values()) + self.direct.passages,
-                length - sum(v[2] for v in self.stale.values()) + self.direct.length)
+        return (n - sum(s.n for s in self.stale.values()) + self.direct.passages,
+                length - sum(s.length for s in self.stale.values()) + self.direct.length)
 
     def postings(self, stemmed: Sequence[str]) -> dict[str, Postings]:
         out: dict[str, Postings] = {}
         got = self.index.postings(stemmed)
         for s in stemmed:
-            pids, tfs, lens = got.get(s) or (array("I"), array("H"), array("I"))
+            pids, tfs, lens = got.get(s) or Postings(array("I"), array("H"), array("I"))
             if self.stale and pids:
                 keep = [i for i, p in enumerate(pids) if not self._gone(p)]
                 if len(keep) != len(pids):
@@ -199,20 +241,20 @@ class Mixed:
                     lens = array("I", [lens[i] for i in keep])
             more = self.direct.post.get(s, [])
             if more:
-                pids = pids + array("I", [m[0] for m in more])
-                tfs = tfs + array("H", [min(m[1], 0xFFFF) for m in more])
-                lens = lens + array("I", [m[2] for m in more])
+                pids = pids + array("I", [pid for pid, _tf, _len in more])
+                tfs = tfs + array("H", [min(tf, 0xFFFF) for _pid, tf, _len in more])
+                lens = lens + array("I", [length for _pid, _tf, length in more])
             if pids:
-                out[s] = (pids, tfs, lens)
+                out[s] = Postings(pids, tfs, lens)
         return out
 
     def spans(self) -> list[tuple[int, int, int]]:
-        return ([s for s in self.index.spans() if s[2] not in self.stale]
-                + [(r[2], r[3], fid) for fid, r in self.direct.files.items()])
+        return ([(first, n, fid) for first, n, fid in self.index.spans() if fid not in self.stale]
+                + [(r.first_pid, r.n, fid) for fid, r in self.direct.files.items()])
 
     def named(self, stemmed: Sequence[str]) -> dict[int, Row]:
         out = {f: r for f, r in self.index.named(stemmed).items() if f not in self.stale}
-        out.update((f, r) for f, r in self.direct.files.items() if any(f" {s} " in r[1] for s in stemmed))
+        out.update((f, r) for f, r in self.direct.files.items() if any(f" {s} " in r.names for s in stemmed))
         return out
 
     def rows(self, fids: Collection[int]) -> dict[int, Row]:
@@ -222,28 +264,28 @@ class Mixed:
 
     def lengths(self, fids: Collection[int]) -> dict[int, int]:
         out = self.index.lengths([f for f in fids if not self._mine(f)])
-        out.update((f, self.direct.extra[f][0]) for f in fids if self._mine(f))
+        out.update((f, self.direct.extra[f].length) for f in fids if self._mine(f))
         return out
 
     def links(self, fids: Collection[int]) -> list[tuple[int, str]]:
         out = self.index.links([f for f in fids if not self._mine(f)])
-        out += [(self.direct.files[f][2], lk) for f in fids if self._mine(f)
-                for lk in [self.direct.extra[f][3]] if lk is not None]
+        out += [(self.direct.files[f].first_pid, lk) for f in fids if self._mine(f)
+                for lk in [self.direct.extra[f].links] if lk is not None]
         return out
 
     def by_name(self, lowered: Collection[str]) -> dict[str, int]:
         out = {n: f for n, f in self.index.by_name(lowered).items() if f not in self.stale}
         want = set(lowered)
         for f, r in self.direct.files.items():
-            low = r[0].translate(_ASCII_LOWER)
+            low = r.name.translate(_ASCII_LOWER)
             if low in want:
                 out[low] = f
         return out
 
     def days(self, fids: Collection[int]) -> list[tuple[int, int, bytes, bytes | None]]:
         out = self.index.days([f for f in fids if not self._mine(f)])
-        out += [(f, self.direct.files[f][2], self.direct.extra[f][1], self.direct.extra[f][2])
-                for f in fids if self._mine(f)]
+        out += [(f, self.direct.files[f].first_pid, x.days, x.untils)
+                for f in fids if self._mine(f) for x in [self.direct.extra[f]]]
         return out
 
     def topic(self, home: Home, bot: str, row: Row) -> _Topic | None:

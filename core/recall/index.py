@@ -13,6 +13,7 @@ import sqlite3
 import stat
 import time
 from array import array
+from collections import namedtuple
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from itertools import chain
@@ -141,18 +142,32 @@ file table.
 
 
 
-_Known = dict[str, tuple[int, _Key, int, str]]
-"""name -> (file id, stored change key, racy, hash)."""
+if TYPE_CHECKING:
+    from typing import NamedTuple
+
+    class _KnownFile(NamedTuple):
+        """A file the index holds, as a refresh compares it with the listing."""
+
+        id: int         # its row's id
+        key: _Key       # its change key when it was indexed
+        racy: int       # 1: it could have changed without its key changing (hashed again next time)
+        hash: str       # the SHA-256 of the bytes it was indexed from
+else:   # the same named tuple without importing typing
+    _KnownFile = namedtuple("_KnownFile", ("id", "key", "racy", "hash"))
+
+_Known = dict[str, _KnownFile]
+"""The files the index holds, by name."""
 
 
 def _known(conn: sqlite3.Connection) -> _Known:
-    return {str(r[0]): (int(r[1]), (r[2], r[3], r[4], r[5]), int(r[6]), str(r[7])) for r in conn.execute(
-        "SELECT name, id, size, mtime_ns, ctime_ns, ino, racy, hash FROM files")}
+    return {str(name): _KnownFile(int(fid), _Key(size, mtime_ns, ctime_ns, ino), int(racy), str(digest))
+            for name, fid, size, mtime_ns, ctime_ns, ino, racy, digest in conn.execute(
+                "SELECT name, id, size, mtime_ns, ctime_ns, ino, racy, hash FROM files")}
 
 
 def _up_to_date(known: _Known, listing: dict[str, _Key]) -> bool:
     return len(known) == len(listing) and all(
-        name in known and known[name][1] == key and not known[name][2] for name, key in listing.items())
+        name in known and known[name].key == key and not known[name].racy for name, key in listing.items())
 
 
 INLINE_BYTES = 8_000_000
@@ -167,7 +182,7 @@ COMMIT_BYTES = 4_000_000
 
 def _pending(known: _Known, listing: dict[str, _Key]) -> int:
     """Bytes of the topics a refresh would read (new, changed; racy ones are only hashed)."""
-    return sum(key[0] for name, key in listing.items() if name not in known or known[name][1] != key)
+    return sum(key.size for name, key in listing.items() if name not in known or known[name].key != key)
 
 
 def _refresh(conn: sqlite3.Connection, home: Home, bot: str, listing: dict[str, _Key],
@@ -198,25 +213,25 @@ def _refresh(conn: sqlite3.Connection, home: Home, bot: str, listing: dict[str, 
             conn.execute("INSERT OR REPLACE INTO meta(k, v) VALUES ('language', ?)", (language,))
         memo = StemMemo(Stems(language))
         batch = _Batch(conn)
-        for name, (file_id, key, _r, _h) in known.items():
+        for name, held in known.items():
             if name not in listing:
-                batch.drop(file_id)
+                batch.drop(held.id)
         now = time.time_ns()
         todo: list[tuple[str, _Key]] = []
         for name in sorted(listing):
             key = listing[name]
             old = known.get(name)
-            if old is not None and old[1] == key and not old[2]:
+            if old is not None and old.key == key and not old.racy:
                 continue
-            if old is not None and old[1] == key:       # racy: the same bytes are the same file
+            if old is not None and old.key == key:       # racy: the same bytes are the same file
                 h = _file_hash(home, bot, name)
-                if h == old[3]:
+                if h == old.hash:
                     still = _is_racy(key, now)
                     racy = racy or still
-                    conn.execute("UPDATE files SET racy = ? WHERE id = ?", (int(still), old[0]))
+                    conn.execute("UPDATE files SET racy = ? WHERE id = ?", (int(still), old.id))
                     continue
             if old is not None:
-                batch.drop(old[0])
+                batch.drop(old.id)
             todo.append((name, key))
         if batch.gather.base + reserve(todo) >= PID_LIMIT:
             # passage ids only grow (a file indexed again takes new ones): after very many rebuilds, start over
@@ -233,7 +248,7 @@ def _refresh(conn: sqlite3.Connection, home: Home, bot: str, listing: dict[str, 
         # the next ones
         steps: list[list[tuple[str, _Key]]] = []
         total = i = 0
-        everything = sum(k[0] for _n, k in todo)
+        everything = sum(k.size for _n, k in todo)
         while i < len(todo):
             limit = min(max(commit_bytes, total), max(commit_bytes, (everything - total) // 2)) \
                 if commit_bytes else everything
@@ -241,7 +256,7 @@ def _refresh(conn: sqlite3.Connection, home: Home, bot: str, listing: dict[str, 
                 limit = everything
             j, size = i, 0
             while j < len(todo) and (size < limit or j == i):
-                size += todo[j][1][0]
+                size += todo[j][1].size
                 j += 1
             steps.append(todo[i:j])
             total += size
@@ -315,7 +330,7 @@ def _digest(listing: dict[str, _Key]) -> str:
     try:
         h.update(array("q", chain.from_iterable(map(listing.__getitem__, names))).tobytes())
     except OverflowError:
-        h.update(b"\0" + repr([listing[n] for n in names]).encode("ascii"))
+        h.update(b"\0" + repr([tuple(listing[n]) for n in names]).encode("ascii"))   # as before _Key was named
     return str(h.hexdigest())
 
 
@@ -332,8 +347,8 @@ def _finish(conn: sqlite3.Connection, listing: str = "") -> str:
 
 def _sample_texts(home: Home, bot: str, listing: dict[str, _Key]) -> Iterator[str]:
     """Texts to tell the notes' language from: the topics, largest first (as much as guess_language reads)."""
-    folder = _topic_folder(home, bot)[0]
-    for name in sorted(listing, key=lambda n: -listing[n][0])[:200]:
+    folder, _prefix = _topic_folder(home, bot)
+    for name in sorted(listing, key=lambda n: -listing[n].size)[:200]:
         try:
             ft = read_file(folder / name, home.trust_root(bot))
         except (BotMemoryError, OSError):

@@ -422,8 +422,19 @@ def link_targets(text: str) -> list[str]:
 
 # ----- the topic folder
 
-_Key = tuple[int, int, int, int]
-"""What says a topic file changed: (size, mtime_ns, ctime_ns, inode)."""
+if TYPE_CHECKING:
+    from typing import NamedTuple
+
+    class _Key(NamedTuple):
+        """What says a topic file changed: its size, modification and change times (ns), inode. A tuple:
+        it equals and hashes as the plain (size, mtime_ns, ctime_ns, ino) the index stores."""
+
+        size: int
+        mtime_ns: int
+        ctime_ns: int
+        ino: int
+else:   # the same named tuple without importing typing (a recall makes one for every topic file)
+    _Key = namedtuple("_Key", ("size", "mtime_ns", "ctime_ns", "ino"))
 
 
 @lru_cache(maxsize=65536)
@@ -502,7 +513,7 @@ def _list_topics(home: Home, bot: str) -> dict[str, _Key]:
                         if hard_linked(st):       # nor is a file with another name: said once
                             say_hard_link(hard_link_refusal(st, f"{prefix}{name}"))
                             continue
-                        out[name] = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+                        out[name] = _Key(st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
         finally:
             os.close(fd)
         return out
@@ -525,7 +536,7 @@ def _list_topics(home: Home, bot: str) -> dict[str, _Key]:
                 if hard_linked(st):
                     say_hard_link(hard_link_refusal(st, f"{prefix}{name}"))
                     continue
-                out[name] = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+                out[name] = _Key(st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
     return out
 
 
@@ -533,7 +544,7 @@ _DIR_FD = os.stat in os.supports_dir_fd and os.listdir in os.supports_fd
 
 
 def _mday(key: _Key) -> date:
-    return _local_day(key[1] / 1e9)
+    return _local_day(key.mtime_ns / 1e9)
 
 
 def _local_day(timestamp: float) -> date:

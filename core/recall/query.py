@@ -134,14 +134,14 @@ def _query(corpus: Corpus, home: Home, bot: str, keys: list[str], need: int,
            today: date, *, strict: bool = True) -> list[_Found] | None:
     """The notes for *keys*, or None when a file changed since it was indexed (sync and ask again);
     not *strict* (an index still being built), such a file's passages are left out instead."""
-    prefix = _topic_folder(home, bot)[1]
+    _folder, prefix = _topic_folder(home, bot)
     stemmed = _stemmed(keys, corpus.meta("language") or "english")
     n, total = corpus.sizes()
     n = max(n, 1)
     # the storage fetch: each stem's postings (pid, tf, passage length; df = their number), decoded from
     # its packed rows; ranking does the arithmetic
     post = corpus.postings(stemmed)
-    terms = [ranking.Term(s, ranking.idf(n, len(post[s][0])), list(zip(*post[s]))) if s in post
+    terms = [ranking.Term(s, ranking.idf(n, len(post[s].pids)), list(zip(*post[s]))) if s in post
              else ranking.Term(s, ranking.idf(n, 0), []) for s in stemmed]
     avg = max(total / n, 1.0)
     t = today.toordinal()
@@ -152,7 +152,7 @@ def _query(corpus: Corpus, home: Home, bot: str, keys: list[str], need: int,
     matching = corpus.named(stemmed)
     files.update(matching)
     for fid in matching:
-        held = [i for i, s in enumerate(stemmed) if f" {s} " in files[fid][1]]
+        held = [i for i, s in enumerate(stemmed) if f" {s} " in files[fid].names]
         if held:
             names[fid] = held
 
@@ -194,10 +194,10 @@ def _query(corpus: Corpus, home: Home, bot: str, keys: list[str], need: int,
                     continue
                 ranked.append((sc, day_of[i], pid, fid))
     ranked.sort(reverse=True)
-    missing = sorted({r[3] for r in ranked} - set(files))
+    missing = sorted({fid for _sc, _day, _pid, fid in ranked} - set(files))
     if missing:
         files.update(corpus.rows(missing))
-    chosen = [ranked[i] for i in ranking.choose([(r[0], r[3], r[2]) for r in ranked], MAX_NOTES)]
+    chosen = [ranked[i] for i in ranking.choose([(sc, fid, pid) for sc, _day, pid, fid in ranked], MAX_NOTES)]
     out: list[_Found] = []
     texts: dict[int, _Topic | None] = {}
 
@@ -209,7 +209,7 @@ def _query(corpus: Corpus, home: Home, bot: str, keys: list[str], need: int,
     def shown(fid: int, text: str) -> str:
         # a note of a file that holds a credential goes out redacted: the block lands in an agent's context
         # and from there in its transcripts on disk
-        if not files[fid][7]:
+        if not files[fid].secret:
             return text
         from ..redact import redact   # only then: a warm recall never imports it
 
@@ -217,21 +217,21 @@ def _query(corpus: Corpus, home: Home, bot: str, keys: list[str], need: int,
 
     for _score, day, pid, fid in chosen:
         topic = topic_of_file(fid)
-        i = pid - files[fid][2]
+        i = pid - files[fid].first_pid
         if topic is None or i >= len(topic.passages):
             if strict:
                 return None
             continue
-        out.append(_Found(prefix + files[fid][0], date.fromordinal(day), shown(fid, topic.passages[i].text)))
+        out.append(_Found(prefix + files[fid].name, date.fromordinal(day), shown(fid, topic.passages[i].text)))
     if len(out) < MAX_NOTES:
         # topics whose file name, title or alias matches: their opening, below every passage
         have = {f.file for f in out}
-        order = sorted((f for f in names if len(names[f]) >= need and files[f][4]),
-                       key=lambda f: (-len(names[f]), -files[f][5], files[f][0]))
+        order = sorted((f for f in names if len(names[f]) >= need and files[f].opening),
+                       key=lambda f: (-len(names[f]), -files[f].day, files[f].name))
         for fid in order:
             if len(out) >= MAX_NOTES:
                 break
-            name = files[fid][0]
+            name = files[fid].name
             if prefix + name in have:
                 continue
             topic = topic_of_file(fid)
@@ -240,7 +240,7 @@ def _query(corpus: Corpus, home: Home, bot: str, keys: list[str], need: int,
                     return None
                 continue
             if topic.opening is not None:
-                out.append(_Found(prefix + name, date.fromordinal(files[fid][5]), shown(fid, topic.opening)))
+                out.append(_Found(prefix + name, date.fromordinal(files[fid].day), shown(fid, topic.opening)))
     return out
 
 
@@ -305,7 +305,7 @@ def _unindexed(conn: sqlite3.Connection, home: Home, bot: str, listing: dict[str
     """Recall while the index is incomplete: what it covers from it, every other topic file read directly
     (:class:`.corpus.Mixed`), all from one snapshot of the index (a builder may commit meanwhile)."""
     from ..text.words import guess_language
-    from .corpus import Direct, Mixed
+    from .corpus import Direct, Mixed, Stale
     from .index import LANGUAGE_SAMPLE, _known, _sample_texts
     from .passages import StemMemo
 
@@ -315,14 +315,14 @@ def _unindexed(conn: sqlite3.Connection, home: Home, bot: str, listing: dict[str
         language = _meta(conn, "language")
         if language is None or not known:      # as the builder decides it
             language = guess_language(_sample_texts(home, bot, listing), LANGUAGE_SAMPLE)
-        stale: dict[int, tuple[int, int, int]] = {}
-        old = {fid for name, (fid, key, _r, _h) in known.items() if listing.get(name) != key}
+        stale: dict[int, Stale] = {}
+        old = {held.id for name, held in known.items() if listing.get(name) != held.key}
         if old:
             marks = ",".join("?" * len(old))
-            stale = {int(f): (int(a), int(n), int(ln)) for f, a, n, ln in conn.execute(
+            stale = {int(f): Stale(int(a), int(n), int(ln)) for f, a, n, ln in conn.execute(
                 f"SELECT id, first_pid, n, length FROM files WHERE id IN ({marks})", list(old))}
         todo = sorted((name, key) for name, key in listing.items()
-                      if name not in known or known[name][1] != key)
+                      if name not in known or known[name].key != key)
         base_pid, base_fid = conn.execute(
             "SELECT COALESCE(MAX(first_pid + n), 0) + 1, COALESCE(MAX(id), 0) + 1 FROM files").fetchone()
         direct = Direct(_stemmed(keys, language), int(base_pid), int(base_fid))

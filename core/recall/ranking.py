@@ -88,9 +88,9 @@ class Topics:
 
     def __init__(self, spans: Iterable[tuple[int, int, int]]) -> None:
         ordered = sorted(spans)
-        self.first = [s[0] for s in ordered]
-        self.end = [s[0] + s[1] for s in ordered]
-        self.ids = [s[2] for s in ordered]
+        self.first = [first for first, _n, _id in ordered]
+        self.end = [first + n for first, n, _id in ordered]
+        self.ids = [topic for _first, _n, topic in ordered]
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -263,15 +263,15 @@ def choose(ranked: Sequence[tuple[float, int, int]], limit: int) -> list[int]:
     With four places, a second note from one topic would otherwise push out the only note of
     another topic, often the one that answers (the same words in two passages of one page say less
     than a second page)."""
-    if len({r[1] for r in ranked}) == 1:
+    if len({topic for _score, topic, _rest in ranked}) == 1:
         return list(range(min(limit, len(ranked))))
     chosen: list[int] = []
     per: Counter[int] = Counter()
     for cap in (1, PER_TOPIC):
-        for i, r in enumerate(ranked):
+        for i, (_score, topic, _rest) in enumerate(ranked):
             if len(chosen) == limit:
                 break
-            if per[r[1]] < cap and i not in chosen:
+            if per[topic] < cap and i not in chosen:
                 chosen.append(i)
-                per[r[1]] += 1
+                per[topic] += 1
     return sorted(chosen)

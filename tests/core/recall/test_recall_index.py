@@ -161,6 +161,11 @@ def test_the_listing_fingerprint_changes_with_any_key_and_not_with_order() -> No
     huge = dict(listing, **{"b.md": (20, -5, 3, 2**64 - 1)})            # an inode past a signed 64-bit integer
     assert I._digest(huge) != d and I._digest(huge) == I._digest(dict(huge))
     assert I._digest({}) != I._digest({"a.md": (0, 0, 0, 0)})
+    # the listing recall makes (named keys) has the fingerprint an index already keeps (plain tuples)
+    from botmemory.core.recall.passages import _Key
+
+    assert I._digest({n: _Key(*k) for n, k in huge.items()}) == I._digest(huge)
+    assert I._digest({n: _Key(*k) for n, k in listing.items()}) == d
 
 
 def _first_pids(home: Home) -> list[int]:
@@ -209,18 +214,18 @@ def test_an_index_whose_passage_ids_reach_the_limit_starts_over(
 
 
 def test_a_file_that_grew_past_its_listed_size_is_left_empty_and_read_again(home: Home, ws: Path) -> None:
-    from botmemory.core.recall.passages import StemMemo
+    from botmemory.core.recall.passages import StemMemo, _Key
     from botmemory.core.text.words import Stems
 
     p = ws / "memory/grown.md"
     p.write_text(_text(random.Random(4)) * 3, encoding="utf-8")
     st = p.stat()
     memo = StemMemo(Stems("english"))
-    whole = B._parse(home, BOT, "grown.md", (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino), 0, memo)
-    assert whole is not None and len(whole[-1]) > 2 and whole[3]
+    whole = B._parse(home, BOT, "grown.md", _Key(st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino), 0, memo)
+    assert whole is not None and len(whole.per_passage) > 2 and whole.digest
     # listed when it was 4 bytes: it holds more passages than 4 bytes can, so it changed while it was read
-    got = B._parse(home, BOT, "grown.md", (4, st.st_mtime_ns, st.st_ctime_ns, st.st_ino), 0, memo)
-    assert got is not None and got[-1] == [] and got[-2].passages == [] and got[3] == "" and got[2] is True
+    got = B._parse(home, BOT, "grown.md", _Key(4, st.st_mtime_ns, st.st_ctime_ns, st.st_ino), 0, memo)
+    assert got is not None and got.per_passage == [] and got.topic.passages == [] and got.digest == "" and got.racy is True
 
 
 @pytest.mark.parametrize("parts", [2, 3])
@@ -257,11 +262,13 @@ def test_rows_packed_at_once_are_each_word_s_row_as_encode_makes_it() -> None:
 
 
 def test_a_step_is_cut_into_parts_of_about_equal_bytes_in_order() -> None:
-    step = [(f"t{i}.md", (size, 0, 0, i)) for i, size in enumerate([10, 900, 30, 40, 500, 500, 20, 5, 600, 7])]
+    from botmemory.core.recall.passages import _Key
+
+    step = [(f"t{i}.md", _Key(size, 0, 0, i)) for i, size in enumerate([10, 900, 30, 40, 500, 500, 20, 5, 600, 7])]
     for n in (1, 2, 3, 4):
         parts = B._parts(step, n)
         assert [f for p in parts for f in p] == step and len(parts) == n and all(parts)
-        sizes = [sum(k[0] for _n, k in p) for p in parts]
+        sizes = [sum(k.size for _n, k in p) for p in parts]
         assert max(sizes) - min(sizes) <= 900
     assert B._parts(step[:2], 4) == [step[:2]] and B._parts(step[1:2], 3) == [step[1:2]]     # fewer files: fewer parts
 

@@ -16,6 +16,7 @@ from botmemory.core.store.writer import Actor, Store
 from botmemory.core.text.words import bigrams, guess_language, tokens
 from botmemory.core.recall import build as B
 from botmemory.core.recall import index as I
+from botmemory.core.recall.passages import _Key
 from tests.core.recall_fixtures import BOT, TODAY, entry, home, ws  # noqa: F401 - home, ws: fixtures
 
 
@@ -231,9 +232,9 @@ def test_two_processes_recalling_during_a_build_both_answer_correctly(home: Home
 
 def test_a_file_is_racy_for_one_timestamp_tick() -> None:
     now = 1_800_000_000_123_456_789
-    fine = (10, now - 10_000_000, now - 10_000_000, 1)          # changed 10 ms ago, nanosecond stamps
+    fine = _Key(10, now - 10_000_000, now - 10_000_000, 1)          # changed 10 ms ago, nanosecond stamps
     assert B._is_racy(fine, now) and not B._is_racy(fine, now + B.TICK_NS)
-    coarse = (10, 1_800_000_000 * 10**9, 1_800_000_000 * 10**9, 1)    # whole-second stamps: 2 s
+    coarse = _Key(10, 1_800_000_000 * 10**9, 1_800_000_000 * 10**9, 1)    # whole-second stamps: 2 s
     assert B._is_racy(coarse, 1_800_000_001 * 10**9) and not B._is_racy(coarse, 1_800_000_002 * 10**9 + 1)
 
 
