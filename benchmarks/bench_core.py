@@ -6,7 +6,7 @@
    the same bytes (target ≤ 3×) — with the store alone, and with the journal and
    shadow copies wired as the CLI runs it.
 2. gauge + load of a 1 MB MEMORY.md vs a plain read and splitlines (target ≤ 10×).
-3. ``botmemory gauge`` as a whole process vs ``python3 -c pass`` (target ≤ 4×).
+3. ``botmemory gauge`` as a whole process vs ``python3 -c pass`` (target ≤ 3×).
 """
 from __future__ import annotations
 
@@ -92,7 +92,7 @@ def bench_process(root: Path) -> tuple[str, float, float, str]:
     home = str(mem.home.root)
     ours = median(lambda: subprocess.run([exe, "--root", home, "gauge", BOT], check=True, capture_output=True), sized(15, 1))
     base = median(lambda: subprocess.run([sys.executable, "-c", "pass"], check=True, capture_output=True), sized(15, 1))
-    return ("`botmemory gauge` as a process (venv's python -c pass)", ours, base, "≤ 4×")
+    return ("`botmemory gauge` as a process (venv's python -c pass)", ours, base, "≤ 3×")
 
 
 def main() -> None:
