@@ -104,6 +104,8 @@ def read_home(mem: Memory, marks: dict[str, JournalMark], known: list[str] | Non
     bots = mem.home.bots()
     fresh = set(bots) - set(known or [])
     caught = {b: catch_up(mem, b, marks.get(b), recent=RECENT_ROWS) for b in bots if b in fresh}
+    if ABOUT_ME not in marks:   # About me's journal is followed like a bot's: where it ends, at the first look
+        caught[ABOUT_ME] = catch_up(mem, ABOUT_ME, None, recent=RECENT_ROWS)
     return HomeState(bots, bot_names(mem, bots), folders_present(mem, bots), read_gauges(mem, fresh), caught,
                      watched_paths(mem))
 
@@ -257,6 +259,8 @@ class Session(QObject):
     def name(self, bot: str) -> str:
         """*bot* as people name it (a Claude Code project's path, ``~`` for the home folder; never an internal
         id like ``claude-tmp-b-home-work-shop-app``)."""
+        if bot == ABOUT_ME:
+            return "About me"
         return shown_name(self.names.get(bot) or bot)
 
     def named(self, text: str) -> str:
@@ -392,7 +396,7 @@ class Session(QObject):
             self._marks[bot] = c.mark
             for r in c.rows:
                 self._shown.setdefault(r.id, None)
-        for gone in set(self._marks) - set(state.bots):
+        for gone in set(self._marks) - set(state.bots) - {ABOUT_ME}:
             self._marks.pop(gone, None)
             self.gauges.pop(gone, None)
         new_bots = set(state.bots) - set(self.bots)
@@ -431,7 +435,7 @@ class Session(QObject):
             self._bots_dirty = False
             self.refresh_bots()
         elif primed:
-            self._journals_dirty.update(self.bots)
+            self._journals_dirty.update([*self.bots, ABOUT_ME])   # About me's journal is followed like a bot's
             self._look_journals()
 
     # ----- other processes: the journal folder watched

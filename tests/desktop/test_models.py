@@ -232,7 +232,7 @@ def test_what_each_kind_of_row_says(mem):
     assert change_text(edit) == "+1 −1  Window seats on long flights"
     undo(mem, BOT, r.changes[0].id)
     undone = mem.journal.list(BOT, limit=1)[0]
-    assert change_text(undone) == "↶ undo: +1 −1  Aisle seats" and how_text(undone) == "undo of a change"
+    assert change_text(undone) == "↶ undo: +1 −1  Aisle seats" and how_text(undone).startswith("undo of the change at ")
     hermes = _Row(bot="h", chat=None, who="unknown", how="outside", before_hash="a", after_hash="b",
                   diff="--- a/MEMORY.md\n+++ b/MEMORY.md\n@@ -3 +3,3 @@\n Standup\n+§\n+Lunch at 13:00\n",
                   undoable=True, reason=None, added=2, removed=0, at="2026-10-15T10:00:00.000Z")
