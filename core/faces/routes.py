@@ -1,4 +1,4 @@
-"""The spec's routes (spec/memory.md, "Routes"): what each one does, without HTTP.
+"""The memory routes (docs/RULES.md "Routes"): what each one does, without HTTP.
 
 :func:`dispatch` takes a method, a path, the query and the decoded JSON body
 and returns a :class:`Response`; the HTTP side (``server``) only checks who is
