@@ -6,7 +6,7 @@
 
 Targets (issue 5): start to the event loop ≤ 1.5 s; idle RSS after 60 s ≤ 150 MB; no
 timer faster than 1 Hz while idle; the panel open on a 100,000-row journal ≤ 500 ms;
-and (the spec's "a save in Obsidian appears within a second") an outside save's row in
+and (docs/RULES.md "Outside edits": an edit saved in another editor is recorded within a second) an outside save's row in
 the journal view within 1 s. Issue 24: one outside edit reads one journal tail and one gauge, those of the
 bot it changed (before: every bot's tail and gauge, three listeners each starting a re-read; 13 tails and 12
 gauges on a home of 12 bots). The counts include the core's own read of the journal while it records the edit.

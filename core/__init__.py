@@ -1,4 +1,4 @@
-"""botmemory core: every rule of the memory spec, no Qt.
+"""botmemory core: every rule of docs/RULES.md, no Qt.
 
 This package is the public surface, and it is the ops wing's door (:mod:`botmemory.core.ops`): the
 operations, their results, the errors and the few constants and helpers faces format with — plus the

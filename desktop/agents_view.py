@@ -37,7 +37,7 @@ OFFERED_FILE = "agents-offered.json"
 
 
 def gauge_of(mem: Memory, bot: str) -> FolderGauge:
-    """The gauge of any bot: the spec's budget for a workspace, the kind's for a tracked folder (worker)."""
+    """The gauge of any bot: a workspace's budget (docs/RULES.md "The load budget"), the kind's for a tracked folder (worker)."""
     return gauge(mem, bot, secrets=False)
 
 

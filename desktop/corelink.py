@@ -91,7 +91,7 @@ def journal_files(mem: Memory, bot: str, limit: int = 20_000) -> set[str]:
 
 @dataclass(frozen=True)
 class FoundFolder:
-    """One agent memory folder found on this computer (DESIGN.md: ``agents --json``)."""
+    """One agent memory folder found on this computer (``agents --json``; docs/RULES.md "Agent kinds")."""
 
     id: str
     agent: str

@@ -1,4 +1,4 @@
-"""The Memory panel: one window showing one bot's memory (the spec's "Bot Settings → Memory").
+"""The Memory panel: one window showing one bot's memory.
 
 The gauge on top; then What loads (with the recall preview), Files (with the
 editor), the Journal (with one-click undo) and Upkeep. It listens to the

@@ -1,6 +1,6 @@
 """Settings: the home's ``config.json`` (shared with a running bot server) and per-bot switches.
 
-``config.json`` keys owned here, as the spec names them: ``features.autoRecall``,
+``config.json`` keys owned here (docs/RULES.md "Settings"): ``features.autoRecall``,
 ``memory.tidyHour``, ``helper.instanceId`` / ``helper.model`` — their checks
 (:func:`check_tidy_hour`, :func:`check_helper_instance`, :func:`check_helper_model`),
 the values a bot server would use (:func:`config_values`) and how a change is

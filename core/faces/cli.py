@@ -1,4 +1,4 @@
-"""The ``botmemory`` command line: the CLI contract of DESIGN.md.
+"""The ``botmemory`` command line: docs/RULES.md "The CLI contract".
 
 Exit codes: 0 done; 2 bad usage or bad input (nothing written); 3 conflict
 (the expected hash no longer matches); 4 refused by a rule; 5 disk full; 6 permission denied;

@@ -10,8 +10,8 @@ not know — to :func:`botmemory.core.faces.cli.main`, which answers exactly as 
 here too and answered by :func:`botmemory.core.faces.hooks.main`.
 
 What the modules on this path import is kept to what a call uses: loggers
-that load :mod:`logging` only for a record that could be shown (:mod:`.log`),
-value classes without :mod:`dataclasses` (:mod:`.record`), no :mod:`typing` at
+that load :mod:`logging` only for a record that could be shown (:mod:`..base.log`),
+value classes without :mod:`dataclasses` (:mod:`..base.record`), no :mod:`typing` at
 run time, :mod:`json` only when a settings file is read, and :mod:`hashlib`
 only when a file is hashed (a recalled note's file is checked; a warm recall
 that recalls nothing and a search hash nothing). ``tests/core/test_recall_words.py``

@@ -1,4 +1,4 @@
-"""The spec's routes (spec/memory.md, "Routes"): what each one does, without HTTP.
+"""The memory routes (docs/RULES.md "Routes"): what each one does, without HTTP.
 
 :func:`dispatch` takes a method, a path, the query and the decoded JSON body
 and returns a :class:`Response`; the HTTP side (``server``) only checks who is
@@ -50,7 +50,7 @@ HOW = "api"
 JOURNAL_DEFAULT = 50
 JOURNAL_MAX = 1000
 OPEN_TARGETS = ("obsidian", "folder")
-# The old whole-file PUT: kept for one release (spec, "Editing"). RFC 9745 / RFC 8594 headers.
+# The old whole-file PUT: kept for one release (docs/RULES.md "Routes"). RFC 9745 / RFC 8594 headers.
 DEPRECATION = "@1796083200"             # 2026-12-01T00:00:00Z
 SUNSET = "Tue, 01 Jun 2027 00:00:00 GMT"
 

@@ -1,4 +1,4 @@
-"""``botmemory serve``: the spec's routes over HTTP, on loopback, for the owner only.
+"""``botmemory serve``: the memory routes over HTTP, on loopback, for the owner only.
 
 DESIGN. The server is the standard library's ``http.server.ThreadingHTTPServer``.
 The routes are a dozen JSON endpoints for one person on one computer; a

@@ -1,4 +1,4 @@
-"""The ``botmemory sync`` commands (DESIGN.md "Round 3 → Sync"): setup, add, now, status, resolve, remove.
+"""The ``botmemory sync`` commands (docs/RULES.md "Sync"): setup, add, now, status, resolve, remove.
 
 ``cli.build_parser`` calls :func:`add_commands`; every command calls ``ops.sync`` and prints its result
 (``--json`` or plain text). ``watch`` starts the schedule with :func:`start_in_watch`.

@@ -1,4 +1,4 @@
-"""``botmemory team …``: team memory on the command line (DESIGN.md, "Round 3 → Team memory"), and
+"""``botmemory team …``: team memory on the command line (docs/TEAMS.md "Rules"), and
 ``search BOT --scope team``.
 
 :func:`add_commands` is called once by ``cli.build_parser``: it adds the

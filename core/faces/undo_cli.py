@@ -1,4 +1,4 @@
-"""The ``journal`` and ``undo`` commands (DESIGN.md, "Round 3 → Undo and About me").
+"""The ``journal`` and ``undo`` commands (docs/RULES.md "Undo", "About me").
 
 ``undo BOT ROW_ID`` reverses that row's own lines against the file as it is
 now: exit 3 with both texts on a real conflict (stdout: the file now, then the

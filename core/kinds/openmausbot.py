@@ -1,4 +1,5 @@
-"""Today's OpenMausBot workspaces (``<home>/workspaces/<bot>``): the spec's own layout and budget.
+"""Today's OpenMausBot workspaces (``<home>/workspaces/<bot>``): their own layout and budget
+(docs/RULES.md "Homes and workspaces", "The load budget").
 
 botmemory writes this memory for the bot (remember, prefer, tidy), so every
 command applies. The loader and gauge of a workspace live in

@@ -524,9 +524,9 @@ def _fact(text: str) -> str:
 def learning_check(home: Home, text: str) -> str | None:
     """THE forgotten-words check: why a bot may not learn *text*, or None when it may.
 
-    Spec: the words a person asked to forget are kept "so no bot learns a fact
-    that mentions them again, until the person asks a bot to remember it once
-    more". Every step that lets a bot learn a fact on its own calls this one
+    docs/RULES.md "Forget": once a person asked to forget some words, no bot adds
+    a fact that mentions them on its own, until the person remembers or prefers
+    one that does. Every step that lets a bot learn a fact on its own calls this one
     function before writing and skips the fact (with the reason in its report)
     when it returns a reason: capture, organizing into topics, About me
     learning, and the tidy-up's kept still-true parts. *text* may be a bare fact

@@ -235,7 +235,7 @@ def _rule(agent: str, files: Sequence[FileGauge], shared_note: str) -> str:
 
 
 def text_gauge(text: str, bot: str = "", heavy: str | None = None) -> FolderGauge:
-    """The gauge of a workspace whose MEMORY.md holds *text* (the spec's 200 lines / 24 KB): a draft's, say."""
+    """The gauge of a workspace whose MEMORY.md holds *text* (200 lines / 24 KB): a draft's, say."""
     g = budget.gauge(text)
     main = FileGauge(MEMORY_FILE, g.lines, g.bytes, 0, unloaded_lines=g.unloaded_lines, max_lines=g.max_lines,
                      max_bytes=g.max_bytes, level=g.level)

@@ -1,8 +1,8 @@
 """Building recall's index: topics parsed into passages and stem counts, postings gathered in memory and
 packed into rows, and the worker processes that parse a large build.
 
-:mod:`.recall_index` keeps the database (schema, refresh, sync, the builder's lock and process) and calls
-these; :mod:`.recall` decodes the rows for :mod:`.ranking`. A passage here is exactly the passage
+:mod:`.index` keeps the database (schema, refresh, sync, the builder's lock and process) and calls
+these; :mod:`.query` decodes the rows for :mod:`.ranking`. A passage here is exactly the passage
 :func:`_reread_topic` finds again when it is recalled (one function, :func:`.passages._analyse_topic`).
 """
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Recall's index: the SQLite database of word stems to passages under ``<home>/botmemory/index/``.
 
-:mod:`.recall` describes what it keeps (no text; files keyed by stat, checked by hash) and when it is
+:mod:`.query` describes what it keeps (no text; files keyed by stat, checked by hash) and when it is
 rebuilt; ``python -m botmemory.core.recall.index --build HOME BOT`` is the background build. What a build
-parses, gathers and packs (and its worker processes) is :mod:`.index_build`.
+parses, gathers and packs (and its worker processes) is :mod:`.build`.
 """
 from __future__ import annotations
 

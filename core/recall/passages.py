@@ -1,5 +1,5 @@
 """Recall's text side: content words (folded, stop words out), the results' shapes, a topic's passages and
-the topic folder. :mod:`.recall` describes what a passage and a content word are; :mod:`.recall_index` indexes
+the topic folder. :mod:`.query` describes what a passage and a content word are; :mod:`.index` indexes
 them and :mod:`.search` reads them directly.
 """
 from __future__ import annotations

@@ -11,9 +11,9 @@ loaded), ``memory/archive.md`` (older or no longer true) or daily logs.
   recalled, nor are entries whose ``until`` date has passed.
 - *Content words* are words of 3+ letters or digits (Unicode), lowercased, not
   in :data:`STOP_WORDS`; Chinese and Japanese count by character bigrams
-  (:mod:`.words`). Matching is by whole word, case-insensitive, on Snowball
+  (:mod:`..text.words`). Matching is by whole word, case-insensitive, on Snowball
   stems in the language of the bot's notes (``synced`` finds ``syncing``).
-- The gate (the spec's): a passage is a hit when it holds one content word of
+- The gate (docs/RULES.md "Recall and search"): a passage is a hit when it holds one content word of
   the message, two when the message has 5 or more.
 - Ranking (:mod:`.ranking`, a pure function of each stem's postings): BM25 over
   the bot's passages (a word weighs by its rarity; a passage shorter than half
@@ -42,7 +42,7 @@ Recall reads an **index** instead of the files: a SQLite database under
 ``<home>/botmemory/index/<bot>.sqlite3`` (outside the workspace, mode 0600)
 mapping each word stem to the passages holding it, with counts for BM25: a
 word's postings are packed arrays (passage ids, the word's count in each, each
-passage's length), one row per word and build step (:mod:`.recall_index`, built by :mod:`.index_build`);
+passage's length), one row per word and build step (:mod:`.index`, built by :mod:`.build`);
 recall decodes each stem's postings and :mod:`.ranking` scores them. It
 keeps no text: a recalled passage is read again from its file, checked by the
 SHA-256 the file was indexed with, and every word is taken from redacted text,
@@ -72,7 +72,7 @@ recall while another writes; updates are serialised by its write lock.
 match (whole word, case-insensitive, plural ``s`` folded; a Chinese or Japanese
 word as written) over ``MEMORY.md``, topics, the archive and daily logs, within
 an inclusive date range. It reads the files directly, skipping those that do not
-contain every word.
+contain every word (:mod:`.search`).
 """
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ passage's length) — plus which topic each passage belongs to, the stems each
 topic's name holds and the length of the topics concerned. This module does the
 arithmetic and knows nothing of SQLite, files or dates.
 
-- **The gate** (the spec's): a passage is a hit when it holds *need* of the
+- **The gate** (docs/RULES.md "Recall and search"): a passage is a hit when it holds *need* of the
   message's stems (one, or two for a message of five or more content words).
 - **Passage score**: BM25 (``K1``, ``B``) of the passage's words; a passage
   shorter than ``SHORT_FLOOR`` of the average is normalised as that long, so a

@@ -1,6 +1,6 @@
 """Session search over memory (``session_search``): every word, within a date range, read from the files.
 
-:mod:`.recall` describes the matching (whole words, plural ``s`` folded, Chinese and Japanese as written).
+:mod:`.query` describes the matching (whole words, plural ``s`` folded, Chinese and Japanese as written).
 
 Search reads every memory file on each call, so it is built to cost little more than reading them:
 

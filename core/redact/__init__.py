@@ -1,7 +1,7 @@
 """Find credentials in text and replace them with ``«redacted N chars»``.
 
-Everything that reaches disk goes through :func:`redact` (spec: "Where it
-lives"; DESIGN.md: "Redaction marker").  N is the secret's length in
+Everything that reaches disk goes through :func:`redact` (docs/RULES.md
+"Redaction").  N is the secret's length in
 characters, not bytes.  Standard library only; every pattern is compiled at
 import, and a megabyte of ordinary notes takes about 13 ms.
 

@@ -89,7 +89,7 @@ _ROW_START = re.compile(rb'^\{"id":"([0-9a-f]{12})-[0-9a-f]{6}"', re.MULTILINE)
 
 @dataclass(frozen=True)
 class Row:
-    """One journal row, as DESIGN.md lists its fields."""
+    """One journal row, as docs/RULES.md "The journal" lists its fields."""
 
     id: str
     at: str                      # ISO 8601 UTC
@@ -118,7 +118,7 @@ class Row:
     after: list[Any] | None = None    # how to rebuild the text after the change from the earlier one (:func:`splice`)
 
     def as_dict(self, *, stored: bool = False) -> dict[str, Any]:
-        """The row as DESIGN.md lists its fields; *stored*: also what only the journal keeps (``after``)."""
+        """The row as docs/RULES.md "The journal" lists its fields; *stored*: also what only the journal keeps (``after``)."""
         d: dict[str, Any] = {
             "id": self.id, "at": self.at, "bot": self.bot, "who": self.who, "how": self.how,
             "chat": self.chat, "file": self.file, "before_hash": self.before_hash,

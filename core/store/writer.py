@@ -458,8 +458,8 @@ def _check_room(path: Path, size: int) -> None:
 
 
 def delete_refusal(kind: FileKind) -> str | None:
-    """Why a file of *kind* cannot be deleted, or None: deleting removes a topic or a daily log (the spec's
-    DELETE). The one rule the CLI's ``rm``, the routes' DELETE and the panel's Delete follow."""
+    """Why a file of *kind* cannot be deleted, or None: deleting removes a topic or a daily log (docs/RULES.md
+    "Homes and workspaces"). The one rule the CLI's ``rm``, the routes' DELETE and the panel's Delete follow."""
     if kind is FileKind.MEMORY:
         return "MEMORY.md can be emptied but never deleted: the bot expects it to exist"
     if kind is FileKind.ARCHIVE:

@@ -1,4 +1,4 @@
-"""The team wing: memory a team of bots shares, accepted by a person (spec, "Shared team memory integrity").
+"""The team wing: memory a team of bots shares, accepted by a person (docs/TEAMS.md).
 
 A team has a key that never changes (``t-…``), a name and member bots. Bots
 propose cards; a person accepts, rejects or edits them; accepted notes load

@@ -1,6 +1,6 @@
 """Memory that grows by itself: noticing facts (capture), and the About me lines it learns.
 
-Spec "Memory upkeep → Noticing facts / About me", DESIGN.md "Model steps' answers".
+docs/RULES.md "Capture and organizing" and "About me".
 
 **Where turns come from.** ``botmemory turn end BOT ID --transcript FILE`` names
 the turn's messages, JSON lines ``{"role": "person"|"bot"|"other-person"|
@@ -41,8 +41,8 @@ About me before; it is already noted. Then:
   person's lines;
 - ``team`` (a bot in a team): a pending card of its team (``key`` its stable
   key, ``team`` which one when it is in several), quoted like a fact about the
-  person and checked the same way (the spec's "Checks before a dream saves a
-  fact"); a person accepts it. An accepted note stays as it is when its
+  person and checked the same way (docs/RULES.md "Capture and organizing");
+  a person accepts it. An accepted note stays as it is when its
   replacement fails a check.
 
 A fact that ends on a known day gets ``· until DATE``; a yearly date never does.

@@ -1,6 +1,6 @@
 """Capture's checks of a helper's answer (every fact checked in code, never trusted) and its prompt.
 
-:mod:`.capture` describes the rules; DESIGN.md, "Model steps' answers", the answer's shape.
+:mod:`.capture` describes the rules, :data:`PROMPT` the answer's shape (docs/RULES.md "Capture and organizing").
 """
 from __future__ import annotations
 
@@ -141,7 +141,7 @@ def check_fact(item: object, batch: Batch, home: Home, today: date) -> Fact | st
     if quotes is None or aliases is None or not isinstance(topic, str):
         return "a quote, topic or alias that is not text"
     about_person = kind in ("preference", "person") or target == "about-me"
-    shared = target == "team"       # a team note: quoted like a fact about the person (the spec's dream checks)
+    shared = target == "team"       # a team note: quoted like a fact about the person, checked the same way
     key: str | None = None
     if shared:
         team = item.get("team") or ""

@@ -1,6 +1,6 @@
 """Organizing: MEMORY.md lines that are detail about one subject move, unchanged, into its topic.
 
-Spec "Memory upkeep → Organizing". After each capture and in the nightly
+docs/RULES.md "Capture and organizing". After each capture and in the nightly
 tidy-up, one helper call looks at the MEMORY.md lines not judged before —
 dated entries and hand-written bullets alike — and answers
 ``{"moves": [{"line", "topic", "title", "aliases"}], "core": [line…]}``.

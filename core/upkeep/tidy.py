@@ -1,6 +1,6 @@
 """The tidy-up: expired entries to the archive, exact duplicates out, contradictions struck.
 
-Spec "Memory upkeep → Nightly tidy-up", for MEMORY.md and every topic file:
+docs/RULES.md "Tidy-ups", for MEMORY.md and every topic file:
 
 1. **Expiry.** An entry whose ``· until DATE`` has passed moves whole to
    ``memory/archive.md``, marked ``· moved TODAY``. The archive is written

@@ -1,4 +1,4 @@
-"""Agent memory folders built from their documented layouts (AGENTS-FACTS.md), under a fake HOME."""
+"""Agent memory folders built from their documented layouts (docs/RULES.md "Agent kinds"), under a fake HOME."""
 from __future__ import annotations
 
 import json

@@ -1,4 +1,4 @@
-"""Team memory through every face: the CLI contract (DESIGN.md "Round 3 → Team memory"), the routes under
+"""Team memory through every face: the CLI contract (README "Teams", docs/TEAMS.md "Rules"), the routes under
 /api/teams through a real server (409 stale with the current note, 428 without a revision), and the MCP tools
 (memory_update and session_search with scope team)."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The CLI contract of undo (DESIGN.md, "Round 3 → Undo and About me"), run as a real process.
+"""The CLI contract of undo (docs/RULES.md "Undo"), run as a real process.
 
 ``undo BOT ROW_ID`` reverses that row's own lines: exit 3 with both texts on a
 real conflict, exit 4 only when the lines to bring back held a credential

@@ -188,7 +188,7 @@ def test_a_new_topics_path_follows_the_folders_kind(tmp_path, kind, name, expect
 
 
 def test_project_level_agent_memory_is_found_for_the_projects_claude_code_knows(tmp_path):
-    """``<project>/.claude/agent-memory/<agent>/`` for each project whose cwd a transcript names (AGENTS-FACTS)."""
+    """``<project>/.claude/agent-memory/<agent>/`` for each project whose cwd a transcript names (docs/RULES.md "Agent kinds")."""
     from tests.core.agent_fixtures import claude_code
 
     user = tmp_path / "user"

@@ -809,7 +809,7 @@ _AWS_SECRET = FAKE.rnd("issue-aws", 40, FAKE.B64)
         (f"key {_PROJ} and password: hunter2", [_PROJ, "hunter2"]),
         (f"password: hunter2 and key {_PROJ}", ["hunter2 and key " + _PROJ]),
         (f"token {_GSK}, db password: Gl4ss-Harbour", [_GSK, "Gl4ss-Harbour"]),
-        # The spec's .env case, with export, quotes and ':'.
+        # The .env case, with export, quotes and ':'.
         (f"GROQ_API_KEY={_GSK}", [_GSK]),
         (f'export GROQ_API_KEY="{_GSK}"', [_GSK]),
         (f"GROQ_API_KEY: '{_GSK}'", [_GSK]),

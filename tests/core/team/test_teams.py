@@ -1,4 +1,4 @@
-"""Team memory's rules (spec, "Shared team memory integrity"): identity, cards, keys, versions, revisions, undo,
+"""Team memory's rules (docs/TEAMS.md "Rules"): identity, cards, keys, versions, revisions, undo,
 and the files on disk."""
 from __future__ import annotations
 

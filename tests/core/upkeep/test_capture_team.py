@@ -1,5 +1,5 @@
-"""Capture proposing to a member bot's team, through the checks before a fact is saved (spec, "Checks before a
-dream saves a fact"): quotes really said, numbers/paths/URLs from the quotes, secrets refused, an outdated
+"""Capture proposing to a member bot's team, through the checks before a fact is saved (docs/RULES.md
+"Capture and organizing"): quotes really said, numbers/paths/URLs from the quotes, secrets refused, an outdated
 note left as it is when its replacement fails."""
 from __future__ import annotations
 
