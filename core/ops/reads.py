@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from ..base.record import field, record
 from typing import Any
 
 from ..base.errors import BadInput, BotMemoryError
@@ -32,7 +32,7 @@ logger = get_logger(__name__)
 # ----- the gauge
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class FileGauge:
     """How much of one budgeted file loads: lines and bytes, or characters, against the kind's budget."""
 
@@ -96,7 +96,7 @@ class FileGauge:
         return d
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class FolderGauge:
     """The gauge of any folder — a workspace or a tracked agent folder — by its own kind's budget.
 
@@ -268,7 +268,7 @@ def gauge(mem: Memory, bot: str, *, secrets: bool = True) -> FolderGauge:
 # ----- what loads
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Unloaded:
     """The lines of one file that do not load: (line number, text) on disk, and where they are cut."""
 
@@ -277,7 +277,7 @@ class Unloaded:
     lines: tuple[tuple[int, str], ...]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class LoadResult:
     """Exactly what a new turn (or the agent's session) loads of *bot*'s memory, and what of a tracked folder's
     files does not load."""
@@ -317,7 +317,7 @@ def load(mem: Memory, bot: str) -> LoadResult:
 # ----- one file
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ShowResult:
     """One memory file as it is: its text and hash (a missing file reads as empty, with no hash)."""
 
@@ -403,7 +403,7 @@ def bots(mem: Memory) -> list[str]:
     return mem.home.bots()
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class InitResult:
     bot: str
     workspace: str
@@ -433,7 +433,7 @@ def settings(mem: Memory, bot: str, key: str | None = None, value: str | bool | 
 # ----- topics and the overview
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class TopicInfo:
     """A topic file by name, with its frontmatter's title, description and aliases (when it has them)."""
 

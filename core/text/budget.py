@@ -7,7 +7,7 @@ CLI all read :data:`MEMORY_MAX_LINES` and :data:`MEMORY_MAX_BYTES` from here.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from ..base.record import record
 from datetime import date
 from enum import Enum
 
@@ -28,7 +28,7 @@ class Level(str, Enum):
     RED = "red"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Gauge:
     lines: int
     bytes: int
@@ -106,7 +106,7 @@ def cut_notice(unloaded: int) -> str:
     return f"[MEMORY.md was cut off here: {unloaded} more line{'s' if unloaded != 1 else ''} did not load]"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Topic:
     path: str                       # memory/NAME.md
     frontmatter: Frontmatter | None

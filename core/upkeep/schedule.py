@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from ..base.record import record
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -92,7 +92,7 @@ def tidy_due(last_run: datetime | None, now: datetime, tidy_hour: int, open_turn
 # ----- the state of the last run
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class UpkeepState:
     last_run: datetime | None = None
     report: dict[str, Any] | None = None
