@@ -246,13 +246,9 @@ class Folders:
 def file_size(path: Path, root: Path | None = None) -> int | None:
     """The size of a regular file (not read), or None when absent; links refused as in :func:`read_file`."""
     shown = _show(path, root)
-    try:
-        with _parent(path, root) as d:
-            st = d.lstat(path.name)
-    except (FileNotFoundError, NotADirectoryError):
+    st = _lstat(path, root)
+    if st is None:
         return None
-    if _is_link(st):
-        raise link_refusal(shown)
     if not stat.S_ISREG(st.st_mode):
         raise BadInput(f"{shown} is not a regular file")
     check_hard_link(st, shown)
@@ -262,6 +258,12 @@ def file_size(path: Path, root: Path | None = None) -> int | None:
 def file_mode(path: Path, root: Path | None = None) -> int | None:
     """The permission bits of a regular file (not read), or None when absent (links refused as in
     :func:`read_file`)."""
+    st = _lstat(path, root)
+    return None if st is None else stat.S_IMODE(st.st_mode)
+
+
+def _lstat(path: Path, root: Path | None) -> os.stat_result | None:
+    """*path*'s own status (not followed), or None when absent; a symbolic link is refused, naming it."""
     try:
         with _parent(path, root) as d:
             st = d.lstat(path.name)
@@ -269,7 +271,7 @@ def file_mode(path: Path, root: Path | None = None) -> int | None:
         return None
     if _is_link(st):
         raise link_refusal(_show(path, root))
-    return stat.S_IMODE(st.st_mode)
+    return st
 
 
 def hash_file(path: Path, root: Path | None = None) -> tuple[str, int] | None:

@@ -13,7 +13,7 @@ import sqlite3
 from array import array
 from bisect import bisect_left
 from collections import namedtuple
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from itertools import chain
 
 from ..base.record import record
@@ -148,11 +148,7 @@ class _Gather:
         passages = got.topic.passages
         total = sum(lengths)
         mday = got.day
-        days = array("i", [p.day.toordinal() if p.day else mday for p in passages])
-        untils = array("i", [p.until.toordinal() if p.until else 0 for p in passages]) \
-            if any(p.until for p in passages) else None
-        links = [f"{i}\t{t}" for i, p in enumerate(passages) if "[[" in p.text or "](" in p.text
-                 for t in link_targets(p.text)]
+        days, untils, links = passage_columns(passages, mday)
         key = got.key
         self.files.append((got.name, key.size, key.mtime_ns, key.ctime_ns, key.ino, int(got.racy), got.digest,
                            mday, got.names, int(got.opening), int(got.secret), total, days.tobytes(),
@@ -408,6 +404,18 @@ def _rows(flats: list[list[int]]) -> tuple[list[bytes], array[int]]:
         rows.append(b"".join((p[4 * at:4 * end], ln[4 * at:4 * end], c[2 * at:2 * end])))
         at = end
     return rows, array("I", [f[0] for f in flats])
+
+
+
+def passage_columns(passages: Sequence[_Passage], mday: int) -> tuple[array[int], array[int] | None, list[str]]:
+    """A topic's per-passage columns as the index keeps them: each passage's day (the file's, *mday*, when it
+    names none), its last day true (None when no passage has one), and its links (``"i<TAB>target"``)."""
+    days = array("i", [p.day.toordinal() if p.day else mday for p in passages])
+    untils = array("i", [p.until.toordinal() if p.until else 0 for p in passages]) \
+        if any(p.until for p in passages) else None
+    links = [f"{i}\t{t}" for i, p in enumerate(passages) if "[[" in p.text or "](" in p.text
+             for t in link_targets(p.text)]
+    return days, untils, links
 
 
 def _joined(rows: Iterable[bytes]) -> list[bytes]:

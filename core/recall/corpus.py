@@ -20,8 +20,8 @@ from collections import namedtuple
 from collections.abc import Collection, Sequence
 
 from ..disk.paths import Home
-from .build import Postings, _joined, _parse, _reread_topic, decode
-from .passages import _Key, _Topic, StemMemo, link_targets
+from .build import Postings, _joined, _parse, _reread_topic, decode, passage_columns
+from .passages import _Key, _Topic, StemMemo
 
 TYPE_CHECKING = False   # as typing's: typing itself is not imported at run time
 
@@ -185,11 +185,7 @@ class Direct:
                 pid += 1
             passages = got.topic.passages
             mday = got.day
-            days = array("i", [p.day.toordinal() if p.day else mday for p in passages])
-            untils = array("i", [p.until.toordinal() if p.until else 0 for p in passages]) \
-                if any(p.until for p in passages) else None
-            links = [f"{i}\t{t}" for i, p in enumerate(passages) if "[[" in p.text or "](" in p.text
-                     for t in link_targets(p.text)]
+            days, untils, links = passage_columns(passages, mday)
             fid = self.next_fid
             self.files[fid] = Row(name, got.names, first, pid - first, int(got.opening), mday, got.digest,
                                   int(got.secret))
