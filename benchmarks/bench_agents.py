@@ -28,6 +28,7 @@ HERE = Path(__file__).resolve()
 sys.path.insert(0, str(HERE.parent))
 from _common import desktop_args, run_child, sized, verdict  # noqa: E402 - the benchmarks' shared helpers
 from bench_desktop import child_start  # noqa: E402 - the same start measurement as the desktop benchmark
+
 PROJECTS = sized(50, 3)
 TOPICS = sized(30, 3)
 TARGETS = {"start": 1.5, "rss": 1.3, "watch": 2.0}
@@ -54,8 +55,8 @@ def index(i: int) -> str:
 
 def build(folder: Path) -> tuple[Path, Path, Path, Path]:
     """The baseline home, the agents' home, the fake user home holding ~/.claude, and a one-bot home."""
-    from botmemory.core.kinds import tracked
     from botmemory.core.disk.paths import Home
+    from botmemory.core.kinds import tracked
 
     base = folder / "base"
     for i in range(PROJECTS):

@@ -24,20 +24,20 @@ import argparse
 import json
 import os
 import shutil
-import sys
 import statistics
+import sys
 import tempfile
 import time
 from collections.abc import Callable
 from datetime import date, timedelta
 from pathlib import Path
 
-from botmemory.core.upkeep import capture as C
-from botmemory.core.store.memory import Memory
 from botmemory.core.disk.paths import MEMORY_FILE
 from botmemory.core.disk.safeio import read_file
-from botmemory.core.store.writer import Actor
 from botmemory.core.outside.turns import turn_begin, turn_end
+from botmemory.core.store.memory import Memory
+from botmemory.core.store.writer import Actor
+from botmemory.core.upkeep import capture as C
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import core_text, tiny_defaults  # noqa: E402 - the benchmarks' shared helpers

@@ -18,13 +18,13 @@ import sys
 import tempfile
 from pathlib import Path
 
-from botmemory.core.text import budget
-from botmemory.core.notes import update
-from botmemory.core.notes.loader import load_block
 from botmemory.core.disk.paths import ARCHIVE_FILE, MEMORY_FILE
 from botmemory.core.disk.safeio import atomic_write
+from botmemory.core.notes import update
+from botmemory.core.notes.loader import load_block
 from botmemory.core.store.memory import Memory
 from botmemory.core.store.writer import Actor, Store
+from botmemory.core.text import budget
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import full_memory, median, sized  # noqa: E402 - the benchmarks' shared helpers

@@ -20,6 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import sized  # noqa: E402 - the benchmarks' shared helpers
+
 from tests.core.store.test_crash import kill_rounds  # noqa: E402
 
 

@@ -40,8 +40,9 @@ RUNS = sized(5, 1)
 
 def child_start(root: str, t0: float) -> None:
     """Start the app as botmemory-tray does; print the seconds from process start to the event loop."""
-    from botmemory.desktop import app as appmod
     from PySide6.QtCore import QTimer
+
+    from botmemory.desktop import app as appmod
 
     started = appmod.launch(["--root", root, "--no-tray"])
     qt = appmod.qt_app()
@@ -57,8 +58,9 @@ def child_start(root: str, t0: float) -> None:
 
 def child_idle(root: str, seconds: float) -> None:
     """Run the app idle; near the end, list every active timer (one wake-up to look)."""
-    from botmemory.desktop import app as appmod
     from PySide6.QtCore import QObject, QTimer
+
+    from botmemory.desktop import app as appmod
 
     started = appmod.launch(["--root", root, "--no-tray"])
     qt = appmod.qt_app()
@@ -193,12 +195,13 @@ def build_big_journal(folder: Path, rows: int = JOURNAL_ROWS) -> Path:
 def bench_open(root: Path, runs: int = RUNS) -> dict[str, list[float]]:
     """Open the panel on the Journal tab: until the gauge, the files and the first page of rows are in."""
     os.environ.setdefault("QT_QPA_PLATFORM", env().get("QT_QPA_PLATFORM", "offscreen"))
+    from PySide6.QtCore import QCoreApplication
+    from shiboken6 import Shiboken
+
     from botmemory.core.store.memory import Memory
     from botmemory.desktop import app as appmod
     from botmemory.desktop.panel import MemoryPanel
     from botmemory.desktop.session import Session
-    from PySide6.QtCore import QCoreApplication
-    from shiboken6 import Shiboken
 
     appmod.qt_app()
     first: list[float] = []
@@ -370,8 +373,8 @@ def main() -> int:
         t = time.perf_counter()
         big = build_big_journal(folder)
         built_s = time.perf_counter() - t
-        from botmemory.core.store.journal import Journal
         from botmemory.core.disk.paths import Home
+        from botmemory.core.store.journal import Journal
 
         journal_mb = Journal(Home.locate(big)).bytes_on_disk("scout") / 1e6
         opened = bench_open(big)

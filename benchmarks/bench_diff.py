@@ -28,10 +28,10 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from botmemory.core.text.diff import WordFilter
-from botmemory.core.store.journal import RowFilter, make_row
 from botmemory.core.disk.safeio import text_hash
+from botmemory.core.store.journal import RowFilter, make_row
 from botmemory.core.store.writer import Actor, Change, new_change_id
+from botmemory.core.text.diff import WordFilter
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import sized  # noqa: E402 - the benchmarks' shared helpers

@@ -39,10 +39,10 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from botmemory.core.store.journal import Journal, Row, make_row
+from botmemory.core.disk.safeio import text_hash
 from botmemory.core.outside.turns import scan
 from botmemory.core.outside.watcher import Watcher
-from botmemory.core.disk.safeio import text_hash
+from botmemory.core.store.journal import Journal, Row, make_row
 from botmemory.core.store.memory import Memory
 from botmemory.core.store.writer import Actor, Change, new_change_id
 

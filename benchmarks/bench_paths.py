@@ -18,12 +18,12 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from botmemory.core.notes import update
 from botmemory.core.disk.paths import MEMORY_FILE
-from botmemory.core.store.shadows import _stat
-from botmemory.core.outside.turns import scan
 from botmemory.core.disk.safeio import Folders, read_file
+from botmemory.core.notes import update
+from botmemory.core.outside.turns import scan
 from botmemory.core.store.memory import Memory
+from botmemory.core.store.shadows import _stat
 from botmemory.core.store.writer import Actor
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

@@ -33,8 +33,8 @@ import time
 from datetime import date, timedelta
 from pathlib import Path
 
-from botmemory.core.disk.paths import Home
 import botmemory.core
+from botmemory.core.disk.paths import Home
 from botmemory.core.recall.query import index_path, refresh_index
 from botmemory.core.store.writer import Store
 

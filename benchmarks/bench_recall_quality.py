@@ -36,9 +36,9 @@ from collections.abc import Iterable
 from datetime import date
 from pathlib import Path
 
+from botmemory.core.disk.paths import Home
 from botmemory.core.recall import passages as P
 from botmemory.core.recall import query as R
-from botmemory.core.disk.paths import Home
 from botmemory.core.store.writer import Store
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

@@ -293,10 +293,7 @@ def _allowed(rule: Rule, secret: str, match: str) -> bool:
         return True
     if any(w.lower() in secret.lower() for w in rule.stopwords):
         return True
-    for rx, target in rule.allow_regexes:
-        if rx.search({"match": match, "line": match}.get(target, secret)):
-            return True
-    return False
+    return any(rx.search({"match": match, "line": match}.get(target, secret)) for rx, target in rule.allow_regexes)
 
 
 def generate(rule: Rule, rng: random.Random, tries: int = 60) -> tuple[str, str] | None:

@@ -128,7 +128,7 @@ class Soak:
             r = self.cli("turn", "end", BOT, turn, "--said", f"wrote {w}", kill=kill)
             self._ack(r, w)
 
-    def mcp_writer(self, kill: bool) -> None:
+    def mcp_writer(self, kill: bool) -> None:  # noqa: C901
         self.stats["mcp server"] += 1
         p = subprocess.Popen([*CLI, "--root", str(self.root), "--today", TODAY, "mcp", BOT], stdin=subprocess.PIPE,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -291,7 +291,7 @@ def _kill(p: subprocess.Popen[str]) -> None:
 # ----- the checks
 
 
-def check(root: Path, soak: Soak, undo_sample: int, rng: random.Random) -> dict[str, int]:
+def check(root: Path, soak: Soak, undo_sample: int, rng: random.Random) -> dict[str, int]:  # noqa: C901
     mem = Memory.open(str(root), TODAY)
     rows = mem.journal.list(BOT, limit=None)[::-1]        # oldest first
     figures: Counter[str] = Counter(rows=len(rows))

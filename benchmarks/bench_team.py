@@ -18,8 +18,18 @@ import sys
 import tempfile
 from pathlib import Path
 
-from botmemory.core import (Actor, Memory, load_block, session_search, team_accept, team_create, team_edit,
-                            team_pin, team_propose, team_show)
+from botmemory.core import (
+    Actor,
+    Memory,
+    load_block,
+    session_search,
+    team_accept,
+    team_create,
+    team_edit,
+    team_pin,
+    team_propose,
+    team_show,
+)
 from botmemory.core.text.budget import MEMORY_MAX_BYTES
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

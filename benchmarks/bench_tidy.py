@@ -18,11 +18,11 @@ import tempfile
 from datetime import date, timedelta
 from pathlib import Path
 
-from botmemory.core.upkeep import tidy
 from botmemory.core.disk.paths import MEMORY_FILE
 from botmemory.core.disk.safeio import read_file
 from botmemory.core.store.memory import Memory
 from botmemory.core.store.writer import Actor
+from botmemory.core.upkeep import tidy
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import core_text, median, tiny_defaults  # noqa: E402 - the benchmarks' shared helpers

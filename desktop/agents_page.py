@@ -16,10 +16,11 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from botmemory.core.ops import CONNECT_AGENTS, Home, HomeInfo, connect_agent, connection_status, describe_home
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QComboBox, QFormLayout, QGridLayout, QGroupBox, QLabel, QPushButton, QVBoxLayout, QWidget
+
+from botmemory.core.ops import CONNECT_AGENTS, Home, HomeInfo, connect_agent, connection_status, describe_home
 
 from .wheel import no_wheel_unless_focused
 from .wording import shown_name

@@ -16,8 +16,6 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from botmemory.core.ops import (Candidate, FolderGauge, Memory, atomic_write, counted, gauge, kind_label, kind_of,
-                                load, track, untrack)
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QDialog,
@@ -27,6 +25,20 @@ from PySide6.QtWidgets import (
     QListWidgetItem,
     QVBoxLayout,
     QWidget,
+)
+
+from botmemory.core.ops import (
+    Candidate,
+    FolderGauge,
+    Memory,
+    atomic_write,
+    counted,
+    gauge,
+    kind_label,
+    kind_of,
+    load,
+    track,
+    untrack,
 )
 
 from .wording import shown_name

@@ -16,9 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from botmemory.core.ops import BotMemoryError, Memory, MEMORY_FILE, tidy, undo
 from PySide6.QtCore import QObject, Slot
 from PySide6.QtWidgets import QApplication, QSystemTrayIcon
+
+from botmemory.core.ops import MEMORY_FILE, BotMemoryError, Memory, tidy, undo
 
 from . import demo as demo_mod
 from . import icons, logs, obsidian, pathnotice, serve

@@ -16,8 +16,7 @@ from typing import TYPE_CHECKING, Any
 from botmemory.core.ops import Memory
 
 if TYPE_CHECKING:  # the journal, the watcher and upkeep load on first use (on the worker)
-    from botmemory.core.ops import (Journal, LearnedLine, Row, RowFilter, UndoPlan, UndoResult, UpkeepState,
-                                    Watcher)
+    from botmemory.core.ops import Journal, LearnedLine, Row, RowFilter, UndoPlan, UndoResult, UpkeepState, Watcher
 
 ABOUT_ME = "@home"
 """The journal view's name for About me's own journal (the core's ``HOME_JOURNAL``; never a bot id)."""

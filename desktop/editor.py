@@ -14,8 +14,6 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from botmemory.core.ops import (BotMemoryError, Conflict, FileKind, ONLY_FIRST_LINES, OverflowPreview, counted,
-    delete_refusal, foresee_rm, overflow_preview, rm, save)
 from PySide6.QtCore import QStringListModel, Qt, Signal
 from PySide6.QtGui import QFont, QFontDatabase, QTextCursor
 from PySide6.QtWidgets import (
@@ -29,6 +27,20 @@ from PySide6.QtWidgets import (
     QSizePolicy,
     QVBoxLayout,
     QWidget,
+)
+
+from botmemory.core.ops import (
+    ONLY_FIRST_LINES,
+    BotMemoryError,
+    Conflict,
+    FileKind,
+    OverflowPreview,
+    counted,
+    delete_refusal,
+    foresee_rm,
+    overflow_preview,
+    rm,
+    save,
 )
 
 from . import corelink

@@ -13,11 +13,22 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
+
 from botmemory.core.ops import BotMemoryError, counted, forget_everywhere
 from botmemory.core.ops import undo as undo_row
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFrame, QHBoxLayout, QLabel, QLineEdit, QPushButton,
-                               QScrollArea, QVBoxLayout, QWidget)
 
 from .look import FRAME_GUESS, fit_on_screen
 from .session import PANEL, Session

@@ -7,10 +7,11 @@ numbers come from :func:`botmemory.core.text.budget.gauge`; this module only dra
 """
 from __future__ import annotations
 
-from botmemory.core.ops import AMBER_AT, ONLY_FIRST_LINES, FolderGauge, Level, counted
 from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QPainter, QPalette
 from PySide6.QtWidgets import QGridLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
+
+from botmemory.core.ops import AMBER_AT, ONLY_FIRST_LINES, FolderGauge, Level, counted
 
 from .look import track_colour
 

@@ -11,9 +11,10 @@ import logging
 from importlib import resources
 from pathlib import Path
 
-from botmemory.core.ops import Level
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QIcon, QPainter, QPixmap
+
+from botmemory.core.ops import Level
 
 logger = logging.getLogger(__name__)
 

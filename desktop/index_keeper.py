@@ -15,8 +15,9 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 
-from botmemory.core.ops import BotMemoryError, Memory, recall_index_builder, recall_index_current, refresh_index
 from PySide6.QtCore import QObject, QProcess, QTimer, Signal, Slot
+
+from botmemory.core.ops import BotMemoryError, Memory, recall_index_builder, recall_index_current, refresh_index
 
 from .worker import Worker
 

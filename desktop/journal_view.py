@@ -15,7 +15,6 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from botmemory.core.ops import BotMemoryError, UndoConflict, counted
 from PySide6.QtCore import (
     QEvent,
     QModelIndex,
@@ -53,9 +52,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from botmemory.core.ops import BotMemoryError, UndoConflict, counted
+
 from . import corelink
-from .editor import mono_font
 from .corelink import ABOUT_ME, ABOUT_ME_FILES, JournalQuery
+from .editor import mono_font
 from .look import added_colour, removed_colour, secondary, secondary_colour
 from .models import (
     UNDOABLE_ROLE,

@@ -8,7 +8,6 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from botmemory.core.ops import Memory, load, recall
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QLabel,
@@ -18,6 +17,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+from botmemory.core.ops import Memory, load, recall
 
 from .editor import mono_font
 from .session import Session

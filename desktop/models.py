@@ -14,8 +14,6 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any, Protocol
 
-from botmemory.core.ops import (BotMemoryError, FileKind, Memory, MEMORY_FILE, Row, counted, diff_lines,
-    read_frontmatter, without_bullet)
 from PySide6.QtCore import (
     QAbstractTableModel,
     QModelIndex,
@@ -25,6 +23,18 @@ from PySide6.QtCore import (
     Signal,
 )
 from PySide6.QtGui import QColor, QFont
+
+from botmemory.core.ops import (
+    MEMORY_FILE,
+    BotMemoryError,
+    FileKind,
+    Memory,
+    Row,
+    counted,
+    diff_lines,
+    read_frontmatter,
+    without_bullet,
+)
 
 from .corelink import JournalQuery
 from .look import added_colour, removed_colour, secondary_colour
@@ -474,7 +484,7 @@ class JournalModel(_Table):
     def rowCount(self, parent: Index = ROOT) -> int:
         return 0 if parent.isValid() else len(self._rows)
 
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: C901
         if not index.isValid() or not 0 <= index.row() < len(self._rows):
             return None
         row = self._rows[index.row()]

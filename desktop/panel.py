@@ -8,13 +8,10 @@ journal rows, and every part refreshes from them.
 from __future__ import annotations
 
 import logging
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
-from botmemory.core.ops import (BotMemoryError, Conflict, FolderActions, Home, INDEX_TOPIC, MEMORY_FILE,
-    ONLY_FIRST_LINES, RoomPreview, TOPIC_NAME_RULE, counted, folder_actions, make_room, room_preview, save,
-    topic_name_rule, topic_path, undo_overflow)
 from PySide6.QtCore import QItemSelectionModel, QStringListModel, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
@@ -22,14 +19,14 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDialogButtonBox,
     QFrame,
-    QScrollArea,
-    QSizePolicy,
     QHBoxLayout,
     QHeaderView,
     QInputDialog,
     QLabel,
-    QPushButton,
     QListView,
+    QPushButton,
+    QScrollArea,
+    QSizePolicy,
     QSplitter,
     QStackedWidget,
     QTableView,
@@ -38,14 +35,34 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from botmemory.core.ops import (
+    INDEX_TOPIC,
+    MEMORY_FILE,
+    ONLY_FIRST_LINES,
+    TOPIC_NAME_RULE,
+    BotMemoryError,
+    Conflict,
+    FolderActions,
+    Home,
+    RoomPreview,
+    counted,
+    folder_actions,
+    make_room,
+    room_preview,
+    save,
+    topic_name_rule,
+    topic_path,
+    undo_overflow,
+)
+
 from . import icons, obsidian, pathnotice
+from .agents_view import SecretsBanner, display_name, topic_prefix
 from .corelink import ABOUT_ME
-from .forget_view import ForgetDialog
 from .editor import Banner, FileEditor, mono_font
+from .forget_view import ForgetDialog
 from .gauge import GaugeWidget
 from .journal_view import JournalView
 from .loads_view import LoadsView
-from .agents_view import SecretsBanner, display_name, topic_prefix
 from .look import ElidedLabel, fit_on_screen, secondary
 from .models import FilesModel, list_files
 from .session import PANEL, UNDO, Session

@@ -35,9 +35,25 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
-from botmemory.core.ops import (MEMORY_FILE, ONLY_FIRST_LINES, Actor, Catchup, FolderGauge, JournalMark, Level,
-                                Memory, Row, bot_names, catch_up, counted, folders_present, gauge, local_today)
 from PySide6.QtCore import QFileSystemWatcher, QObject, Qt, QTimer, Signal, Slot
+
+from botmemory.core.ops import (
+    MEMORY_FILE,
+    ONLY_FIRST_LINES,
+    Actor,
+    Catchup,
+    FolderGauge,
+    JournalMark,
+    Level,
+    Memory,
+    Row,
+    bot_names,
+    catch_up,
+    counted,
+    folders_present,
+    gauge,
+    local_today,
+)
 
 from . import corelink
 from .corelink import ABOUT_ME, JournalQuery

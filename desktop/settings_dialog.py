@@ -27,9 +27,6 @@ from typing import Any
 
 import keyring.backend
 import platformdirs
-from botmemory.core.ops import (BadInput, BotMemoryError, ConfigValues, DEFAULT_TIDY_HOUR, Home, apply_config,
-    atomic_write, check_helper_instance, check_helper_model, check_tidy_hour, config_values, describe_home, write_config)
-from botmemory.core.ops import read_config_strict as core_read_config_strict
 from PySide6.QtCore import QCoreApplication, QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QPalette, QShowEvent
 from PySide6.QtWidgets import (
@@ -49,6 +46,23 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+from botmemory.core.ops import (
+    DEFAULT_TIDY_HOUR,
+    BadInput,
+    BotMemoryError,
+    ConfigValues,
+    Home,
+    apply_config,
+    atomic_write,
+    check_helper_instance,
+    check_helper_model,
+    check_tidy_hour,
+    config_values,
+    describe_home,
+    write_config,
+)
+from botmemory.core.ops import read_config_strict as core_read_config_strict
 
 from . import autostart as autostart_mod
 from . import keystore

@@ -12,9 +12,10 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from botmemory.core.ops import SyncStatus, counted, sync_resolve, sync_scheduler, sync_status, team_list
 from PySide6.QtCore import QCoreApplication, QObject, Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QPushButton, QToolButton, QWidget
+
+from botmemory.core.ops import SyncStatus, counted, sync_resolve, sync_scheduler, sync_status, team_list
 
 from .session import Session
 

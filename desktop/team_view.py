@@ -25,11 +25,6 @@ from collections.abc import Callable, Sequence
 from html import escape
 from typing import Any
 
-from botmemory.core import (
-    Actor, BotMemoryError, Memory, TeamConflict, counted, sync_add_team, team_accept, team_create, team_edit,
-    team_history, team_journal, team_list, team_pin, team_reject, team_remove, team_restore, team_show,
-    team_sync_state, team_undo,
-)
 from PySide6.QtCore import (
     QAbstractTableModel,
     QFileSystemWatcher,
@@ -56,6 +51,28 @@ from PySide6.QtWidgets import (
     QTabWidget,
     QVBoxLayout,
     QWidget,
+)
+
+from botmemory.core import (
+    Actor,
+    BotMemoryError,
+    Memory,
+    TeamConflict,
+    counted,
+    sync_add_team,
+    team_accept,
+    team_create,
+    team_edit,
+    team_history,
+    team_journal,
+    team_list,
+    team_pin,
+    team_reject,
+    team_remove,
+    team_restore,
+    team_show,
+    team_sync_state,
+    team_undo,
 )
 
 from .editor import Banner, mono_font

@@ -11,10 +11,11 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from botmemory.core.ops import FolderGauge, Level
 from PySide6.QtCore import QObject, Signal, Slot
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu, QSystemTrayIcon
+
+from botmemory.core.ops import FolderGauge, Level
 
 from . import gauge as gauge_text
 from . import icons

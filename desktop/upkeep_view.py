@@ -11,8 +11,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from botmemory.core.ops import (INDEX_TOPIC, BotSettings, FolderActions, Memory, counted, remove_learned, settings,
-                                tidy)
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -23,6 +21,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+from botmemory.core.ops import INDEX_TOPIC, BotSettings, FolderActions, Memory, counted, remove_learned, settings, tidy
 
 from . import corelink
 from .look import secondary

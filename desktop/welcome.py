@@ -11,7 +11,6 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from botmemory.core.ops import BotMemoryError, check_bot_id, init, kind_label, track
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QGroupBox,
@@ -24,6 +23,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+from botmemory.core.ops import BotMemoryError, check_bot_id, init, kind_label, track
 
 from . import corelink
 from .agents_view import offer_text

@@ -25,12 +25,13 @@ import time
 from datetime import date
 from pathlib import Path
 
-from botmemory.core.notes import update
+from PySide6.QtCore import QCoreApplication, QItemSelectionModel
+
 from botmemory.core.disk.safeio import atomic_write
+from botmemory.core.notes import update
 from botmemory.core.store.writer import Actor
 from botmemory.desktop import app as appmod
 from botmemory.desktop import demo
-from PySide6.QtCore import QCoreApplication, QItemSelectionModel
 
 OUT = Path(__file__).resolve().parent
 SIZE = (1120, 780)

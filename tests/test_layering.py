@@ -9,9 +9,9 @@ from __future__ import annotations
 import ast
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
-from pathlib import Path
 
 import botmemory.core as surface
 from botmemory.core.base.moved import MOVED

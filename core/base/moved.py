@@ -52,7 +52,7 @@ CORE = __name__.rsplit(".", 2)[0]   # botmemory.core
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from importlib.abc import Loader as _Loader   # 16 ms to import: only for the type checker
+    from importlib.abc import Loader as _Loader  # 16 ms to import: only for the type checker
 else:
     _Loader = object
 

@@ -103,7 +103,7 @@ _UNSUPPORTED = {
 }
 
 
-def _make(cls: type, frozen: bool) -> type:
+def _make(cls: type, frozen: bool) -> type:  # noqa: C901
     for name, why in _UNSUPPORTED.items():   # what dataclasses would honour and record would silently ignore
         if name in cls.__dict__:
             raise TypeError(f"{cls.__qualname__} defines {name}: {why}")

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import re
 
-from ..base.record import record
-from ..base.log import get_logger
 from ..base.errors import BadInput, BotMemoryError
+from ..base.log import get_logger
+from ..base.record import record
 from .paths import Home
 from .safeio import atomic_write, read_file
 

@@ -14,8 +14,8 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from ..base.log import get_logger
 from ..base.errors import BadInput, HardLinkRefused, LinkRefused, Refused
+from ..base.log import get_logger
 
 logger = get_logger(__name__)
 
@@ -140,7 +140,7 @@ def _shown(parts: Sequence[str], i: int) -> str:
 
 
 @contextmanager
-def open_dir_nofollow(root: Path, folder: Path, *, create: bool = False) -> Iterator[Dir]:
+def open_dir_nofollow(root: Path, folder: Path, *, create: bool = False) -> Iterator[Dir]:  # noqa: C901
     """Open *folder* (inside *root*) without passing through a symbolic link below *root*.
 
     Every component after *root* is opened with ``O_NOFOLLOW | O_DIRECTORY``

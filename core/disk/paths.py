@@ -18,8 +18,8 @@ from datetime import date
 from enum import Enum
 from pathlib import Path
 
-from ..base.record import record, field
 from ..base.errors import BadInput, LinkRefused, Refused
+from ..base.record import field, record
 
 TYPE_CHECKING = False   # typing is not imported at run time: a recall process never needs it
 if TYPE_CHECKING:

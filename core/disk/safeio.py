@@ -19,17 +19,17 @@ The lock is one per workspace: ``flock`` on a file under ``<home>/botmemory/lock
 """
 from __future__ import annotations
 
+import _thread  # threading's own locks (threading.Lock, threading.RLock) without loading threading
 import os
 import stat
-import _thread   # threading's own locks (threading.Lock, threading.RLock) without loading threading
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
-from ..base.record import record
-from ..base.log import get_logger
 from ..base.errors import BadInput, Busy, Conflict, Refused
+from ..base.log import get_logger
+from ..base.record import record
 from .nofollow import (
     _NOFOLLOW,
     _NONBLOCK,
@@ -44,13 +44,27 @@ from .nofollow import (
 )
 from .nofollow import (  # re-exported: callers take them from safeio
     FILE_MODE as FILE_MODE,
+)
+from .nofollow import (
     fsync_dir as fsync_dir,
+)
+from .nofollow import (
     hard_link_refusal as hard_link_refusal,
+)
+from .nofollow import (
     hard_linked as hard_linked,
-    say_hard_link as say_hard_link,
+)
+from .nofollow import (
     make_dirs as make_dirs,
+)
+from .nofollow import (
     open_dir_nofollow as open_dir_nofollow,
+)
+from .nofollow import (
     pread as pread,
+)
+from .nofollow import (
+    say_hard_link as say_hard_link,
 )
 
 TYPE_CHECKING = False   # as typing's: typing itself is not imported at run time

@@ -14,22 +14,21 @@ from typing import Any, NoReturn
 
 from ..base import log
 from ..ops import SWITCHES, BadInput, Conflict, Memory, exit_code_for
-from . import team_cli
-from . import undo_cli
+from . import team_cli, undo_cli
 from .commands import (
     cmd_agents,
     cmd_bots,
     cmd_brief,
     cmd_capture,
-    cmd_learned,
-    cmd_organize,
     cmd_connect,
     cmd_forget,
     cmd_gauge,
     cmd_hook,
     cmd_init,
+    cmd_learned,
     cmd_load,
     cmd_mcp,
+    cmd_organize,
     cmd_prefer,
     cmd_recall,
     cmd_redact,

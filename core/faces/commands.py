@@ -60,7 +60,7 @@ def cmd_init(mem: Memory, args: argparse.Namespace) -> None:
 
 
 def cmd_gauge(mem: Memory, args: argparse.Namespace) -> None:
-    from .sync_cli import with_sync_note   # when the last sync's merge pushed lines out of what loads
+    from .sync_cli import with_sync_note  # when the last sync's merge pushed lines out of what loads
 
     g = ops.gauge(mem, args.bot)
     _out(args, *with_sync_note(mem, args.bot, g.as_dict(), g.plain()))

@@ -22,6 +22,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
+
 class _Args:
     """A plain ``recall``, ``search`` or ``hook claude-code`` command line."""
 
@@ -123,7 +124,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return full(args)
     from ..base import log
     from ..base.errors import exit_code_for
-    from ..ops import find   # the light door: recall's and search's own modules, no store or journal
+    from ..ops import find  # the light door: recall's and search's own modules, no store or journal
 
     log.setup(opts.verbose)     # as the full parser's basicConfig; logging itself loads only if a record needs it
     try:

@@ -89,7 +89,7 @@ def _argument_problem(value: str, invalid_utf8: bool) -> str:
     return "is not valid Unicode"
 
 
-def check(line: bytes) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+def check(line: bytes) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:  # noqa: C901
     """One stdin line: ``(message, None)`` to hand on, ``(None, answer)`` to answer at once, or
     ``(None, None)`` for a line to drop silently (blank, or a bad notification: it gets no answer)."""
     raw = line.strip()
@@ -378,7 +378,7 @@ def serve(mem: Any, bot: str) -> None:
     title = server_title(bot)
     wire = Wire(wire_in, wire_out, early_initialize=lambda m: initialize_answer(m, title, INSTRUCTIONS)).start()
     try:
-        from .mcp_server import serve_wire   # the SDK loads here, while the first answer is on its way
+        from .mcp_server import serve_wire  # the SDK loads here, while the first answer is on its way
 
         serve_wire(mem, bot, Lines(wire), Answers(wire))
     finally:

@@ -90,10 +90,7 @@ def host_ok(host: str | None, port: int) -> bool:
     if not host:
         return False
     host = host.strip().lower()
-    for name in LOOPBACK_NAMES:
-        if host == f"{name}:{port}" or (port == 80 and host == name):
-            return True
-    return False
+    return any(host == f"{name}:{port}" or (port == 80 and host == name) for name in LOOPBACK_NAMES)
 
 
 def split_target(target: str, port: int) -> tuple[str, str]:

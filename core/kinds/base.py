@@ -12,13 +12,13 @@ import re
 import stat
 from collections.abc import Callable, Mapping, Sequence
 from datetime import date
-from ..base.record import field, record, replace
 from pathlib import Path
 
 from ..base.errors import BadInput, Refused
+from ..base.record import field, record, replace
+from ..base.wording import counted
 from ..disk.paths import FileKind
 from ..disk.safeio import Folders, open_dir_nofollow
-from ..base.wording import counted
 
 MEMORY_FILE = "MEMORY.md"
 AMBER_AT = 0.8

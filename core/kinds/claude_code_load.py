@@ -215,7 +215,7 @@ class _Blocks:
         e = _end(_HR_LINE, self.s, p)
         return e - p if e > p else None
 
-    def html(self, p: int) -> int | None:
+    def html(self, p: int) -> int | None:  # noqa: C901
         s = self.s
         o = max(p, _end(_UP_TO_3, s, p))
         if o >= len(s) or s[o] != "<":

@@ -36,12 +36,10 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
-from ..base.record import field, record, replace   # (Limits is a record: its replace and field)
-
 from ..base.errors import BadInput
+from ..base.record import field, record, replace  # (Limits is a record: its replace and field)
 from ..disk.paths import FileKind
-from .base import (MEMORY_FILE, AgentKind, AgentGauge, Found, Limits, Loaded, Piece, list_md, read_setting,
-                   split_lines)
+from .base import MEMORY_FILE, AgentGauge, AgentKind, Found, Limits, Loaded, Piece, list_md, read_setting, split_lines
 from .hermes_guard import for_prompt
 from .versions import dist_info_version, on_path, venv_sites
 

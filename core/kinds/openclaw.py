@@ -33,17 +33,15 @@ import re
 import stat
 from collections.abc import Mapping
 from datetime import date, datetime, timezone, tzinfo
-
-from ..base.record import field, record, replace   # (Limits is a record)
 from pathlib import Path
 
 from ..base.errors import BadInput
+from ..base.record import field, record, replace  # (Limits is a record)
 from ..disk.paths import FileKind
 from . import openclaw_config as C
 from . import openclaw_daily as daily
 from . import utf16
-from .base import (MEMORY_FILE, NAME_RULE, AgentKind, Found, Limits, Loaded, check_name, list_md, split_lines,
-                   unlinked_dirs)
+from .base import MEMORY_FILE, NAME_RULE, AgentKind, Found, Limits, Loaded, check_name, list_md, split_lines, unlinked_dirs
 from .openclaw_budget import BootFile, budget, trim
 from .versions import on_path, package_json_version
 

@@ -136,9 +136,7 @@ def _candidates(t: str) -> list[tuple[str, bool]]:
     prose: str | None = None
     for raw in re.split(r"\r?\n", t):
         line = _policy_line(raw)
-        if not line:
-            prose = None
-        elif _FENCE.match(line):
+        if not line or _FENCE.match(line):
             prose = None
         elif _ITEM.match(line) or _POLICY.search(line):
             out.append((line if prose is None else f"{prose}\n{line}", bool(_FIRST.search(line))))

@@ -14,11 +14,12 @@ import json
 import os
 import re
 from collections.abc import Mapping
-from ..base.record import record
 from pathlib import Path
-from ..base.log import get_logger
+
 from .. import kinds
 from ..base.errors import BadInput, Refused
+from ..base.log import get_logger
+from ..base.record import record
 from ..disk.paths import Folder, Home
 from ..disk.safeio import WorkspaceLock, atomic_write, read_file
 
@@ -133,7 +134,7 @@ def slugify(text: str) -> str:
 
 
 def _short_hash(path: Path) -> str:
-    import hashlib   # only when an id is made: a gauge or a load never needs it (5 ms of a process)
+    import hashlib  # only when an id is made: a gauge or a load never needs it (5 ms of a process)
 
     return hashlib.sha256(str(path).encode("utf-8", "surrogateescape")).hexdigest()[:6]
 

@@ -1,15 +1,14 @@
 """What a new turn loads, read from disk: MEMORY.md cut to the budget and the topic index."""
 from __future__ import annotations
 
-
+from ..base.errors import BotMemoryError
 from ..base.log import get_logger
 from ..disk import config
-from ..text import frontmatter
-from ..text.budget import Topic, compose_block
-from ..base.errors import BotMemoryError
 from ..disk.paths import MEMORY_FILE
 from ..store.memory import Memory
 from ..team.loading import with_teams
+from ..text import frontmatter
+from ..text.budget import Topic, compose_block
 
 logger = get_logger(__name__)
 

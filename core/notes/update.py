@@ -17,19 +17,19 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
+from ..base.errors import BadInput, Conflict, HardLinkRefused, LinkRefused, Refused, named
 from ..base.log import get_logger
 from ..disk import config
-from ..text import entries as E
-from ..text.entries import append_text, archived_text
-from ..text.budget import MEMORY_MAX_BYTES, MEMORY_MAX_LINES, Gauge, gauge
-from ..base.errors import BadInput, Conflict, HardLinkRefused, LinkRefused, Refused, named
-from ..text.frontmatter import body_start
-from ..disk.paths import ARCHIVE_FILE, MEMORY_FILE, Home, FileKind, classify
+from ..disk.paths import ARCHIVE_FILE, MEMORY_FILE, FileKind, Home, classify
 from ..disk.safeio import FileText, Stager, WorkspaceLock, atomic_write, file_size, read_file
-from ..store.writer import Actor, Change, Store, Write, redact
 from ..store.home_journal import ABOUT_ME, home_lock
 from ..store.home_journal import record as record_home
 from ..store.undo import foresee
+from ..store.writer import Actor, Change, Store, Write, redact
+from ..text import entries as E
+from ..text.budget import MEMORY_MAX_BYTES, MEMORY_MAX_LINES, Gauge, gauge
+from ..text.entries import append_text, archived_text
+from ..text.frontmatter import body_start
 
 logger = get_logger(__name__)
 
@@ -324,7 +324,7 @@ def _linked(rel: str) -> LinkRefused:
     return LinkRefused(f"forget cannot look at {rel}: it is a symbolic link; nothing was forgotten anywhere")
 
 
-def forget(store: Store, bot: str, words: Sequence[str], actor: Actor, *, about_me: bool = True,
+def forget(store: Store, bot: str, words: Sequence[str], actor: Actor, *, about_me: bool = True,  # noqa: C901
            dry_run: bool = False) -> ForgetResult:
     """Remove every note that mentions all *words* as whole words, everywhere, and keep the words.
 

@@ -173,19 +173,47 @@ if not TYPE_CHECKING:  # hidden from mypy, so a name missing below is an error, 
 
 
 if TYPE_CHECKING:  # for type checkers: the same names, eagerly
-    from ..base.errors import (BadInput, BotMemoryError, Busy, Conflict, DiskFull, HardLinkRefused, LinkRefused,
-                               PermissionDenied, Refused, exit_code_for)
+    from ..base.errors import (
+        BadInput,
+        BotMemoryError,
+        Busy,
+        Conflict,
+        DiskFull,
+        HardLinkRefused,
+        LinkRefused,
+        PermissionDenied,
+        Refused,
+        exit_code_for,
+    )
     from ..base.wording import counted
-    from ..disk.config import (DEFAULT_TIDY_HOUR, SWITCHES, BotSettings, ConfigValues, apply_config, check_helper_instance,
-                               check_helper_model, check_tidy_hour, config_values, read_config_strict, write_config)
+    from ..disk.config import (
+        DEFAULT_TIDY_HOUR,
+        SWITCHES,
+        BotSettings,
+        ConfigValues,
+        apply_config,
+        check_helper_instance,
+        check_helper_model,
+        check_tidy_hour,
+        config_values,
+        read_config_strict,
+        write_config,
+    )
     from ..disk.paths import ARCHIVE_FILE, MEMORY_FILE, TOPIC_NAME_RULE, FileKind, Home, check_bot_id, parse_day
     from ..disk.paths import today as local_today
     from ..disk.safeio import atomic_write
     from ..kinds import AGENT_NAMES as AGENT_KINDS
     from ..kinds.tracked import Candidate, Tracked
     from ..notes.about_me import LearnedLine
-    from ..notes.update import (ForgetResult, OverflowPreview, PreferResult, RememberResult, RoomResult,
-                                learnable_again_line, overflow_preview)
+    from ..notes.update import (
+        ForgetResult,
+        OverflowPreview,
+        PreferResult,
+        RememberResult,
+        RoomResult,
+        learnable_again_line,
+        overflow_preview,
+    )
     from ..outside.watcher import Watcher
     from ..recall.index import builder_command as recall_index_builder
     from ..recall.index import index_current as recall_index_current
@@ -193,9 +221,13 @@ if TYPE_CHECKING:  # for type checkers: the same names, eagerly
     from ..recall.passages import Hit, Note, RecallResult
     from ..recall.query import refresh_index
     from ..store.files import FileResult, UndoResult
+    from ..store.journal import HOME as HOME_JOURNAL
     from ..store.journal import Journal, Row, RowFilter
     from ..store.memory import Memory
+    from ..store.undo import UndoConflict, UndoPlan, withheld_message
     from ..store.writer import Actor, Change, Write, delete_refusal
+    from ..sync.schedule import Status as SyncStatus
+    from ..team.loading import TEAM_MAX_BYTES
     from ..text.budget import AMBER_AT, MEMORY_MAX_BYTES, MEMORY_MAX_LINES, ONLY_FIRST_LINES, Gauge, Level
     from ..text.diff import diff_lines
     from ..text.entries import without_bullet
@@ -205,39 +237,78 @@ if TYPE_CHECKING:  # for type checkers: the same names, eagerly
     from ..upkeep.organize import OrganizeReport
     from ..upkeep.schedule import UpkeepState
     from ..upkeep.tidy import TidyReport
-    from ..sync.schedule import Status as SyncStatus
-    from .sync import add_team as sync_add_team
-    from .sync import resolve as sync_resolve
-    from .sync import scheduler as sync_scheduler
-    from .sync import status as sync_status
-    from .team_sync import TeamSync
-    from .team_sync import state as team_sync_state
     from .agents import Found, discover, kind_label, track, untrack
     from .connect import AGENTS as CONNECT_AGENTS
     from .connect import connect as connect_agent
     from .connect import status as connection_status
-    from .recent_work import (Brief, BriefSwitch, Said, brief, brief_projects, brief_switch, claude_brief,
-                              set_brief_switch)
-    from .serving import ensure_token, follow_today, token_path
     from .find import WHY_NO_TOPICS, open_home, recall_in, search_in, search_range
     from .folders import Forgotten, kind_of, refuse, topic_name_rule, topic_path
-    from .undoing import foresee_rm, foresee_save, undo_home
-    from .undoing import home_journal as about_me_journal
-    from .undoing import preview as undo_preview
-    from .undoing import preview_home as home_undo_preview
-    from ..store.undo import UndoConflict, UndoPlan, withheld_message
-    from ..store.journal import HOME as HOME_JOURNAL
-    from .operations import (SearchResult, forget, forget_everywhere, move_overflow, prefer, recall, redact,
-                             remember, rm, save, search, tidy, undo, undo_overflow)
-    from .reads import (JOURNAL_WHO, FileGauge, FolderGauge, InitResult, LoadResult, ShowResult, TopicInfo,
-                        Unloaded, bots, file_path, gauge, heavy_line, init, is_memory, journal, journal_row,
-                        last_capture, last_tidy, load, overview, settings, show, text_gauge, topics,
-                        upkeep_status)
-    from .turns import (Periodic, TurnEnd, capture, learned, organize, periodic, remove_learned, report_text, scan,
-                        turn_begin, turn_end, turn_open, watcher)
-    from ..team.loading import TEAM_MAX_BYTES
-    from .team import (CardResult, NoteResult, ProposeResult, RevisionMissing, TeamConflict, TeamHit, TeamHits,
-                       TeamNotFound, TeamResult, TeamShow, TeamUndo, teams_of)
+    from .follow import Catchup, JournalMark, bot_names, catch_up, display_name, folders_present
+    from .homes import HomeInfo, describe_home
+    from .operations import (
+        SearchResult,
+        forget,
+        forget_everywhere,
+        move_overflow,
+        prefer,
+        recall,
+        redact,
+        remember,
+        rm,
+        save,
+        search,
+        tidy,
+        undo,
+        undo_overflow,
+    )
+    from .reads import (
+        JOURNAL_WHO,
+        FileGauge,
+        FolderGauge,
+        InitResult,
+        LoadResult,
+        ShowResult,
+        TopicInfo,
+        Unloaded,
+        bots,
+        file_path,
+        gauge,
+        heavy_line,
+        init,
+        is_memory,
+        journal,
+        journal_row,
+        last_capture,
+        last_tidy,
+        load,
+        overview,
+        settings,
+        show,
+        text_gauge,
+        topics,
+        upkeep_status,
+    )
+    from .recent_work import Brief, BriefSwitch, Said, brief, brief_projects, brief_switch, claude_brief, set_brief_switch
+    from .room import INDEX_TOPIC, FolderActions, RoomPreview, folder_actions, make_room, room_preview
+    from .serving import ensure_token, follow_today, token_path
+    from .sync import add_team as sync_add_team
+    from .sync import resolve as sync_resolve
+    from .sync import scheduler as sync_scheduler
+    from .sync import status as sync_status
+    from .team import (
+        CardResult,
+        NoteResult,
+        ProposeResult,
+        RevisionMissing,
+        TeamConflict,
+        TeamHit,
+        TeamHits,
+        TeamNotFound,
+        TeamResult,
+        TeamShow,
+        TeamUndo,
+        teams_of,
+    )
     from .team import accept as team_accept
     from .team import create as team_create
     from .team import delete as team_delete
@@ -257,6 +328,24 @@ if TYPE_CHECKING:  # for type checkers: the same names, eagerly
     from .team import set_bots as team_set_bots
     from .team import show as team_show
     from .team import undo as team_undo
-    from .follow import Catchup, JournalMark, bot_names, catch_up, display_name, folders_present
-    from .homes import HomeInfo, describe_home
-    from .room import INDEX_TOPIC, FolderActions, RoomPreview, folder_actions, make_room, room_preview
+    from .team_sync import TeamSync
+    from .team_sync import state as team_sync_state
+    from .turns import (
+        Periodic,
+        TurnEnd,
+        capture,
+        learned,
+        organize,
+        periodic,
+        remove_learned,
+        report_text,
+        scan,
+        turn_begin,
+        turn_end,
+        turn_open,
+        watcher,
+    )
+    from .undoing import foresee_rm, foresee_save, undo_home
+    from .undoing import home_journal as about_me_journal
+    from .undoing import preview as undo_preview
+    from .undoing import preview_home as home_undo_preview

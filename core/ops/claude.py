@@ -126,7 +126,8 @@ def folder_recall(ctx: HookContext, folder: Path, bot: str | None, prompt: str,
     folder is served under :func:`untracked_id` for the call. MEMORY.md is never recalled: it loads already.
     Topics not indexed yet are read until *deadline* (:data:`COLD_READ_S` from now by default).
     """
-    from ..recall.query import WHY_PARTIAL, recall as recall_in_home   # an untracked folder: a Home of its own
+    from ..recall.query import WHY_PARTIAL  # an untracked folder: a Home of its own
+    from ..recall.query import recall as recall_in_home
 
     home = ctx.home
     if bot is None:
@@ -291,8 +292,8 @@ def _end_turn(ctx: HookContext, session: str, said: str | None, transcript: str 
                      only=_own_files(mem, data["bot"], data["turn"], transcript, start))
         who = data.get("capture_bot") or data.get("bot")
         if transcript and isinstance(start, int) and isinstance(chat, str) and chat and isinstance(who, str):
-            from ..upkeep.capture_queue import note_turn
             from ..store.writer import new_change_id
+            from ..upkeep.capture_queue import note_turn
 
             turn_id = data["turn"] if isinstance(data.get("turn"), str) else new_change_id(datetime.now().astimezone())
             why = note_turn(ctx.memory(), who, turn_id, chat, transcript, start=start)

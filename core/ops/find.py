@@ -23,7 +23,8 @@ WHY_NO_TOPICS = "This agent loads all of its memory every session and keeps no t
 def open_home(root: str | None, today: str | None = None, bot: str | None = None) -> tuple[Home, date]:
     """The home at *root* (``--root``, else the usual places) and today's date; it serves its tracked folders
     too unless *bot* is one of its workspaces (a workspace's recall never reads tracked.json)."""
-    from ..disk.paths import check_owner, today as local_today
+    from ..disk.paths import check_owner
+    from ..disk.paths import today as local_today
 
     home = Home.locate(root)
     check_owner(home.root)      # root on another user's home: refused, one line (its index would be root's)

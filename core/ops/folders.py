@@ -12,14 +12,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..disk import config
-from ..text.entries import whole_word
 from ..base.errors import BadInput, BotMemoryError, LinkRefused
-from ..kinds import AgentGauge, AgentKind, Limits
+from ..disk import config
 from ..disk.paths import FileKind, Home
+from ..kinds import AgentGauge, AgentKind, Limits
 from ..store.memory import Memory
 from ..store.writer import Actor, Change, Write
-
+from ..text.entries import whole_word
 
 
 def kind_of(mem: Memory, bot: str) -> AgentKind:
@@ -150,11 +149,10 @@ def _plan_forget(mem: Memory, bot: str, patterns: Sequence[re.Pattern[str]]) -> 
         if ft is None:
             continue
         texts[rel] = (ft.text, ft.hash)
-        if kind.whole_file_entry(rel):
-            if _mentions_all(ft.text, patterns):
-                gone_topics.append(rel)
-                out.removed.append(f"{rel} (the whole topic)")
-                writes.append(Write(rel, None, ft.hash, checked=True))
+        if kind.whole_file_entry(rel) and _mentions_all(ft.text, patterns):
+            gone_topics.append(rel)
+            out.removed.append(f"{rel} (the whole topic)")
+            writes.append(Write(rel, None, ft.hash, checked=True))
     for rel, (text, h) in texts.items():
         if kind.whole_file_entry(rel):
             continue

@@ -20,14 +20,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
 
-from . import folders as agents
 from ..notes import update
+from ..notes.update import ForgetResult, PreferResult, RememberResult, RoomResult
+from ..recall.query import Hit, RecallResult
 from ..store.files import FileResult, UndoResult, check_bot_writes, rm, save, undo
 from ..store.memory import Memory
-from ..recall.query import Hit, RecallResult
 from ..store.writer import Actor, Change
 from ..upkeep.tidy import TidyReport
-from ..notes.update import ForgetResult, PreferResult, RememberResult, RoomResult
+from . import folders as agents
 
 __all__ = [  # save, rm and undo are files.py's, named here too so every operation has one address
     "FileResult", "ForgetResult", "PreferResult", "RecallResult", "RememberResult", "SearchResult", "TidyReport",

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from ..base.record import field, record
 from typing import Any
 
 from ..base.errors import BadInput, BotMemoryError
 from ..base.log import get_logger
+from ..base.record import field, record
 from ..base.wording import counted
 from ..disk import config
 from ..disk.paths import ARCHIVE_FILE, MEMORY_FILE, FileKind, normalize_rel

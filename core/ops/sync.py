@@ -20,12 +20,11 @@ from ..store.files import FileResult, save
 from ..store.memory import Memory
 from ..store.writer import Actor, Change
 from ..sync import keys
-from ..sync.engine import SYNCED_REF, Engine, RoundResult, Rewritten
+from ..sync.engine import SYNCED_REF, Engine, Rewritten, RoundResult
 from ..sync.folder import BotFolder, MergesItself, SyncFolder
 from ..sync.git import Git, SyncError, Unreachable, check_git, shown_url
 from ..sync.schedule import Scheduler, Status
-from ..sync.state import (FolderSpec, Paths, Settings, read_settings, read_state, write_settings, write_state,
-                          host_name)
+from ..sync.state import FolderSpec, Paths, Settings, host_name, read_settings, read_state, write_settings, write_state
 
 logger = get_logger(__name__)
 
@@ -42,7 +41,7 @@ def register_folder_kind(kind: str, factory: FolderFactory) -> None:
 
 
 def _bot_folder(mem: Memory, spec: FolderSpec) -> SyncFolder:
-    from .folders import gauge   # not `from . import folders`: that asks ops' __getattr__ first
+    from .folders import gauge  # not `from . import folders`: that asks ops' __getattr__ first
 
     def measure() -> int:
         return gauge(mem, spec.id).files[0].unloaded_lines

@@ -16,10 +16,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..base.log import get_logger
 from ..base.errors import BadInput, BotMemoryError, HardLinkRefused, Refused
-from ..store.journal import Row, make_row
+from ..base.log import get_logger
 from ..disk.safeio import Folders, say_hard_link
+from ..store.journal import Row, make_row
 from ..store.shadows import Index, Shadow, folder_files
 from ..store.writer import Actor, Change, new_change_id
 
@@ -87,7 +87,7 @@ def reconcile_bot(mem: Memory, bot: str, actor: Actor = OUTSIDE, *,
             return _compare(mem, bot, actor, ws, index, only, folders)
 
 
-def _compare(mem: Memory, bot: str, actor: Actor, ws: Path, index: Index, only: Iterable[str] | None,
+def _compare(mem: Memory, bot: str, actor: Actor, ws: Path, index: Index, only: Iterable[str] | None,  # noqa: C901
              folders: Folders) -> list[Row]:
     """reconcile_bot's comparison, reading every file through *folders* (never through a link)."""
     if only is None:

@@ -20,16 +20,16 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..base.errors import BadInput, BotMemoryError, LinkRefused, Refused
 from ..base.log import get_logger
 from ..disk import config
-from ..text.entries import DOT, append_text, chat_source, clean_title
-from ..base.errors import BadInput, BotMemoryError, LinkRefused, Refused
-from ..store.journal import Row
 from ..disk.paths import Home, check_bot_id, log_path
-from .reconcile import outside_actor, reconcile_bot
-from ..redact import redact
 from ..disk.safeio import atomic_write, open_dir_nofollow, read_file
+from ..redact import redact
+from ..store.journal import Row
 from ..store.writer import Actor, Write, new_change_id
+from ..text.entries import DOT, append_text, chat_source, clean_title
+from .reconcile import outside_actor, reconcile_bot
 
 if TYPE_CHECKING:
     from ..store.memory import Memory

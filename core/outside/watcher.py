@@ -25,9 +25,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
 
 from ..base.errors import BadInput, BotMemoryError
-from ..store.journal import Row
 from ..disk.paths import LOG_DIR, check_bot_id
 from ..disk.safeio import TEMP_SUFFIX, make_dirs
+from ..store.journal import Row
 from .turns import reconcile_outside
 
 if TYPE_CHECKING:

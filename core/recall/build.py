@@ -7,7 +7,6 @@ these; :mod:`.query` decodes the rows for :mod:`.ranking`. A passage here is exa
 """
 from __future__ import annotations
 
-
 import os
 import sqlite3
 from array import array
@@ -16,14 +15,22 @@ from collections import namedtuple
 from collections.abc import Iterable, Sequence
 from itertools import chain
 
-from ..base.record import record
-from ..base.log import get_logger
 from ..base.errors import BotMemoryError
+from ..base.log import get_logger
+from ..base.record import record
 from ..disk.paths import Home
 from ..disk.safeio import RACY_NS, read_file
 from ..text.words import Stems
 from .passages import (
-    _Key, _Passage, _Topic, StemMemo, _analyse_topic, _index_words, _mday, _stem_counts, _topic_folder,
+    StemMemo,
+    _analyse_topic,
+    _index_words,
+    _Key,
+    _mday,
+    _Passage,
+    _stem_counts,
+    _Topic,
+    _topic_folder,
     link_targets,
 )
 
@@ -237,7 +244,7 @@ def _parse(home: Home, bot: str, name: str, key: _Key, now: int, memo: StemMemo)
     if got is None:
         return None
     topic, digest, text = got
-    from ..redact import contains_secret, redact   # on first use: a warm recall never needs it
+    from ..redact import contains_secret, redact  # on first use: a warm recall never needs it
 
     secret = contains_secret(text)
     if secret:

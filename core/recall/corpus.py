@@ -21,7 +21,7 @@ from collections.abc import Collection, Sequence
 
 from ..disk.paths import Home
 from .build import Postings, _joined, _parse, _reread_topic, decode, passage_columns
-from .passages import _Key, _Topic, StemMemo
+from .passages import StemMemo, _Key, _Topic
 
 TYPE_CHECKING = False   # as typing's: typing itself is not imported at run time
 

@@ -6,7 +6,6 @@ parses, gathers and packs (and its worker processes) is :mod:`.build`.
 """
 from __future__ import annotations
 
-
 import gc
 import os
 import sqlite3
@@ -19,16 +18,28 @@ from contextlib import contextmanager
 from itertools import chain
 from pathlib import Path
 
-from ..base.log import get_logger
 from ..base.errors import BotMemoryError
+from ..base.log import get_logger
 from ..disk.paths import Folder, Home
 from ..disk.safeio import FILE_MODE, make_dirs, read_file
 from ..text.words import Stems, guess_language
-from .passages import _Key, StemMemo, _list_topics, _topic_folder
 from .build import (
-    PARALLEL_BYTES, PID_LIMIT, _Batch, _Shipped, _can_fork, _file_hash, _is_racy, _parse_all, _parse_into,
-    _parse_shipped, _parts, _worker, _workers, reserve,
+    PARALLEL_BYTES,
+    PID_LIMIT,
+    _Batch,
+    _can_fork,
+    _file_hash,
+    _is_racy,
+    _parse_all,
+    _parse_into,
+    _parse_shipped,
+    _parts,
+    _Shipped,
+    _worker,
+    _workers,
+    reserve,
 )
+from .passages import StemMemo, _Key, _list_topics, _topic_folder
 
 TYPE_CHECKING = False   # as typing's: typing itself is not imported at run time
 
@@ -185,7 +196,7 @@ def _pending(known: _Known, listing: dict[str, _Key]) -> int:
     return sum(key.size for name, key in listing.items() if name not in known or known[name].key != key)
 
 
-def _refresh(conn: sqlite3.Connection, home: Home, bot: str, listing: dict[str, _Key],
+def _refresh(conn: sqlite3.Connection, home: Home, bot: str, listing: dict[str, _Key],  # noqa: C901
              commit_bytes: int = 0) -> tuple[str, bool]:
     """Bring the index in line with the topic folder, under SQLite's write lock.
 
@@ -284,7 +295,7 @@ def _refresh(conn: sqlite3.Connection, home: Home, bot: str, listing: dict[str, 
                 if not futures:
                     _parse_into(g, part, home, bot, now, memo)
                     continue
-                from concurrent.futures.process import BrokenProcessPool   # loaded with the pool
+                from concurrent.futures.process import BrokenProcessPool  # loaded with the pool
 
                 try:
                     got = futures[n][k].result()
@@ -322,7 +333,7 @@ def _digest(listing: dict[str, _Key]) -> str:
     on every call, so it avoids ``repr`` of the listing and loading OpenSSL through :mod:`hashlib`.
     """
     try:
-        from _blake2 import blake2b   # hashlib's own BLAKE2 (CPython's built-in module)
+        from _blake2 import blake2b  # hashlib's own BLAKE2 (CPython's built-in module)
     except ImportError:               # pragma: no cover - another Python
         from hashlib import blake2b
     names = sorted(listing)

@@ -4,25 +4,23 @@ them and :mod:`.search` reads them directly.
 """
 from __future__ import annotations
 
-
 import os
 import re
 import stat
-from collections import _count_elements  # type: ignore[attr-defined]  # Counter's counting loop (C)
-from collections import namedtuple
+from collections import _count_elements, namedtuple  # type: ignore[attr-defined]  # Counter's counting loop (C)
 from collections.abc import Callable, Iterable
 from datetime import date
 from functools import lru_cache
 from itertools import filterfalse
 from pathlib import Path
 
-from ..base.record import record, field
-from ..base.log import get_logger
-from ..text import frontmatter
-from ..text.entries import _FENCE, BULLETS, BlockKind, _fence_end, head_fields
 from ..base.errors import BadInput, BotMemoryError
+from ..base.log import get_logger
+from ..base.record import field, record
 from ..disk.paths import FileKind, Home, classify
 from ..disk.safeio import hard_link_refusal, hard_linked, open_dir_nofollow, say_hard_link
+from ..text import frontmatter
+from ..text.entries import _FENCE, BULLETS, BlockKind, _fence_end, head_fields
 from ..text.words import Stems, is_cjk_token, is_particle, normalize, normalized_tokens, tokens
 
 TYPE_CHECKING = False   # as typing's: typing itself is not imported at run time
@@ -290,7 +288,7 @@ def _split_topic(text: str) -> tuple[str | None, list[str]]:
     return head, lines
 
 
-def _analyse_topic(rel: str, text: str, names: bool = True) -> _Topic:
+def _analyse_topic(rel: str, text: str, names: bool = True) -> _Topic:  # noqa: C901
     """A topic's passages, opening and (with *names*) the content words of its name, title and aliases.
 
     The body is read line by line as :func:`.entries.scan` splits it (an entry's first line, then its
@@ -410,7 +408,7 @@ def link_targets(text: str) -> list[str]:
         if wiki:
             m = wiki
         else:
-            from urllib.parse import unquote    # on first use: search imports this module too
+            from urllib.parse import unquote  # on first use: search imports this module too
             m = unquote(md or bracketed)
         t = m.rsplit("/", 1)[-1].strip().translate(_ASCII_LOWER)
         if t.endswith(".md"):
@@ -483,7 +481,7 @@ _KIND_TOPICS: dict[tuple[int, str], tuple[Layout, dict[str, bool]]] = {}
 """Per kind (a layout is one object a kind): whether each file name seen in its topic folder is a topic."""
 
 
-def _list_topics(home: Home, bot: str) -> dict[str, _Key]:
+def _list_topics(home: Home, bot: str) -> dict[str, _Key]:  # noqa: C901
     """The topic files of a workspace (as ``home.topics`` lists them) by file name, with their change keys.
 
     Run before every recall, so it is kept lean: one ``stat`` a file, relative to

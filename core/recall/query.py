@@ -76,43 +76,75 @@ contain every word (:mod:`.search`).
 """
 from __future__ import annotations
 
-
 import os
-from array import array
 import sqlite3
+from array import array
 from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
 
-from ..base.record import record
 from ..base.log import get_logger
+from ..base.record import record
 from ..disk import config
-from . import ranking
 from ..disk.paths import Home
 from ..text.words import Stems, is_cjk_token
-from .passages import _Key, _Topic, _list_topics, _topic_folder
+from . import ranking
 from .corpus import IndexCorpus, Row
-from .index import _Unusable, _build_in_background, _configure, _meta, _open, _sync, _synced
+from .index import _build_in_background, _configure, _meta, _open, _sync, _synced, _Unusable
+from .index import index_path as index_path  # re-exported
+from .index import refresh_index as refresh_index
 from .passages import (  # re-exported: recall's words and results, as callers name them
     HEADER as HEADER,
-    Hit as Hit,
+)
+from .passages import (
     MANY_WORDS as MANY_WORDS,
+)
+from .passages import (
     MAX_CHARS as MAX_CHARS,
+)
+from .passages import (
     MAX_NOTES as MAX_NOTES,
+)
+from .passages import (
     MAX_QUERY_WORDS as MAX_QUERY_WORDS,
+)
+from .passages import (
     MIN_MESSAGE_CHARS as MIN_MESSAGE_CHARS,
-    Note as Note,
-    RecallResult as RecallResult,
+)
+from .passages import (
     STOP_WORDS as STOP_WORDS,
+)
+from .passages import (
     WHY_MEMORY_OFF as WHY_MEMORY_OFF,
+)
+from .passages import (
     WHY_NO_MATCH as WHY_NO_MATCH,
+)
+from .passages import (
     WHY_PARTIAL as WHY_PARTIAL,
+)
+from .passages import (
     WHY_RECALL_OFF as WHY_RECALL_OFF,
+)
+from .passages import (
     WHY_SHORT as WHY_SHORT,
+)
+from .passages import (
+    Hit as Hit,
+)
+from .passages import (
+    Note as Note,
+)
+from .passages import (
+    RecallResult as RecallResult,
+)
+from .passages import _Key, _list_topics, _Topic, _topic_folder
+from .passages import (
     content_words as content_words,
+)
+from .passages import (
     fold as fold,
 )
-from .index import index_path as index_path, refresh_index as refresh_index  # re-exported
 
 TYPE_CHECKING = False   # as typing's: typing itself is not imported at run time
 if TYPE_CHECKING:
@@ -130,7 +162,7 @@ class _Found:
     text: str
 
 
-def _query(corpus: Corpus, home: Home, bot: str, keys: list[str], need: int,
+def _query(corpus: Corpus, home: Home, bot: str, keys: list[str], need: int,  # noqa: C901
            today: date, *, strict: bool = True) -> list[_Found] | None:
     """The notes for *keys*, or None when a file changed since it was indexed (sync and ask again);
     not *strict* (an index still being built), such a file's passages are left out instead."""
@@ -211,7 +243,7 @@ def _query(corpus: Corpus, home: Home, bot: str, keys: list[str], need: int,
         # and from there in its transcripts on disk
         if not files[fid].secret:
             return text
-        from ..redact import redact   # only then: a warm recall never imports it
+        from ..redact import redact  # only then: a warm recall never imports it
 
         return redact(text)
 

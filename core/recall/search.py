@@ -28,21 +28,19 @@ both on a generated home).
 """
 from __future__ import annotations
 
-
 import os
 from collections.abc import Callable, Iterator, Sequence
 from datetime import date, timedelta
 
-from ..base.record import record, replace
-from ..base.log import get_logger
-from ..text.entries import (BULLETS, Block, BlockKind, _FENCE, head_fields, parse_block_head, scan, search_text,
-                      search_text_of)
 from ..base.errors import BadInput, BotMemoryError, HardLinkRefused
+from ..base.log import get_logger
+from ..base.record import record, replace
 from ..disk.nofollow import Dir, open_dir_nofollow
 from ..disk.paths import LOG_DIR, MEMORY_FILE, FileKind, Home, classify, parse_day
 from ..disk.safeio import read_bytes_in, say_hard_link
-from ..text.words import cjk_runs, normalize, is_cjk_token
-from .passages import Hit, _DAY, _REL_WHEN, _local_day, _words, fold
+from ..text.entries import _FENCE, BULLETS, Block, BlockKind, head_fields, parse_block_head, scan, search_text, search_text_of
+from ..text.words import cjk_runs, is_cjk_token, normalize
+from .passages import _DAY, _REL_WHEN, Hit, _local_day, _words, fold
 
 logger = get_logger(__name__)
 
@@ -146,10 +144,7 @@ class _Query:
         for k, plural in self.tokens:
             if not _has_token(low, k, plural):
                 return False
-        for r in self.runs:
-            if r not in low:
-                return False
-        return True
+        return all(r in low for r in self.runs)
 
     def in_file(self, data: bytes, low: bytes) -> tuple[bool, bool]:
         """(may the file hold every word, may its lines be found by their bytes): the cheap tests first."""
@@ -164,7 +159,7 @@ class _Query:
         return True, self.anchor is not None and not special
 
 
-def search(home: Home, bot: str, words: Sequence[str], since: date | None, until: date | None, *,
+def search(home: Home, bot: str, words: Sequence[str], since: date | None, until: date | None, *,  # noqa: C901
            include_memory: bool = True) -> list[Hit]:
     """Session search over memory: units holding every word, dated within [since, until].
 

@@ -134,30 +134,49 @@ import functools
 from bisect import bisect_right
 from dataclasses import dataclass
 
-# The modules, each importing only those before it.
-from .base import _holds, MARKER_FORMAT, _MARKER_RE, _Span
-from .words import _word_hits
-from .runs import _find_runs, _token_rules
-from .credentials import _credentials, _pem, _pem_blocks
+from .assign import _FLAG_REACH as _FLAG_REACH
+from .assign import _KEY_TAIL_WORDS as _KEY_TAIL_WORDS
+from .assign import _KEYWORDS as _KEYWORDS
 from .assign import _assignments
-from .phrases import _phrases
-from .entropy import _high_entropy
-from .provider import _provider_keyword
+
+# The modules, each importing only those before it.
+from .base import _MARKER_RE, MARKER_FORMAT, _holds, _Span
 
 # Internals the tests and benchmarks read as ``redact._name`` (tests/core/test_redact_runs.py sets them in
 # every module that binds them).
-from .base import _literal_hits as _literal_hits, _matches_at as _matches_at, _sparse as _sparse
+from .base import _literal_hits as _literal_hits
+from .base import _matches_at as _matches_at
+from .base import _sparse as _sparse
 from .base import _sre_parser as _sre_parser
-from .rules import _Rule as _Rule
-from .words import _found as _found, _WORDS as _WORDS
-from .runs import _GATE_CHARS as _GATE_CHARS, _REPEATS as _REPEATS, _RULE_PLAN as _RULE_PLAN, _RUN_TABLE as _RUN_TABLE
-from .runs import _WHOLE_TEXT_PLAN as _WHOLE_TEXT_PLAN, _WINDOW_MIN_LEN as _WINDOW_MIN_LEN, _WINDOW_TABLE as _WINDOW_TABLE
-from .runs import _Runs as _Runs, _gate_length as _gate_length, _only as _only, _runs as _runs
-from .assign import _FLAG_REACH as _FLAG_REACH, _KEY_TAIL_WORDS as _KEY_TAIL_WORDS, _KEYWORDS as _KEYWORDS
-from .entropy import _ENTROPY_MIN_LEN as _ENTROPY_MIN_LEN, _entropy_runs as _entropy_runs
-from .provider import _PROVIDER_REACH as _PROVIDER_REACH, _PROVIDER_WORDS as _PROVIDER_WORDS, _RUNS_CLEAN as _RUNS_CLEAN
-from .provider import _RUNS_FROM as _RUNS_FROM, _RUNS_WITH as _RUNS_WITH, _provider_windows as _provider_windows
+from .credentials import _credentials, _pem, _pem_blocks
+from .entropy import _ENTROPY_MIN_LEN as _ENTROPY_MIN_LEN
+from .entropy import _entropy_runs as _entropy_runs
+from .entropy import _high_entropy
+from .phrases import _phrases
+from .provider import _PROVIDER_REACH as _PROVIDER_REACH
+from .provider import _PROVIDER_WORDS as _PROVIDER_WORDS
+from .provider import _RUNS_CLEAN as _RUNS_CLEAN
+from .provider import _RUNS_FROM as _RUNS_FROM
+from .provider import _RUNS_WITH as _RUNS_WITH
+from .provider import _provider_keyword
+from .provider import _provider_windows as _provider_windows
 from .provider import _provider_words_in as _provider_words_in
+from .rules import _Rule as _Rule
+from .runs import _GATE_CHARS as _GATE_CHARS
+from .runs import _REPEATS as _REPEATS
+from .runs import _RULE_PLAN as _RULE_PLAN
+from .runs import _RUN_TABLE as _RUN_TABLE
+from .runs import _WHOLE_TEXT_PLAN as _WHOLE_TEXT_PLAN
+from .runs import _WINDOW_MIN_LEN as _WINDOW_MIN_LEN
+from .runs import _WINDOW_TABLE as _WINDOW_TABLE
+from .runs import _find_runs, _token_rules
+from .runs import _gate_length as _gate_length
+from .runs import _only as _only
+from .runs import _Runs as _Runs
+from .runs import _runs as _runs
+from .words import _WORDS as _WORDS
+from .words import _found as _found
+from .words import _word_hits
 
 __all__ = [
     "MARKER_FORMAT",

@@ -9,18 +9,18 @@ from collections.abc import Iterator
 from functools import lru_cache
 
 from .base import _holds, _matches_at, _max_width, _Span, _sparse
-from .words import _found, _word_hits
+from .credentials import _NETRC_RE
 from .placeholders import (
     _CODE_EXPR_RE,
     _CODE_LINE_RE,
     _COLOR_RE,
-    _is_placeholder,
     _NON_ALNUM_RE,
     _NUMBER_RE,
     _PROSE_POINTER_RE,
     _TYPE_RE,
+    _is_placeholder,
 )
-from .credentials import _NETRC_RE
+from .words import _found, _word_hits
 
 # Cheap pre-filters (over the lower-cased text): the lines worth looking at
 # for assignments.
@@ -403,10 +403,7 @@ def _inline_credentials(line: str, ls: int) -> Iterator[_Span]:
 
 def _quotes_pair(open_: str, close: str) -> bool:
     """A key opened with a quote must be closed with the same quote."""
-    for q in "\"'`":
-        if (q in open_) != (q in close):
-            return False
-    return True
+    return all((q in open_) == (q in close) for q in "\"'`")
 
 
 def _assignments_in_line(text: str, ls: int, le: int) -> Iterator[_Span]:

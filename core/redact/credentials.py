@@ -93,7 +93,7 @@ def _pem(text: str, blocks: list[_PemBlock]) -> Iterator[_Span]:
             yield (start, stop, "private_key")
 
 
-def _credentials(text: str, scan: str, low: str, words: dict[str, list[int]] | None = None) -> Iterator[_Span]:
+def _credentials(text: str, scan: str, low: str, words: dict[str, list[int]] | None = None) -> Iterator[_Span]:  # noqa: C901
     """*words*: the words pass over *low* (``_word_hits``), shared with the other detectors."""
     # Each regex runs only when the text holds a literal that every match
     # holds: a literal search is far cheaper than a regex pass.

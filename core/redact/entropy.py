@@ -13,8 +13,8 @@ from collections.abc import Iterator
 from itertools import pairwise
 
 from .base import _Span, _sparse
-from .runs import _RUN_TABLE, _runs, _runs_within
 from .credentials import _PemBlock
+from .runs import _RUN_TABLE, _runs, _runs_within
 
 _PADDED_PART_RE = re.compile(r"[^=]+=*")
 _PATH_PART_RE = re.compile(r"[^/]+")

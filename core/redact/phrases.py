@@ -19,7 +19,7 @@ from collections.abc import Iterator
 
 from .base import _holds, _literal_hits, _Span
 from .placeholders import _is_placeholder
-from .words import _apart, _word_hits, _WORDS
+from .words import _WORDS, _apart, _word_hits
 
 # The nouns, lower-cased, as they are searched for (each starts a match).
 _NOUNS = (
@@ -83,7 +83,7 @@ _COUNT_RE = re.compile(
 def _reads_as_a_secret(value: str, noun: str) -> bool:
     if value[0] in "\"'«「":
         inner = value[1:-1].strip()
-        return 3 <= len(inner) and " " not in inner and inner[0] not in "/~$<{[%" and not _is_placeholder(inner)
+        return len(inner) >= 3 and " " not in inner and inner[0] not in "/~$<{[%" and not _is_placeholder(inner)
     if value[0] in "<[{$%":
         return False
     if noun in ("pin", "пин", "暗証番号"):
@@ -100,7 +100,7 @@ def _mixed(value: str) -> bool:
     return any(c.isdigit() for c in value) or any(c in _SYMBOLS for c in value)
 
 
-def _phrases(text: str, low: str, words: dict[str, list[int]] | None = None) -> Iterator[_Span]:
+def _phrases(text: str, low: str, words: dict[str, list[int]] | None = None) -> Iterator[_Span]:  # noqa: C901
     """*low*: the lower-cased scan copy (same offsets as *text*; letters beyond Latin-1 are U+0080
     there, so those nouns are looked for in *text*, by :data:`_WIDE_PIECES`); *words*: the words pass over
     it (``_word_hits``), shared with the other detectors."""

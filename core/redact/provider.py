@@ -8,9 +8,9 @@ import re
 from collections.abc import Iterator
 
 from .base import _max_width, _Span
-from .runs import _find_runs, _Runs
-from .placeholders import _is_placeholder
 from .entropy import _DIGIT_RE, _shannon
+from .placeholders import _is_placeholder
+from .runs import _find_runs, _Runs
 
 # Providers whose keys have no prefix of their own: a value is a secret when
 # one of these names (lower case) stands right before it in an assignment,

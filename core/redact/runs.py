@@ -226,7 +226,7 @@ _RULE_PLAN: tuple[tuple[_Rule, int, str, int], ...] = tuple(
 _WHOLE_TEXT_PLAN = tuple(p for p in _RULE_PLAN if p[1])
 
 
-def _token_rules(
+def _token_rules(  # noqa: C901
     text: str, scan: str, low: str, runs: _Runs | None = None
 ) -> Iterator[_Span]:
     if runs is None:

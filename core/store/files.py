@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..disk.config import bot_settings
 from ..base.errors import Refused
+from ..disk.config import bot_settings
 from .memory import Memory
 from .writer import Actor, Change, Write
 

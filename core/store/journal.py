@@ -44,7 +44,12 @@ from datetime import UTC
 from pathlib import Path
 from typing import Any
 
+from ..base.errors import BadInput
 from ..base.log import get_logger
+from ..base.wording import counted
+from ..disk.paths import ARCHIVE_FILE, Home, check_bot_id
+from ..disk.safeio import FILE_MODE, WorkspaceLock, atomic_write, fsync_dir, make_dirs, open_dir_nofollow, text_hash
+from ..redact import contains_secret, redact
 from ..text.diff import DIFF_MAX_CHARS as DIFF_MAX_CHARS  # re-exported: the journal's diff is built there
 from ..text.diff import WORDS_FILTER_MAX_BYTES as WORDS_FILTER_MAX_BYTES
 from ..text.diff import Diff as Diff
@@ -53,11 +58,6 @@ from ..text.diff import make_diff as make_diff
 from ..text.entries import MOVED_MARK, clean_title, whole_word
 from ..text.merge import Hunk, apply_script, edit_script, join_lines, split_lines
 from ..text.merge import _blocks as _matching
-from ..base.wording import counted
-from ..base.errors import BadInput
-from ..disk.paths import ARCHIVE_FILE, Home, check_bot_id
-from ..redact import contains_secret, redact
-from ..disk.safeio import FILE_MODE, WorkspaceLock, atomic_write, fsync_dir, make_dirs, open_dir_nofollow, text_hash
 from .writer import Actor, Change
 
 logger = get_logger(__name__)

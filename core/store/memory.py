@@ -34,17 +34,17 @@ import os
 import threading
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from ..base.record import replace
 from datetime import UTC, date, datetime, timedelta
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from ..base.log import get_logger
-from ..text.entries import clean_title
 from ..base.errors import BotMemoryError, Refused
+from ..base.log import get_logger
+from ..base.record import replace
 from ..disk.paths import Home, check_bot_id, check_owner
 from ..disk.paths import today as local_today
 from ..disk.safeio import TooLarge, hash_file, open_dir_nofollow, read_file
+from ..text.entries import clean_title
 from .writer import Actor, Change, Store, new_change_id
 
 if TYPE_CHECKING:  # the journal and shadows load on first use: a gauge or a load never needs them

@@ -27,11 +27,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ..base.log import get_logger
 from ..base.errors import BadInput, BotMemoryError, Refused
+from ..base.log import get_logger
 from ..disk.paths import LOG_DIR, MEMORY_FILE, Home, check_bot_id, classify
-from ..redact import contains_secret, redact
 from ..disk.safeio import RACY_NS, Folders, WorkspaceLock, atomic_write, open_dir_nofollow, pread, read_file, sha256
+from ..redact import contains_secret, redact
 from .writer import Change
 
 logger = get_logger(__name__)

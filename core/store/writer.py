@@ -14,14 +14,14 @@ import os
 import stat
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from ..base.record import field, record, replace
 from datetime import date, datetime, timezone
 from pathlib import Path
 
-from ..base.log import get_logger
 from ..base.errors import BadInput, BotMemoryError, Conflict, Refused, named
+from ..base.log import get_logger
+from ..base.record import field, record, replace
 from ..base.wording import counted
-from ..disk.paths import ARCHIVE_FILE, MEMORY_FILE, Home, FileKind, check_owner
+from ..disk.paths import ARCHIVE_FILE, MEMORY_FILE, FileKind, Home, check_owner
 from ..disk.safeio import (
     FileText,
     Staged,
@@ -257,7 +257,7 @@ class Store:
                 check()
             return self._write_all(bot, plans, actor)
 
-    def _write_all(self, bot: str, plans: Sequence[tuple[Write, FileText | None, str | None]],
+    def _write_all(self, bot: str, plans: Sequence[tuple[Write, FileText | None, str | None]],  # noqa: C901
                    actor: Actor) -> list[Change]:
         """Write the planned files in two steps: every new text first, beside its file (a full disk or a
         refused write stops here, nothing changed; named, :func:`errors.named`), then the intents

@@ -401,7 +401,7 @@ class Engine:
                 write_state(self.paths, state)
                 raise
 
-    def _round(self, git: Git, settings: Settings, state: State, ids: Sequence[str]) -> RoundResult:
+    def _round(self, git: Git, settings: Settings, state: State, ids: Sequence[str]) -> RoundResult:  # noqa: C901
         out = RoundResult()
         plans: list[_Plan] = []
         checkpoint("prepare")
@@ -644,7 +644,7 @@ class Engine:
 
     # ----- in
 
-    def _write_in(self, git: Git, p: _Plan, state: State, hist: History | None, blobs: dict[str, str]) -> None:
+    def _write_in(self, git: Git, p: _Plan, state: State, hist: History | None, blobs: dict[str, str]) -> None:  # noqa: C901
         from ..redact import redact
 
         incoming = {rel for rel, text in p.desired.items() if text != p.ours.get(rel)}
@@ -743,7 +743,7 @@ class Engine:
 
     # ----- out
 
-    def _commit(self, git: Git, settings: Settings, state: State, done: list[_Plan], synced: str | None,
+    def _commit(self, git: Git, settings: Settings, state: State, done: list[_Plan], synced: str | None,  # noqa: C901
                 tip: str | None, synced_top: Mapping[str, str]) -> str | None:
         """Build this round's commits: one per journal row on top of the last synced commit, then the commit
         that ends the round (a merge when the remote moved on). Returns the commit to push, or the tip."""

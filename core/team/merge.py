@@ -286,7 +286,7 @@ def same_facts(final: Mapping[str, str], came: Iterable[str]) -> dict[str, tuple
     return out
 
 
-def merge_folder(team: str, ours: Mapping[str, str], desired: Mapping[str, str | None],
+def merge_folder(team: str, ours: Mapping[str, str], desired: Mapping[str, str | None],  # noqa: C901
                  both: Mapping[str, tuple[str | None, str | None, str | None]], *, at: str, day: str,
                  host: Callable[[str], str | None]) -> Outcome:
     """A team folder's round, put together.

@@ -34,8 +34,24 @@ from ..store.journal import Row, make_row
 from ..store.memory import Memory
 from ..store.writer import Actor, Change, new_change_id
 from ..text.entries import check_entry_text, clean_title
-from .files import (TEAM_FILE, State, folder, journal_id, kind_of_rel, parse, read_record, read_state, read_team,
-                    read_text, rel_of, render, team_keys, team_locked, teams_locked, write_text)
+from .files import (
+    TEAM_FILE,
+    State,
+    folder,
+    journal_id,
+    kind_of_rel,
+    parse,
+    read_record,
+    read_state,
+    read_team,
+    read_text,
+    rel_of,
+    render,
+    team_keys,
+    team_locked,
+    teams_locked,
+    write_text,
+)
 from .merge import conflict_card
 from .migrate import upgrade
 from .records import Card, Note, Team, Version, check_key, check_name, check_title, is_id, new_id

@@ -7,10 +7,10 @@ CLI all read :data:`MEMORY_MAX_LINES` and :data:`MEMORY_MAX_BYTES` from here.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from ..base.record import record
 from datetime import date
 from enum import Enum
 
+from ..base.record import record
 from .entries import BlockKind, parse
 from .frontmatter import Frontmatter
 

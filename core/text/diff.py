@@ -13,6 +13,7 @@ import itertools
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+
 from ..base.wording import counted
 
 DIFF_MAX_CHARS = 4000

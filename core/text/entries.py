@@ -20,7 +20,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from datetime import date
 from enum import Enum
 
-from ..base.record import record, field, replace
+from ..base.record import field, record, replace
 
 DOT = " · "
 MAX_ENTRY_CHARS = 1000

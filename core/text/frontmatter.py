@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from ..base.record import record
 from ..base.log import get_logger
+from ..base.record import record
 
 logger = get_logger(__name__)
 

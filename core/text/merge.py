@@ -342,7 +342,7 @@ def _apply_local(base: Sequence[str], lo: int, hi: int, chunk: Sequence[Hunk], *
     return out
 
 
-def _apply_hunks(base: Sequence[str], chunk: Sequence[Hunk], m: Sequence[int], now: Sequence[str],
+def _apply_hunks(base: Sequence[str], chunk: Sequence[Hunk], m: Sequence[int], now: Sequence[str],  # noqa: C901
                  n0: int, n1: int, only_deleted: bool = False) -> tuple[list[str], list[str], list[str], list[str]] | None:
     """The chunk now[n0:n1] with every hunk of *chunk* applied where the lines it replaces still are as the
     change left them: (lines, brought in, taken out, withheld); None when one of them cannot apply.

@@ -53,7 +53,6 @@ facts already written are then "already noted", so nothing is written twice.
 """
 from __future__ import annotations
 
-
 import json
 import logging
 import os
@@ -64,32 +63,47 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ..disk import config
-from ..text import entries as E
-from ..text.budget import Topic, loaded_text
-from ..text.entries import append_text, archived_text
 from ..base.errors import BadInput, BotMemoryError
-from ..text.frontmatter import Frontmatter, quick_frontmatter
-from .helper import HelperError, TextModel, log_once, parse_json_answer, resolve
-from ..store.memory import Memory
+from ..disk import config
 from ..disk.paths import ARCHIVE_FILE, MEMORY_FILE, Home, check_bot_id
 from ..disk.safeio import atomic_write, read_file
-from ..store.writer import Actor, Write
 from ..notes.update import is_removed, make_room
-from .topics import (FilingReport, find_topic, list_topics, normalise, topic_cache_file,
-                     topic_header, topic_slug)
-from .capture_queue import (
-    ABOUT_ME, CLAIM_SECONDS, MAX_ATTEMPTS, MAX_FACTS, Message, ROLES, _find, _pending_lock, _write_pending, actor,
-    due_chats, quiet_seconds, read_pending, read_turn, room_capture
-)
-from .capture_checks import Batch, Fact, SYSTEM, build_prompt, check_fact
+from ..store.memory import Memory
+from ..store.writer import Actor, Write
 from ..team.files import State, teams_dir
 from ..team.records import Team
 from ..team.teams import Teams
-from .capture_checks import anchors, quote_problem  # noqa: F401 - capture's public names (__all__)
+from ..text import entries as E
+from ..text.budget import Topic, loaded_text
+from ..text.entries import append_text, archived_text
+from ..text.frontmatter import Frontmatter, quick_frontmatter
+from .capture_checks import SYSTEM, Batch, Fact, anchors, build_prompt, check_fact, quote_problem  # noqa: F401 - capture's public names (__all__)
 from .capture_queue import (  # noqa: F401 - capture's public names (__all__), and what tests read
-    MAX_PENDING_CHATS, MAX_TURN_BYTES, PENDING_FILE, TURNS_PER_BATCH, note_turn, parse_line, pending_path,
+    ABOUT_ME,
+    CLAIM_SECONDS,
+    MAX_ATTEMPTS,
+    MAX_FACTS,
+    MAX_PENDING_CHATS,
+    MAX_TURN_BYTES,
+    PENDING_FILE,
+    ROLES,
+    TURNS_PER_BATCH,
+    Message,
+    _find,
+    _pending_lock,
+    _write_pending,
+    actor,
+    due_chats,
+    note_turn,
+    parse_line,
+    pending_path,
+    quiet_seconds,
+    read_pending,
+    read_turn,
+    room_capture,
 )
+from .helper import HelperError, TextModel, log_once, parse_json_answer, resolve
+from .topics import FilingReport, find_topic, list_topics, normalise, topic_cache_file, topic_header, topic_slug
 
 logger = logging.getLogger(__name__)
 
@@ -242,7 +256,7 @@ def _propose(mem: Memory, chat: dict[str, Any], facts: Sequence[Fact], teams: Se
         report.filed.append({"fact": f.text, "file": f"team {team.name}: card {card.card}, waiting for a person"})
 
 
-def _write(mem: Memory, chat: dict[str, Any], facts: Sequence[Fact], topics: list[Topic], shown: Sequence[str],
+def _write(mem: Memory, chat: dict[str, Any], facts: Sequence[Fact], topics: list[Topic], shown: Sequence[str],  # noqa: C901
            report: CaptureReport) -> None:
     """Write the checked facts: the workspace files in one :meth:`Store.apply` under the lock, then About me.
 
@@ -366,7 +380,7 @@ def _client(mem: Memory, bot: str, helper: TextModel | None) -> TextModel | str:
     return helper if helper is not None else resolve(mem.home, bot)
 
 
-def capture(mem: Memory, bot: str, *, helper: TextModel | None = None, due_only: bool = False,
+def capture(mem: Memory, bot: str, *, helper: TextModel | None = None, due_only: bool = False,  # noqa: C901
             now: float | None = None, organize: bool = True) -> CaptureReport:
     """Capture *bot*'s pending chats now (or only the due ones), then organize MEMORY.md."""
     mem.home.require_bot(bot)

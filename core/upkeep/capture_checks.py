@@ -4,25 +4,30 @@
 """
 from __future__ import annotations
 
-
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
 
+from ..base.errors import BadInput
 from ..base.log import get_logger
+from ..disk.paths import Home
+from ..notes.update import is_removed, learning_check
+from ..redact import contains_secret
+from ..team.records import check_key
 from ..text import entries as E
 from ..text.budget import Topic
-from ..disk.paths import Home
-from ..redact import contains_secret
-from ..notes.update import is_removed, learning_check
-from ..base.errors import BadInput
-from ..team.records import check_key
-from .topics import (normalise)
 from .capture_queue import (
-    KINDS, MAX_ABOUT_ME_CHARS, MAX_PROMPT_MEMORY_CHARS, MAX_PROMPT_TOPICS_CHARS, MAX_PROMPT_TURN_CHARS, Message,
-    ROLES, TARGETS
+    KINDS,
+    MAX_ABOUT_ME_CHARS,
+    MAX_PROMPT_MEMORY_CHARS,
+    MAX_PROMPT_TOPICS_CHARS,
+    MAX_PROMPT_TURN_CHARS,
+    ROLES,
+    TARGETS,
+    Message,
 )
+from .topics import normalise
 
 logger = get_logger(__name__)
 
@@ -118,7 +123,7 @@ def _str_list(value: object) -> list[str] | None:
     return None
 
 
-def check_fact(item: object, batch: Batch, home: Home, today: date) -> Fact | str:
+def check_fact(item: object, batch: Batch, home: Home, today: date) -> Fact | str:  # noqa: C901
     """One answered fact, checked; the fact, or the reason it is skipped."""
     if not isinstance(item, dict):
         return "not a fact object"

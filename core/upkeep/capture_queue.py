@@ -3,7 +3,6 @@ reading a turn's messages from its transcript. :mod:`.capture` describes the who
 """
 from __future__ import annotations
 
-
 import json
 import os
 import time
@@ -12,16 +11,17 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from ..base.log import get_logger
-from ..disk import config
 from ..base.errors import BadInput, BotMemoryError
-from ..store.memory import Memory
+from ..base.log import get_logger
+from ..base.wording import counted
+from ..disk import config
 from ..disk.paths import Home, check_bot_id
 from ..disk.safeio import WorkspaceLock, atomic_write, read_file
+from ..store.memory import Memory
 from ..store.writer import Actor
-
-from ..base.wording import counted
-from ..text.transcript import ROLES as ROLES, Message as Message, parse_line as parse_line   # (capture reads them here)
+from ..text.transcript import ROLES as ROLES  # (capture reads them here)
+from ..text.transcript import Message as Message
+from ..text.transcript import parse_line as parse_line
 
 logger = get_logger(__name__)
 

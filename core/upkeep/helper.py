@@ -46,8 +46,8 @@ import urllib.request
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from ..disk import config
 from ..base.errors import BotMemoryError
+from ..disk import config
 from ..disk.paths import Home
 
 logger = logging.getLogger(__name__)

@@ -32,19 +32,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..base.errors import BotMemoryError, Conflict
 from ..base.log import get_logger
 from ..disk import config
+from ..disk.paths import MEMORY_FILE, Home, check_bot_id
+from ..disk.safeio import atomic_write, read_file, text_hash
+from ..redact import contains_secret, redact
+from ..store.memory import Memory
+from ..store.writer import Actor, Write
 from ..text import entries as E
-from .topics import FilingReport, find_topic, list_topics, normalise, topic_header, topic_slug
 from ..text.entries import append_text
-from ..base.errors import BotMemoryError, Conflict
 from ..text.frontmatter import Frontmatter
 from .helper import HelperError, TextModel, log_once, parse_json_answer, resolve
-from ..store.memory import Memory
-from ..disk.paths import MEMORY_FILE, Home, check_bot_id
-from ..redact import contains_secret, redact
-from ..disk.safeio import atomic_write, read_file, text_hash
-from ..store.writer import Actor, Write
+from .topics import FilingReport, find_topic, list_topics, normalise, topic_header, topic_slug
 
 logger = get_logger(__name__)
 

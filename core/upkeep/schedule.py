@@ -22,19 +22,19 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from ..base.record import record
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..base.log import get_logger
-from ..text import budget
-from ..disk import config
-from ..text import entries as E
 from ..base.errors import BotMemoryError
+from ..base.log import get_logger
+from ..base.record import record
+from ..disk import config
 from ..disk.paths import MEMORY_FILE, Home, check_bot_id
 from ..disk.safeio import atomic_write, read_file
 from ..store.memory import Memory
+from ..text import budget
+from ..text import entries as E
 
 if TYPE_CHECKING:
     from .tidy import TidyReport

@@ -35,19 +35,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
 
+from ..base.errors import BotMemoryError, Conflict, Refused
+from ..base.record import replace  # Block is a record; replace also copies tidy's own dataclasses
+from ..base.wording import counted
 from ..disk import config
-from ..text import entries as E
-from ..text.entries import append_text, archived_text
-from ..base.record import replace   # Block is a record; replace also copies tidy's own dataclasses
-from ..base.errors import Conflict, BotMemoryError, Refused
-from ..text.frontmatter import body_start
-from .helper import HelperError, TextModel, log_once, parse_json_answer, resolve
 from ..disk.paths import ARCHIVE_FILE, MEMORY_FILE
 from ..disk.safeio import FileText
+from ..notes.update import learning_check
 from ..store.memory import Memory
 from ..store.writer import Actor, Change, Store, Write
-from ..notes.update import learning_check
-from ..base.wording import counted
+from ..text import entries as E
+from ..text.entries import append_text, archived_text
+from ..text.frontmatter import body_start
+from .helper import HelperError, TextModel, log_once, parse_json_answer, resolve
 
 logger = logging.getLogger(__name__)
 

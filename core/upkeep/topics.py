@@ -23,15 +23,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..base.log import get_logger
-from ..text.budget import Topic
 from ..base.errors import BadInput, BotMemoryError
-from ..text.frontmatter import Frontmatter, quick_frontmatter
-from ..store.memory import Memory
+from ..base.log import get_logger
 from ..disk.paths import FileKind, Home, check_bot_id, classify
-from ..redact import contains_secret, redact
 from ..disk.safeio import atomic_write, read_file
+from ..redact import contains_secret, redact
+from ..store.memory import Memory
 from ..store.writer import Change
+from ..text.budget import Topic
+from ..text.frontmatter import Frontmatter, quick_frontmatter
 
 logger = get_logger(__name__)
 

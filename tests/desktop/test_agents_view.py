@@ -2,18 +2,19 @@
 from __future__ import annotations
 
 import pytest
-from botmemory.core.ops import undo as ops_undo
-from botmemory.core.ops import folders as agents
+
 from botmemory.core.kinds import tracked
-from botmemory.core.text.budget import Level
+from botmemory.core.ops import FolderGauge
+from botmemory.core.ops import folders as agents
+from botmemory.core.ops import undo as ops_undo
 from botmemory.core.outside.turns import scan
 from botmemory.core.store.writer import Actor
-from botmemory.core.ops import FolderGauge
+from botmemory.core.text.budget import Level
 from botmemory.desktop.agents_view import AgentsDialog, offer_text
 from botmemory.desktop.panel import MemoryPanel
 from tests.core.agent_fixtures import claude_code, hermes, openclaw
 
-from .conftest import delete, BOT, idle
+from .conftest import BOT, delete, idle
 
 
 def track(mem, agent):
@@ -118,7 +119,7 @@ def test_openclaw_says_which_bootstrap_files_took_its_share(qtbot, mem, session,
 
 
 def test_the_found_folders_are_offered_and_tracked(qtbot, mem, no_real_agent_folders):
-    for i, name in enumerate(("-a", "-b", "-c")):
+    for _i, name in enumerate(("-a", "-b", "-c")):
         (no_real_agent_folders / ".claude" / "projects" / name / "memory").mkdir(parents=True)
     found, unread = tracked.discover(mem.home)
     assert offer_text(found) == "Claude Code keeps memory for 3 projects here — track them?"

@@ -7,11 +7,12 @@ import subprocess
 import sys
 
 import pytest
+from PySide6.QtWidgets import QApplication
+
 from botmemory.core.store.writer import Actor
 from botmemory.desktop import app as appmod
 from botmemory.desktop.app import App
 from botmemory.desktop.instance import ask_running
-from PySide6.QtWidgets import QApplication
 
 from .conftest import BOT, OTHER, delete, entry, idle, memory_text, open_home
 

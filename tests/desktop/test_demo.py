@@ -4,10 +4,9 @@ from __future__ import annotations
 from datetime import date
 from pathlib import Path
 
-from botmemory.core.text import budget
-from botmemory.core.text import frontmatter
-from botmemory.core.text.budget import Level
 from botmemory.core.store.memory import Memory
+from botmemory.core.text import budget, frontmatter
+from botmemory.core.text.budget import Level
 from botmemory.desktop import demo
 
 

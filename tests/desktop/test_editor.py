@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import pytest
+
 from botmemory.core.store.writer import Actor
 from botmemory.desktop.editor import CONFLICT_TEXT, FileEditor
 

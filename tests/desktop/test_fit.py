@@ -77,7 +77,7 @@ desk.shutdown(); started.server.close()
 
 def inside(screen: list[int], r: list[int]) -> bool:
     x, y, w, h = r
-    return 0 <= x and 0 <= y and x + w <= screen[0] and y + h <= screen[1]
+    return x >= 0 and y >= 0 and x + w <= screen[0] and y + h <= screen[1]
 
 
 @pytest.mark.parametrize("width, height, scale", [(1366, 768, "1"), (1280, 800, "2")])

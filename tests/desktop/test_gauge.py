@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import pytest
+
 from botmemory.core.ops import text_gauge
 from botmemory.core.text.budget import Level
 from botmemory.desktop.gauge import COLOURS, GaugeWidget, summary, unloaded_text

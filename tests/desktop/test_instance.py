@@ -4,8 +4,9 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from botmemory.desktop.instance import InstanceServer, ask_running, server_name
 from PySide6.QtNetwork import QLocalServer
+
+from botmemory.desktop.instance import InstanceServer, ask_running, server_name
 
 ASK = "import sys; from botmemory.desktop.instance import ask_running; " \
       "print(ask_running(sys.argv[1], sys.argv[2] or None))"

@@ -2,10 +2,11 @@
 from __future__ import annotations
 
 import pytest
+from PySide6.QtCore import QPoint, Qt
+
 from botmemory.core.store.writer import Actor
 from botmemory.desktop.journal_view import JournalView
 from botmemory.desktop.models import JournalModel
-from PySide6.QtCore import QPoint, Qt
 
 from .conftest import BOT, entry, idle
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import pytest
+
 from botmemory.core.disk import config
 from botmemory.core.notes import loader
 from botmemory.core.store.writer import Actor

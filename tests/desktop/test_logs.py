@@ -120,11 +120,10 @@ def test_show_log_says_when_nothing_opened_it(tmp_path: Path) -> None:
 
 
 def test_verbose_does_not_log_every_inotify_event(tmp_path):
+    import io
     import logging
 
     from botmemory.desktop import logs
-
-    import io
 
     logs.setup_logging(True, directory=tmp_path, stream=io.StringIO())
     try:

@@ -1,7 +1,8 @@
 """The Qt models: files of a workspace, and the journal loaded lazily."""
 from __future__ import annotations
 
-from botmemory.desktop.notify import _run_now as _sync_submit  # run at once, as a worker would later
+from PySide6.QtCore import QModelIndex, Qt
+
 from botmemory.core.disk.paths import FileKind
 from botmemory.core.store.writer import Actor
 from botmemory.desktop.corelink import Cursor, JournalQuery
@@ -14,7 +15,7 @@ from botmemory.desktop.models import (
     undo_text,
     who_text,
 )
-from PySide6.QtCore import QModelIndex, Qt
+from botmemory.desktop.notify import _run_now as _sync_submit  # run at once, as a worker would later
 
 from .conftest import BOT, entry, idle
 
@@ -186,8 +187,8 @@ def test_a_row_that_removes_frontmatter_counts_every_line(mem):
 
 
 def test_the_files_list_counts_lines_as_the_gauge_does(mem):
-    from botmemory.core.text import budget
     from botmemory.core.store.writer import Actor
+    from botmemory.core.text import budget
 
     text = "- 2026-10-01 · from cli · one\n- 2026-10-02 · from cli · two"       # no final newline
     mem.store.write(BOT, "MEMORY.md", text, Actor.person())

@@ -7,10 +7,11 @@ import threading
 import time
 
 import pytest
+from PySide6.QtCore import QObject
+
 from botmemory.desktop.notify import Notifier
 from botmemory.desktop.session import Notice
 from botmemory.desktop.worker import Worker
-from PySide6.QtCore import QObject
 
 from .conftest import delete
 

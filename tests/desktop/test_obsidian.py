@@ -3,12 +3,13 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 import subprocess
+import sys
 from pathlib import Path
 from urllib.parse import unquote
 
 import pytest
+
 from botmemory.desktop import obsidian
 
 

@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 import pytest
-from botmemory.core.text.budget import Level
+
 from botmemory.core.store.writer import Actor
+from botmemory.core.text.budget import Level
 from botmemory.desktop.panel import MemoryPanel
 
-from .conftest import drain, BOT, OTHER, entry, idle, memory_text
+from .conftest import BOT, OTHER, drain, entry, idle, memory_text
 
 
 @pytest.fixture

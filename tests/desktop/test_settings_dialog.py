@@ -12,14 +12,13 @@ import keyring.backends.fail
 import keyring.errors
 import pytest
 
-from tests.fakes import MemoryKeyring
 from botmemory.core.disk import config as core_config
 from botmemory.core.disk.paths import Home
 from botmemory.desktop import keystore
 from botmemory.desktop import settings_dialog as sd
 from botmemory.desktop.autostart import XdgAutostart
 from botmemory.desktop.settings_dialog import Form, Invalid, Settings
-
+from tests.fakes import MemoryKeyring
 
 UNKNOWN: dict[str, Any] = {
     "instances": {"claude": {"engine": "claude"}},

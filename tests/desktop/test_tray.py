@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 import pytest
+
 from botmemory.core.ops import text_gauge
-from botmemory.core.text.budget import Level
 from botmemory.core.store.writer import Actor
+from botmemory.core.text.budget import Level
 from botmemory.desktop.tray import Tray, tooltip, worst
 
 from .conftest import BOT, OTHER, delete, memory_text

@@ -6,12 +6,13 @@ from __future__ import annotations
 import json
 
 import pytest
+from PySide6.QtCore import Qt
+
 from botmemory.core import ops
 from botmemory.core.store.writer import Actor
 from botmemory.desktop.editor import FileEditor
 from botmemory.desktop.journal_view import JournalView, UndoConflictDialog
 from botmemory.desktop.models import UNDO_COLOR, JournalModel
-from PySide6.QtCore import Qt
 
 from .conftest import BOT, idle
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import pytest
+
 from botmemory.core.disk import config
 from botmemory.core.store.writer import Actor
 from botmemory.desktop.upkeep_view import UpkeepView, report_text
@@ -106,8 +107,8 @@ def test_switches_wait_for_the_bot_and_a_red_gauge_points_to_make_room(qtbot, se
 def test_the_last_capture_and_the_lines_added_by_bots_with_remove(qtbot, view, session, mem, tmp_path):
     import json as _json
 
-    from botmemory.core.upkeep import capture as C
     from botmemory.core.outside.turns import turn_begin, turn_end
+    from botmemory.core.upkeep import capture as C
     from botmemory.desktop.upkeep_view import capture_text
 
     assert view.capture_label.text() == "Last capture: never"

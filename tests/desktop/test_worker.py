@@ -4,6 +4,7 @@ from __future__ import annotations
 import threading
 
 import pytest
+
 from botmemory.desktop.worker import Worker
 
 from .conftest import delete

@@ -19,7 +19,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from botmemory.core.kinds import claude_code_load as L
-
 from tests.conftest import examples
 from tests.core.kinds.test_claude_code import recorded_inputs
 

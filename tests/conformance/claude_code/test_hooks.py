@@ -67,8 +67,8 @@ def test_the_hooks_context_reaches_the_request_as_the_hook_answered_it(claude, t
 
 def test_the_first_turn_of_a_session_is_queued_for_capture(claude, tmp_path, project):
     """``claude -p`` is one turn, the session's first: its transcript does not exist at the prompt."""
-    from botmemory.core.upkeep.capture_queue import read_pending, read_turn
     from botmemory.core.disk.paths import Home
+    from botmemory.core.upkeep.capture_queue import read_pending, read_turn
 
     home, cwd, _folder = project
     register(home, tmp_path / "bm", tmp_path / "answers.jsonl")

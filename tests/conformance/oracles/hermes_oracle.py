@@ -139,8 +139,8 @@ def inspect(args: argparse.Namespace) -> dict:
         os.environ["HERMES_HOME"] = str(home)
         # the managed scope (/etc/hermes or $HERMES_MANAGED_DIR) is left as the machine has it
 
-        from hermes_cli.config import load_config          # Hermes' own loader (defaults merged, ${VAR})
-        from tools.memory_tool import MemoryStore, ENTRY_DELIMITER
+        from hermes_cli.config import load_config  # Hermes' own loader (defaults merged, ${VAR})
+        from tools.memory_tool import ENTRY_DELIMITER, MemoryStore
 
         out: dict = {"version": importlib.metadata.version("hermes-agent"), "source_home": str(src_home),
                      "memories_dir": str(memories), "hermes_home": str(home)}

@@ -6,12 +6,12 @@ import os
 
 import pytest
 
+from botmemory.core.base.errors import BotMemoryError, Busy
 from botmemory.core.disk import safeio
 from botmemory.core.faces.cli import main
-from botmemory.core.base.errors import BotMemoryError, Busy
-from botmemory.core.upkeep.helper import HelperError
 from botmemory.core.store.memory import Memory
 from botmemory.core.store.writer import Actor
+from botmemory.core.upkeep.helper import HelperError
 
 from ..conftest import BOT
 

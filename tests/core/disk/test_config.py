@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from botmemory.core.disk import config
 from botmemory.core.base.errors import BadInput
+from botmemory.core.disk import config
 
 from ..conftest import BOT
 

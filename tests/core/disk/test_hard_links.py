@@ -197,9 +197,9 @@ def test_the_commands_that_only_look_say_it_once(args, home, tmp_path):
 
 
 def test_the_recall_index_never_holds_a_hard_linked_topic(home, tmp_path):
+    from botmemory.core.disk.paths import Home
     from botmemory.core.recall.index import refresh_index
     from botmemory.core.recall.query import recall
-    from botmemory.core.disk.paths import Home
 
     ws = home / "workspaces" / BOT
     hard_link(ws / "memory" / "t.md", tmp_path / "owner" / "private.md", f"- {PRIVATE} secret plan\n")

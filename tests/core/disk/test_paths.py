@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from botmemory.core.base.errors import BadInput
-from botmemory.core.disk.paths import Home, FileKind, check_bot_id, classify, parse_day, today
+from botmemory.core.disk.paths import FileKind, Home, check_bot_id, classify, parse_day, today
 
 
 @pytest.mark.parametrize("rel,kind", [
@@ -105,7 +105,8 @@ def test_an_ascii_topic_name_is_judged_as_the_general_rule_judges_it() -> None:
     import itertools
     import random
 
-    from botmemory.core.disk.paths import _topic_name_any_script as general, topic_name_ok
+    from botmemory.core.disk.paths import _topic_name_any_script as general
+    from botmemory.core.disk.paths import topic_name_ok
 
     alphabet = "aZ09 .-_~#\t/\\:md"
     names = ["".join(p) for n in range(1, 4) for p in itertools.product(alphabet, repeat=n)]

@@ -347,8 +347,9 @@ def test_a_real_process_with_a_bad_byte_in_argv_exits_2(root):
 
 def test_a_turn_whose_stored_title_is_not_utf8_still_ends(capsys, root):
     from pathlib import Path
-    from botmemory.core.store.memory import Memory
+
     from botmemory.core.outside.turns import turn_begin
+    from botmemory.core.store.memory import Memory
 
     mem = Memory.open(root)
     turn = turn_begin(mem, "scout", "Plans")

@@ -11,12 +11,11 @@ from typing import Any
 import pytest
 
 from botmemory.core.faces.hooks import MAX_CONTEXT, handle
-from botmemory.core.ops.claude import auto_memory_dir
 from botmemory.core.kinds.base import Limits
 from botmemory.core.kinds.claude_code import KIND as CLAUDE_CODE
 from botmemory.core.kinds.claude_code import MAX_BYTES as CC_MAX_BYTES
 from botmemory.core.kinds.claude_code_paths import sanitized as project_key
-
+from botmemory.core.ops.claude import auto_memory_dir
 from tests.conftest import BOT, entry
 
 DATA = Path(__file__).parents[1] / "data" / "hooks"
@@ -533,8 +532,8 @@ def test_a_large_untracked_folder_is_indexed_by_a_builder_that_outlives_the_hook
                            text=True, timeout=120)
         assert p.returncode == 0, p.stderr
     home, _ = open_home(str(root))
-    from botmemory.core.disk.paths import Folder, Home
     from botmemory.core import kinds
+    from botmemory.core.disk.paths import Folder, Home
 
     bot = C.untracked_id(claude)
     served = Home(home.root, C._OneFolder(bot, claude))

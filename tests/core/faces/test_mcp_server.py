@@ -14,7 +14,6 @@ from mcp import Client, Implementation
 
 from botmemory.core import Memory
 from botmemory.core.faces.mcp_server import build
-
 from tests.conftest import BOT, TODAY, entry, memory_text, open_home
 
 CLI = [sys.executable, "-m", "botmemory.core.faces.cli"]

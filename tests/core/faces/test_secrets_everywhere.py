@@ -12,9 +12,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from botmemory.core.store import journal
+
 from botmemory.core.faces.cli import main
 from botmemory.core.redact import contains_secret
+from botmemory.core.store import journal
 
 BOT = "scout"
 TODAY = "2026-10-15"

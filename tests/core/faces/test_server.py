@@ -391,7 +391,7 @@ def test_eight_clients_saving_one_file_with_its_hash_one_wins_none_lost(api: Api
     assert len(winners) == 1 and sorted(s for s, _ in results.values()) == [200] + [409] * 7
     final = (mem.home.workspace(BOT) / "memory/t.md").read_text()
     assert final == f"draft {winners[0]}\n"
-    for i, (s, body) in results.items():  # every loser was handed the text that won, to merge its draft with
+    for _i, (s, body) in results.items():  # every loser was handed the text that won, to merge its draft with
         if s == 409:
             assert body["text"] == final and body["hash"] == text_hash(final)
     api_rows = [r for r in rows(mem) if r.how == "api"]
@@ -516,7 +516,8 @@ def test_the_http_layers_own_refusals_are_json_too(api: ApiServer, line: bytes, 
 
 def test_at_most_max_clients_requests_run_at_once(mem: Memory, monkeypatch) -> None:
     """Requests past MAX_CLIENTS wait for a slot; connections that only wait for a request hold none."""
-    from botmemory.core.faces import routes, server as srv
+    from botmemory.core.faces import routes
+    from botmemory.core.faces import server as srv
 
     monkeypatch.setattr(srv, "MAX_CLIENTS", 2)
     gate = threading.Event()

@@ -7,8 +7,8 @@ import pytest
 
 from botmemory.core import kinds
 from botmemory.core.base.errors import BadInput
-from botmemory.core.kinds.base import Limits
 from botmemory.core.disk.paths import FileKind
+from botmemory.core.kinds.base import Limits
 
 CC = kinds.get("claude-code")
 OC = kinds.get("openclaw")
@@ -112,8 +112,8 @@ def test_line_ranges_are_short():
 
 
 def test_the_openmausbot_kind_keeps_the_spec_budget_and_amber_mark():
-    from botmemory.core.text import budget
     from botmemory.core.kinds import base, openmausbot
+    from botmemory.core.text import budget
 
     assert (openmausbot.MAX_LINES, openmausbot.MAX_BYTES) == (budget.MEMORY_MAX_LINES, budget.MEMORY_MAX_BYTES)
     assert base.AMBER_AT == budget.AMBER_AT
@@ -123,8 +123,8 @@ def test_the_openmausbot_kind_keeps_the_spec_budget_and_amber_mark():
 
 
 def test_a_home_without_a_source_serves_only_its_workspaces(tmp_path):
-    from botmemory.core.store.memory import Memory
     from botmemory.core.disk.paths import Home
+    from botmemory.core.store.memory import Memory
     from tests.core.agent_fixtures import hermes
 
     (tmp_path / "user").mkdir()
@@ -173,9 +173,9 @@ class _Only:
     ("hermes", "notes", None),
 ])
 def test_a_new_topics_path_follows_the_folders_kind(tmp_path, kind, name, expected):
-    from botmemory.core.ops.folders import topic_path
     from botmemory.core.base.errors import BadInput
     from botmemory.core.disk.paths import Folder, Home
+    from botmemory.core.ops.folders import topic_path
 
     folders = {} if kind == "openmausbot" else {"f": Folder("f", tmp_path, "f", kinds.get(kind))}
     home = Home(tmp_path, _Only(folders))

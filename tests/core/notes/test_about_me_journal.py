@@ -93,7 +93,7 @@ def test_remove_in_the_panel_is_journaled_and_undone_the_fact_may_be_added_again
 
 
 def test_capture_learned_lines_are_rows_by_upkeep(capsys, mem):
-    from botmemory.core.upkeep.capture import _add_about_me, CaptureReport
+    from botmemory.core.upkeep.capture import CaptureReport, _add_about_me
     from botmemory.core.upkeep.capture_checks import Fact
 
     report = CaptureReport(BOT)

@@ -5,11 +5,11 @@ from datetime import date, timedelta
 
 import pytest
 
-from botmemory.core.text import entries as E
-from botmemory.core.notes import update
 from botmemory.core.base.errors import BadInput, Refused
 from botmemory.core.disk.paths import ARCHIVE_FILE, MEMORY_FILE
+from botmemory.core.notes import update
 from botmemory.core.store.writer import Actor
+from botmemory.core.text import entries as E
 
 from ..conftest import BOT, entry
 
@@ -382,8 +382,8 @@ def test_star_bullet_entries_move_to_the_archive_like_dash_ones(mem):
 
 
 def test_move_overflow_moves_what_the_preview_lists_in_one_write(mem):
-    from botmemory.core.text import entries as E
     from botmemory.core.base.errors import Conflict
+    from botmemory.core.text import entries as E
 
     text = full_memory(230)
     mem.store.write(BOT, MEMORY_FILE, text, PERSON)
@@ -513,8 +513,8 @@ def test_make_room_appends_to_a_large_archive_and_its_undo_cuts_it_back(mem, ws,
     """The panel's Make room with an archive past the append size (17 MB: past what botmemory reads): the
     moved entries are appended, never read whole; the undo cuts the archive back to its old bytes while
     they and the appended ones are unchanged, else it is a conflict and nothing is written."""
-    from botmemory.core.disk import safeio
     from botmemory.core.base.errors import Conflict
+    from botmemory.core.disk import safeio
 
     text = full_memory(230)
     mem.store.write(BOT, MEMORY_FILE, text, PERSON)

@@ -11,7 +11,6 @@ import pytest
 
 from botmemory.core import BadInput, Refused
 from botmemory.core.ops.connect import connect, status
-
 from tests.conftest import BOT
 
 DATA = Path(__file__).parents[1] / "data" / "hooks"

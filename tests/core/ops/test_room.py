@@ -6,8 +6,19 @@ from pathlib import Path
 
 import pytest
 
-from botmemory.core.ops import (INDEX_TOPIC, Actor, Memory, Refused, folder_actions, gauge, load, make_room,
-                                room_preview, track, undo_overflow)
+from botmemory.core.ops import (
+    INDEX_TOPIC,
+    Actor,
+    Memory,
+    Refused,
+    folder_actions,
+    gauge,
+    load,
+    make_room,
+    room_preview,
+    track,
+    undo_overflow,
+)
 
 PERSON = Actor.person("panel")
 

@@ -10,9 +10,8 @@ from pathlib import Path
 import pytest
 
 from botmemory.core.base.errors import BadInput, Refused
-from botmemory.core.ops import sync
+from botmemory.core.ops import sync, team_sync
 from botmemory.core.ops import team as T
-from botmemory.core.ops import team_sync
 from botmemory.core.store.writer import Actor
 from botmemory.core.sync.engine import Rewritten
 from botmemory.core.team.teams import TeamConflict

@@ -15,13 +15,12 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import examples
-
 from botmemory.core.base.errors import BotMemoryError
 from botmemory.core.ops import sync
 from botmemory.core.ops import team as T
 from botmemory.core.store.writer import Actor
 from botmemory.core.sync.state import Paths, read_state
+from tests.conftest import examples
 
 from ..sync.conftest import BOT, Computer, bare
 

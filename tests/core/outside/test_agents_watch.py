@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from botmemory.core.outside import watcher as W
 from botmemory.core.kinds import tracked
+from botmemory.core.outside import watcher as W
 from botmemory.core.store.memory import Memory
 from tests.core.agent_fixtures import claude_code, hermes, openclaw
 from tests.core.outside.test_reconcile import Collector, outside_tmp  # noqa: F401  (a fixture)

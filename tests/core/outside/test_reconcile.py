@@ -16,14 +16,15 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+
+from botmemory.core.base.errors import BadInput
+from botmemory.core.disk.paths import MEMORY_FILE
+from botmemory.core.disk.safeio import text_hash
+from botmemory.core.faces.cli import main
 from botmemory.core.outside import reconcile as R
 from botmemory.core.outside import turns as T
 from botmemory.core.outside import watcher as W
-from botmemory.core.faces.cli import main
-from botmemory.core.base.errors import BadInput
 from botmemory.core.store.journal import Row
-from botmemory.core.disk.paths import MEMORY_FILE
-from botmemory.core.disk.safeio import text_hash
 from botmemory.core.store.memory import Memory
 from botmemory.core.store.writer import Actor
 

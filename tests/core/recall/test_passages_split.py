@@ -12,11 +12,10 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import examples
-
-from botmemory.core.text import frontmatter
 from botmemory.core.recall import passages as P
+from botmemory.core.text import frontmatter
 from botmemory.core.text.entries import BlockKind, scan
+from tests.conftest import examples
 
 DATA = Path(__file__).parents[1] / "data"
 BENCH = Path(__file__).parents[3] / "benchmarks" / "bench_recall.py"

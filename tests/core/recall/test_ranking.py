@@ -8,7 +8,6 @@ import pytest
 from botmemory.core.recall import ranking as K
 from botmemory.core.recall.ranking import Term
 
-
 TOPICS = K.Topics((10 * f, 10, f) for f in range(10))     # passages 0-9 are topic 0, 10-19 topic 1, …
 
 

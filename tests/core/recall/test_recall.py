@@ -11,15 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from botmemory.core.disk import config
-from botmemory.core.recall import query as R
-from botmemory.core.disk import safeio
 from botmemory.core.base.errors import BadInput
+from botmemory.core.disk import config, safeio
 from botmemory.core.disk.paths import Home
-from botmemory.core.recall.query import content_words, recall
-from botmemory.core.recall.search import parse_when, search
 from botmemory.core.recall import build as B
 from botmemory.core.recall import index as I
+from botmemory.core.recall import query as R
+from botmemory.core.recall.query import content_words, recall
+from botmemory.core.recall.search import parse_when, search
 from tests.core.recall_fixtures import BOT, TODAY, entry, home, ws  # noqa: F401 - home, ws: fixtures
 
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from botmemory.core.disk.paths import Home
 from botmemory.core.recall import build as B
 from botmemory.core.recall import index as I
-from botmemory.core.disk.paths import Home
 from tests.core.recall_fixtures import BOT, entry, home, ws  # noqa: F401 - home, ws: fixtures
 
 WORDS = "lisbon porto ferry invoice hotel flight meeting budget garden tomatoes dentist server deploy".split()

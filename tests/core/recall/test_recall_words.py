@@ -7,18 +7,17 @@ from pathlib import Path
 
 import pytest
 
-from botmemory.core.recall import query as R
-from botmemory.core.text.entries import whole_word
 from botmemory.core.disk.paths import Home
+from botmemory.core.recall import build as B
+from botmemory.core.recall import index as I
+from botmemory.core.recall import query as R
+from botmemory.core.recall.passages import _Key
 from botmemory.core.recall.query import content_words, recall
 from botmemory.core.recall.search import search
 from botmemory.core.store.writer import Actor, Store
+from botmemory.core.text.entries import whole_word
 from botmemory.core.text.words import bigrams, guess_language, tokens
-from botmemory.core.recall import build as B
-from botmemory.core.recall import index as I
-from botmemory.core.recall.passages import _Key
 from tests.core.recall_fixtures import BOT, TODAY, entry, home, ws  # noqa: F401 - home, ws: fixtures
-
 
 # Real text: Debian's Japanese manual page of gzip (manpages-ja) and Chinese pages of ls, cp, mv (manpages-zh).
 GZIP_JA = ("gzip コマンドは Lempel-Ziv コーディング (LZ77) を利用して、 指定されたファイルのサイズを削減します。"

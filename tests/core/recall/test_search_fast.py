@@ -11,21 +11,21 @@ from pathlib import Path
 
 import pytest
 
-from botmemory.core.recall import search as S
-from botmemory.core.text.entries import scan, search_text
 from botmemory.core.base.errors import BotMemoryError
-from botmemory.core.recall.passages import Hit, _local_day, _topic_body, _words, fold
 from botmemory.core.disk.paths import FileKind, Home
 from botmemory.core.disk.safeio import read_file
+from botmemory.core.recall import search as S
+from botmemory.core.recall.passages import Hit, _local_day, _topic_body, _words, fold
 from botmemory.core.recall.search import search
 from botmemory.core.store.writer import Store
+from botmemory.core.text.entries import scan, search_text
 from botmemory.core.text.words import cjk_runs, is_cjk_token, normalize
 
 TODAY = date(2026, 10, 15)
 BOT = "scout"
 
 
-def plain_search(home: Home, bot: str, words: Sequence[str], since: date | None, until: date | None) -> list[Hit]:
+def plain_search(home: Home, bot: str, words: Sequence[str], since: date | None, until: date | None) -> list[Hit]:  # noqa: C901
     """The straightforward search (as it was before the fast path): every file read and scanned whole."""
     keys: set[str] = set()
     for w in words:

@@ -9,10 +9,9 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import examples
-
 from botmemory.core.recall import passages as P
 from botmemory.core.text.words import Stems
+from tests.conftest import examples
 
 
 def _plain(text: str, memo: P.StemMemo) -> dict[str, int]:

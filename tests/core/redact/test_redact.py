@@ -9,6 +9,9 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from botmemory.core.redact import (
     MARKER_FORMAT,
     Secret,
@@ -17,9 +20,6 @@ from botmemory.core.redact import (
     redact,
     redact_count,
 )
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
 from tests.conftest import examples
 
 DATA = Path(__file__).parents[1] / "data" / "redaction"

@@ -24,9 +24,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import examples
-
 from botmemory.core import redact as R
+from tests.conftest import examples
 
 DATA = Path(__file__).parents[1] / "data"
 
@@ -260,7 +259,7 @@ def test_each_reach_is_sharp(limit: str) -> None:
 _GATED = [(rule, min_run) for rule, hay, _, min_run in R._RULE_PLAN if hay and min_run]
 
 
-def _shortest(rule: R._Rule) -> str:
+def _shortest(rule: R._Rule) -> str:  # noqa: C901
     """A text *rule* matches, built from its own pattern: each repeat at its minimum (an optional piece that
     may hold a character outside the gate taken once, so that it bounds the gate run), classes cycled."""
     allowed = frozenset(R._GATE_CHARS)

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from botmemory.core.faces.cli import main
 
 BOT = "scout"

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from botmemory.core.notes import update
 from botmemory.core.disk.paths import ARCHIVE_FILE, MEMORY_FILE
+from botmemory.core.notes import update
 from botmemory.core.store.memory import Memory
 from botmemory.core.store.writer import Actor
 

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import pytest
 
-from botmemory.core.disk import config
-from botmemory.core.store import files
 from botmemory.core.base.errors import BadInput, Conflict, Refused
+from botmemory.core.disk import config
 from botmemory.core.disk.paths import MEMORY_FILE
+from botmemory.core.store import files
 from botmemory.core.store.writer import Actor
 
 from ..conftest import BOT

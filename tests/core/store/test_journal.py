@@ -9,16 +9,16 @@ import subprocess
 import sys
 
 import pytest
-from botmemory.core.store import journal as J
-from botmemory.core.faces.cli import main
-from botmemory.core.base.errors import BadInput, Conflict, Refused
-from botmemory.core.store import files
-from botmemory.core.disk.paths import MEMORY_FILE
-from botmemory.core.store.memory import Memory
-from botmemory.core.store.writer import Actor
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from botmemory.core.base.errors import BadInput, Conflict, Refused
+from botmemory.core.disk.paths import MEMORY_FILE
+from botmemory.core.faces.cli import main
+from botmemory.core.store import files
+from botmemory.core.store import journal as J
+from botmemory.core.store.memory import Memory
+from botmemory.core.store.writer import Actor
 from tests.conftest import examples
 
 from ..conftest import BOT
@@ -578,8 +578,8 @@ def test_deleting_a_topic_with_frontmatter_lists_every_line(mem):
 
 def test_a_row_says_how_many_entries_it_moved_to_the_archive(mem):
     """The app's "moved to the archive" notice reads this (it no longer counts diff lines itself)."""
-    from botmemory.core.notes import update
     from botmemory.core.disk.paths import ARCHIVE_FILE
+    from botmemory.core.notes import update
 
     from ..conftest import entry
 

@@ -37,9 +37,9 @@ from botmemory.core.outside.turns import scan
 from botmemory.core.store import files
 from botmemory.core.store.memory import Memory
 from botmemory.core.store.writer import Actor
+from tests.conftest import examples
 
 from ..conftest import BOT
-from tests.conftest import examples
 
 PERSON = Actor.person("cli")
 FILES = ("MEMORY.md", "memory/a.md", "memory/b.md")

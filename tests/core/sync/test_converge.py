@@ -12,12 +12,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import examples
-
 from botmemory.core.base.errors import BotMemoryError
 from botmemory.core.ops import operations
 from botmemory.core.store.writer import Actor
 from botmemory.core.text.diff import diff_lines
+from tests.conftest import examples
 
 from .conftest import BOT, Computer, bare
 

@@ -10,9 +10,8 @@ import pytest
 from botmemory.core.base.errors import Refused
 from botmemory.core.ops import operations, sync
 from botmemory.core.store.writer import Actor
-from botmemory.core.sync.engine import Rewritten
+from botmemory.core.sync.engine import Engine, Rewritten
 from botmemory.core.sync.folder import PlainFolder
-from botmemory.core.sync.engine import Engine
 from botmemory.core.sync.state import FolderSpec, Paths, read_settings, write_settings
 
 from .conftest import BOT, Computer, bare, remote_log

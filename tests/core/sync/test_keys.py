@@ -10,9 +10,8 @@ import pytest
 from botmemory.core.base.errors import BadInput
 from botmemory.core.kinds.tracked import track
 from botmemory.core.ops import sync
-from botmemory.core.sync.keys import (check_key, decode_project_dir, dir_key, key_dir, normalize_remote, project_key,
-                                      project_of)
 from botmemory.core.store.memory import Memory
+from botmemory.core.sync.keys import check_key, decode_project_dir, dir_key, key_dir, normalize_remote, project_key, project_of
 
 from ..conftest import TODAY
 

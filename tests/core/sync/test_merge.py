@@ -6,9 +6,8 @@ from collections import Counter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import examples
-
 from botmemory.core.sync.merge import merge3, merge_units, units
+from tests.conftest import examples
 
 BASE = "# Memory\n- 2026-10-01 · from cli · The office is in Pune\n- 2026-10-02 · from cli · Likes tea\n"
 

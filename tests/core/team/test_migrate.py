@@ -10,9 +10,9 @@ import pytest
 
 from botmemory.core.base.errors import Refused
 from botmemory.core.disk import safeio
+from botmemory.core.notes.loader import load_block
 from botmemory.core.ops import team as T
 from botmemory.core.team import migrate as M
-from botmemory.core.notes.loader import load_block
 
 from .conftest import BOT, OTHER, PERSON
 

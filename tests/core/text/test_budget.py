@@ -2,13 +2,13 @@ from __future__ import annotations
 
 from datetime import date
 
-from hypothesis import given, settings, strategies as st
-
-from tests.conftest import examples
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from botmemory.core.text import budget
 from botmemory.core.text.budget import MEMORY_MAX_BYTES, MEMORY_MAX_LINES, Level, Topic
 from botmemory.core.text.frontmatter import Frontmatter
+from tests.conftest import examples
 
 TODAY = date(2026, 10, 15)
 

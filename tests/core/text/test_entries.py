@@ -3,11 +3,11 @@ from __future__ import annotations
 from datetime import date
 
 import pytest
-from hypothesis import given, settings, strategies as st
-
-from tests.conftest import examples
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from botmemory.core.text import entries as E
+from tests.conftest import examples
 
 
 def test_dated_entry_with_source_until_and_moved():

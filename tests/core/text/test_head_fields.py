@@ -9,9 +9,8 @@ from datetime import date
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import examples
-
 from botmemory.core.text import entries as E
+from tests.conftest import examples
 
 _DATE = r"(\d{4}-\d{2}-\d{2})"
 _ENTRY = re.compile(rf"^[-*] {_DATE} · (.*)$")

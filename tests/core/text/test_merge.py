@@ -12,7 +12,6 @@ from collections import Counter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import examples
 from botmemory.core.text.merge import (
     Hunk,
     apply_script,
@@ -22,6 +21,7 @@ from botmemory.core.text.merge import (
     replay,
     split_lines,
 )
+from tests.conftest import examples
 
 LINES = st.lists(st.sampled_from(["a", "b", "c", "", "- x", "- y", "z\r"]), max_size=14)
 TEXT = st.text(alphabet="ab\n\r-", max_size=40)

@@ -5,19 +5,19 @@ import json
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from tests.conftest import examples
-
+from botmemory.core.disk import config
+from botmemory.core.disk.paths import ARCHIVE_FILE, MEMORY_FILE
+from botmemory.core.faces.cli import main
+from botmemory.core.notes import update
+from botmemory.core.outside.turns import turn_begin, turn_end
+from botmemory.core.store.writer import Actor
+from botmemory.core.text import frontmatter
 from botmemory.core.upkeep import capture as C
 from botmemory.core.upkeep import capture_queue
-from botmemory.core.disk import config
-from botmemory.core.text import frontmatter
-from botmemory.core.notes import update
-from botmemory.core.faces.cli import main
-from botmemory.core.disk.paths import ARCHIVE_FILE, MEMORY_FILE
-from botmemory.core.store.writer import Actor
-from botmemory.core.outside.turns import turn_begin, turn_end
+from tests.conftest import examples
 
 from ..conftest import BOT, entry
 from .test_helper import FakeModel, _fresh_log_once, configure, fake_model, memory_keyring  # noqa: F401

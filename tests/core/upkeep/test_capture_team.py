@@ -4,13 +4,18 @@ note left as it is when its replacement fails."""
 from __future__ import annotations
 
 from botmemory.core.ops import team as T
-from botmemory.core.upkeep import capture as C
 from botmemory.core.store.writer import Actor
+from botmemory.core.upkeep import capture as C
 
 from ..conftest import BOT
-from .test_capture import a_turn, fact, facts, prompt_of
+from .test_capture import (
+    a_turn,
+    fact,
+    facts,
+    model,  # noqa: F401
+    prompt_of,
+)
 from .test_helper import FakeModel, _fresh_log_once, configure, fake_model, memory_keyring  # noqa: F401
-from .test_capture import model  # noqa: F401
 
 PERSON = Actor.person()
 SAID = ("person", "We moved the launch to Friday 14 November. The press kit lives at /shared/press/kit-v3.pdf.")

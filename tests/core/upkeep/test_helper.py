@@ -20,11 +20,11 @@ import keyring.backends.fail
 import keyring.errors
 import pytest
 
-from tests.fakes import MemoryKeyring
 from botmemory.core.disk import config
+from botmemory.core.disk.paths import Home
 from botmemory.core.upkeep import helper
 from botmemory.core.upkeep.helper import Helper, HelperConfig, HelperError
-from botmemory.core.disk.paths import Home
+from tests.fakes import MemoryKeyring
 
 from ..conftest import BOT
 

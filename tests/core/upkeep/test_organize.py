@@ -5,12 +5,12 @@ import json
 
 import pytest
 
-from botmemory.core.text import frontmatter
-from botmemory.core.upkeep import organize as O
-from botmemory.core.upkeep import schedule as upkeep
-from botmemory.core.text.entries import parse
 from botmemory.core.disk.paths import MEMORY_FILE
 from botmemory.core.store.writer import Actor
+from botmemory.core.text import frontmatter
+from botmemory.core.text.entries import parse
+from botmemory.core.upkeep import organize as O
+from botmemory.core.upkeep import schedule as upkeep
 
 from ..conftest import BOT, entry
 from .test_helper import FakeModel, _fresh_log_once, configure, fake_model, memory_keyring  # noqa: F401

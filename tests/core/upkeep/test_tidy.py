@@ -6,13 +6,13 @@ from datetime import date, timedelta
 
 import pytest
 
-from botmemory.core.faces import cli
-from botmemory.core.disk import config
-from botmemory.core.upkeep import tidy as T
-from botmemory.core.text.entries import parse
 from botmemory.core.base.errors import Refused
+from botmemory.core.disk import config
 from botmemory.core.disk.paths import ARCHIVE_FILE, MEMORY_FILE
+from botmemory.core.faces import cli
 from botmemory.core.store.writer import Actor
+from botmemory.core.text.entries import parse
+from botmemory.core.upkeep import tidy as T
 
 from ..conftest import BOT, entry
 from .test_helper import FakeModel, _fresh_log_once, configure, fake_model, memory_keyring  # noqa: F401

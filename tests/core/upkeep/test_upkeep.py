@@ -5,16 +5,16 @@ import json
 from datetime import datetime, timedelta, timezone
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from tests.conftest import examples
-
-from botmemory.core.faces import cli
 from botmemory.core.disk import config
-from botmemory.core.upkeep import schedule as upkeep
 from botmemory.core.disk.paths import MEMORY_FILE
+from botmemory.core.faces import cli
 from botmemory.core.store.writer import Actor
+from botmemory.core.upkeep import schedule as upkeep
 from botmemory.core.upkeep.schedule import tidy_due
+from tests.conftest import examples
 
 from ..conftest import BOT, entry
 
