@@ -31,6 +31,14 @@ What counts as a secret:
   (``TWITCH_CLIENT_SECRET=…``, ``cloudflare global key: …``, ``heroku:
   <uuid>``): 12 to 200 token characters with a digit, not a date, a
   version, a domain or a path, and with the entropy of random text.
+  The provider's name may be wrapped in markdown emphasis (``- **Plaid
+  secret:** `…```) and followed by Makefile's ``?=``, ``::=`` or ``:::=``.
+* A credential named in a sentence, its value after a colon: "the Stripe API
+  key for the staging box: …", "the access token of the bot: …" (an ``… key``
+  after a word that makes it a credential, "API", "access", "secret", …; a
+  token, a secret, a password, a passphrase; then at most a preposition and
+  five words).  The value must read as generated, by the provider rule's
+  test: "the key of the song: C minor" stays.  ``labels`` says more.
 * URL credentials: in ``scheme://user:password@host`` only the *password* is
   redacted; the user name stays, so the note still says which account it was.
 * ``Bearer <token>``, ``Authorization: <scheme> <token>``, ``curl -u
@@ -124,7 +132,8 @@ before it: ``base`` (the marker, a span, the literal gates), ``words`` (the
 shared words pass), ``rules`` (the token rules table), ``runs`` (gate runs,
 windows, gate lengths, the token rules run over them), ``placeholders``,
 ``credentials``, ``assign``, ``phrases`` (passwords said in prose),
-``entropy`` and ``provider``; this module puts them together.
+``entropy``, ``provider`` and ``labels`` (a credential named in a sentence, its value after a colon);
+this module puts them together.
 """
 
 from __future__ import annotations
@@ -143,6 +152,7 @@ from .assign import _assignments
 from .phrases import _phrases
 from .entropy import _high_entropy
 from .provider import _provider_keyword
+from .labels import _labelled
 
 # Internals the tests and benchmarks read as ``redact._name`` (tests/core/test_redact_runs.py sets them in
 # every module that binds them).
@@ -271,6 +281,7 @@ def _scan_text(text: str) -> list[_Span]:
     found.extend(_assignments(text, low, scan, words))
     found.extend(_phrases(text, low, words))
     found.extend(_provider_keyword(text, scan, low, runs))
+    found.extend(_labelled(text, scan, low, words))
     specific = _merge(found)
     # Markers already in the text are never (part of) a secret.
     if _holds(scan, "«") and _holds(text, "«redacted "):

@@ -870,6 +870,70 @@ def test_documentation_lookalikes_are_left_alone(text):
 
 
 # --------------------------------------------------------------------------
+# Issue 23: a credential named in a sentence; provider names after Makefile
+# operators and markdown emphasis
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        # A credential noun, what it is for, a colon, the value.
+        ("Here is the Twilio API key for the staging box: Qm7vX2kPz9LwR4tN — rotate it.", "Qm7vX2kPz9LwR4tN"),
+        ("The access token for the build runner: 4f9c2e71-8b3a-4d6e-a1f0-7c5b9e2d3a18.",
+         "4f9c2e71-8b3a-4d6e-a1f0-7c5b9e2d3a18"),
+        ("the webhook secret of the bot: `d83c1e07:5a2f9b64` (ask Jo before changing it)", "d83c1e07:5a2f9b64"),
+        ("Password for the NAS in the attic: Ferm4t-Lantern-29", "Ferm4t-Lantern-29"),
+        ("Our client secret for the Spotify app: 9a1fe4c07b3d28e65f10c9ab7d2e4f83", "9a1fe4c07b3d28e65f10c9ab7d2e4f83"),
+        ("Tokens of the deploy bot: gR8wT2nLq5Zv1Hk9", "gR8wT2nLq5Zv1Hk9"),
+        # Markdown emphasis around a provider's name and its colon.
+        ("- **Plaid secret:** `c0a81f2e9b7d46a5f3e1d2c4b6a8f09e`", "c0a81f2e9b7d46a5f3e1d2c4b6a8f09e"),
+        ("- **Linkedin client secret:** `Tq4Wn8Zc2Lp6Vr0K`", "Tq4Wn8Zc2Lp6Vr0K"),
+        # Makefile's conditional and immediate assignments.
+        ("HUBSPOT_KEY ?= 7c1e9a42-3bd0-4f85-a6e2-91d07b5c3f48", "7c1e9a42-3bd0-4f85-a6e2-91d07b5c3f48"),
+        ("ZENDESK_TOKEN :::= Vb3nQ8rT1wYz6Kp2Lm9s", "Vb3nQ8rT1wYz6Kp2Lm9s"),
+        ("looker_client_id ::= 7Hq2Zx9Wc4Vn1Bm6Kd3P", "7Hq2Zx9Wc4Vn1Bm6Kd3P"),
+        # Providers named as their keys' owners spell them.
+        ("SIDEKIQ_CREDENTIALS=3f9a0c2d:8b71e4f6", "3f9a0c2d:8b71e4f6"),
+        ("linked-in: 86kq2zX7w4Ln5p", "86kq2zX7w4Ln5p"),
+        ("message-bird key = Dq7Lm2Vx9Kp4Wz1Nc8Rt5Hy3", "Dq7Lm2Vx9Kp4Wz1Nc8Rt5Hy3"),
+        ("private-ai: x4kq9m2v7n1b8c3z6l5w0r2t", "x4kq9m2v7n1b8c3z6l5w0r2t"),
+    ],
+)
+def test_issue_23_formats_are_redacted(text, secret):
+    found = find_secrets(text)
+    assert [text[f.start:f.end] for f in found] == [secret], describe(text, found)
+    assert redact(redact(text)) == redact(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # The noun and a colon in ordinary prose, the word after it not a generated value.
+        "The API key for the staging box: see the vault, ask Ana.",
+        "The primary key for the users table: user_id_2024",
+        "Keyboard shortcut key for the menu: Ctrl+Shift+F12",
+        "The key of the song: C minor, then E-flat major for the bridge.",
+        "The secret to a good crust: cold butter and 2 tbsp of ice water.",
+        "The token for each request: a fresh one, valid for 3600 seconds.",
+        "The access token of the release: release-2024.10.3",
+        "The password for the guest network: printed on the fridge.",
+        "Tokens for the workshop: 12 per person, handed out at 9:30.",
+        "the API key for v2: https://example.org/docs/keys-and-tokens",
+        "the signing key for Debian 12: 4CB50190207B4758A3F73A796ED0E7B82643E131",
+        "passkey for the phone: set up on 2026-03-01",
+        # A provider word before a Makefile operator and a plain value.
+        "LINEAR_VERSION ?= release-2024.10.5",
+        "SENTRY_HOST := sentry.example.org",
+        "- **Sidekiq queue:** `default_2024_10`",
+    ],
+)
+def test_issue_23_near_misses_are_left_alone(text):
+    found = find_secrets(text)
+    assert found == [], describe(text, found)
+
+
+# --------------------------------------------------------------------------
 # Real prose in eight languages (prose-multilingual/README.md says whence)
 # --------------------------------------------------------------------------
 
