@@ -33,8 +33,9 @@ What counts as a secret:
   version, a domain or a path, and with the entropy of random text.
   The provider's name may be wrapped in markdown emphasis (``- **Plaid
   secret:** `…```) and followed by Makefile's ``?=``, ``::=`` or ``:::=``.
-* A credential named in a sentence, its value after a colon: "the Stripe API
-  key for the staging box: …", "the access token of the bot: …" (an ``… key``
+* A credential named in a sentence, its value after a colon or "is": "the
+  Stripe API key for the staging box: …", "the access token of the bot is …"
+  (an ``… key``
   after a word that makes it a credential, "API", "access", "secret", …; a
   token, a secret, a password, a passphrase; then at most a preposition and
   five words).  The value must read as generated, by the provider rule's

@@ -7,11 +7,11 @@ Part of :mod:`botmemory.core.redact` (the package's docstring says what counts a
 often names the credential, then says what it is for, then gives it.  A credential noun (an ``… key`` after
 a word that makes it one, "API key", "access key", "secret key"; a token, a secret, a password, a
 passphrase), then at most a preposition and five words ("for the staging box", "of the bot"), then a colon
-and one word: the word is a secret only when it reads as a generated value (the test the provider rule puts
-to a value after a provider's name: 12 or more characters with a digit, not a date, a version, a domain or a
-path, and the entropy of random text).  "The key for the song: C minor", "the token for each request:
-see below", "the secret for the crust: cold butter" stay as they are.  The nouns come from the shared words
-pass; the regex is tried only where one is.
+or "is" ("the API key for prod is …"), then one word: a secret only when it reads as a generated value (the
+test the provider rule puts to a value after a provider's name: 12 or more characters with a digit, not a
+date, a version, a domain or a path, and the entropy of random text).  "The key for the song: C minor", "the
+token for each request: see below", "the secret to the crust is cold butter" stay as they are.  The nouns
+come from the shared words pass; the regex is tried only where one is.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from .base import _holds, _Span
+from .base import _Span
 from .words import _word_hits
 from .provider import _provider_value_ok
 
@@ -29,10 +29,11 @@ _KEY_QUALIFIERS = frozenset({
     "auth", "app", "client", "consumer", "developer", "subscription", "service", "admin", "deploy", "sdk",
     "integration", "management", "webhook", "bot", "application",
 })
-# After the noun: a preposition and a few words (or nothing), a colon, then the value.
+# After the noun: a preposition and a few words (or nothing), a colon or "is", then the value.
 _TAIL_RE = re.compile(
     r"s?(?:[ \t]+(?:for|of|on|to|in|at|from|used[ \t]+by)(?:[ \t]+[A-Za-z0-9][\w'’.-]{0,24}){1,5}?)?"
-    r"[ \t]*:[*_]{0,2}[ \t]+[*_`\"']{0,2}(?P<v>[^\s`\"'<>()\[\]{}*]{12,200})",
+    r"(?:[ \t]*:[*_]{0,2}[ \t]+|[ \t]+(?:is|was)[ \t]+(?:now[ \t]+)?)"
+    r"[*_`\"']{0,2}(?P<v>[^\s`\"'<>()\[\]{}*]{12,200})",
     re.IGNORECASE,
 )
 _TRAILING = ".,;:!?"
@@ -60,8 +61,6 @@ def _labelled(text: str, scan: str, low: str, words: dict[str, list[int]] | None
     """*low*: the lower-cased scan copy; *words*: the words pass over it (``_word_hits``)."""
     if words is None:
         words = _word_hits(low)
-    if not _holds(scan, ":"):
-        return
     for word in ("key", "token", "secret", "pass"):
         for p in words[word]:
             end = _noun_end(low, p, word)
@@ -74,6 +73,6 @@ def _labelled(text: str, scan: str, low: str, words: dict[str, list[int]] | None
             while e > s and text[e - 1] in _TRAILING:
                 e -= 1
             value = text[s:e]
-            if "://" in value or "«" in value or not _provider_value_ok(value):
-                continue
+            if "://" in value or "«" in value or "pass" in value.lower() or not _provider_value_ok(value):
+                continue    # a URL (the URL rule's), a marker, "the password is 1Password-managed"
             yield (s, e, "labelled_secret")

@@ -886,6 +886,8 @@ def test_documentation_lookalikes_are_left_alone(text):
         ("Password for the NAS in the attic: Ferm4t-Lantern-29", "Ferm4t-Lantern-29"),
         ("Our client secret for the Spotify app: 9a1fe4c07b3d28e65f10c9ab7d2e4f83", "9a1fe4c07b3d28e65f10c9ab7d2e4f83"),
         ("Tokens of the deploy bot: gR8wT2nLq5Zv1Hk9", "gR8wT2nLq5Zv1Hk9"),
+        ("The Mailjet API key for prod is 0b7e4c9a21f38d56e9a0c4b7d1f2e835.", "0b7e4c9a21f38d56e9a0c4b7d1f2e835"),
+        ("the access token was now `Zt5qW1xR8vN3mK6pB2cL`", "Zt5qW1xR8vN3mK6pB2cL"),
         # Markdown emphasis around a provider's name and its colon.
         ("- **Plaid secret:** `c0a81f2e9b7d46a5f3e1d2c4b6a8f09e`", "c0a81f2e9b7d46a5f3e1d2c4b6a8f09e"),
         ("- **Linkedin client secret:** `Tq4Wn8Zc2Lp6Vr0K`", "Tq4Wn8Zc2Lp6Vr0K"),
@@ -922,6 +924,9 @@ def test_issue_23_formats_are_redacted(text, secret):
         "the API key for v2: https://example.org/docs/keys-and-tokens",
         "the signing key for Debian 12: 4CB50190207B4758A3F73A796ED0E7B82643E131",
         "passkey for the phone: set up on 2026-03-01",
+        "The secret to the crust is cold butter and 2 tbsp of ice water.",
+        "The API key for the old endpoint is deprecated since v2.14.0-beta1.",
+        "The access token is valid for 3600 seconds.",
         # A provider word before a Makefile operator and a plain value.
         "LINEAR_VERSION ?= release-2024.10.5",
         "SENTRY_HOST := sentry.example.org",

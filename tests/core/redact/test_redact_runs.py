@@ -186,7 +186,8 @@ def prose_and_xml_shapes() -> list[str]:
         out += [f"my {noun} is {VALUE}", f"{noun}: 48213", f'the {noun} was "{VALUE}"', f"мой {noun} {VALUE}",
                 f"{noun}は{VALUE}", f"x{noun} is {VALUE}"]
     for noun in ("API key", "access key", "primary key", "token", "Secret", "password", "passphrase", "passes"):
-        out += [f"the {noun} for the staging box: {VALUE}", f"{noun}s of the bot: `{VALUE}`", f"x{noun} for a: {VALUE}"]
+        out += [f"the {noun} for the staging box: {VALUE}", f"{noun}s of the bot: `{VALUE}`", f"x{noun} for a: {VALUE}",
+                f"the {noun} is {VALUE}"]
     for key in ("password", "apiToken", "ClearTextPassword", "signingKey", "p-w", "to.ken", "name"):
         out += [f"<{key}>{VALUE}</{key}>", f"<{key} id=\"1\">\n  {VALUE}\n</{key}>", f'<add key="{key}" value="{VALUE}"/>',
                 f"<entry NAME='{key}' Value='{VALUE}'/>"]
