@@ -40,6 +40,8 @@ What counts as a secret:
   token, a secret, a password, a passphrase; then at most a preposition and
   five words).  The value must read as generated, by the provider rule's
   test: "the key of the song: C minor" stays.  ``labels`` says more.
+* Every value under ``data:`` or ``stringData:`` of a Kubernetes ``kind:
+  Secret`` manifest, whatever its key is called (``kube``).
 * URL credentials: in ``scheme://user:password@host`` only the *password* is
   redacted; the user name stays, so the note still says which account it was.
 * ``Bearer <token>``, ``Authorization: <scheme> <token>``, ``curl -u
@@ -133,8 +135,8 @@ before it: ``base`` (the marker, a span, the literal gates), ``words`` (the
 shared words pass), ``rules`` (the token rules table), ``runs`` (gate runs,
 windows, gate lengths, the token rules run over them), ``placeholders``,
 ``credentials``, ``assign``, ``phrases`` (passwords said in prose),
-``entropy``, ``provider`` and ``labels`` (a credential named in a sentence, its value after a colon);
-this module puts them together.
+``entropy``, ``provider``, ``labels`` (a credential named in a sentence, its value after a colon) and
+``kube`` (a Kubernetes Secret's data); this module puts them together.
 """
 
 from __future__ import annotations
@@ -154,6 +156,7 @@ from .phrases import _phrases
 from .entropy import _high_entropy
 from .provider import _provider_keyword
 from .labels import _labelled
+from .kube import _kube_secrets
 
 # Internals the tests and benchmarks read as ``redact._name`` (tests/core/test_redact_runs.py sets them in
 # every module that binds them).
@@ -283,6 +286,7 @@ def _scan_text(text: str) -> list[_Span]:
     found.extend(_phrases(text, low, words))
     found.extend(_provider_keyword(text, scan, low, runs))
     found.extend(_labelled(text, scan, low, words))
+    found.extend(_kube_secrets(text, low))
     specific = _merge(found)
     # Markers already in the text are never (part of) a secret.
     if _holds(scan, "«") and _holds(text, "«redacted "):

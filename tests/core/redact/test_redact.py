@@ -938,6 +938,58 @@ def test_issue_23_near_misses_are_left_alone(text):
     assert found == [], describe(text, found)
 
 
+_KUBE_SECRET = """apiVersion: v1
+kind: Secret
+metadata:
+  name: billing-db
+type: Opaque
+data:
+  username: YmlsbGluZw==
+  DATABASE_URL: "cG9zdGdyZXM6Ly9iaWxsaW5nOkZqb3JkNzJAZGI6NTQzMi9iaWxsaW5n"
+  tls.key: |
+    TUlJRXZRSUJBREFOQmdrcWhraUc5dzBCQVFFRkFBU0NCS2N3Z2dTakFnRUFBb0lCQVFD
+    N3Zia3JpaDZ3VnJ5bWhwQm1aQ29DUEpSY2dSNDBrN1Z2Z0p4cmpUb3Rvd0hUNmhWZGlT
+  empty: ""
+  templated: {{ .Values.db.password | b64enc }}
+stringData:
+  smtp: Gl4ss-Harbour-12
+---
+kind: ConfigMap
+metadata:
+  name: billing-settings
+data:
+  region: eu-west-1
+  smtp_host: mail.example.org
+"""
+
+
+def test_kubernetes_secret_values_are_redacted_whatever_their_keys():
+    found = [_KUBE_SECRET[f.start:f.end] for f in find_secrets(_KUBE_SECRET)]
+    assert found == [
+        "YmlsbGluZw==",
+        "cG9zdGdyZXM6Ly9iaWxsaW5nOkZqb3JkNzJAZGI6NTQzMi9iaWxsaW5n",
+        "TUlJRXZRSUJBREFOQmdrcWhraUc5dzBCQVFFRkFBU0NCS2N3Z2dTakFnRUFBb0lCQVFD\n"
+        "    N3Zia3JpaDZ3VnJ5bWhwQm1aQ29DUEpSY2dSNDBrN1Z2Z0p4cmpUb3Rvd0hUNmhWZGlT",
+        "Gl4ss-Harbour-12",
+    ]
+    assert redact(redact(_KUBE_SECRET)) == redact(_KUBE_SECRET)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # The same data in a ConfigMap, a Secret's metadata, a Secret explained in prose.
+        "kind: ConfigMap\ndata:\n  smtp: Gl4ss-Harbour-12\n",
+        "kind: Secret\nmetadata:\n  name: billing-db\n  namespace: prod-2\n",
+        "A Secret (kind: Secret) keeps its data: base64 values, one per key.\n",
+        "kind: Secret\ndata:\n  password: <base64 of the password>\n  token: ${TOKEN_B64}\n",
+    ],
+)
+def test_kubernetes_lookalikes_are_left_alone(text):
+    found = find_secrets(text)
+    assert found == [], describe(text, found)
+
+
 # --------------------------------------------------------------------------
 # Real prose in eight languages (prose-multilingual/README.md says whence)
 # --------------------------------------------------------------------------

@@ -188,6 +188,8 @@ def prose_and_xml_shapes() -> list[str]:
     for noun in ("API key", "access key", "primary key", "token", "Secret", "password", "passphrase", "passes"):
         out += [f"the {noun} for the staging box: {VALUE}", f"{noun}s of the bot: `{VALUE}`", f"x{noun} for a: {VALUE}",
                 f"the {noun} is {VALUE}"]
+    out += [f"kind: Secret\ndata:\n  smtp: {VALUE}\n", f"kind: 'secret'\nstringData:\n  a.b: |\n    {VALUE}\n",
+            f"kind: ConfigMap\ndata:\n  smtp: {VALUE}\n"]
     for key in ("password", "apiToken", "ClearTextPassword", "signingKey", "p-w", "to.ken", "name"):
         out += [f"<{key}>{VALUE}</{key}>", f"<{key} id=\"1\">\n  {VALUE}\n</{key}>", f'<add key="{key}" value="{VALUE}"/>',
                 f"<entry NAME='{key}' Value='{VALUE}'/>"]
