@@ -44,8 +44,11 @@ What counts as a secret:
   Secret`` manifest, whatever its key is called (``kube``).
 * URL credentials: in ``scheme://user:password@host`` only the *password* is
   redacted; the user name stays, so the note still says which account it was.
-* ``Bearer <token>``, ``Authorization: <scheme> <token>``, ``curl -u
-  user:password`` and ``.netrc`` passwords: the token or password.
+* ``Bearer <token>``, ``Authorization: <scheme> <token>`` (``Api-Token``,
+  ``Splunk``, … too), ``Authorization: <token>`` with no scheme (16 or more
+  characters with a digit and a letter), ``curl -u user:password``, ``curl -u
+  KEY:`` (a key as the user name, 16 or more such characters) and ``.netrc``
+  passwords: the token, key or password.
 * Values assigned to a credential-named key: ``password``, ``passwd``,
   ``pwd``, ``pass``, ``passphrase``, ``secret``, ``token``, ``api_key``,
   ``apikey``, ``access_key``, ``secret_key``, ``private_key``,

@@ -900,6 +900,10 @@ def test_documentation_lookalikes_are_left_alone(text):
         ("linked-in: 86kq2zX7w4Ln5p", "86kq2zX7w4Ln5p"),
         ("message-bird key = Dq7Lm2Vx9Kp4Wz1Nc8Rt5Hy3", "Dq7Lm2Vx9Kp4Wz1Nc8Rt5Hy3"),
         ("private-ai: x4kq9m2v7n1b8c3z6l5w0r2t", "x4kq9m2v7n1b8c3z6l5w0r2t"),
+        # curl: Dynatrace's Api-Token scheme, a key with no scheme, a key as the user name (Stripe's "-u KEY:").
+        ("curl -H 'Authorization: Api-Token dt0x7Hq2Zx9Wc4Vn1Bm6' https://x.test", "dt0x7Hq2Zx9Wc4Vn1Bm6"),
+        ('curl -H "Authorization: 7Hq2Zx9Wc4Vn1Bm6Lp3" https://x.test', "7Hq2Zx9Wc4Vn1Bm6Lp3"),
+        ("curl https://api.example.com/v1/charges -u rk8Wq2Lm4Xp7Zt1Vn6Bc:", "rk8Wq2Lm4Xp7Zt1Vn6Bc"),
     ],
 )
 def test_issue_23_formats_are_redacted(text, secret):
@@ -931,6 +935,9 @@ def test_issue_23_formats_are_redacted(text, secret):
         "LINEAR_VERSION ?= release-2024.10.5",
         "SENTRY_HOST := sentry.example.org",
         "- **Sidekiq queue:** `default_2024_10`",
+        "Authorization: required for every call since 2024-01-01",
+        "curl -u admin: https://x.test asks for the password",
+        "curl -u user_name_without_pw: https://x.test",
     ],
 )
 def test_issue_23_near_misses_are_left_alone(text):
