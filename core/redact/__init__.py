@@ -42,6 +42,8 @@ What counts as a secret:
   test: "the key of the song: C minor" stays.  ``labels`` says more.
 * Every value under ``data:`` or ``stringData:`` of a Kubernetes ``kind:
   Secret`` manifest, whatever its key is called (``kube``).
+* Signed URLs: an Azure SAS's ``sig=``, an S3 or GCS presigned URL's
+  ``X-Amz-Signature=`` / ``X-Goog-Signature=`` and ``X-Amz-Security-Token=``.
 * URL credentials: in ``scheme://user:password@host`` only the *password* is
   redacted; the user name stays, so the note still says which account it was.
 * ``Bearer <token>``, ``Authorization: <scheme> <token>`` (``Api-Token``,

@@ -904,6 +904,12 @@ def test_documentation_lookalikes_are_left_alone(text):
         ("curl -H 'Authorization: Api-Token dt0x7Hq2Zx9Wc4Vn1Bm6' https://x.test", "dt0x7Hq2Zx9Wc4Vn1Bm6"),
         ('curl -H "Authorization: 7Hq2Zx9Wc4Vn1Bm6Lp3" https://x.test', "7Hq2Zx9Wc4Vn1Bm6Lp3"),
         ("curl https://api.example.com/v1/charges -u rk8Wq2Lm4Xp7Zt1Vn6Bc:", "rk8Wq2Lm4Xp7Zt1Vn6Bc"),
+        # Signed URLs: an Azure SAS signature, an S3 presigned URL's signature.
+        ("https://acme.blob.core.windows.net/c/f.txt?sv=2022-11-02&sp=r&se=2026-01-01T00:00:00Z"
+         "&sig=Zx9Wc4Vn1Bm6Kd3PLq8Tz2Wr5Yu7Io0Pa3Sd6Fg9Hj%3D", "Zx9Wc4Vn1Bm6Kd3PLq8Tz2Wr5Yu7Io0Pa3Sd6Fg9Hj%3D"),
+        ("https://b.s3.amazonaws.com/k?X-Amz-Expires=3600&X-Amz-Signature="
+         "4f9c2e718b3a4d6ea1f07c5b9e2d3a184f9c2e718b3a4d6ea1f07c5b9e2d3a18",
+         "4f9c2e718b3a4d6ea1f07c5b9e2d3a184f9c2e718b3a4d6ea1f07c5b9e2d3a18"),
     ],
 )
 def test_issue_23_formats_are_redacted(text, secret):
@@ -938,6 +944,8 @@ def test_issue_23_formats_are_redacted(text, secret):
         "Authorization: required for every call since 2024-01-01",
         "curl -u admin: https://x.test asks for the password",
         "curl -u user_name_without_pw: https://x.test",
+        "https://example.org/search?q=sig&sig=short-one",
+        "the query string ends in &sig=<signature>",
     ],
 )
 def test_issue_23_near_misses_are_left_alone(text):
