@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from .base import _Span
+from .base import _holds, _Span
 from .words import _word_hits
 from .provider import _provider_value_ok
 
@@ -38,37 +38,41 @@ _TAIL_RE = re.compile(
 )
 _TRAILING = ".,;:!?"
 _WORD_BEFORE_RE = re.compile(r"([a-z0-9]+)[ \t_-]?$")
-
-
-def _noun_end(low: str, p: int, word: str) -> int:
-    """Where the credential noun whose word *word* starts at *p* ends, or -1 when it is none."""
-    if p > 0 and low[p - 1].isalpha():
-        return -1   # inside a word: "hotkey", "monkey", "tokens" is fine, "pretoken" is not
-    if word == "pass":
-        for noun in ("password", "passphrase"):
-            if low.startswith(noun, p):
-                return p + len(noun)
-        return -1
-    end = p + len(word)
-    if word == "key":
-        m = _WORD_BEFORE_RE.search(low, max(0, p - 16), p)
-        if m is None or m.group(1) not in _KEY_QUALIFIERS:
-            return -1
-    return end
+# What may follow a noun for _TAIL_RE to match at all (one look before trying the regex), and the literals
+# one of which every match holds (a text with none of them is not looked at).
+_NEXT = frozenset(" \t:s")
+_TAIL_LITERALS = (":", "is ", "is\t", "was ", "was\t")
 
 
 def _labelled(text: str, scan: str, low: str, words: dict[str, list[int]] | None = None) -> Iterator[_Span]:
     """*low*: the lower-cased scan copy; *words*: the words pass over it (``_word_hits``)."""
+    if not any(_holds(low, lit) for lit in _TAIL_LITERALS):
+        return
     if words is None:
         words = _word_hits(low)
+    size = len(low)
     for word in ("key", "token", "secret", "pass"):
         for p in words[word]:
-            end = _noun_end(low, p, word)
-            if end < 0:
+            if p > 0 and low[p - 1].isalpha():
+                continue    # inside a word: "hotkey", "monkey", "pretoken" ("tokens" is fine)
+            if word == "pass":
+                if low.startswith("password", p):
+                    end = p + 8
+                elif low.startswith("passphrase", p):
+                    end = p + 10
+                else:
+                    continue
+            else:
+                end = p + len(word)
+            if end >= size or low[end] not in _NEXT:
                 continue
             m = _TAIL_RE.match(scan, end)
             if m is None:
                 continue
+            if word == "key":   # "API key", "access key"; not "the key", "primary key"
+                q = _WORD_BEFORE_RE.search(low, max(0, p - 16), p)
+                if q is None or q.group(1) not in _KEY_QUALIFIERS:
+                    continue
             s, e = m.span("v")
             while e > s and text[e - 1] in _TRAILING:
                 e -= 1
