@@ -6,12 +6,13 @@ Part of :mod:`botmemory.core.redact` (the package's docstring says what counts a
 ``assign`` reads a key that stands right before its colon ("API key: …", "- **Wifi password:** …"); a note
 often names the credential, then says what it is for, then gives it.  A credential noun (an ``… key`` after
 a word that makes it one, "API key", "access key", "secret key"; a token, a secret, a password, a
-passphrase), then at most a preposition and five words ("for the staging box", "of the bot"), then a colon
-or "is" ("the API key for prod is …"), then one word: a secret only when it reads as a generated value (the
-test the provider rule puts to a value after a provider's name: 12 or more characters with a digit, not a
-date, a version, a domain or a path, and the entropy of random text).  "The key for the song: C minor", "the
-token for each request: see below", "the secret to the crust is cold butter" stay as they are.  The nouns
-come from the shared words pass; the regex is tried only where one is.
+passphrase), then at most a preposition and five words ("for the staging box", "of the bot") or a remark
+in parentheses ("API key (prod)"), then a colon or "is" ("the API key for prod is …", "… is: …"), then one
+word: a secret only when it reads as a generated value (the test the provider rule puts to a value after a
+provider's name: 12 or more characters with a digit, not a date, a version, a domain or a path, and the
+entropy of random text).  "The key for the song: C minor", "the token for each request: see below", "the
+secret to the crust is cold butter" stay as they are.  The nouns come from the shared words pass; the regex
+is tried only where one is.
 """
 
 from __future__ import annotations
@@ -32,7 +33,8 @@ _KEY_QUALIFIERS = frozenset({
 # After the noun: a preposition and a few words (or nothing), a colon or "is", then the value.
 _TAIL_RE = re.compile(
     r"s?(?:[ \t]+(?:for|of|on|to|in|at|from|used[ \t]+by)(?:[ \t]+[A-Za-z0-9][\w'’.-]{0,24}){1,5}?)?"
-    r"(?:[ \t]*:[*_]{0,2}[ \t]+|[ \t]+(?:is|was)[ \t]+(?:now[ \t]+)?)"
+    r"(?:[ \t]*\([^()\n]{1,40}\))?"                  # API key (prod): …
+    r"(?:(?:[ \t]+(?:is|was))?[ \t]*:[*_]{0,2}[ \t]+|[ \t]+(?:is|was)[ \t]+(?:now[ \t]+)?)"
     r"[*_`\"']{0,2}(?P<v>[^\s`\"'<>()\[\]{}*]{12,200})",
     re.IGNORECASE,
 )

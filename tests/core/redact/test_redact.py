@@ -888,6 +888,8 @@ def test_documentation_lookalikes_are_left_alone(text):
         ("Tokens of the deploy bot: gR8wT2nLq5Zv1Hk9", "gR8wT2nLq5Zv1Hk9"),
         ("The Mailjet API key for prod is 0b7e4c9a21f38d56e9a0c4b7d1f2e835.", "0b7e4c9a21f38d56e9a0c4b7d1f2e835"),
         ("the access token was now `Zt5qW1xR8vN3mK6pB2cL`", "Zt5qW1xR8vN3mK6pB2cL"),
+        ("Stripe API key (prod): 9a1fe4c07b3d28e65f10c9ab7d2e4f83", "9a1fe4c07b3d28e65f10c9ab7d2e4f83"),
+        ("The access token is: Zt5qW1xR8vN3mK6pB2cL", "Zt5qW1xR8vN3mK6pB2cL"),
         # Markdown emphasis around a provider's name and its colon.
         ("- **Plaid secret:** `c0a81f2e9b7d46a5f3e1d2c4b6a8f09e`", "c0a81f2e9b7d46a5f3e1d2c4b6a8f09e"),
         ("- **Linkedin client secret:** `Tq4Wn8Zc2Lp6Vr0K`", "Tq4Wn8Zc2Lp6Vr0K"),
@@ -937,6 +939,8 @@ def test_issue_23_formats_are_redacted(text, secret):
         "The secret to the crust is cold butter and 2 tbsp of ice water.",
         "The API key for the old endpoint is deprecated since v2.14.0-beta1.",
         "The access token is valid for 3600 seconds.",
+        "the API key (see the vault): ask Ana",
+        "API key (v2): release-2024.10.5",
         # A provider word before a Makefile operator and a plain value.
         "LINEAR_VERSION ?= release-2024.10.5",
         "SENTRY_HOST := sentry.example.org",

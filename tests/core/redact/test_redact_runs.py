@@ -190,7 +190,7 @@ def prose_and_xml_shapes() -> list[str]:
                 f"{noun}は{VALUE}", f"x{noun} is {VALUE}"]
     for noun in ("API key", "access key", "primary key", "token", "Secret", "password", "passphrase", "passes"):
         out += [f"the {noun} for the staging box: {VALUE}", f"{noun}s of the bot: `{VALUE}`", f"x{noun} for a: {VALUE}",
-                f"the {noun} is {VALUE}"]
+                f"the {noun} is {VALUE}", f"{noun} (prod) is: {VALUE}"]
     out += [f"kind: Secret\ndata:\n  smtp: {VALUE}\n", f"kind: 'secret'\nstringData:\n  a.b: |\n    {VALUE}\n",
             f"kind: ConfigMap\ndata:\n  smtp: {VALUE}\n"]
     for key in ("password", "apiToken", "ClearTextPassword", "signingKey", "p-w", "to.ken", "name"):
