@@ -31,10 +31,26 @@ What counts as a secret:
   (``TWITCH_CLIENT_SECRET=…``, ``cloudflare global key: …``, ``heroku:
   <uuid>``): 12 to 200 token characters with a digit, not a date, a
   version, a domain or a path, and with the entropy of random text.
+  The provider's name may be wrapped in markdown emphasis (``- **Plaid
+  secret:** `…```) and followed by Makefile's ``?=``, ``::=`` or ``:::=``.
+* A credential named in a sentence, its value after a colon or "is": "the
+  Stripe API key for the staging box: …", "the access token of the bot is …"
+  (an ``… key``
+  after a word that makes it a credential, "API", "access", "secret", …; a
+  token, a secret, a password, a passphrase; then at most a preposition and
+  five words).  The value must read as generated, by the provider rule's
+  test: "the key of the song: C minor" stays.  ``labels`` says more.
+* Every value under ``data:`` or ``stringData:`` of a Kubernetes ``kind:
+  Secret`` manifest, whatever its key is called (``kube``).
+* Signed URLs: an Azure SAS's ``sig=``, an S3 or GCS presigned URL's
+  ``X-Amz-Signature=`` / ``X-Goog-Signature=`` and ``X-Amz-Security-Token=``.
 * URL credentials: in ``scheme://user:password@host`` only the *password* is
   redacted; the user name stays, so the note still says which account it was.
-* ``Bearer <token>``, ``Authorization: <scheme> <token>``, ``curl -u
-  user:password`` and ``.netrc`` passwords: the token or password.
+* ``Bearer <token>``, ``Authorization: <scheme> <token>`` (``Api-Token``,
+  ``Splunk``, … too), ``Authorization: <token>`` with no scheme (16 or more
+  characters with a digit and a letter), ``curl -u user:password``, ``curl -u
+  KEY:`` (a key as the user name, 16 or more such characters) and ``.netrc``
+  passwords: the token, key or password.
 * Values assigned to a credential-named key: ``password``, ``passwd``,
   ``pwd``, ``pass``, ``passphrase``, ``secret``, ``token``, ``api_key``,
   ``apikey``, ``access_key``, ``secret_key``, ``private_key``,
@@ -124,7 +140,8 @@ before it: ``base`` (the marker, a span, the literal gates), ``words`` (the
 shared words pass), ``rules`` (the token rules table), ``runs`` (gate runs,
 windows, gate lengths, the token rules run over them), ``placeholders``,
 ``credentials``, ``assign``, ``phrases`` (passwords said in prose),
-``entropy`` and ``provider``; this module puts them together.
+``entropy``, ``provider``, ``labels`` (a credential named in a sentence, its value after a colon) and
+``kube`` (a Kubernetes Secret's data); this module puts them together.
 """
 
 from __future__ import annotations
@@ -152,6 +169,8 @@ from .credentials import _credentials, _pem, _pem_blocks
 from .entropy import _ENTROPY_MIN_LEN as _ENTROPY_MIN_LEN
 from .entropy import _entropy_runs as _entropy_runs
 from .entropy import _high_entropy
+from .kube import _kube_secrets
+from .labels import _labelled
 from .phrases import _phrases
 from .provider import _PROVIDER_REACH as _PROVIDER_REACH
 from .provider import _PROVIDER_WORDS as _PROVIDER_WORDS
@@ -290,6 +309,8 @@ def _scan_text(text: str) -> list[_Span]:
     found.extend(_assignments(text, low, scan, words))
     found.extend(_phrases(text, low, words))
     found.extend(_provider_keyword(text, scan, low, runs))
+    found.extend(_labelled(text, scan, low, words))
+    found.extend(_kube_secrets(text, low))
     specific = _merge(found)
     # Markers already in the text are never (part of) a secret.
     if _holds(scan, "«") and _holds(text, "«redacted "):

@@ -63,13 +63,18 @@ _URL_CRED_RE = re.compile(
 _BEARER_RE = re.compile(r"bearer(?<![a-z0-9_-]bearer)[ \t]+([a-z0-9._~+/=-]{8,})")
 _AUTH_HEADER_RE = re.compile(
     r"authorization[\"']?[ \t]*[:=][ \t]*[\"']?"
-    r"(?:basic|bearer|token|bot|digest|apikey|key|ssws|sso-key|negotiate)[ \t]+"
+    r"(?:basic|bearer|token|bot|digest|apikey|api-token|key|ssws|sso-key|splunk|negotiate)[ \t]+"
     r"([^\s\"'\\,]+)"
 )
+# "Authorization: <token>" with no scheme (some APIs take the key alone): a value with a digit and a letter.
+_AUTH_BARE_RE = re.compile(r"authorization[\"']?[ \t]*:[ \t]*[\"']?([a-z0-9._~+/=-]{16,}+)(?![^\s\"',;])")
 # "-u user:password" (checked to be on a line that runs curl).
 _CURL_USER_RE = re.compile(
     r"-(?<=[ \t]-)(?:u|-user)(?:[ \t]+|=)[\"']?[^\s:\"']*+:([^\s\"']+)"
 )
+# "-u KEY:" (an API key as the user name, no password: Stripe's, Mailgun's documented shape).
+_CURL_KEY_USER_RE = re.compile(r"-(?<=[ \t]-)(?:u|-user)(?:[ \t]+|=)[\"']?([a-z0-9_.-]{16,}+):(?=[\"']?(?:[ \t]|$))",
+                               re.MULTILINE)
 _NETRC_RE = re.compile(r"(?m)^[ \t]*machine[ \t]+\S+[^\n]*?\bpassword[ \t]+(\S+)")
 
 
@@ -111,9 +116,13 @@ def _credentials(text: str, scan: str, low: str, words: dict[str, list[int]] | N
         mixed = any(c.isupper() for c in tok) and any(c.islower() for c in tok)
         if has_digit or (mixed and len(tok) >= 16):
             yield (m.start(1), m.start(1) + len(tok), "bearer_token")
-    for m in _AUTH_HEADER_RE.finditer(low) if _holds(low, "authorization") else ():
-        if not _is_placeholder(text[m.start(1) : m.end(1)]):
-            yield (m.start(1), m.end(1), "authorization")
+    if _holds(low, "authorization"):
+        for m in _AUTH_HEADER_RE.finditer(low):
+            if not _is_placeholder(text[m.start(1) : m.end(1)]):
+                yield (m.start(1), m.end(1), "authorization")
+        for m in _AUTH_BARE_RE.finditer(low):
+            if _generated(text[m.start(1) : m.end(1)]):
+                yield (m.start(1), m.end(1), "authorization")
     if words is None:
         words = _word_hits(low)
     if _found(words, "curl"):
@@ -129,3 +138,24 @@ def _credentials(text: str, scan: str, low: str, words: dict[str, list[int]] | N
                 curl_at = low.find("curl", ls, line_end)
             if 0 <= curl_at < p and not _is_placeholder(text[m.start(1) : m.end(1)]):
                 yield (m.start(1), m.end(1), "password")
+        line_end = -1
+        for m in _CURL_KEY_USER_RE.finditer(low):
+            p = m.start()
+            if p > line_end:
+                ls = low.rfind("\n", max(0, line_end), p) + 1
+                line_end = low.find("\n", p)
+                if line_end < 0:
+                    line_end = len(low)
+                curl_at = low.find("curl", ls, line_end)
+            if 0 <= curl_at < p and _generated(text[m.start(1) : m.end(1)]):
+                yield (m.start(1), m.end(1), "api_key")
+
+
+def _generated(value: str) -> bool:
+    """A value with no scheme or label of its own reads as a key: a digit, a letter, not a placeholder."""
+    return (
+        any(c.isdigit() for c in value)
+        and any(c.isalpha() for c in value)
+        and "://" not in value
+        and not _is_placeholder(value)
+    )

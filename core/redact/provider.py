@@ -22,11 +22,12 @@ _PROVIDER_WORDS = (
     "datadog", "deepgram", "discord", "droneci", "dropbox", "etsy", "facebook",
     "fastly", "finicity", "finnhub", "flickr", "freshbooks", "gitter", "gocardless",
     "heroku", "hubspot", "intercom", "jfrog", "artifactory", "jira", "kraken",
-    "kucoin", "launchdarkly", "linear", "linkedin", "mailchimp", "mailgun", "mapbox",
-    "mattermost", "meraki", "messagebird", "message_bird", "mistral", "mixpanel",
-    "netlify", "newrelic", "new_relic", "new-relic", "nytimes", "okta", "pagerduty",
-    "plaid", "postmark", "privateai", "private_ai", "pusher", "rapidapi", "segment",
-    "sendbird", "sentry", "snyk", "sonar", "sourcegraph", "squarespace", "sumo",
+    "kucoin", "launchdarkly", "looker", "linear", "linkedin", "linked-in", "linked_in",
+    "mailchimp", "mailgun", "mapbox", "mattermost", "meraki", "messagebird", "message_bird",
+    "message-bird", "mistral", "mixpanel", "netlify", "newrelic", "new_relic", "new-relic",
+    "nytimes", "okta", "pagerduty", "plaid", "postmark", "privateai", "private_ai", "private-ai",
+    "pusher", "rapidapi", "segment",
+    "sendbird", "sentry", "sidekiq", "snyk", "sonar", "sourcegraph", "squarespace", "sumo",
     "telegram", "together", "travis", "twilio", "twitch", "twitter", "typeform",
     "vercel", "yandex", "zendesk", "secret",
 )
@@ -34,7 +35,9 @@ _PROVIDER_WORDS = (
 _PROVIDER_TAIL_HEAD = r"""
     [A-Za-z0-9_.-]{0,30}+                         # _API_KEY, .client-secret
     (?:[ \t]{1,2}[A-Za-z][A-Za-z_-]{0,15}+){0,3}+ # " global key", " api token"
-    [ \t'"`\]]{0,3}+(?:=>|:=|[=:,>]|\|\|)?+[ \t'"`=]{0,5}+
+    [ \t'"`*\]]{0,3}+                           # **Plaid secret:** `…`
+    (?:=>|:{1,3}=|\?=|[=:,>]|\|\|)?+              # Makefile's ?= ::= :::= too
+    [ \t'"`*=]{0,5}+
 """
 
 

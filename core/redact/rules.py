@@ -294,6 +294,29 @@ _PROVIDER_RULES: tuple[_Rule, ...] = (
         group=1,
         on_scan=True,
     ),
+    # Signed URLs: an Azure SAS's signature, an S3 or GCS presigned URL's signature and session token (each
+    # grants what the URL names to whoever holds it, until it expires).
+    _Rule(
+        "azure_sas_signature",
+        re.compile(r"[?&]sig=([A-Za-z0-9%+/]{40,200}+=*)(?![A-Za-z0-9%+/=])"),
+        group=1,
+        on_scan=True,
+        needle="sig=",
+    ),
+    _Rule(
+        "presigned_url_signature",
+        re.compile(r"[?&][Xx]-(?:Amz|Goog)-Signature=([A-Fa-f0-9]{64,512}+)(?![A-Za-z0-9])"),
+        group=1,
+        on_scan=True,
+        needle="-Signature=",
+    ),
+    _Rule(
+        "presigned_url_signature",
+        re.compile(r"[?&][Xx]-Amz-Security-Token=([A-Za-z0-9%+/_-]{40,2000}+=*)"),
+        group=1,
+        on_scan=True,
+        needle="-Security-Token=",
+    ),
     _Rule(
         "azure_client_secret",
         re.compile(r"(?<![A-Za-z0-9_~.])[A-Za-z0-9_~.]{3}[0-9]Q~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])"),

@@ -870,6 +870,146 @@ def test_documentation_lookalikes_are_left_alone(text):
 
 
 # --------------------------------------------------------------------------
+# Issue 23: a credential named in a sentence; provider names after Makefile
+# operators and markdown emphasis
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        # A credential noun, what it is for, a colon, the value.
+        ("Here is the Twilio API key for the staging box: Qm7vX2kPz9LwR4tN — rotate it.", "Qm7vX2kPz9LwR4tN"),
+        ("The access token for the build runner: 4f9c2e71-8b3a-4d6e-a1f0-7c5b9e2d3a18.",
+         "4f9c2e71-8b3a-4d6e-a1f0-7c5b9e2d3a18"),
+        ("the webhook secret of the bot: `d83c1e07:5a2f9b64` (ask Jo before changing it)", "d83c1e07:5a2f9b64"),
+        ("Password for the NAS in the attic: Ferm4t-Lantern-29", "Ferm4t-Lantern-29"),
+        ("Our client secret for the Spotify app: 9a1fe4c07b3d28e65f10c9ab7d2e4f83", "9a1fe4c07b3d28e65f10c9ab7d2e4f83"),
+        ("Tokens of the deploy bot: gR8wT2nLq5Zv1Hk9", "gR8wT2nLq5Zv1Hk9"),
+        ("The Mailjet API key for prod is 0b7e4c9a21f38d56e9a0c4b7d1f2e835.", "0b7e4c9a21f38d56e9a0c4b7d1f2e835"),
+        ("the access token was now `Zt5qW1xR8vN3mK6pB2cL`", "Zt5qW1xR8vN3mK6pB2cL"),
+        ("Stripe API key (prod): 9a1fe4c07b3d28e65f10c9ab7d2e4f83", "9a1fe4c07b3d28e65f10c9ab7d2e4f83"),
+        ("The access token is: Zt5qW1xR8vN3mK6pB2cL", "Zt5qW1xR8vN3mK6pB2cL"),
+        # Markdown emphasis around a provider's name and its colon.
+        ("- **Plaid secret:** `c0a81f2e9b7d46a5f3e1d2c4b6a8f09e`", "c0a81f2e9b7d46a5f3e1d2c4b6a8f09e"),
+        ("- **Linkedin client secret:** `Tq4Wn8Zc2Lp6Vr0K`", "Tq4Wn8Zc2Lp6Vr0K"),
+        # Makefile's conditional and immediate assignments.
+        ("HUBSPOT_KEY ?= 7c1e9a42-3bd0-4f85-a6e2-91d07b5c3f48", "7c1e9a42-3bd0-4f85-a6e2-91d07b5c3f48"),
+        ("ZENDESK_TOKEN :::= Vb3nQ8rT1wYz6Kp2Lm9s", "Vb3nQ8rT1wYz6Kp2Lm9s"),
+        ("looker_client_id ::= 7Hq2Zx9Wc4Vn1Bm6Kd3P", "7Hq2Zx9Wc4Vn1Bm6Kd3P"),
+        # Providers named as their keys' owners spell them.
+        ("SIDEKIQ_CREDENTIALS=3f9a0c2d:8b71e4f6", "3f9a0c2d:8b71e4f6"),
+        ("linked-in: 86kq2zX7w4Ln5p", "86kq2zX7w4Ln5p"),
+        ("message-bird key = Dq7Lm2Vx9Kp4Wz1Nc8Rt5Hy3", "Dq7Lm2Vx9Kp4Wz1Nc8Rt5Hy3"),
+        ("private-ai: x4kq9m2v7n1b8c3z6l5w0r2t", "x4kq9m2v7n1b8c3z6l5w0r2t"),
+        # curl: Dynatrace's Api-Token scheme, a key with no scheme, a key as the user name (Stripe's "-u KEY:").
+        ("curl -H 'Authorization: Api-Token dt0x7Hq2Zx9Wc4Vn1Bm6' https://x.test", "dt0x7Hq2Zx9Wc4Vn1Bm6"),
+        ('curl -H "Authorization: 7Hq2Zx9Wc4Vn1Bm6Lp3" https://x.test', "7Hq2Zx9Wc4Vn1Bm6Lp3"),
+        ("curl https://api.example.com/v1/charges -u rk8Wq2Lm4Xp7Zt1Vn6Bc:", "rk8Wq2Lm4Xp7Zt1Vn6Bc"),
+        # Signed URLs: an Azure SAS signature, an S3 presigned URL's signature.
+        ("https://acme.blob.core.windows.net/c/f.txt?sv=2022-11-02&sp=r&se=2026-01-01T00:00:00Z"
+         "&sig=Zx9Wc4Vn1Bm6Kd3PLq8Tz2Wr5Yu7Io0Pa3Sd6Fg9Hj%3D", "Zx9Wc4Vn1Bm6Kd3PLq8Tz2Wr5Yu7Io0Pa3Sd6Fg9Hj%3D"),
+        ("https://b.s3.amazonaws.com/k?X-Amz-Expires=3600&X-Amz-Signature="
+         "4f9c2e718b3a4d6ea1f07c5b9e2d3a184f9c2e718b3a4d6ea1f07c5b9e2d3a18",
+         "4f9c2e718b3a4d6ea1f07c5b9e2d3a184f9c2e718b3a4d6ea1f07c5b9e2d3a18"),
+    ],
+)
+def test_issue_23_formats_are_redacted(text, secret):
+    found = find_secrets(text)
+    assert [text[f.start:f.end] for f in found] == [secret], describe(text, found)
+    assert redact(redact(text)) == redact(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # The noun and a colon in ordinary prose, the word after it not a generated value.
+        "The API key for the staging box: see the vault, ask Ana.",
+        "The primary key for the users table: user_id_2024",
+        "Keyboard shortcut key for the menu: Ctrl+Shift+F12",
+        "The key of the song: C minor, then E-flat major for the bridge.",
+        "The secret to a good crust: cold butter and 2 tbsp of ice water.",
+        "The token for each request: a fresh one, valid for 3600 seconds.",
+        "The access token of the release: release-2024.10.3",
+        "The password for the guest network: printed on the fridge.",
+        "Tokens for the workshop: 12 per person, handed out at 9:30.",
+        "the API key for v2: https://example.org/docs/keys-and-tokens",
+        "the signing key for Debian 12: 4CB50190207B4758A3F73A796ED0E7B82643E131",
+        "passkey for the phone: set up on 2026-03-01",
+        "The secret to the crust is cold butter and 2 tbsp of ice water.",
+        "The API key for the old endpoint is deprecated since v2.14.0-beta1.",
+        "The access token is valid for 3600 seconds.",
+        "the API key (see the vault): ask Ana",
+        "API key (v2): release-2024.10.5",
+        # A provider word before a Makefile operator and a plain value.
+        "LINEAR_VERSION ?= release-2024.10.5",
+        "SENTRY_HOST := sentry.example.org",
+        "- **Sidekiq queue:** `default_2024_10`",
+        "Authorization: required for every call since 2024-01-01",
+        "curl -u admin: https://x.test asks for the password",
+        "curl -u user_name_without_pw: https://x.test",
+        "https://example.org/search?q=sig&sig=short-one",
+        "the query string ends in &sig=<signature>",
+    ],
+)
+def test_issue_23_near_misses_are_left_alone(text):
+    found = find_secrets(text)
+    assert found == [], describe(text, found)
+
+
+_KUBE_SECRET = """apiVersion: v1
+kind: Secret
+metadata:
+  name: billing-db
+type: Opaque
+data:
+  username: YmlsbGluZw==
+  DATABASE_URL: "cG9zdGdyZXM6Ly9iaWxsaW5nOkZqb3JkNzJAZGI6NTQzMi9iaWxsaW5n"
+  tls.key: |
+    TUlJRXZRSUJBREFOQmdrcWhraUc5dzBCQVFFRkFBU0NCS2N3Z2dTakFnRUFBb0lCQVFD
+    N3Zia3JpaDZ3VnJ5bWhwQm1aQ29DUEpSY2dSNDBrN1Z2Z0p4cmpUb3Rvd0hUNmhWZGlT
+  empty: ""
+  templated: {{ .Values.db.password | b64enc }}
+stringData:
+  smtp: Gl4ss-Harbour-12
+---
+kind: ConfigMap
+metadata:
+  name: billing-settings
+data:
+  region: eu-west-1
+  smtp_host: mail.example.org
+"""
+
+
+def test_kubernetes_secret_values_are_redacted_whatever_their_keys():
+    found = [_KUBE_SECRET[f.start:f.end] for f in find_secrets(_KUBE_SECRET)]
+    assert found == [
+        "YmlsbGluZw==",
+        "cG9zdGdyZXM6Ly9iaWxsaW5nOkZqb3JkNzJAZGI6NTQzMi9iaWxsaW5n",
+        "TUlJRXZRSUJBREFOQmdrcWhraUc5dzBCQVFFRkFBU0NCS2N3Z2dTakFnRUFBb0lCQVFD\n"
+        "    N3Zia3JpaDZ3VnJ5bWhwQm1aQ29DUEpSY2dSNDBrN1Z2Z0p4cmpUb3Rvd0hUNmhWZGlT",
+        "Gl4ss-Harbour-12",
+    ]
+    assert redact(redact(_KUBE_SECRET)) == redact(_KUBE_SECRET)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # The same data in a ConfigMap, a Secret's metadata, a Secret explained in prose.
+        "kind: ConfigMap\ndata:\n  smtp: Gl4ss-Harbour-12\n",
+        "kind: Secret\nmetadata:\n  name: billing-db\n  namespace: prod-2\n",
+        "A Secret (kind: Secret) keeps its data: base64 values, one per key.\n",
+        "kind: Secret\ndata:\n  password: <base64 of the password>\n  token: ${TOKEN_B64}\n",
+    ],
+)
+def test_kubernetes_lookalikes_are_left_alone(text):
+    found = find_secrets(text)
+    assert found == [], describe(text, found)
+
+
+# --------------------------------------------------------------------------
 # Real prose in eight languages (prose-multilingual/README.md says whence)
 # --------------------------------------------------------------------------
 

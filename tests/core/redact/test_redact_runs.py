@@ -130,8 +130,8 @@ VALUE = "q8Zt3VwK9mR2xL7pN4"  # random-looking: what a provider-keyed value or a
 
 def provider_shapes(reach_pad: int = 0) -> list[str]:
     """Each provider word before a value: near, and as far as _PROVIDER_TAIL_RE reads (30 name characters,
-    three phrase words, quotes, '=>' and padding), *reach_pad* characters farther still."""
-    far_head = "x" * 30 + ("  K" + "y" * 15) * 3 + "   =>" + " " * 5
+    three phrase words, quotes, ':::=' and padding), *reach_pad* characters farther still."""
+    far_head = "x" * 30 + ("  K" + "y" * 15) * 3 + "   :::=" + " " * 5
     out = []
     for w in R._PROVIDER_WORDS:
         out += [f"{w.upper()}_API_KEY={VALUE}", f"{w} global key: {VALUE}", f"{w}{far_head}{VALUE}",
@@ -166,6 +166,9 @@ def assignment_shapes() -> list[str]:
         f"Authorization: Bearer {VALUE}",
         f"bearer {VALUE}",
         f"curl -u bob:{VALUE} https://x.test",
+        f"curl -u {VALUE}: https://x.test",
+        f"Authorization: {VALUE}",
+        f"authorization: Api-Token {VALUE}",
         f"curl\t--user=bob:{VALUE} https://x.test",
         f"authorization = basic {VALUE}",
         f"Bearer\t{VALUE}",
@@ -184,6 +187,11 @@ def prose_and_xml_shapes() -> list[str]:
                  "hasło", "パスワード", "暗証番号", "密码", "密碼", "口令"):
         out += [f"my {noun} is {VALUE}", f"{noun}: 48213", f'the {noun} was "{VALUE}"', f"мой {noun} {VALUE}",
                 f"{noun}は{VALUE}", f"x{noun} is {VALUE}"]
+    for noun in ("API key", "access key", "primary key", "token", "Secret", "password", "passphrase", "passes"):
+        out += [f"the {noun} for the staging box: {VALUE}", f"{noun}s of the bot: `{VALUE}`", f"x{noun} for a: {VALUE}",
+                f"the {noun} is {VALUE}", f"{noun} (prod) is: {VALUE}"]
+    out += [f"kind: Secret\ndata:\n  smtp: {VALUE}\n", f"kind: 'secret'\nstringData:\n  a.b: |\n    {VALUE}\n",
+            f"kind: ConfigMap\ndata:\n  smtp: {VALUE}\n"]
     for key in ("password", "apiToken", "ClearTextPassword", "signingKey", "p-w", "to.ken", "name"):
         out += [f"<{key}>{VALUE}</{key}>", f"<{key} id=\"1\">\n  {VALUE}\n</{key}>", f'<add key="{key}" value="{VALUE}"/>',
                 f"<entry NAME='{key}' Value='{VALUE}'/>"]

@@ -410,6 +410,14 @@ add("bearer_header", r(40, URL), "Authorization: Bearer {}")
 add("basic_header", base64.b64encode(b"mira:" + r(12).encode()).decode(), "Authorization: Basic {}")
 add("token_header", r(40, HEX), "Authorization: Token {}")
 add("url_password", "pL4nt-p0ts-9x", "postgres://shop:{}@db.internal:5432/shop")
+# --- issue 23
+add("azure_sas_signature", r(43, AN) + "%3D", "https://acme.blob.core.windows.net/c/f.txt?sv=2022-11-02&sp=r&sig={}")
+add("s3_presigned_signature", r(64, HEX), "https://b.s3.amazonaws.com/k?X-Amz-Expires=3600&X-Amz-Signature={}")
+add("curl_key_user", r(24, AN), "curl https://api.example.com/v1/charges -u {}:")
+add("authorization_api_token", r(32, AN), "Authorization: Api-Token {}")
+add("kubernetes_secret_data", r(24, AN) + "==", "kind: Secret\ndata:\n  smtp: {}\n")
+add("labelled_in_prose", r(24, AN), "Here is the Acme API key for the staging box: {} (rotate it).")
+add("makefile_provider", r(24, AN), "LOOKER_CLIENT_SECRET ?= {}")
 
 PROVIDERS: list[Sample] = P
 BY_NAME = {s.name: s for s in PROVIDERS}
