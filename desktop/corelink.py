@@ -82,7 +82,7 @@ class Cursor:
 
 def journal_files(mem: Memory, bot: str, limit: int = 20_000) -> set[str]:
     """The files named by the newest *limit* rows of a bot's journal (deleted files included)."""
-    return {row.file for row in itertools.islice(journal_of(mem).rows(bot), limit)}
+    return journal_of(mem).files_named(bot, limit)
 
 
 # ----- the memory folders of agents found on this computer (core: `discover_agents`, `track`).

@@ -415,6 +415,23 @@ def _parse(line: bytes) -> Row | None:
         return None
 
 
+_FILE_KEY = b',"file":"'
+
+
+def _file_of(line: bytes) -> str | None:
+    """A row's file, read from its line without parsing the rest: rows are written compact, and no earlier
+    field's value can hold ``,"file":"`` unescaped. None for a line that is no row."""
+    i = line.find(_FILE_KEY)
+    if i < 0 or not line.startswith(b'{"id":'):
+        return None
+    try:
+        text = line.decode("utf-8")
+        value, _end = json.decoder.scanstring(text, len(line[:i + len(_FILE_KEY)].decode("utf-8")))  # type: ignore[attr-defined]
+    except (UnicodeDecodeError, ValueError):
+        return None
+    return str(value)
+
+
 def _lines_backward(f: Any, end: int) -> Iterator[bytes]:
     """The lines of the first *end* bytes of *f*, last first; the last line is yielded even unterminated."""
     pos = end
@@ -490,6 +507,8 @@ class Journal:
         self.home = home
         self.dir = home.journal_dir
         self.durable = durable   # fsync each append (benchmarks that build big journals turn it off)
+        self._newest: dict[str, tuple[tuple[int, int, int], str | None]] = {}
+        """Each bot's newest row id, by the active segment's inode, size and modification time when read."""
 
     def active(self, bot: str) -> Path:
         return self.dir / f"{_journal_name(bot)}.ndjson"
@@ -543,6 +562,8 @@ class Journal:
                 if self.durable:
                     os.fsync(fd)
                 size += len(data)
+                st = os.fstat(fd)   # the newest row is known now: the next newest_id need not read it back
+                self._newest[bot] = ((st.st_ino, st.st_size, st.st_mtime_ns), rows[-1].id)
             finally:
                 os.close(fd)
             if size >= ACTIVE_MAX_BYTES:
@@ -592,6 +613,46 @@ class Journal:
             if seg.seq not in by_seq or name.endswith(".xz"):
                 by_seq[seg.seq] = seg
         return [by_seq[k] for k in sorted(by_seq)]
+
+    def files_named(self, bot: str, limit: int) -> set[str]:
+        """The files the newest *limit* rows of *bot* name (deleted ones included), read without parsing
+        whole rows: what a view's file filter lists, from a 100,000-row journal in a fraction of the time."""
+        out: set[str] = set()
+        n = 0
+        for line in self._lines(bot):
+            name = _file_of(line)
+            if name is None:
+                row = _parse(line)   # written otherwise (by hand, by an older version): read it whole
+                if row is None:
+                    continue
+                name = row.file
+            out.add(name)
+            n += 1
+            if n >= limit:
+                break
+        return out
+
+    def _lines(self, bot: str) -> Iterator[bytes]:
+        """Every line of *bot*'s journal, newest first: the active segment's, then each closed segment's."""
+        for folder in (self.dir, self.segment_dir(bot)):   # never read through a link (Refused, naming it)
+            try:
+                with open_dir_nofollow(self.home.root, folder):
+                    pass
+            except (FileNotFoundError, NotADirectoryError):
+                pass
+        try:
+            f = open(self.active(bot), "rb")  # noqa: SIM115 — closed below; kept open while iterating
+        except OSError:
+            f = None
+        if f is not None:
+            with f:
+                yield from _lines_backward(f, os.fstat(f.fileno()).st_size)
+        for seg in reversed(self.segments(bot)):
+            try:
+                data = seg.read()
+            except (OSError, lzma.LZMAError):
+                continue
+            yield from (line for line in reversed(data.split(b"\n")) if line)
 
     def _active_rows(self, bot: str) -> Iterator[Row]:
         try:
@@ -697,10 +758,20 @@ class Journal:
 
     def newest_id(self, bot: str) -> str | None:
         """The id of the newest row of *bot* (a torn last line is no row), or None for an empty journal;
-        reads the end of the active segment only, unless it is empty (just closed)."""
-        for row in self.rows(bot):
-            return row.id
-        return None
+        reads the end of the active segment only, unless it is empty (just closed); not again while the active
+        segment is unchanged (a write asks three times: the repair's check, the shadows' and the commit's)."""
+        try:
+            st = os.lstat(self.active(bot))
+            sig: tuple[int, int, int] | None = (st.st_ino, st.st_size, st.st_mtime_ns)
+        except OSError:
+            sig = None
+        hit = self._newest.get(bot)
+        if sig is not None and hit is not None and hit[0] == sig:
+            return hit[1]
+        newest = next((row.id for row in self.rows(bot)), None)
+        if sig is not None:
+            self._newest[bot] = (sig, newest)   # read after the look: at least as new as the file it was keyed by
+        return newest
 
     def rows_after(self, bot: str, row_id: str | None) -> builtins.list[Row]:
         """The rows newer than *row_id*, oldest first, from the recent rows (the active segment and the

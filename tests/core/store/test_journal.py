@@ -592,3 +592,24 @@ def test_a_row_says_how_many_entries_it_moved_to_the_archive(mem):
     assert arch.archived() == 1 and memory.archived() == 0
     undone = mem.undo(BOT, arch.id)
     assert undone is not None and newest(mem).archived() == 0     # an undo moves nothing
+
+
+def test_the_files_a_journal_names_are_read_without_parsing_rows_and_agree_with_its_rows(mem, monkeypatch):
+    """``files_named`` (the journal view's file filter) reads each line's file alone; it lists exactly the
+    files of the newest rows, across closed segments, for names in other scripts (escaped as \\u in a line
+    written by hand), and for a chat whose title holds the very text it looks for."""
+    monkeypatch.setattr(J, "ACTIVE_MAX_BYTES", 2_000)   # a segment closed every few rows
+    names = ["memory/two words.md", "MEMORY.md", "memory/путь-日本.md", "memory/plain.md"]
+    tricky = Actor.bot('x,"file":"memory/not-this.md"', "task")
+    for i in range(30):
+        save(mem, names[i % len(names)], f"text {i}\n", tricky if i % 3 == 0 else PERSON)
+    mem.journal.append(BOT, [])   # nothing: no row
+    assert J.Journal(mem.home).segments(BOT), "the test wants closed segments"
+    for limit in (1, 3, 7, 30, 100):
+        want = {r.file for r in mem.journal.list(BOT, limit=limit)}
+        assert mem.journal.files_named(BOT, limit) == want, limit
+    assert "memory/not-this.md" not in mem.journal.files_named(BOT, 100)
+    with open(mem.journal.active(BOT), "ab") as f:   # a line written otherwise: read whole
+        f.write(json.dumps({**newest(mem).as_dict(), "id": "01a2351cf69b-9c96dc", "file": "memory/by hand.md"},
+                           separators=(", ", ": ")).encode() + b"\n")
+    assert "memory/by hand.md" in mem.journal.files_named(BOT, 5)
