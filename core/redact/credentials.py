@@ -98,6 +98,24 @@ def _pem(text: str, blocks: list[_PemBlock]) -> Iterator[_Span]:
             yield (start, stop, "private_key")
 
 
+
+def _after_curl(pattern: re.Pattern[str], low: str) -> Iterator[re.Match[str]]:
+    """The matches of *pattern* in *low* that stand after a ``curl`` on their own line (each line's ``curl``
+    looked up once, however many matches it holds)."""
+    line_end = -1
+    curl_at = -1
+    for m in pattern.finditer(low):
+        p = m.start()
+        if p > line_end:
+            ls = low.rfind("\n", max(0, line_end), p) + 1
+            line_end = low.find("\n", p)
+            if line_end < 0:
+                line_end = len(low)
+            curl_at = low.find("curl", ls, line_end)
+        if 0 <= curl_at < p:
+            yield m
+
+
 def _credentials(text: str, scan: str, low: str, words: dict[str, list[int]] | None = None) -> Iterator[_Span]:  # noqa: C901
     """*words*: the words pass over *low* (``_word_hits``), shared with the other detectors."""
     # Each regex runs only when the text holds a literal that every match
@@ -126,28 +144,11 @@ def _credentials(text: str, scan: str, low: str, words: dict[str, list[int]] | N
     if words is None:
         words = _word_hits(low)
     if _found(words, "curl"):
-        line_end = -1
-        curl_at = -1
-        for m in _CURL_USER_RE.finditer(low):
-            p = m.start()
-            if p > line_end:
-                ls = low.rfind("\n", max(0, line_end), p) + 1
-                line_end = low.find("\n", p)
-                if line_end < 0:
-                    line_end = len(low)
-                curl_at = low.find("curl", ls, line_end)
-            if 0 <= curl_at < p and not _is_placeholder(text[m.start(1) : m.end(1)]):
+        for m in _after_curl(_CURL_USER_RE, low):
+            if not _is_placeholder(text[m.start(1) : m.end(1)]):
                 yield (m.start(1), m.end(1), "password")
-        line_end = -1
-        for m in _CURL_KEY_USER_RE.finditer(low):
-            p = m.start()
-            if p > line_end:
-                ls = low.rfind("\n", max(0, line_end), p) + 1
-                line_end = low.find("\n", p)
-                if line_end < 0:
-                    line_end = len(low)
-                curl_at = low.find("curl", ls, line_end)
-            if 0 <= curl_at < p and _generated(text[m.start(1) : m.end(1)]):
+        for m in _after_curl(_CURL_KEY_USER_RE, low):
+            if _generated(text[m.start(1) : m.end(1)]):
                 yield (m.start(1), m.end(1), "api_key")
 
 
