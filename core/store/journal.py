@@ -634,27 +634,21 @@ class Journal:
 
     def _lines(self, bot: str) -> Iterator[bytes]:
         """Every line of *bot*'s journal, newest first: the active segment's, then each closed segment's."""
-        for folder in (self.dir, self.segment_dir(bot)):   # never read through a link (Refused, naming it)
+        self._check_folders(bot)
+        yield from self._active_lines(bot)
+        for seg in reversed(self.segments(bot)):
+            yield from self._segment_lines(bot, seg)
+
+    def _check_folders(self, bot: str) -> None:
+        """The journal's folders are never read through a link (Refused, naming it)."""
+        for folder in (self.dir, self.segment_dir(bot)):
             try:
                 with open_dir_nofollow(self.home.root, folder):
                     pass
             except (FileNotFoundError, NotADirectoryError):
                 pass
-        try:
-            f = open(self.active(bot), "rb")  # noqa: SIM115 — closed below; kept open while iterating
-        except OSError:
-            f = None
-        if f is not None:
-            with f:
-                yield from _lines_backward(f, os.fstat(f.fileno()).st_size)
-        for seg in reversed(self.segments(bot)):
-            try:
-                data = seg.read()
-            except (OSError, lzma.LZMAError):
-                continue
-            yield from (line for line in reversed(data.split(b"\n")) if line)
 
-    def _active_rows(self, bot: str) -> Iterator[Row]:
+    def _active_lines(self, bot: str) -> Iterator[bytes]:
         try:
             f = open(self.active(bot), "rb")  # noqa: SIM115 — closed below; kept open while iterating
         except FileNotFoundError:
@@ -663,15 +657,17 @@ class Journal:
             logger.warning("could not read the journal of %s: %s", bot, e)
             return
         with f:
-            end = os.fstat(f.fileno()).st_size
-            for line in _lines_backward(f, end):
-                row = _parse(line)
-                if row is None:
-                    logger.warning("skipped a damaged line in the journal of %s", bot)
-                    continue
-                yield row
+            yield from _lines_backward(f, os.fstat(f.fileno()).st_size)
 
-    def _segment_rows(self, bot: str, seg: Segment) -> Iterator[Row]:
+    def _active_rows(self, bot: str) -> Iterator[Row]:
+        for line in self._active_lines(bot):
+            row = _parse(line)
+            if row is None:
+                logger.warning("skipped a damaged line in the journal of %s", bot)
+                continue
+            yield row
+
+    def _segment_lines(self, bot: str, seg: Segment) -> Iterator[bytes]:
         try:
             data = seg.read()
         except FileNotFoundError:  # compressed meanwhile: read the compressed copy
@@ -682,11 +678,13 @@ class Journal:
         except (OSError, lzma.LZMAError) as e:
             logger.warning("could not read journal segment %s: %s", seg.path.name, e)
             return
-        for line in reversed(data.split(b"\n")):
-            if line:
-                row = _parse(line)
-                if row is not None:
-                    yield row
+        yield from (line for line in reversed(data.split(b"\n")) if line)
+
+    def _segment_rows(self, bot: str, seg: Segment) -> Iterator[Row]:
+        for line in self._segment_lines(bot, seg):
+            row = _parse(line)
+            if row is not None:
+                yield row
 
     def rows(self, bot: str, *, segments: int | None = None, row_id: str | None = None) -> Iterator[Row]:
         """Every row of *bot*, newest first; *segments* caps how many closed segments are read.
@@ -694,12 +692,7 @@ class Journal:
         The active segment is opened before the closed ones are listed, so a
         rotation meanwhile can only repeat rows (dropped by id), never hide them.
         """
-        for folder in (self.dir, self.segment_dir(bot)):   # never read through a link (Refused, naming it)
-            try:
-                with open_dir_nofollow(self.home.root, folder):
-                    pass
-            except (FileNotFoundError, NotADirectoryError):
-                pass
+        self._check_folders(bot)
         seen: set[str] = set()
         active = self._active_rows(bot)
         for row in active:
