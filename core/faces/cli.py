@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, NoReturn
 
 from ..base import log
 from ..ops import SWITCHES, BadInput, Conflict, Memory, exit_code_for
@@ -50,9 +50,13 @@ from .sync_cli import add_commands as add_sync_commands
 
 DEFAULT_PORT = 8721  # server.DEFAULT_PORT (tests/core/test_server.py checks); the server loads only for `serve`
 
-logger = log.get_logger(__name__)
+TYPE_CHECKING = False   # as typing's: typing itself (3 ms) is not imported at run time
+if TYPE_CHECKING:
+    from typing import Any, NoReturn
 
-Handler = Callable[[Memory, argparse.Namespace], Any]
+    Handler = Callable[[Memory, argparse.Namespace], Any]
+
+logger = log.get_logger(__name__)
 
 EPILOG = """\
 exit codes: 0 done, 2 bad usage or input, such as an argument that is not
@@ -73,9 +77,41 @@ below the home: such a command exits 4 naming the link.
 """
 
 
+def _columns() -> int:
+    """The terminal's width as :func:`shutil.get_terminal_size` reads it ($COLUMNS, else standard output's
+    terminal, else 80), without importing :mod:`shutil`: argparse imports it for every argument it adds,
+    and it loads lzma and bz2 — 3 ms of every command."""
+    try:
+        columns = int(os.environ.get("COLUMNS", "0"))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
+
+
+class _Help(argparse.HelpFormatter):
+    """argparse's help, its width read by :func:`_columns`."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
+                 width: int | None = None) -> None:
+        super().__init__(prog, indent_increment, max_help_position, _columns() - 2 if width is None else width)
+
+
+class _RawHelp(_Help, argparse.RawDescriptionHelpFormatter):
+    """The top level's help: its description and epilog as written."""
+
+
 class _Parser(argparse.ArgumentParser):
     _intermixing = False
     commands: frozenset[str] = frozenset()   # the top level's: every command's name
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _Help)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"botmemory: {message} (see `botmemory --help`)\n")
@@ -188,11 +224,11 @@ def parser_for(argv: Sequence[str]) -> _Parser:
 
 def build_parser(only: str | None = None) -> _Parser:
     """The command line's parser; *only*: with just that command's parser built (the others' names noted)."""
-    common = argparse.ArgumentParser(add_help=False)
+    common = _Parser(add_help=False)   # what every command takes
     common.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
                         help="print one JSON value on stdout")
     p = _Parser(prog="botmemory", description="botmemory: an AI bot's long-term memory, kept as plain markdown.",
-                epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter, parents=[common])
+                epilog=EPILOG, formatter_class=_RawHelp, parents=[common])
     p.add_argument("--root", metavar="DIR", help="the home (default: $OPENMAUSBOT_HOME, else ~/.openmausbot when it exists, "
                    "else botmemory's data folder)")
     p.add_argument("--today", metavar="DATE", help="treat DATE (YYYY-MM-DD) as today (also $BOTMEMORY_TODAY)")
@@ -346,7 +382,7 @@ def build_parser(only: str | None = None) -> _Parser:
     sp.add_argument("bot")
     sp.add_argument("key", nargs="?", choices=SWITCHES)
     sp.add_argument("value", nargs="?", metavar="on|off")
-    team_cli.add_commands(add, sub)     # `team …` and `search --scope team`
+    team_cli.add_commands(add, sub, common)     # `team …` and `search --scope team`
     add_sync_commands(add, sub)
     p.commands = frozenset(top.names)
     return p

@@ -8,11 +8,14 @@ import json
 import os
 import re
 import sys
-from typing import Any
 
 from .. import ops
 from ..base.log import get_logger
 from ..ops import Actor, BadInput, Memory, counted
+
+TYPE_CHECKING = False   # as typing's: typing itself is not imported at run time
+if TYPE_CHECKING:
+    from typing import Any
 
 logger = get_logger(__name__)
 

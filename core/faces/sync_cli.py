@@ -9,13 +9,14 @@ import argparse
 import json
 import sys
 from collections.abc import Callable
-from typing import Any
 
 from ..base.errors import BadInput, Refused
 from ..base.wording import counted
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from ..ops import Memory
 
 MAX_STDIN = 16 * 1024 * 1024   # the largest memory file botmemory reads or writes (safeio.MAX_STDIN)

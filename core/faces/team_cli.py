@@ -16,15 +16,18 @@ import argparse
 import json
 import sys
 from collections.abc import Callable
-from typing import Any
 
 from .. import ops
 from ..ops import Actor, BadInput, Memory, counted
 
-Handler = Callable[[Memory, argparse.Namespace], Any]
-
 SUBCOMMANDS = ("create", "list", "rename", "delete", "bots", "propose", "accept", "reject", "edit", "rm", "pin",
                "show", "history", "restore", "journal", "undo")
+
+TYPE_CHECKING = False   # as typing's: typing itself is not imported at run time
+if TYPE_CHECKING:
+    from typing import Any
+
+    Handler = Callable[[Memory, argparse.Namespace], Any]
 
 
 def _out(args: argparse.Namespace, value: Any, plain: str) -> None:
@@ -203,10 +206,9 @@ def search_with_scope(plain_search: Handler) -> Handler:
 # ----- the parser
 
 
-def add_commands(add: Callable[..., argparse.ArgumentParser], sub: Any) -> None:
-    """Add ``team`` and its subcommands, and ``search --scope`` (call after ``search`` is added)."""
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print one JSON value on stdout")
+def add_commands(add: Callable[..., argparse.ArgumentParser], sub: Any, common: argparse.ArgumentParser) -> None:
+    """Add ``team`` and its subcommands, and ``search --scope`` (call after ``search`` is added); *common*:
+    the options every command takes."""
     team = add("team", cmd_team, "team memory: notes a team of bots shares, accepted by a person")
     teams = team.add_subparsers(dest="team_command", metavar="COMMAND", parser_class=type(team))
 

@@ -13,11 +13,14 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from typing import Any
 
 from .. import ops
 from ..ops import BadInput, Memory, Refused, counted
 from .commands import _expected_hash, _out
+
+TYPE_CHECKING = False   # as typing's: typing itself is not imported at run time
+if TYPE_CHECKING:
+    from typing import Any
 
 WHO = ("bot", "person", "upkeep", "import", "unknown")
 

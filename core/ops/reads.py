@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from typing import Any
 
 from ..base.errors import BadInput, BotMemoryError
 from ..base.log import get_logger
@@ -19,8 +18,10 @@ from ..disk.paths import ARCHIVE_FILE, MEMORY_FILE, FileKind, normalize_rel
 from ..text import budget
 from ..text.budget import Level
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False   # as typing's: typing itself is not imported at run time
 if TYPE_CHECKING:
+    from typing import Any
+
     from ..store.journal import Row
     from ..store.memory import Memory
     from ..text.frontmatter import Frontmatter

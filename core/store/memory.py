@@ -36,7 +36,6 @@ from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, date, datetime, timedelta
 from functools import cached_property
-from typing import TYPE_CHECKING
 
 from ..base.errors import BotMemoryError, Refused
 from ..base.log import get_logger
@@ -47,6 +46,7 @@ from ..disk.safeio import TooLarge, hash_file, open_dir_nofollow, read_file
 from ..text.entries import clean_title
 from .writer import Actor, Change, Store, new_change_id
 
+TYPE_CHECKING = False   # as typing's: typing itself is not imported at run time
 if TYPE_CHECKING:  # the journal and shadows load on first use: a gauge or a load never needs them
     from .intents import Intents
     from .journal import Journal, Row

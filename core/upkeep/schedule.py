@@ -24,7 +24,6 @@ import json
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from ..base.errors import BotMemoryError
 from ..base.log import get_logger
@@ -36,7 +35,10 @@ from ..store.memory import Memory
 from ..text import budget
 from ..text import entries as E
 
+TYPE_CHECKING = False   # as typing's: typing itself is not imported at run time
 if TYPE_CHECKING:
+    from typing import Any
+
     from .tidy import TidyReport
 
 logger = get_logger(__name__)

@@ -115,6 +115,28 @@ def test_help_lists_every_command(capsys):
         assert cmd in out
 
 
+
+@pytest.mark.parametrize("columns", ["50", "120"])
+def test_help_is_as_wide_as_the_terminal_says(capsys, monkeypatch, columns):
+    """The width argparse would read with shutil, read without it ($COLUMNS first)."""
+    monkeypatch.setenv("COLUMNS", columns)
+    assert main(["gauge", "--help"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert max(len(line) for line in lines) <= int(columns)
+    assert max(len(line) for line in lines) > int(columns) - 25   # and wrapped at that width, not at 80
+
+
+def test_a_gauge_process_imports_no_typing_nor_shutil(tmp_path):
+    """typing (3 ms) and shutil (with lzma and bz2, 3 ms) cost every command for nothing: neither comes back
+    on the path of ``botmemory gauge``."""
+    root = str(tmp_path / "home")
+    assert main(["--root", root, "init", "scout"]) == 0
+    code = ("import sys; from botmemory.core.faces import entry;"
+            "rc = entry.main(sys.argv[1:]);"
+            "print(rc, [m for m in ('typing', 'shutil', 'lzma', 'bz2') if m in sys.modules])")
+    p = subprocess.run([sys.executable, "-c", code, "--root", root, "gauge", "scout"], capture_output=True, text=True)
+    assert p.stdout.strip().splitlines()[-1] == "0 []", p.stderr
+
 # ----- save --expected-hash absent, show of a missing file, malformed hashes (issue 17 item 13)
 
 
