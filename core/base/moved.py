@@ -45,8 +45,9 @@ WING_WAS: dict[str, str] = {
     "store": "store.writer", "recall": "recall.query", "upkeep": "upkeep.schedule", "ops": "ops.operations",
 }
 
-WINGS = ("base", "redact", "text", "disk", "kinds", "store", "notes", "recall", "outside", "upkeep", "brief", "ops",
-         "faces")
+WINGS = ("base", "redact", "text", "disk", "kinds", "store", "notes", "recall", "outside", "upkeep", "brief", "sync",
+         "team", "ops", "faces")
+"""Every wing of core (tests/core/base/test_moved.py checks it against the folders)."""
 
 CORE = __name__.rsplit(".", 2)[0]   # botmemory.core
 

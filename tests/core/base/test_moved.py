@@ -42,3 +42,15 @@ def test_old_imports_work_in_a_fresh_interpreter():
             "print('ok')\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.stdout.strip() == "ok", out.stderr
+
+
+def test_wings_names_every_folder_of_core():
+    """The door's names never hide a wing (core/__init__.py leaves out those named as one): the list
+    must name every wing there is."""
+    from pathlib import Path
+
+    from botmemory.core.base.moved import WINGS
+
+    core = Path(importlib.import_module("botmemory.core").__file__).parent
+    folders = {p.name for p in core.iterdir() if (p / "__init__.py").is_file()}
+    assert set(WINGS) == folders
