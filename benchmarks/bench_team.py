@@ -4,7 +4,7 @@ A home with one bot (a full MEMORY.md, 24 KB) in one team of N accepted notes
 (each about 200 bytes, 10 % pinned, every note edited once so it keeps two
 versions) and N/10 pending cards. Measured, in-process (median of --repeat):
 
-- ``load_block`` (what ``botmemory load`` prints) without a team, and with one;
+- ``load`` (what ``botmemory load`` prints) without a team, and with one;
 - ``search`` of one word (ordinary search, which includes the team's notes), with and without the team;
 - ``team_show`` (the Team tab's read) and one ``team_accept`` (a revision check, one file and one row).
 
@@ -21,8 +21,8 @@ from pathlib import Path
 from botmemory.core import (
     Actor,
     Memory,
-    load_block,
-    session_search,
+    load,
+    ops,
     team_accept,
     team_create,
     team_edit,
@@ -72,10 +72,10 @@ def main() -> None:
             plain.store.init(BOT)
             plain.store.write(BOT, "MEMORY.md", core_text(), PERSON)
             mem, key = build(tmp / "team", n)
-            load0 = median(lambda: load_block(plain, BOT), args.repeat)
-            load1 = median(lambda: load_block(mem, BOT), args.repeat)
-            search0 = median(lambda: session_search(plain, BOT, ["subject7"]), args.repeat)
-            search1 = median(lambda: session_search(mem, BOT, ["subject7"]), args.repeat)
+            load0 = median(lambda: load(plain, BOT), args.repeat)
+            load1 = median(lambda: load(mem, BOT), args.repeat)
+            search0 = median(lambda: ops.search(plain, BOT, ["subject7"]), args.repeat)
+            search1 = median(lambda: ops.search(mem, BOT, ["subject7"]), args.repeat)
             show = median(lambda: team_show(mem, key), args.repeat)
             cards = iter(team_show(mem, key).cards)
 

@@ -73,8 +73,7 @@ _export("kinds", "AgentGauge", "AgentKind", "Limits", "Loaded", KIND_NAMES="NAME
         get_kind="get")
 _export("kinds.tracked", "Candidate", "Tracked", "track", "untrack", discover_agents="discover")
 _export("ops.folders", "folder_secrets", "kind_of", "redact_file", "secrets_in", "topic_name_rule", "topic_path",
-        agent_gauge="gauge", agent_limits="limits", agent_load="load", agent_recall="recall",
-        forget_in_folder="forget")
+        agent_gauge="gauge", agent_limits="limits", agent_load="load", forget_in_folder="forget")
 _export("text.diff", "diff_counts", "diff_lines")
 _export("base.wording", "counted")
 _export("store.journal", "Journal", "Row", "RowFilter", "UNDO_ACTOR", "make_row")
@@ -88,9 +87,9 @@ _export("upkeep.capture_queue", "note_turn")
 _export("upkeep.capture", "CaptureReport", "capture_due", "last_capture",
         capture_now="capture")  # not "capture": the module
 _export("upkeep.organize", "OrganizeReport", organize_memory="organize")
-_export("faces.connect", AGENT_NAMES="AGENTS", connect_agent="connect", connection_status="status")
+_export("ops.connect", AGENT_NAMES="AGENTS", connect_agent="connect", connection_status="status")
 _export("ops.operations", "SearchResult", "forget", "forget_everywhere", "move_overflow", "prefer", "remember", "undo_overflow",
-        recall_notes="recall", session_search="search", tidy_up="tidy")  # the operations (not "recall", "tidy": modules)
+        recall_notes="recall", agent_recall="recall", session_search="search", tidy_up="tidy")  # the operations (not "recall", "tidy": modules)
 _export("upkeep.schedule", "UpkeepState", "heavy_line", "read_state", "run_due", "tidy_now")
 _export("notes.about_me", "LearnedLine", "learned_lines", "remove_learned")
 _export("faces.server", "ApiServer", "ensure_token", "token_path", SERVE_PORT="DEFAULT_PORT")
@@ -118,6 +117,8 @@ if not TYPE_CHECKING:  # hidden from mypy, so a name missing below is an error, 
 
             module, inner = _OLD[name]
             instead = _REPLACED.get(name)
+            if instead in _WINGS_NAMED:   # here it would name a wing: the door's own name
+                instead = f"ops.{instead}"
             warnings.warn(f"botmemory.core.{name} is not part of the surface since round 3"
                           + (f"; use {instead}" if instead else "") + " (it goes in release " + _moved.RELEASE + ")",
                           DeprecationWarning, stacklevel=2)

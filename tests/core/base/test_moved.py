@@ -54,3 +54,44 @@ def test_wings_names_every_folder_of_core():
     core = Path(importlib.import_module("botmemory.core").__file__).parent
     folders = {p.name for p in core.iterdir() if (p / "__init__.py").is_file()}
     assert set(WINGS) == folders
+
+
+@pytest.mark.parametrize("old", sorted(importlib.import_module("botmemory.core")._REPLACED))
+def test_an_old_surface_name_warns_naming_what_to_use_and_that_exists(old):
+    """``botmemory.core.session_search`` still works for a release, and its warning names a replacement a
+    caller can reach: a name of the surface, or the door's (``ops.search``: ``botmemory.core.search`` is the
+    recall wing's old module path)."""
+    import re
+    import warnings
+
+    core = importlib.import_module("botmemory.core")
+    core.__dict__.pop(old, None)
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        assert getattr(core, old) is not None
+    said = [str(w.message) for w in got if issubclass(w.category, DeprecationWarning)]
+    assert len(said) == 1 and f"botmemory.core.{old} is not part of the surface" in said[0]
+    instead = re.search(r"; use (\S+)", said[0]).group(1)
+    name = instead.removeprefix("ops.")
+    if instead.startswith("ops."):
+        assert name not in core.__all__ and callable(getattr(core.ops, name))
+    elif not instead.endswith(")"):   # "gauge (FolderGauge.secrets)" names a field of what gauge returns
+        assert name in core.__all__, f"the warning of {old} names {name}, which botmemory.core does not have"
+
+
+def test_every_old_surface_name_still_resolves():
+    """The names of the surface before round 3 resolve for one release — each to what its module has now
+    (the modules moved into wings; a table entry left pointing at the old place would fail here)."""
+    import warnings
+
+    core = importlib.import_module("botmemory.core")
+    broken = []
+    for name in sorted(core._OLD):
+        core.__dict__.pop(name, None)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            try:
+                getattr(core, name)
+            except (ImportError, AttributeError) as e:
+                broken.append(f"{name}: {e}")
+    assert broken == []
