@@ -89,7 +89,8 @@ _export("upkeep.capture", "CaptureReport", "capture_due", "last_capture",
 _export("upkeep.organize", "OrganizeReport", organize_memory="organize")
 _export("ops.connect", AGENT_NAMES="AGENTS", connect_agent="connect", connection_status="status")
 _export("ops.operations", "SearchResult", "forget", "forget_everywhere", "move_overflow", "prefer", "remember", "undo_overflow",
-        recall_notes="recall", agent_recall="recall", session_search="search", tidy_up="tidy")  # the operations (not "recall", "tidy": modules)
+        recall_notes="recall", agent_recall="recall", session_search="search",
+        tidy_up="tidy")  # the operations (not "recall", "tidy": modules)
 _export("upkeep.schedule", "UpkeepState", "heavy_line", "read_state", "run_due", "tidy_now")
 _export("notes.about_me", "LearnedLine", "learned_lines", "remove_learned")
 _export("faces.server", "ApiServer", "ensure_token", "token_path", SERVE_PORT="DEFAULT_PORT")
