@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -39,7 +40,12 @@ def test_a_wheel_builds_without_warnings_and_holds_every_file(tmp_path):
 
     if tuple(int(x) for x in setuptools.__version__.split(".")[:2]) < (77, 0):
         pytest.skip(f"setuptools {setuptools.__version__} in this environment; the build needs 77 or newer")
-    p = subprocess.run([sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "--no-build-isolation",
+    # built from a copy of the checkout: setuptools reuses a build/ folder it finds in the source, so a build
+    # left from before a module moved would ship the old module too (and building in place writes build/)
+    src = tmp_path / "src"
+    shutil.copytree(ROOT, src, ignore=shutil.ignore_patterns(".git", ".venv", "build", "dist", "*.egg-info",
+                                                              "__pycache__", ".*_cache", ".hypothesis"))
+    p = subprocess.run([sys.executable, "-m", "pip", "wheel", str(src), "--no-deps", "--no-build-isolation",
                         "-v", "-w", str(tmp_path)], capture_output=True, text=True, cwd=tmp_path)
     assert p.returncode == 0, p.stdout + p.stderr
     noise = [line for line in (p.stdout + p.stderr).splitlines() if WARNING.search(line)]
