@@ -128,24 +128,37 @@ def read_file(path: Path, root: Path | None = None) -> FileText | None:
     read with replacement characters and ``valid=False`` so reading commands
     still work; writers must refuse such a file.
     """
-    shown = _show(path, root)
+    data = _bytes_of(path, root)
+    return None if data is None else _file_text(data)
+
+
+def read_text(path: Path, root: Path | None = None) -> str | None:
+    """:func:`read_file`'s text alone, not hashed (invalid UTF-8 read with replacement characters): for a
+    reader that needs no hash, such as the gauge — hashing loads OpenSSL, milliseconds of a process."""
+    data = _bytes_of(path, root)
+    return None if data is None else data.decode("utf-8", errors="replace")
+
+
+def _bytes_of(path: Path, root: Path | None) -> bytes | None:
     try:
         with _parent(path, root) as d:
-            return read_in(d, path.name, shown)
+            got = read_bytes_in(d, path.name, _show(path, root))
     except (FileNotFoundError, NotADirectoryError):
         return None
+    return None if got is None else got[0]
+
+
+def _file_text(data: bytes) -> FileText:
+    try:
+        return FileText(data.decode("utf-8"), sha256(data), True)
+    except UnicodeDecodeError:
+        return FileText(data.decode("utf-8", errors="replace"), sha256(data), False)
 
 
 def read_in(d: Dir, name: str, shown: str) -> FileText | None:
     """Read file *name* of the opened folder *d* (see :func:`read_file`); *shown* names it in messages."""
     got = read_bytes_in(d, name, shown)
-    if got is None:
-        return None
-    data = got[0]
-    try:
-        return FileText(data.decode("utf-8"), sha256(data), True)
-    except UnicodeDecodeError:
-        return FileText(data.decode("utf-8", errors="replace"), sha256(data), False)
+    return None if got is None else _file_text(got[0])
 
 
 def read_bytes_in(d: Dir, name: str, shown: str) -> tuple[bytes, os.stat_result] | None:

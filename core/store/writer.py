@@ -38,6 +38,7 @@ from ..disk.safeio import (
     make_dirs,
     open_dir_nofollow,
     read_file,
+    read_text,
     remove_file,
     text_hash,
 )
@@ -153,8 +154,8 @@ class Store:
         return read_file(self.home.file(bot, rel), self.home.trust_root(bot))
 
     def text(self, bot: str, rel: str) -> str:
-        ft = self.read(bot, rel)
-        return ft.text if ft else ""
+        """A memory file's text ("" when it does not exist), read as :meth:`read` reads it, not hashed."""
+        return read_text(self.home.file(bot, rel), self.home.trust_root(bot)) or ""
 
     # ----- workspace
 

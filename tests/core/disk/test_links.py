@@ -244,3 +244,26 @@ def test_a_command_through_a_link_says_so_in_one_line_with_exit_4(where, args, h
     assert r.returncode == 4, r.stderr
     assert r.stderr.count("\n") == 1 and "is a symbolic link" in r.stderr, r.stderr
     assert snapshot(tmp_path / "other") == before
+
+
+def test_read_text_reads_as_read_file_does_without_a_hash(tmp_path):
+    """Store.text (the gauge's read) goes through read_text: the same link refusal, the same text, no hash."""
+    from botmemory.core.base.errors import LinkRefused
+    from botmemory.core.disk.safeio import read_file, read_text
+
+    root = tmp_path / "home"
+    (root / "ws" / "memory").mkdir(parents=True)
+    outside = tmp_path / "outside.md"
+    outside.write_text(PRIVATE, encoding="utf-8")
+    good, bad = root / "ws" / "MEMORY.md", root / "ws" / "memory" / "bad.md"
+    good.write_text("- a note ✓\n", encoding="utf-8")
+    bad.write_bytes(b"caf\xe9 au lait\n")
+    for path in (good, bad):
+        assert read_text(path, root) == read_file(path, root).text
+    assert "\ufffd" in read_text(bad, root)
+    assert read_text(root / "ws" / "missing.md", root) is None
+    (root / "ws" / "memory" / "linked.md").symlink_to(outside)
+    os.symlink(tmp_path, root / "ws" / "elsewhere")
+    for linked in (root / "ws" / "memory" / "linked.md", root / "ws" / "elsewhere" / "outside.md"):
+        with pytest.raises(LinkRefused):
+            read_text(linked, root)

@@ -126,14 +126,14 @@ def test_help_is_as_wide_as_the_terminal_says(capsys, monkeypatch, columns):
     assert max(len(line) for line in lines) > int(columns) - 25   # and wrapped at that width, not at 80
 
 
-def test_a_gauge_process_imports_no_typing_nor_shutil(tmp_path):
-    """typing (3 ms) and shutil (with lzma and bz2, 3 ms) cost every command for nothing: neither comes back
-    on the path of ``botmemory gauge``."""
+def test_a_gauge_process_imports_no_typing_shutil_nor_hashlib(tmp_path):
+    """typing (3 ms) and shutil (with lzma and bz2, 3 ms) cost every command for nothing, and a gauge hashes
+    nothing (hashlib loads OpenSSL: 4 ms): none of them comes back on the path of ``botmemory gauge``."""
     root = str(tmp_path / "home")
     assert main(["--root", root, "init", "scout"]) == 0
     code = ("import sys; from botmemory.core.faces import entry;"
             "rc = entry.main(sys.argv[1:]);"
-            "print(rc, [m for m in ('typing', 'shutil', 'lzma', 'bz2') if m in sys.modules])")
+            "print(rc, [m for m in ('typing', 'shutil', 'lzma', 'bz2', 'hashlib') if m in sys.modules])")
     p = subprocess.run([sys.executable, "-c", code, "--root", root, "gauge", "scout"], capture_output=True, text=True)
     assert p.stdout.strip().splitlines()[-1] == "0 []", p.stderr
 
