@@ -97,8 +97,9 @@ class _Help(argparse.HelpFormatter):
     """argparse's help, its width read by :func:`_columns`."""
 
     def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
-                 width: int | None = None) -> None:
-        super().__init__(prog, indent_increment, max_help_position, _columns() - 2 if width is None else width)
+                 width: int | None = None, **more: Any) -> None:   # more: what a later argparse passes (color)
+        super().__init__(prog, indent_increment, max_help_position, _columns() - 2 if width is None else width,
+                         **more)
 
 
 class _RawHelp(_Help, argparse.RawDescriptionHelpFormatter):
