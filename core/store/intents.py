@@ -44,10 +44,12 @@ class Pending:
 
 
 def _line(row: Row, temp: str | None) -> bytes:
-    d = row.as_dict(stored=True)
-    if temp is not None:
-        d["temp"] = temp
-    return (json.dumps(d, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+    """The row's journal line, with the name of its temp file added last (the journal writes the same line
+    without it: it is made once)."""
+    line = row.line()
+    if temp is None:
+        return line
+    return line[:-2] + b',"temp":' + json.dumps(temp, ensure_ascii=False).encode("utf-8") + b"}\n"
 
 
 class Intents:
@@ -56,6 +58,9 @@ class Intents:
     def __init__(self, home: Home) -> None:
         self.home = home
         self.dir = home.state_dir / "intents"
+        # bot -> (inode, size, ids): the file holds exactly the rows *ids*, as this process appended them to
+        # an empty file (under the workspace lock, which every writer of it holds): cleared without a read
+        self._only: dict[str, tuple[int, int, frozenset[str]]] = {}
 
     def path(self, bot: str) -> Path:
         return self.dir / f"{check_bot_id(bot)}.ndjson"
@@ -64,7 +69,7 @@ class Intents:
         """Append *rows* (each with its temp file's name, None for a deletion) and fsync: they are on disk
         before any file of theirs is replaced."""
         if rows:
-            self._append(bot, b"".join(_line(r, t) for r, t in zip(rows, temps)))
+            self._append(bot, b"".join(_line(r, t) for r, t in zip(rows, temps)), frozenset(r.id for r in rows))
 
     def mark(self, bot: str, key: str, ids: Sequence[str]) -> None:
         """Mark intents ``done`` (their files were replaced; the journal could not take their rows) or
@@ -72,19 +77,41 @@ class Intents:
         if ids:
             self._append(bot, (json.dumps({key: list(ids)}) + "\n").encode("utf-8"))
 
-    def _append(self, bot: str, data: bytes) -> None:
+    def _append(self, bot: str, data: bytes, ids: frozenset[str] | None = None) -> None:
+        self._only.pop(bot, None)
         make_dirs(self.dir, self.home.root)
         with open_dir_nofollow(self.home.root, self.dir) as d:
             fd = d.open(self.path(bot).name, os.O_WRONLY | os.O_APPEND | os.O_CREAT | _NOFOLLOW, FILE_MODE)
             try:
-                if os.fstat(fd).st_size:
+                empty = not os.fstat(fd).st_size
+                if not empty:
                     data = b"\n" + data   # after a torn line, a line of our own (an empty line is skipped)
                 view = memoryview(data)
                 while view:
                     view = view[os.write(fd, view):]
                 os.fsync(fd)
+                if empty and ids is not None:
+                    st = os.fstat(fd)
+                    self._only[bot] = (st.st_ino, st.st_size, ids)
             finally:
                 os.close(fd)
+
+    def clear_journaled(self, bot: str, journaled: set[str]) -> None:
+        """Clear the intents once the journal holds every one of them (*journaled*: the ids of the rows it
+        took); an intent of a write that failed before its rename is left for the repair, which drops it.
+        Read only when the file may hold more than this process's last :meth:`add`."""
+        only = self._only.pop(bot, None)
+        if only is not None:
+            try:
+                st = os.stat(self.path(bot), follow_symlinks=False)
+            except (FileNotFoundError, NotADirectoryError):
+                return
+            if (st.st_ino, st.st_size) == only[:2]:
+                if only[2] <= journaled:
+                    self.clear(bot)
+                return
+        if all(r.id in journaled for r in self.read(bot).rows):
+            self.clear(bot)
 
     def read(self, bot: str) -> Pending:
         """What is pending (a torn or damaged line is skipped)."""
@@ -131,6 +158,7 @@ class Intents:
 
     def keep_only(self, bot: str, pending: Pending, ids: set[str]) -> None:
         """Leave only the intents *ids* of *pending* (the write in progress); none: clear."""
+        self._only.pop(bot, None)
         rows = [r for r in pending.rows if r.id in ids]
         if not rows:
             self.clear(bot)
@@ -139,6 +167,7 @@ class Intents:
 
     def clear(self, bot: str) -> None:
         """Forget every intent of *bot* (their rows are journaled, or their writes never happened)."""
+        self._only.pop(bot, None)
         try:
             with open_dir_nofollow(self.home.root, self.dir) as d:
                 d.unlink(self.path(bot).name)

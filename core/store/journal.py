@@ -202,7 +202,12 @@ class Row:
         return text, len(self.after) > 3
 
     def line(self) -> bytes:
-        return (json.dumps(self.as_dict(stored=True), ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+        """The row as the journal stores it: one line of JSON (made once: the intents write it first)."""
+        made: bytes | None = self.__dict__.get("_line")
+        if made is None:
+            made = (json.dumps(self.as_dict(stored=True), ensure_ascii=False, separators=(",", ":")) + "\n").encode()
+            object.__setattr__(self, "_line", made)   # not a field: equality, repr and replace() never see it
+        return made
 
     def changed_lines(self) -> Iterator[str]:
         """The diff's added and removed lines (what ``--grep`` searches, with :attr:`words` past a cut)."""

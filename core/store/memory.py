@@ -159,8 +159,7 @@ class Memory:
         """Clear the intents once the journal holds every one of them (an intent of a write that failed
         before its rename is left for the repair, which drops it)."""
         try:
-            if all(r.id in journaled for r in self.intents.read(bot).rows):
-                self.intents.clear(bot)
+            self.intents.clear_journaled(bot, journaled)
         except (OSError, BotMemoryError) as e:
             logger.info("the intents of %s are cleared at the next start: %s", bot, e)
 

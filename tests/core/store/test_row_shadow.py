@@ -407,3 +407,38 @@ def test_a_real_full_disk_at_every_level_changes_nothing_or_everything_and_leave
             assert newest.how == "outside" and mem.undo(BOT, newest.id) is not None
             check_chain(mem)
     assert outcomes.get(5) and outcomes.get(0), outcomes      # both a refused and a finished write were seen
+
+
+# ----- intents cleared once journaled, read only when they may hold more than this process wrote
+
+
+def test_a_write_clears_its_own_intents_without_reading_them_back(started, monkeypatch):
+    def no_read(*a, **kw):
+        raise AssertionError("the intents were read back")
+
+    monkeypatch.setattr(type(started.intents), "read", no_read)
+    started.store.write(BOT, MEMORY_FILE, "- v1 second\n", PERSON)
+    assert not started.intents.pending(BOT)
+    check_chain(started)
+
+
+def test_an_intent_that_is_not_this_writes_is_read_and_kept(started, monkeypatch):
+    """A line the file gained after this process's own (another writer's, whatever the lock said): the
+    file is read, and as it holds a row the journal lacks, it stays for the repair."""
+    from botmemory.core.store.journal import Row
+
+    foreign = Row("20261014T000000000Z-ffff", "2026-10-14T00:00:00.000Z", BOT, "person", "cli", None, TOPIC,
+                  None, text_hash("x\n"), "", None, False, "created")
+    add = type(started.intents).add
+
+    def add_then_another(self, bot, rows, temps):
+        add(self, bot, rows, temps)
+        with open(self.path(bot), "ab") as f:
+            f.write(foreign.line())
+
+    monkeypatch.setattr(type(started.intents), "add", add_then_another)
+    started.store.write(BOT, MEMORY_FILE, "- v1 second\n", PERSON)
+    monkeypatch.undo()
+    left = started.intents.read(BOT)
+    assert [r.id for r in left.rows][-1] == foreign.id
+    assert started.intents.pending(BOT)
