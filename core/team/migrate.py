@@ -29,16 +29,13 @@ old file in. Nothing reads a half-written team.
 """
 from __future__ import annotations
 
-import hashlib
 import os
-import shutil
 from pathlib import Path
 
 from ..base.errors import BadInput
 from ..base.log import get_logger
 from ..disk.paths import Home
 from ..disk.safeio import fsync_dir, make_dirs
-from ..redact import redact
 from .files import CARDS, NOTES, TEAM_FILE, folder, names, parse, read_text, render, teams_dir, teams_locked, write_text
 from .records import Card, Note, Team, Version, check_key, check_name, check_title, is_id
 
@@ -71,6 +68,9 @@ def upgrade(home: Home) -> list[str]:
 
 
 def _id(kind: str, key: str, what: str) -> str:
+    # hashlib, redaction and shutil load when a team is migrated: every `load` imports this module
+    import hashlib
+
     return f"{kind}-{hashlib.sha256(f'{key}/{what}'.encode()).hexdigest()[:10]}"
 
 
@@ -85,6 +85,8 @@ def _str(e: dict[str, Any], name: str, shown: str, *, optional: bool = False) ->
 
 def convert(old: dict[str, Any], key: str, shown: str, now: str) -> tuple[Team, list[Note], list[Card]]:
     """The format-2 records of a format-1 team (pure)."""
+    from ..redact import redact
+
     if old.get("version") != 1:
         raise BadInput(f"{shown} is not a format-1 team file")
     if old.get("team") not in (None, key):
@@ -146,6 +148,7 @@ def convert(old: dict[str, Any], key: str, shown: str, now: str) -> tuple[Team, 
 
 def migrate(home: Home, key: str) -> None:
     """Migrate team *key* from ``teams/<key>.json`` to ``teams/<key>/`` (call with the teams lock held)."""
+    import shutil
     from datetime import UTC, datetime
 
     base = teams_dir(home)

@@ -126,15 +126,19 @@ def test_help_is_as_wide_as_the_terminal_says(capsys, monkeypatch, columns):
     assert max(len(line) for line in lines) > int(columns) - 25   # and wrapped at that width, not at 80
 
 
-def test_a_gauge_process_imports_no_typing_shutil_nor_hashlib(tmp_path):
-    """typing (3 ms) and shutil (with lzma and bz2, 3 ms) cost every command for nothing, and a gauge hashes
-    nothing (hashlib loads OpenSSL: 4 ms): none of them comes back on the path of ``botmemory gauge``."""
+@pytest.mark.parametrize("command", ["gauge", "load"])
+def test_a_gauge_or_load_process_imports_no_typing_shutil_hashlib_nor_redaction(tmp_path, command):
+    """typing (3 ms) and shutil (with lzma and bz2, 3 ms) cost every command for nothing, a gauge or a load
+    hashes nothing (hashlib loads OpenSSL: 4 ms), and neither redacts (the patterns: 50 ms). A load reads the
+    teams too, whose format-1 migration needs all of them: they load only when a team is migrated."""
     root = str(tmp_path / "home")
     assert main(["--root", root, "init", "scout"]) == 0
+    (tmp_path / "home" / "teams").mkdir()   # a load then reads the teams (and checks for format-1 ones)
     code = ("import sys; from botmemory.core.faces import entry;"
             "rc = entry.main(sys.argv[1:]);"
-            "print(rc, [m for m in ('typing', 'shutil', 'lzma', 'bz2', 'hashlib') if m in sys.modules])")
-    p = subprocess.run([sys.executable, "-c", code, "--root", root, "gauge", "scout"], capture_output=True, text=True)
+            "print(rc, [m for m in ('typing', 'shutil', 'lzma', 'bz2', 'hashlib', 'botmemory.core.redact')"
+            " if m in sys.modules])")
+    p = subprocess.run([sys.executable, "-c", code, "--root", root, command, "scout"], capture_output=True, text=True)
     assert p.stdout.strip().splitlines()[-1] == "0 []", p.stderr
 
 # ----- save --expected-hash absent, show of a missing file, malformed hashes (issue 17 item 13)
