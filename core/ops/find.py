@@ -23,12 +23,12 @@ WHY_NO_TOPICS = "This agent loads all of its memory every session and keeps no t
 def open_home(root: str | None, today: str | None = None, bot: str | None = None) -> tuple[Home, date]:
     """The home at *root* (``--root``, else the usual places) and today's date; it serves its tracked folders
     too unless *bot* is one of its workspaces (a workspace's recall never reads tracked.json)."""
-    from ..disk.paths import check_owner
+    from ..disk.paths import check_bot_id, check_owner
     from ..disk.paths import today as local_today
 
     home = Home.locate(root)
     check_owner(home.root)      # root on another user's home: refused, one line (its index would be root's)
-    if bot is None or not (home.workspaces / bot).is_dir():
+    if bot is None or not (home.workspaces / check_bot_id(bot)).is_dir():   # a bad id: BadInput, never a path
         from ..kinds.tracked import attach
 
         home = attach(home)

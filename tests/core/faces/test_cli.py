@@ -141,6 +141,18 @@ def test_a_gauge_or_load_process_imports_no_typing_shutil_hashlib_nor_redaction(
     p = subprocess.run([sys.executable, "-c", code, "--root", root, command, "scout"], capture_output=True, text=True)
     assert p.stdout.strip().splitlines()[-1] == "0 []", p.stderr
 
+@pytest.mark.parametrize("command", ["recall", "search"])
+@pytest.mark.parametrize("bot", ["a" * 300, "../scout", "sc out"])
+def test_recall_and_search_refuse_a_bad_bot_id_in_one_line(capsys, root, command, bot):
+    """recall and search answer without the full parser (the fast path): a bot id that is not one is bad
+    input there too (exit 2, one line), never a path looked at (a 300-character id was an OSError, exit 1)."""
+    from botmemory.core.faces import entry
+
+    code = entry.main(["--root", root, command, bot, "garden"])
+    err = capsys.readouterr().err
+    assert code == 2 and "bad bot id" in err and one_line(err), err
+
+
 # ----- save --expected-hash absent, show of a missing file, malformed hashes (issue 17 item 13)
 
 
