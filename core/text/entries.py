@@ -145,7 +145,7 @@ def parse_block_head(line: str) -> Block:
     if f is None:
         return Block(BlockKind.TEXT, (line,))
     kind, day, text, source, noticed, until, moved = f
-    return Block(kind, (line,), date=day, text=text, source=source, noticed=noticed, until=until, moved=moved)
+    return Block(kind, (line,), day, text, source, noticed, until, moved)
 
 
 HeadFields = tuple[BlockKind, date, str, str | None, bool, date | None, date | None]
@@ -224,7 +224,7 @@ def scan(text: str) -> Iterator[Block | str]:
         own = [line]
         while i < n:
             line = lines[i]
-            if _FENCE.match(line) and line[:1] not in (" ", "\t"):
+            if ("```" in line or "~~~" in line) and _FENCE.match(line) and line[:1] not in (" ", "\t"):
                 # the older form: a fenced code block right below the entry
                 end = _fence_end(lines, i)
                 if end is None:
