@@ -16,7 +16,7 @@ What counts as a secret:
   ``ghr_`` ``github_pat_``), GitLab, Slack tokens and webhook URLs, Stripe,
   OpenAI, Anthropic, Google (API keys, OAuth secrets and tokens), Hugging
   Face, npm, PyPI, SendGrid, Telegram bots, DigitalOcean, Shopify, Discord
-  webhooks, age secret keys and JWTs.  ``ghp_xxxx…``-style placeholders are
+  and Teams webhooks, age secret keys and JWTs.  ``ghp_xxxx…``-style placeholders are
   not secrets.
 * About 150 more prefixed formats, each a rule of its own (written here
   from providers' documents and the public rule lists of gitleaks,
@@ -38,8 +38,10 @@ What counts as a secret:
   (an ``… key``
   after a word that makes it a credential, "API", "access", "secret", …; a
   token, a secret, a password, a passphrase; then at most a preposition and
-  five words).  The value must read as generated, by the provider rule's
-  test: "the key of the song: C minor" stays.  ``labels`` says more.
+  five words), or right after the noun with neither ("Weather API key
+  Xk29…", "access token 9f8e…": 16 characters or more).  The value must
+  read as generated, by the provider rule's test: "the key of the song: C
+  minor" stays.  ``labels`` says more.
 * Every value under ``data:`` or ``stringData:`` of a Kubernetes ``kind:
   Secret`` manifest, whatever its key is called (``kube``).
 * Signed URLs: an Azure SAS's ``sig=``, an S3 or GCS presigned URL's

@@ -8,7 +8,8 @@ often names the credential, then says what it is for, then gives it.  A credenti
 a word that makes it one, "API key", "access key", "secret key"; a token, a secret, a password, a
 passphrase), then at most a preposition and five words ("for the staging box", "of the bot") or a remark
 in parentheses ("API key (prod)"), then a colon or "is" ("the API key for prod is …", "… is: …"), then one
-word: a secret only when it reads as a generated value (the test the provider rule puts to a value after a
+word — or the word right after the noun, 16 characters or more ("Weather API key Xk29sLq8…", "access token
+9f8e…"): a secret only when it reads as a generated value (the test the provider rule puts to a value after a
 provider's name: 12 or more characters with a digit, not a date, a version, a domain or a path, and the
 entropy of random text).  "The key for the song: C minor", "the token for each request: see below", "the
 secret to the crust is cold butter" stay as they are.  The nouns come from the shared words pass; the regex
@@ -38,6 +39,9 @@ _TAIL_RE = re.compile(
     r"[*_`\"']{0,2}(?P<v>[^\s`\"'<>()\[\]{}*]{12,200})",
     re.IGNORECASE,
 )
+# Or the value right after the noun, with no colon and no "is" ("Weather API key Xk29sLq8…", "access token
+# 9f8e7d…"): only a value of 16 or more characters that reads as generated, and not after a plural noun.
+_BARE_RE = re.compile(r"[ \t]+[*_`\"']{0,2}(?P<v>[^\s`\"'<>()\[\]{}*]{16,200})")
 _TRAILING = ".,;:!?"
 _WORD_BEFORE_RE = re.compile(r"([a-z0-9]+)[ \t_-]?$")
 # What may follow a noun for _TAIL_RE to match at all (one look before trying the regex), and the literals
@@ -48,8 +52,7 @@ _TAIL_LITERALS = (":", "is ", "is\t", "was ", "was\t")
 
 def _labelled(text: str, scan: str, low: str, words: dict[str, list[int]] | None = None) -> Iterator[_Span]:
     """*low*: the lower-cased scan copy; *words*: the words pass over it (``_word_hits``)."""
-    if not any(_holds(low, lit) for lit in _TAIL_LITERALS):
-        return
+    said = any(_holds(low, lit) for lit in _TAIL_LITERALS)   # else only the bare form can match
     if words is None:
         words = _word_hits(low)
     size = len(low)
@@ -68,9 +71,11 @@ def _labelled(text: str, scan: str, low: str, words: dict[str, list[int]] | None
                 end = p + len(word)
             if end >= size or low[end] not in _NEXT:
                 continue
-            m = _TAIL_RE.match(scan, end)
+            m = _TAIL_RE.match(scan, end) if said else None
             if m is None:
-                continue
+                m = _BARE_RE.match(scan, end)
+                if m is None:
+                    continue
             if word == "key":   # "API key", "access key"; not "the key", "primary key"
                 q = _WORD_BEFORE_RE.search(low, max(0, p - 16), p)
                 if q is None or q.group(1) not in _KEY_QUALIFIERS:

@@ -294,6 +294,12 @@ _PROVIDER_RULES: tuple[_Rule, ...] = (
         group=1,
         on_scan=True,
     ),
+    _Rule(   # the older connector URL: outlook.office.com/webhook/GUID@GUID/IncomingWebhook/…
+        "teams_webhook",
+        re.compile(r"outlook\.office(?:365)?\.com/webhook/([A-Za-z0-9@/_-]{60,400}+)"),
+        group=1,
+        on_scan=True,
+    ),
     # Signed URLs: an Azure SAS's signature, an S3 or GCS presigned URL's signature and session token (each
     # grants what the URL names to whoever holds it, until it expires).
     _Rule(

@@ -957,6 +957,45 @@ def test_issue_23_near_misses_are_left_alone(text):
     assert found == [], describe(text, found)
 
 
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        # The value right after the noun, no colon and no "is".
+        ("Weather api key Xk29sLq8Pz3nRt7vWm4yBc6d for the dashboard", "Xk29sLq8Pz3nRt7vWm4yBc6d"),
+        ("The API key 7ed5e15ff034d16017fbce66869b7bb7 goes in the header.", "7ed5e15ff034d16017fbce66869b7bb7"),
+        ("auth token 9f8e7d6c5b4a39281706f5e4d3c2b1a0", "9f8e7d6c5b4a39281706f5e4d3c2b1a0"),
+        ("- access token `Zt5qW1xR8vN3mK6pB2cL` (the CI one)", "Zt5qW1xR8vN3mK6pB2cL"),
+        # The older Teams connector URL (the newer webhookb2/ one is a rule too).
+        ("post to https://outlook.office.com/webhook/7aa49aa6-7840-443d-806c-08ebe8f59966@c662313f-14fc-43a2-9a7a-"
+         "d2e27f4f3478/IncomingWebhook/8592f62b50cf41b9b93ba0c0a00a0b88/eff4cd58-1bb8-4899-94de-795f656b4a18",
+         "7aa49aa6-7840-443d-806c-08ebe8f59966@c662313f-14fc-43a2-9a7a-d2e27f4f3478/IncomingWebhook/"
+         "8592f62b50cf41b9b93ba0c0a00a0b88/eff4cd58-1bb8-4899-94de-795f656b4a18"),
+    ],
+)
+def test_a_credential_right_after_its_noun_is_redacted(text, secret):
+    found = find_secrets(text)
+    assert [text[f.start:f.end] for f in found] == [secret], describe(text, found)
+    assert redact(redact(text)) == redact(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the access token expires after 3600 seconds",
+        "rotate the api key monthly-2024-05-01 as planned",
+        "our api key rotation policy v2-2024 is in the wiki",
+        "the key 7ed5e15ff034d16017fbce66869b7bb7 is the file's MD5",
+        "tokens 7ed5e15ff034d16017fbce66869b7bb7 and more",
+        "the secret ingredient is love",
+        "the API key release-2024.10.5 notes",
+        "see https://outlook.office.com/webhook/ for the docs",
+    ],
+)
+def test_a_noun_then_a_word_that_is_not_generated_is_left_alone(text):
+    found = find_secrets(text)
+    assert found == [], describe(text, found)
+
+
 _KUBE_SECRET = """apiVersion: v1
 kind: Secret
 metadata:
