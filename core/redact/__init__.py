@@ -143,7 +143,8 @@ shared words pass), ``rules`` (the token rules table), ``runs`` (gate runs,
 windows, gate lengths, the token rules run over them), ``placeholders``,
 ``credentials``, ``assign``, ``phrases`` (passwords said in prose),
 ``entropy``, ``provider``, ``labels`` (a credential named in a sentence, its value after a colon) and
-``kube`` (a Kubernetes Secret's data); this module puts them together.
+``kube`` (a Kubernetes Secret's data) and ``everyday`` (command-line passwords, ``email / password``,
+door codes, seed phrases, backup codes, session cookies); this module puts them together.
 """
 
 from __future__ import annotations
@@ -171,6 +172,7 @@ from .credentials import _credentials, _pem, _pem_blocks
 from .entropy import _ENTROPY_MIN_LEN as _ENTROPY_MIN_LEN
 from .entropy import _entropy_runs as _entropy_runs
 from .entropy import _high_entropy
+from .everyday import _everyday
 from .kube import _kube_secrets
 from .labels import _labelled
 from .phrases import _phrases
@@ -306,13 +308,14 @@ def _scan_text(text: str) -> list[_Span]:
     found: list[_Span] = []
     found.extend(_pem(scan, blocks))
     found.extend(_token_rules(text, scan, low, runs))
-    words = _word_hits(low)  # one pass for the keywords and nouns of the three detectors below
+    words = _word_hits(low)  # one pass for the keywords and nouns of the detectors below
     found.extend(_credentials(text, scan, low, words))
     found.extend(_assignments(text, low, scan, words))
     found.extend(_phrases(text, low, words))
     found.extend(_provider_keyword(text, scan, low, runs))
     found.extend(_labelled(text, scan, low, words))
     found.extend(_kube_secrets(text, low))
+    found.extend(_everyday(text, low, words))
     specific = _merge(found)
     # Markers already in the text are never (part of) a secret.
     if _holds(scan, "«") and _holds(text, "«redacted "):

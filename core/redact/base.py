@@ -43,6 +43,16 @@ def _literal_hits(low: str, word: str) -> Iterator[int]:
         p = low.find(word, p + len(word))
 
 
+_PLAIN_PART_RE = re.compile(r"[A-Za-z][a-z]*|[A-Z]+|[a-z]+|[0-9]{1,4}")
+_VALUE_SPLIT_RE = re.compile(r"[_\-./:]+")
+
+
+def _plain_parts(value: str) -> bool:
+    """Whether every part of *value* between ``_ - . / :`` is a word or a short number: "version-2024",
+    "Release_12", "foo.bar.v2" name things, they are not generated."""
+    return all(_PLAIN_PART_RE.fullmatch(p) for p in _VALUE_SPLIT_RE.split(value) if p)
+
+
 # Trying a regex at a place from Python costs about what a regex pass over
 # this many characters does.
 _TRY_COST = 512

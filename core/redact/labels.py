@@ -30,6 +30,7 @@ _KEY_QUALIFIERS = frozenset({
     "api", "access", "secret", "private", "encryption", "license", "licence", "master", "account",
     "auth", "app", "client", "consumer", "developer", "subscription", "service", "admin", "deploy", "sdk",
     "integration", "management", "webhook", "bot", "application",
+    "wifi", "wlan", "wpa", "wpa2", "wpa3", "wep", "network", "shared",   # a Wi-Fi network's key ("pre-shared key")
 })
 # After the noun: a preposition and a few words (or nothing), a colon or "is", then the value.
 _TAIL_RE = re.compile(

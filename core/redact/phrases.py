@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from .base import _holds, _literal_hits, _Span
+from .base import _holds, _literal_hits, _plain_parts, _Span
 from .placeholders import _is_placeholder
 from .words import _WORDS, _apart, _word_hits
 
@@ -37,6 +37,7 @@ _IS = (
     r"|[ \t]*[:：=][ \t]*"                                    # pw: X, 密码：X
     r"|[ \t]*(?:は|是|为|為|：)[ \t]*"                         # パスワードは X, 密码是 X
     r"|(?<=[ьоło])(?P<bare>[ \t]+)(?=[^\s]*[0-9])"            # мой пароль Tr0ub4dor, moje hasło X (no verb)
+    r"|(?<=[dte])(?P<plain>[ \t]+)(?=[^\s]*[0-9])"             # wifi password Tr0ub4dor&3 (no verb either)
     r")"
 )
 # The value: one word (quoted, or up to white space / a CJK full stop), read from the original text.
@@ -95,6 +96,13 @@ def _reads_as_a_secret(value: str, noun: str) -> bool:
     return shaped and not _is_placeholder(value)    # the dearest test last
 
 
+def _generated(value: str) -> bool:
+    """A password given with no verb before it must look made, not named: 6 or more characters, a letter and
+    a digit, and not only words and short numbers ("Tr0ub4dor&3", "Summer2024!"; not "reset-2024")."""
+    return (len(value) >= 6 and any(c.isalpha() for c in value) and any(c.isdigit() for c in value)
+            and not _plain_parts(value))
+
+
 def _mixed(value: str) -> bool:
     """A word that does not read as prose: a digit, or a symbol (not only at its end)."""
     return any(c.isdigit() for c in value) or any(c in _SYMBOLS for c in value)
@@ -135,6 +143,7 @@ def _phrases(text: str, low: str, words: dict[str, list[int]] | None = None) -> 
             continue
         if m.group("bare") is not None and not _POSSESSIVE_RE.search(text, max(0, p - 12), p):
             continue    # without a verb only after "my": "wyśle hasło hello2u2" is a man page's example
+        plain = m.group("plain") is not None
         s, e = m.start("value"), m.end("value")
         value = text[s:e]
         if value[0] not in "\"'«「":
@@ -147,6 +156,8 @@ def _phrases(text: str, low: str, words: dict[str, list[int]] | None = None) -> 
             continue    # a URL: its password is the URL rule's; "the password is 1Password-managed"
         if not _reads_as_a_secret(value, noun):
             continue
+        if plain and noun not in ("pin", "passcode") and not _generated(value):
+            continue    # right after the noun, no verb: "password reset-2024", "password policy v2" are not
         if value.isdigit() and _COUNT_RE.match(text, e):
             continue    # "the password is 128 bits": a count, not a value
         if value[0] in "\"'«「":

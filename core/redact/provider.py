@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from .base import _max_width, _Span
+from .base import _max_width, _plain_parts, _Span
 from .entropy import _DIGIT_RE, _shannon
 from .placeholders import _is_placeholder
 from .runs import _find_runs, _Runs
@@ -85,8 +85,6 @@ def _provider_words_in(low: str) -> tuple[str, ...]:
 
 _DATEISH_RE = re.compile(r"[0-9]+(?:[.:/_-][0-9]+)*")
 _DOMAINISH_RE = re.compile(r"(?:[a-z0-9-]+\.)+[a-z]{2,}(?:/.*)?|.*\.[a-z]{2,4}")
-_PLAIN_PART_RE = re.compile(r"[A-Za-z][a-z]*|[A-Z]+|[a-z]+|[0-9]{1,4}")
-_VALUE_SPLIT_RE = re.compile(r"[_\-./:]+")
 
 
 def _provider_value_ok(v: str) -> bool:
@@ -102,7 +100,7 @@ def _provider_value_ok(v: str) -> bool:
         return False
     if _DOMAINISH_RE.fullmatch(v):
         return False  # example.com, notes.md, api.v2.service.io
-    if all(_PLAIN_PART_RE.fullmatch(p) for p in _VALUE_SPLIT_RE.split(v) if p):
+    if _plain_parts(v):
         return False  # version-2024, Release_12, foo.bar.v2
     return _shannon(v) >= (2.8 if len(v) < 20 else 3.3)
 

@@ -62,4 +62,10 @@ MAKERS: dict[str, Callable[[int], str]] = {
     "'eyJ' repeated": _fill("eyJ"),
     "URL with a huge password": lambda n: "https://u:" + "p" * (n - 12) + " x",
     "30,000 random tokens": _random_tokens,
+    # The everyday shapes (everyday.py): each found by a word that starts a bounded look.
+    "cookie pairs on one line": _fill("cookie: sid=abcdefgh1234; "),
+    "seed phrase labels on one line": _fill("seed phrase: abc def ghi "),
+    "'door code' repeated": _fill("door code 12345 "),
+    "'email / password' repeated": _fill("a@b.co / Kx82!mQz77 "),
+    "'backup code' repeated": _fill("backup code 1234-5678 "),
 }

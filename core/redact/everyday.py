@@ -1,0 +1,222 @@
+"""Credentials people keep in everyday notes, in shapes no key format names.
+
+Part of :mod:`botmemory.core.redact` (the package's docstring says what counts as a secret).
+
+- A password on a command line: ``mysql -pS3cret``, ``sshpass -p 'pw'``, ``docker login -p pw`` — the value
+  after the flag (``--password pw`` is an assignment: ``assign``).
+- An account written as ``email / password``: "Netflix: priya@example.com / Kx82!mQz77" — the password,
+  when it reads as one (a letter and a digit or a symbol, 6 or more characters, not an address or a path).
+- A code that opens something: "the door code is 4471", "alarm code: 0852#", "gate code 1379" — 3 to 12
+  digits (with ``#`` or ``*``) after a door, gate, alarm, garage, lock, safe, keypad, entry, lockbox or
+  access code.
+- A wallet's seed phrase: 12, 15, 18, 21 or 24 lower-case words of 3 to 8 letters (the shape of every BIP-39
+  word list) after "seed phrase", "recovery phrase", "mnemonic phrase" (…) and a colon or "is".
+- Backup and recovery codes: "recovery codes: 4f8a-92kd 7hd8-2k3j", "2FA backup code 8472-9931" — each code
+  (letters and digits, a dash allowed, with a digit) after the label.
+- A session cookie: in a ``Cookie:`` or ``Set-Cookie:`` line, the value of a cookie whose name says session,
+  token, auth or login (8 characters or more).
+
+Each is tried only where its word is (``code``, ``cookie``, ``phrase`` and ``sshpass``'s ``pass`` come from the
+shared words pass; ``mysql`` and ``login`` only in a text with a `` -p`` flag; an account
+only where ``@`` and `` / `` are); every regex is bounded and matched at those places only, so the time stays
+linear in the text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from .base import _holds, _literal_hits, _Span
+from .placeholders import _is_placeholder
+from .words import _word_hits
+
+_SYMBOLS = frozenset("!#$%&*+=?@^~|\\<>;,.:-_")
+
+# ----- a password on a command line
+
+_QUOTED_OR_WORD = r"(?:(['\"])([^'\"\n]{1,100})\1|([^\s'\"]{1,100}))"
+_CLI_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    # mysql's -p takes its value attached: "-pS3cret" ("-p" alone asks for it; -P is the port).
+    ("mysql", re.compile(r"mysql(?:dump|admin)?\b[^\n]{0,200}?[ \t]-p(?:(['\"])([^'\"\n]{1,100})\1|"
+                         r"([^\s'\"-][^\s'\"]{0,99}))")),
+    ("mariadb", re.compile(r"mariadb(?:-dump|-admin)?\b[^\n]{0,200}?[ \t]-p(?:(['\"])([^'\"\n]{1,100})\1|"
+                           r"([^\s'\"-][^\s'\"]{0,99}))")),
+    ("sshpass", re.compile(r"sshpass[ \t]+-p[ \t]*" + _QUOTED_OR_WORD)),
+    ("login", re.compile(r"login\b[^\n]{0,200}?[ \t]-p(?:[ \t]+|=)" + _QUOTED_OR_WORD)),
+)
+_LOGIN_TOOLS = re.compile(r"(?:docker|podman|buildah|skopeo|nerdctl|oras|registry)[ \t]+$")
+
+
+def _cli_passwords(text: str, low: str, words: dict[str, list[int]]) -> Iterator[_Span]:
+    if not _holds(low, " -p"):   # every rule's flag ("--password …" is an assignment's: assign.py)
+        return
+    for needle, rx in _CLI_RULES:
+        if needle == "sshpass":    # found by the words pass's "pass"
+            hits = [p - 3 for p in words["pass"] if p >= 3 and low.startswith("sshpass", p - 3)]
+        elif not _holds(low, needle):
+            continue
+        else:
+            hits = list(_literal_hits(low, needle))
+        for p in hits:
+            if p > 0 and (low[p - 1].isalnum() or low[p - 1] == "_"):
+                continue
+            if needle == "login" and not _LOGIN_TOOLS.search(low, max(0, p - 24), p):
+                continue    # "login -p" of something else: only a container registry's login
+            m = rx.match(text, p)
+            if m is None:
+                continue
+            group = 2 if m.group(2) is not None else 3
+            value = m.group(group)
+            if value[0] in "$<{%*[" or _is_placeholder(value):
+                continue    # "$MYSQL_PWD", "<password>", "****": not the password itself
+            yield (m.start(group), m.end(group), "password")
+
+
+# ----- an account as "email / password"
+
+_ACCOUNT_RE = re.compile(r"@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){1,6}[ \t]+/[ \t]+[*_`\"']{0,2}([^\s`\"']{6,100})")
+
+
+def _reads_as_password(value: str) -> bool:
+    """A word no one writes in prose: a letter, and a digit or a symbol; not an address, a path or a date."""
+    if "@" in value or "://" in value or value[0] in "/~$<{[%." or _is_placeholder(value):
+        return False
+    has_alpha = any(c.isalpha() for c in value)
+    has_digit = any(c.isdigit() for c in value)
+    has_symbol = any(c in _SYMBOLS for c in value[:-1])
+    return has_alpha and (has_digit or has_symbol)
+
+
+def _accounts(text: str, low: str) -> Iterator[_Span]:
+    if not _holds(low, "@") or not _holds(low, " / "):
+        return
+    for m in _ACCOUNT_RE.finditer(text):
+        at = m.start()
+        if at == 0 or not (text[at - 1].isalnum() or text[at - 1] in "._%+-"):
+            continue    # "@handle / …" is no address
+        s, e = m.span(1)
+        while e > s and text[e - 1] in ".,;:)!?":
+            e -= 1
+        if e - s >= 6 and _reads_as_password(text[s:e]):
+            yield (s, e, "password")
+
+
+# ----- a code that opens something
+
+_CODE_NOUN_BEFORE = re.compile(r"(?:door|gate|alarm|garage|lock|safe|keypad|entry|entrance|lockbox|key[ \t]?box|"
+                               r"access|building[ \t]+door)[ \t]+$")
+_CODE_VALUE = re.compile(r"(?:[ \t]+(?:is|was)[ \t]+|[ \t]*[:=][ \t]*|[ \t]+-[ \t]+|[ \t]+)[*_`\"']{0,2}"
+                         r"([0-9][0-9#*]{2,11})(?![0-9A-Za-z])")
+
+
+def _codes(text: str, low: str, words: dict[str, list[int]]) -> Iterator[_Span]:
+    for q in words["code"]:
+        if q == 0 or not _CODE_NOUN_BEFORE.search(low, max(0, q - 22), q):
+            continue
+        m = _CODE_VALUE.match(low, q + 4)
+        if m is None:
+            continue
+        yield (m.start(1), m.end(1), "access_code")
+
+
+# ----- a wallet's seed phrase
+
+_SEED_BEFORE = re.compile(r"(?:seed|recovery|mnemonic|backup|secret|wallet)[ \t]+$")
+_SEED_AFTER = re.compile(
+    r"(?:[ \t]*\([^()\n]{0,30}\))?(?:[ \t]+(?:is|was)[ \t]*:?|[ \t]*[:=—-])[ \t]*[*_`\"']{0,2}"
+    r"((?:[a-z]{3,8}(?:,[ \t]?|[ \t]))+[a-z]{3,8})(?![a-z])"
+)
+_SEED_COUNTS = (24, 21, 18, 15, 12)
+_SEED_SEP = re.compile(r",[ \t]?|[ \t]")
+
+
+def _seed_phrases(text: str, low: str, words: dict[str, list[int]]) -> Iterator[_Span]:
+    for q in words["phrase"]:
+        if q == 0 or not _SEED_BEFORE.search(low, max(0, q - 10), q):
+            continue
+        m = _SEED_AFTER.match(low, q + 6)
+        if m is None:
+            continue
+        run = m.group(1)
+        n = next((c for c in _SEED_COUNTS if len(_SEED_SEP.split(run)) >= c), 0)
+        if n:
+            yield (m.start(1), m.start(1) + _span_of(run, n), "seed_phrase")
+
+
+def _span_of(run: str, n: int) -> int:
+    """The length of the first *n* words of *run* with the separators between them."""
+    count = 0
+    i = 0
+    while i < len(run):
+        while i < len(run) and run[i].isalpha():
+            i += 1
+        count += 1
+        if count == n:
+            return i
+        while i < len(run) and not run[i].isalpha():
+            i += 1
+    return len(run)
+
+
+# ----- backup and recovery codes
+
+_BACKUP_BEFORE = re.compile(r"(?:backup|recovery|2fa|two-factor|mfa|otp|one-time)[ \t]+$")
+_BACKUP_AFTER = re.compile(r"s?(?:[ \t]+(?:are|is)[ \t]*:?|[ \t]*[:=—-]|[ \t])[ \t]*")
+_BACKUP_CODE = re.compile(r"([a-z0-9]{3,10}(?:-[a-z0-9]{3,10}){0,3})(?:[ \t]*[,;]?[ \t]*)")
+
+
+def _backup_codes(text: str, low: str, words: dict[str, list[int]]) -> Iterator[_Span]:
+    for q in words["code"]:
+        if q == 0 or not _BACKUP_BEFORE.search(low, max(0, q - 14), q):
+            continue
+        m = _BACKUP_AFTER.match(low, q + 4)
+        if m is None:
+            continue
+        pos = m.end()
+        for _ in range(16):
+            c = _BACKUP_CODE.match(low, pos)
+            if c is None or not any(ch.isdigit() for ch in c.group(1)):
+                break
+            end = c.end(1)
+            if end < len(low) and (low[end].isalnum() or low[end] in "-_"):
+                break
+            yield (c.start(1), end, "backup_code")
+            pos = c.end()
+
+
+# ----- a session cookie
+
+_COOKIE_LINE = re.compile(r"(?:set-)?cookie[ \t]*:[ \t]*([^\n]*)")
+_COOKIE_PAIR = re.compile(r"([a-z0-9_.-]{1,64})=([^;\s]{8,4096})")
+_COOKIE_NAMES = ("sess", "sid", "token", "auth", "login", "remember", "jwt")
+
+
+def _cookies(text: str, low: str, words: dict[str, list[int]]) -> Iterator[_Span]:
+    done = 0   # the end of the last Cookie line read: a line is read once, however many "cookie"s it holds
+    for q in words["cookie"]:
+        if q < done:
+            continue
+        start = q - 4 if q >= 4 and low.startswith("set-", q - 4) else q
+        if start and low[start - 1].isalnum():
+            continue
+        m = _COOKIE_LINE.match(low, start)
+        if m is None:
+            continue
+        done = m.end()
+        for pair in _COOKIE_PAIR.finditer(low, m.start(1), m.end(1)):
+            if any(w in pair.group(1) for w in _COOKIE_NAMES) and not _is_placeholder(text[pair.start(2):pair.end(2)]):
+                yield (pair.start(2), pair.end(2), "session_cookie")
+
+
+def _everyday(text: str, low: str, words: dict[str, list[int]] | None = None) -> Iterator[_Span]:
+    """*low*: the lower-cased scan copy (same offsets as *text*); *words*: the words pass over it (``_word_hits``),
+    shared with the other detectors."""
+    if words is None:
+        words = _word_hits(low)
+    yield from _cli_passwords(text, low, words)
+    yield from _accounts(text, low)
+    yield from _codes(text, low, words)
+    yield from _seed_phrases(text, low, words)
+    yield from _backup_codes(text, low, words)
+    yield from _cookies(text, low, words)
