@@ -110,13 +110,19 @@ _CODE_VALUE = re.compile(r"(?:[ \t]+(?:is|was)[ \t]+|[ \t]*[:=][ \t]*|[ \t]+-[ \
                          r"([0-9][0-9#*]{2,11})(?![0-9A-Za-z])")
 
 
+def _after_label(low: str, hits: list[int], size: int, before: re.Pattern[str], reach: int,
+                 after: re.Pattern[str]) -> Iterator[re.Match[str]]:
+    """At each hit of a word *size* long: *after* matched right after it, where *before* (anchored at its end)
+    finds the word that makes it a label within *reach* characters before it ("door" before "code")."""
+    for q in hits:
+        if q and before.search(low, max(0, q - reach), q):
+            m = after.match(low, q + size)
+            if m is not None:
+                yield m
+
+
 def _codes(text: str, low: str, words: dict[str, list[int]]) -> Iterator[_Span]:
-    for q in words["code"]:
-        if q == 0 or not _CODE_NOUN_BEFORE.search(low, max(0, q - 22), q):
-            continue
-        m = _CODE_VALUE.match(low, q + 4)
-        if m is None:
-            continue
+    for m in _after_label(low, words["code"], 4, _CODE_NOUN_BEFORE, 22, _CODE_VALUE):
         yield (m.start(1), m.end(1), "access_code")
 
 
@@ -132,12 +138,7 @@ _SEED_SEP = re.compile(r",[ \t]?|[ \t]")
 
 
 def _seed_phrases(text: str, low: str, words: dict[str, list[int]]) -> Iterator[_Span]:
-    for q in words["phrase"]:
-        if q == 0 or not _SEED_BEFORE.search(low, max(0, q - 10), q):
-            continue
-        m = _SEED_AFTER.match(low, q + 6)
-        if m is None:
-            continue
+    for m in _after_label(low, words["phrase"], 6, _SEED_BEFORE, 10, _SEED_AFTER):
         run = m.group(1)
         n = next((c for c in _SEED_COUNTS if len(_SEED_SEP.split(run)) >= c), 0)
         if n:
@@ -167,12 +168,7 @@ _BACKUP_CODE = re.compile(r"([a-z0-9]{3,10}(?:-[a-z0-9]{3,10}){0,3})(?:[ \t]*[,;
 
 
 def _backup_codes(text: str, low: str, words: dict[str, list[int]]) -> Iterator[_Span]:
-    for q in words["code"]:
-        if q == 0 or not _BACKUP_BEFORE.search(low, max(0, q - 14), q):
-            continue
-        m = _BACKUP_AFTER.match(low, q + 4)
-        if m is None:
-            continue
+    for m in _after_label(low, words["code"], 4, _BACKUP_BEFORE, 14, _BACKUP_AFTER):
         pos = m.end()
         for _ in range(16):
             c = _BACKUP_CODE.match(low, pos)
