@@ -36,12 +36,12 @@ _SYMBOLS = frozenset("!#$%&*+=?@^~|\\<>;,.:-_")
 # ----- a password on a command line
 
 _QUOTED_OR_WORD = r"(?:(['\"])([^'\"\n]{1,100})\1|([^\s'\"]{1,100}))"
+# mysql's -p takes its value attached: "-pS3cret" ("-p" alone asks for it; -P is the port).
+_MYSQL_RE = re.compile(r"(?:mysql(?:dump|admin)?|mariadb(?:-dump|-admin)?)\b[^\n]{0,200}?[ \t]-p"
+                       r"(?:(['\"])([^'\"\n]{1,100})\1|([^\s'\"-][^\s'\"]{0,99}))")
 _CLI_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
-    # mysql's -p takes its value attached: "-pS3cret" ("-p" alone asks for it; -P is the port).
-    ("mysql", re.compile(r"mysql(?:dump|admin)?\b[^\n]{0,200}?[ \t]-p(?:(['\"])([^'\"\n]{1,100})\1|"
-                         r"([^\s'\"-][^\s'\"]{0,99}))")),
-    ("mariadb", re.compile(r"mariadb(?:-dump|-admin)?\b[^\n]{0,200}?[ \t]-p(?:(['\"])([^'\"\n]{1,100})\1|"
-                           r"([^\s'\"-][^\s'\"]{0,99}))")),
+    ("mysql", _MYSQL_RE),
+    ("mariadb", _MYSQL_RE),
     ("sshpass", re.compile(r"sshpass[ \t]+-p[ \t]*" + _QUOTED_OR_WORD)),
     ("login", re.compile(r"login\b[^\n]{0,200}?[ \t]-p(?:[ \t]+|=)" + _QUOTED_OR_WORD)),
 )
@@ -134,30 +134,15 @@ _SEED_AFTER = re.compile(
     r"((?:[a-z]{3,8}(?:,[ \t]?|[ \t]))+[a-z]{3,8})(?![a-z])"
 )
 _SEED_COUNTS = (24, 21, 18, 15, 12)
-_SEED_SEP = re.compile(r",[ \t]?|[ \t]")
+_SEED_WORD = re.compile(r"[a-z]+")   # the run holds only its words and the separators between them
 
 
 def _seed_phrases(text: str, low: str, words: dict[str, list[int]]) -> Iterator[_Span]:
     for m in _after_label(low, words["phrase"], 6, _SEED_BEFORE, 10, _SEED_AFTER):
-        run = m.group(1)
-        n = next((c for c in _SEED_COUNTS if len(_SEED_SEP.split(run)) >= c), 0)
+        ends = [w.end() for w in _SEED_WORD.finditer(m.group(1))]
+        n = next((c for c in _SEED_COUNTS if len(ends) >= c), 0)
         if n:
-            yield (m.start(1), m.start(1) + _span_of(run, n), "seed_phrase")
-
-
-def _span_of(run: str, n: int) -> int:
-    """The length of the first *n* words of *run* with the separators between them."""
-    count = 0
-    i = 0
-    while i < len(run):
-        while i < len(run) and run[i].isalpha():
-            i += 1
-        count += 1
-        if count == n:
-            return i
-        while i < len(run) and not run[i].isalpha():
-            i += 1
-    return len(run)
+            yield (m.start(1), m.start(1) + ends[n - 1], "seed_phrase")
 
 
 # ----- backup and recovery codes
