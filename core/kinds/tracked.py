@@ -58,19 +58,24 @@ def registry_file(home: Home) -> Path:
 
 
 _cache: dict[str, tuple[tuple[int, int, int], dict[str, Tracked]]] = {}
+_SEE_MISSING = os.access in os.supports_follow_symlinks
 
 
-def read(home: Home) -> dict[str, Tracked]:
-    """The tracked folders by id ({} when there are none or the registry cannot be read)."""
-    path = registry_file(home)
+def read(home: Home, where: str | None = None) -> dict[str, Tracked]:
+    """The tracked folders by id ({} when there are none or the registry cannot be read). *where*: the
+    registry's path as a string, when the caller keeps it (every path of a bot asks: one lstat then)."""
+    name = where if where is not None else str(registry_file(home))
+    if _SEE_MISSING and not os.access(name, os.F_OK, follow_symlinks=False):   # no registry: asked at every path,
+        return {}                                                               # so without an exception
     try:
-        st = os.lstat(path)
+        st = os.lstat(name)
     except OSError:
         return {}
     key = (st.st_mtime_ns, st.st_size, st.st_ino)
-    hit = _cache.get(str(path))
+    hit = _cache.get(name)
     if hit is not None and hit[0] == key:
         return hit[1]
+    path = Path(name)
     out: dict[str, Tracked] = {}
     try:
         ft = read_file(path)
@@ -82,10 +87,10 @@ def read(home: Home) -> dict[str, Tracked]:
     for d in items if isinstance(items, list) else []:
         if not isinstance(d, dict):
             continue
-        i, agent, p, name = d.get("id"), d.get("agent"), d.get("path"), d.get("name")
+        i, agent, p, shown = d.get("id"), d.get("agent"), d.get("path"), d.get("name")
         if isinstance(i, str) and _ID.fullmatch(i) and isinstance(agent, str) and isinstance(p, str):
-            out[i] = Tracked(i, agent, Path(p), name if isinstance(name, str) else Path(p).name)
-    _cache[str(path)] = (key, out)
+            out[i] = Tracked(i, agent, Path(p), shown if isinstance(shown, str) else Path(p).name)
+    _cache[name] = (key, out)
     return out
 
 
@@ -94,11 +99,12 @@ class Registry:
 
     def __init__(self, root: Path) -> None:
         self.home = Home(root)
+        self._name = str(registry_file(self.home))
         self._seen: tuple[int, dict[str, Tracked]] | None = None
         self._folders: dict[str, Folder] = {}
 
     def folders(self) -> dict[str, Folder]:
-        records = read(self.home)
+        records = read(self.home, self._name)
         if self._seen is None or self._seen[1] is not records:
             out = {}
             for t in records.values():

@@ -201,3 +201,26 @@ def test_project_level_agent_memory_is_found_for_the_projects_claude_code_knows(
     assert found == {user / ".claude" / "projects" / "-src-blog" / "memory": str(project),
                      project / ".claude" / "agent-memory" / "tester": f"{project} · agent tester"}
     assert CC.memory_files(project / ".claude" / "agent-memory" / "tester") == ["feedback_testing.md"]
+
+
+def test_the_registry_is_read_again_only_when_it_changed(tmp_path, monkeypatch):
+    """Every path of a bot asks which folders are tracked: an unchanged tracked.json is not read again, a
+    changed one is, and a missing one is none."""
+    from botmemory.core.kinds import tracked
+    from botmemory.core.store.memory import Memory
+    from tests.core.agent_fixtures import hermes
+
+    (tmp_path / "user").mkdir()
+    mem = Memory.open(str(tmp_path / "bm"))
+    assert mem.home.bots() == []
+    tracked.track(mem.home, path=str(hermes(tmp_path / "user")), agent="hermes")
+    reads = []
+    real = tracked.read_file
+    monkeypatch.setattr(tracked, "read_file", lambda *a, **k: reads.append(a) or real(*a, **k))
+    for _ in range(5):
+        assert mem.home.is_tracked("hermes-memories")
+    assert len(reads) <= 1
+    tracked.untrack(mem.home, "hermes-memories")
+    assert not mem.home.is_tracked("hermes-memories")
+    tracked.registry_file(mem.home).unlink()
+    assert mem.home.bots() == []
