@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from ..base.errors import BadInput, Conflict, HardLinkRefused, LinkRefused, Refused, named
+from ..base.errors import BadInput, BotMemoryError, Conflict, HardLinkRefused, LinkRefused, Refused, named
 from ..base.log import get_logger
 from ..disk import config
 from ..disk.paths import ARCHIVE_FILE, MEMORY_FILE, FileKind, Home, classify
@@ -68,12 +68,15 @@ def movable_order(doc: E.Document, today: date, keep: E.Block | None = None) -> 
 
     Struck entries by superseded date, then expired entries by date, then live
     dated entries by date (file position breaks ties). Never: hand-written
-    lines, health and safety facts, the entry just written (*keep*). Lazy, so
-    the health check runs only on the entries that are about to move.
+    lines, health and safety facts, the entry just written (*keep*: its last occurrence — the parser hands
+    an equal line the same Block, so an earlier copy of that entry is another place, still movable). Lazy,
+    so the health check runs only on the entries that are about to move.
     """
+    blocks = doc.blocks
+    kept = next((i for i in range(len(blocks) - 1, -1, -1) if blocks[i] is keep), -1) if keep is not None else -1
     ranked: list[tuple[int, date, int]] = []
-    for i, b in enumerate(doc.blocks):
-        if b is keep or b.date is None or b.kind not in (E.BlockKind.ENTRY, E.BlockKind.STRUCK):
+    for i, b in enumerate(blocks):
+        if i == kept or b.date is None or b.kind not in (E.BlockKind.ENTRY, E.BlockKind.STRUCK):
             continue
         if b.kind is E.BlockKind.STRUCK:
             tier = 0
@@ -555,6 +558,8 @@ def unforget(home: Home, text: str, *, actor: Actor | None = None, bot: str | No
     records it with its own change (``prefer``).
     """
     fact = _fact(text)
+    if not _may_lift(home, fact):   # nothing forgotten mentions it (the usual case): no lock, nothing read twice
+        return []
     with _home_lock(home).held():
         try:
             data = _read_learned_strict(home)
@@ -578,6 +583,27 @@ def unforget(home: Home, text: str, *, actor: Actor | None = None, bot: str | No
                 record_home(home, actor, about, about.text if about else None, from_bot=bot,
                             learned_before=before, learned_after=data)
         return lifted
+
+
+def _may_lift(home: Home, fact: str) -> bool:
+    """Whether a forgotten word list of profile-learned.json may be lifted by *fact*, read without the lock
+    (the file is replaced whole, never written in place): False only when it surely is not — the file is
+    missing, or readable and no list is mentioned. :func:`unforget` decides under the lock."""
+    try:
+        ft = read_file(home.profile_learned)
+    except (OSError, BotMemoryError):
+        return True
+    if ft is None or not ft.text.strip():
+        return False
+    try:
+        data = json.loads(ft.text)
+    except (ValueError, RecursionError):
+        return True
+    forgotten = data.get("forgotten") if isinstance(data, dict) else None
+    if not isinstance(forgotten, list):
+        return True
+    return any(isinstance(f, dict) and isinstance(f.get("words"), list) and f["words"]
+               and _mentions(fact, [str(w) for w in f["words"]]) for f in forgotten)
 
 
 def learnable_again_line(lifted: Sequence[Sequence[str]]) -> str:

@@ -137,6 +137,7 @@ def _day(text: str) -> date | None:
         return None
 
 
+@functools.lru_cache(maxsize=1024)   # a file is parsed again at every write, its lines mostly the same (a Block is frozen)
 def parse_block_head(line: str) -> Block:
     """Classify one line as the head of a block (entry, struck, text or blank)."""
     if not line.strip():

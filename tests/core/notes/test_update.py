@@ -560,3 +560,17 @@ def test_make_room_appends_to_a_large_archive_and_its_undo_cuts_it_back(mem, ws,
     with pytest.raises(Conflict):
         update.undo_overflow(mem.store, BOT, room, Actor("person", "undo"))
     assert (ws / "memory" / "archive.md").read_bytes() == grown and mem.store.text(BOT, MEMORY_FILE) == moved_text
+
+
+def test_an_earlier_copy_of_the_entry_just_written_may_still_move():
+    """The parser hands equal lines one shared Block (it remembers lines it read): the entry just written is
+    the last one that is it, and an earlier copy of the same line is another entry, movable like the rest."""
+    line = "- 2026-01-01 · from chat \"Plans\" · the same fact"
+    doc = E.parse(f"{line}\n- 2026-02-01 · cli · another fact\n{line}\n")
+    assert doc.blocks[0] is doc.blocks[2]   # what the rule below is for
+    order = list(update.movable_order(doc, date(2026, 3, 1), doc.blocks[2]))
+    assert order == [0, 1]
+    full = E.parse(f"{line}\n" * 260)   # a bot that wrote the same note all day: the copies make room
+    last = full.blocks[-1]
+    moved, fits = update.make_room(full, date(2026, 3, 1), last)
+    assert fits and len(moved) >= 60 and full.blocks[-1] is last
