@@ -11,6 +11,7 @@ change applies without a restart.
 """
 from __future__ import annotations
 
+import os
 import re
 
 from ..base.errors import BadInput, BotMemoryError
@@ -68,13 +69,31 @@ DEFAULT_JOURNAL_KEEP_MB = 64
 can bring it back); a change of a larger file is warned about before it is made and cannot be undone."""
 
 
+_keep_seen: dict[str, tuple[tuple[int, int, int, int], int]] = {}
+
+
 def journal_keep_bytes(home: Home) -> int:
-    """``memory.journalKeepMB`` of ``config.json`` in bytes (a number above 0; else the default, 64 MB)."""
+    """``memory.journalKeepMB`` of ``config.json`` in bytes (a number above 0; else the default, 64 MB).
+    Every write asks: the file is read again only when its status changed (a missing file: the default)."""
+    name = str(home.config_file)
+    try:
+        st: os.stat_result | None = os.stat(name, follow_symlinks=False)
+    except FileNotFoundError:
+        return int(DEFAULT_JOURNAL_KEEP_MB * 1024 * 1024)
+    except OSError:
+        st = None
+    sig = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns) if st is not None else None
+    seen = _keep_seen.get(name)
+    if sig is not None and seen is not None and seen[0] == sig:
+        return seen[1]
     memory = _section(read_config(home), "memory")
     mb = memory.get("journalKeepMB")
     if isinstance(mb, bool) or not isinstance(mb, (int, float)) or not mb > 0 or mb != mb:
         mb = DEFAULT_JOURNAL_KEEP_MB
-    return int(min(mb, 1 << 20) * 1024 * 1024)
+    got = int(min(mb, 1 << 20) * 1024 * 1024)
+    if sig is not None:
+        _keep_seen[name] = (sig, got)
+    return got
 
 
 def auto_recall(home: Home) -> bool:

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from ..base.log import get_logger
 from ..disk.paths import Home, check_bot_id
-from ..disk.safeio import FILE_MODE, atomic_write, make_dirs, open_dir_nofollow
+from ..disk.safeio import FILE_MODE, atomic_write, open_dir_nofollow
 from .journal import Row
 
 logger = get_logger(__name__)
@@ -79,8 +79,7 @@ class Intents:
 
     def _append(self, bot: str, data: bytes, ids: frozenset[str] | None = None) -> None:
         self._only.pop(bot, None)
-        make_dirs(self.dir, self.home.root)
-        with open_dir_nofollow(self.home.root, self.dir) as d:
+        with open_dir_nofollow(self.home.root, self.dir, create=True) as d:
             fd = d.open(self.path(bot).name, os.O_WRONLY | os.O_APPEND | os.O_CREAT | _NOFOLLOW, FILE_MODE)
             try:
                 empty = not os.fstat(fd).st_size

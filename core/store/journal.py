@@ -554,9 +554,9 @@ class Journal:
             return
         data = b"".join(r.line() for r in rows)
         with self._lock(bot).held():
-            make_dirs(self.dir, self.home.root)   # never through a link
-            path = self.active(bot)
-            fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), FILE_MODE)
+            with open_dir_nofollow(self.home.root, self.dir, create=True) as d:   # never through a link
+                fd = d.open(self.active(bot).name, os.O_RDWR | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0),
+                            FILE_MODE)
             try:
                 size = os.fstat(fd).st_size
                 if size and os.pread(fd, 1, size - 1) != b"\n":
