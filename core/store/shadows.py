@@ -122,6 +122,27 @@ PACK_BYTES = 8 * 1024 * 1024
 """A pack holds copies up to this many bytes; more go in further packs (one write is at most 16 MB)."""
 
 
+def _write_new(path: Path, data: bytes, root: Path) -> None:
+    """Write a new file that nothing refers to yet (a pack, entered in the index only after): created
+    exclusively, in place — no temp file and rename, since a crash leaves a pack no index names, deleted
+    at a later save. Not fsynced (see the module's note)."""
+    with open_dir_nofollow(root, path.parent, create=True) as d:
+        fd = d.open(path.name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        try:
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view):]
+            finally:
+                os.close(fd)
+        except BaseException:
+            try:
+                d.unlink(path.name)
+            except OSError:
+                pass
+            raise
+
+
 class Shadows:
     """The shadow copies of one home. Thread-safe; writes happen under the bot's workspace lock.
 
@@ -135,6 +156,7 @@ class Shadows:
         self.home = home
         self.root = home.state_dir / "shadows"
         self._cache: dict[str, tuple[tuple[int, int, int], Index]] = {}
+        self._packs_seen: dict[str, set[str]] = {}   # bot: the packs of its index at this process's last save
         self._guard = threading.Lock()
 
     def folder(self, bot: str) -> Path:
@@ -187,7 +209,9 @@ class Shadows:
         return index.copy()
 
     def save(self, bot: str, index: Index) -> None:
-        """Write the index, then delete the packs it no longer uses (compacting mostly dead ones)."""
+        """Write the index, then delete the packs it no longer uses (compacting mostly dead ones): those it
+        dropped now, and at this process's first save of *bot* any other (a crash's, never entered)."""
+        had = self._packs_seen.get(bot, set()) | set(index.packs)
         live: dict[str, int] = {}
         for sh in index.files.values():
             if not sh.lost:
@@ -203,9 +227,12 @@ class Shadows:
         st = os.stat(path)
         with self._guard:
             self._cache[bot] = ((st.st_ino, st.st_mtime_ns, st.st_size), index.copy())
+            listed = bot in self._packs_seen
+            self._packs_seen[bot] = set(index.packs)
         try:
             with open_dir_nofollow(self.home.root, self.folder(bot) / "packs") as d:
-                for name in d.listdir():
+                names = d.listdir() if not listed else [f"{p}.pack" for p in had]
+                for name in names:
                     if _PACK.fullmatch(name) and name[:-5] not in index.packs:
                         try:
                             d.unlink(name)
@@ -258,8 +285,7 @@ class Shadows:
             for rel, data in batch:
                 where[rel] = (pack, offset)
                 offset += len(data)
-            atomic_write(self._pack_path(bot, pack), b"".join(data for _, data in batch), self.home.root,
-                         durable=False)
+            _write_new(self._pack_path(bot, pack), b"".join(data for _, data in batch), self.home.root)
             index.packs[pack] = offset
             batch.clear()
             size = 0

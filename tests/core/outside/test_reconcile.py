@@ -668,3 +668,23 @@ def test_an_outside_row_is_dated_when_the_file_changed(base, ws):
     [row] = T.scan(mem)
     assert row.at.startswith(time.strftime("%Y-%m-%dT%H:%M", time.gmtime(night)))
     assert mem.journal.find(BOT, row.id) == row
+
+
+def test_a_pack_a_crash_left_unnamed_is_deleted_by_the_next_process_and_dropped_packs_at_once(base, ws):
+    """A pack is written in place and named only by the index saved after it: one a crash left behind is
+    deleted at the first save of a later process; one this process stops using, at that save."""
+    mem = base
+    packs = mem.shadows.folder(BOT) / "packs"
+    stray = packs / "0000000000000000beef.pack"
+    stray.write_bytes(b"half a copy")
+    (ws / MEMORY_FILE).write_text("- edited once\n")
+    T.scan(mem)                                    # this process listed its packs before: the stray stays
+    assert stray.exists()
+    fresh = Memory.open(str(mem.home.root), TODAY)
+    (ws / MEMORY_FILE).write_text("- edited twice\n")
+    T.scan(fresh)
+    assert not stray.exists()
+    for i in range(3):
+        (ws / MEMORY_FILE).write_text(f"- edited {i} more\n")
+        T.scan(fresh)
+        assert {p.name[:-5] for p in packs.iterdir()} == set(fresh.shadows.load(BOT).packs)

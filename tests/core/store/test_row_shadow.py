@@ -322,7 +322,9 @@ def test_a_writer_killed_at_every_step_leaves_one_chain_and_keeps_its_row(mem, s
             mine = [r for r in rows_oldest_first(fresh) if text in r.diff]
             assert mine and (mine[0].who, mine[0].how) == ("person", "cli"), \
                 f"the write killed at os.{step} #{k} lost its attribution: {[(r.who, r.how) for r in mine]}"
-    assert killed >= 3
+    # a remember renames twice (MEMORY.md, the shadow index: its pack is written in place, named by nothing
+    # until the index is); it writes and fsyncs more often
+    assert killed >= (2 if step == "replace" else 3)
 
 
 def test_thirty_writes_killed_after_their_rename_keep_thirty_rows(mem):
