@@ -7,8 +7,9 @@ with the real file's hash, size, modification and change times and inode in one
 writes update them right after their journal row, so they are never
 mistaken for outside changes.
 
-They are a cache of what the journal holds, so they are written atomically but
-not fsynced (four fewer fsyncs a write): after a power cut, shadows that fell
+They are a cache of what the journal holds, so they are not fsynced (four fewer
+fsyncs a write); the index is replaced atomically, and a pack is written in place
+before the index names it: after a power cut, shadows that fell
 behind are brought up to the journal's newest rows at the next start
 (``Memory.repair``), a copy whose bytes were lost fails its hash and is read as
 missing, and a damaged index is a new baseline.
@@ -148,7 +149,7 @@ class Shadows:
 
     ``shadows/<bot>/index.json`` holds an entry per file; the redacted copies
     are slices of pack files (``packs/*.pack``), one written per update, so
-    recording 1,000 files costs two safe writes, not 1,000. A pack no entry
+    recording 1,000 files costs two writes, not 1,000. A pack no entry
     uses is deleted; packs mostly superseded are compacted into one.
     """
 
