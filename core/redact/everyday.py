@@ -15,11 +15,18 @@ Part of :mod:`botmemory.core.redact` (the package's docstring says what counts a
   (letters and digits, a dash allowed, with a digit) after the label.
 - A session cookie: in a ``Cookie:`` or ``Set-Cookie:`` line, the value of a cookie whose name says session,
   token, auth or login (8 characters or more).
+- A disk's recovery key: BitLocker's eight groups of six digits, within 80 characters after "recovery key" or
+  "BitLocker key".
+- A product key: five groups of five capital letters and digits (both), within 80 characters after a product,
+  license, licence, activation, registration, serial, CD, Windows or Office key (or code).
+- A payment card: a number of 13 to 19 digits (spaces or dashes between groups allowed) that passes the Luhn
+  check, from 40 characters before the word card (a credit card, Mastercard), Visa or Amex to 60 after; and in
+  a text that names a card, a security code (3 or 4 digits) after CVV, CVC or "security code".
 
-Each is tried only where its word is (``code``, ``cookie``, ``phrase`` and ``sshpass``'s ``pass`` come from the
-shared words pass; ``mysql`` and ``login`` only in a text with a `` -p`` flag; an account
-only where ``@`` and `` / `` are); every regex is bounded and matched at those places only, so the time stays
-linear in the text.
+Each is tried only where its word is (``code``, ``cookie``, ``phrase``, ``key``, ``card``, ``cvv`` and
+``sshpass``'s ``pass`` come from the shared words pass; ``mysql`` and ``login`` only in a text with a `` -p``
+flag; an account only where ``@`` and `` / `` are); every regex is bounded and matched at those places only,
+so the time stays linear in the text (the last three read the stretch around each label once).
 """
 
 from __future__ import annotations
@@ -190,6 +197,83 @@ def _cookies(text: str, low: str, words: dict[str, list[int]]) -> Iterator[_Span
                 yield (pair.start(2), pair.end(2), "session_cookie")
 
 
+# ----- a disk's recovery key, a product key, a payment card
+
+_RECOVERY_KEY = re.compile(r"(?<![0-9-])[0-9]{6}(?:-[0-9]{6}){7}(?![0-9-])")
+_RECOVERY_BEFORE = re.compile(r"(?:recovery|bitlocker)[ \t]+$")
+_PRODUCT_BEFORE = re.compile(r"(?:product|license|licence|activation|registration|serial|cd|windows|office)[ \t-]+$")
+_PRODUCT_KEY = re.compile(r"(?<![A-Za-z0-9-])[A-Z0-9]{5}(?:-[A-Z0-9]{5}){4}(?![A-Za-z0-9-])")
+_CARD_NUMBER = re.compile(r"(?<![0-9A-Za-z.,/-])[0-9](?:[ -]?[0-9]){12,18}(?![0-9A-Za-z]|[.,/-][0-9])")
+_CARD_CODE_VALUE = re.compile(r"2?[ \t]*(?:\([^()\n]{0,20}\))?(?:[ \t]+(?:is|was)[ \t]+|[ \t]*[:=#][ \t]*|[ \t]+)"
+                              r"[*_`\"']{0,2}([0-9]{3,4})(?![0-9])")
+_SECURITY_BEFORE = re.compile(r"(?:security|card[ \t]+verification)[ \t]+$")
+
+
+def _luhn(digits: str) -> bool:
+    total = 0
+    for i, ch in enumerate(reversed(digits)):
+        d = ord(ch) - 48
+        if i % 2:
+            d = d * 2 - 9 if d > 4 else d * 2
+        total += d
+    return total % 10 == 0
+
+
+def _near(text: str, rx: re.Pattern[str], hits: list[int], back: int, ahead: int, longest: int) -> Iterator[re.Match[str]]:
+    """The matches of *rx* that start from *back* characters before a hit (a label's place) to *ahead* after it;
+    each stretch of text is searched once, however many hits it holds (*longest*: the longest match, so that
+    what follows a match at a window's end is still seen)."""
+    done = 0
+    for q in hits:
+        lo, hi = max(q - back, done, 0), q + ahead
+        if lo >= hi:
+            continue
+        for m in rx.finditer(text, lo, min(len(text), hi + longest + 1)):
+            if m.start() > hi:
+                break
+            yield m
+        done = hi
+
+
+def _labelled(low: str, hits: list[int], before: re.Pattern[str], reach: int) -> list[int]:
+    """The *hits* (a word's places) that have the word that makes them a label right before them."""
+    return [q for q in hits if q and before.search(low, max(0, q - reach), q)]
+
+
+def _keys_and_cards(text: str, low: str, words: dict[str, list[int]]) -> Iterator[_Span]:
+    """A recovery key or a product key near its label ("recovery key", "product key"); a card number near the
+    word card (Visa, Amex), and a security code after its label."""
+    for m in _near(text, _RECOVERY_KEY, _labelled(low, words["key"], _RECOVERY_BEFORE, 12), 0, 80, 55):
+        yield (m.start(), m.end(), "recovery_key")
+    labels = sorted(_labelled(low, words["key"], _PRODUCT_BEFORE, 15) + _labelled(low, words["code"],
+                                                                                   _PRODUCT_BEFORE, 15))
+    for m in _near(text, _PRODUCT_KEY, labels, 0, 80, 29):
+        key = m.group()
+        if any(c.isdigit() for c in key) and any(c.isalpha() for c in key) and not _is_placeholder(key):
+            yield (m.start(), m.end(), "product_key")
+    cards = list(words["card"])
+    for brand in ("visa", "amex"):
+        if _holds(low, brand):
+            cards.extend(_literal_hits(low, brand))
+    if not cards:
+        return
+    cards.sort()
+    for m in _near(text, _CARD_NUMBER, cards, 40, 60, 37):
+        digits = m.group().replace(" ", "").replace("-", "")
+        if 13 <= len(digits) <= 19 and len(set(digits)) > 1 and _luhn(digits):
+            yield (m.start(), m.end(), "card_number")
+    codes = [(q, 3) for q in words["cvv"]]
+    if _holds(low, "cvc"):
+        codes += [(q, 3) for q in _literal_hits(low, "cvc")]
+    codes += [(q, 4) for q in _labelled(low, words["code"], _SECURITY_BEFORE, 24)]
+    for q, size in codes:
+        if q and (low[q - 1].isalnum() or low[q - 1] == "_"):
+            continue
+        code = _CARD_CODE_VALUE.match(low, q + size)
+        if code is not None:
+            yield (code.start(1), code.end(1), "card_code")
+
+
 def _everyday(text: str, low: str, words: dict[str, list[int]] | None = None) -> Iterator[_Span]:
     """*low*: the lower-cased scan copy (same offsets as *text*); *words*: the words pass over it (``_word_hits``),
     shared with the other detectors."""
@@ -201,3 +285,4 @@ def _everyday(text: str, low: str, words: dict[str, list[int]] | None = None) ->
     yield from _seed_phrases(text, low, words)
     yield from _backup_codes(text, low, words)
     yield from _cookies(text, low, words)
+    yield from _keys_and_cards(text, low, words)

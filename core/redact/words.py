@@ -2,7 +2,7 @@
 
 The assignment keywords (pass, pw, secret, token, key), the pieces of the prose nouns (pass, pin, kennwort,
 contrase, senha, parola d), the words the .netrc and curl rules need (machine, curl) and the everyday ones'
-(phrase, code, cookie; sshpass by its pass): a ``str.find`` pass for
+(phrase, code, cookie, card, cvv; sshpass by its pass): a ``str.find`` pass for
 each costs about half a nanosecond a byte, and fourteen of them cost more than the rest of the secret check of an
 ordinary note.  Instead, each family of words that share a letter (or two) is found by one regex that starts with
 it: the regex engine skips to that literal in C and checks the family's words around it (look-behind,
@@ -24,7 +24,7 @@ _FAMILIES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("p", ("pass", "pw", "pin", "parola d", "phrase")),
     ("k", ("key", "kennwort", "token")),
     ("se", ("secret", "senha", "contrase")),
-    ("c", ("curl", "machine", "code", "cookie")),
+    ("c", ("curl", "machine", "code", "cookie", "card", "cvv")),
 )
 _WORDS: tuple[str, ...] = tuple(w for _, words in _FAMILIES for w in words)
 assert len(set(_WORDS)) == len(_WORDS)

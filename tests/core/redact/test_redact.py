@@ -1023,6 +1023,18 @@ def test_a_noun_then_a_word_that_is_not_generated_is_left_alone(text):
         # A Wi-Fi key, a password right after its noun.
         ("WPA2 key: 8f7s6d5f4g3h", ["8f7s6d5f4g3h"]),
         ("wifi password Tr0ub4dor&3", ["Tr0ub4dor&3"]),
+        # A disk's recovery key, a product key.
+        ("BitLocker recovery key: 123456-234567-345678-456789-567890-678901-789012-890123",
+         ["123456-234567-345678-456789-567890-678901-789012-890123"]),
+        ("the recovery key for my laptop is 123456-234567-345678-456789-567890-678901-789012-890123 (work)",
+         ["123456-234567-345678-456789-567890-678901-789012-890123"]),
+        ("Windows product key: XJ7K2-9QRTB-M4PVW-H8DFG-3CYNK", ["XJ7K2-9QRTB-M4PVW-H8DFG-3CYNK"]),
+        # A payment card (Luhn-valid) and its security code.
+        ("credit card 4111 1111 1111 1111 exp 12/27 cvv 123", ["4111 1111 1111 1111", "123"]),
+        ("my card number is 4242424242424242", ["4242424242424242"]),
+        ("Visa 4012-8888-8888-1881, CVC: 737", ["4012-8888-8888-1881", "737"]),
+        ("Amex 3782 822463 10005, security code 1234", ["3782 822463 10005", "1234"]),
+        ("5555 5555 5555 4444 is the Mastercard for travel", ["5555 5555 5555 4444"]),
     ],
 )
 def test_everyday_credentials_are_redacted(text, secrets):
@@ -1053,6 +1065,14 @@ def test_everyday_credentials_are_redacted(text, secrets):
         "password policy v2",
         "password 123456 is the most common one",
         "the shared key of the pair",
+        "recovery: restored from the 2024-05-01 backup, 123456-234567 rows",
+        "the license key is in the drawer; order ABCDE-FGHIJ-KLMNO-PQRST-UVWXY of the shelves",
+        "card 4111 1111 1111 1112 fails the check",     # not Luhn-valid
+        "card 0000 0000 0000 0000",                     # one digit over and over
+        "the card game has 52 cards; order 1234567890123 shipped",
+        "the build number 4111111111111111 ships today with the new installer and the notes for the "
+        "release; pay the invoice by card",           # the word card, but far from the number
+        "cvv is checked by the bank",
     ],
 )
 def test_everyday_near_misses_are_left_alone(text):

@@ -68,4 +68,8 @@ MAKERS: dict[str, Callable[[int], str]] = {
     "'door code' repeated": _fill("door code 12345 "),
     "'email / password' repeated": _fill("a@b.co / Kx82!mQz77 "),
     "'backup code' repeated": _fill("backup code 1234-5678 "),
+    "card numbers and codes": _fill("card 4111 1111 1111 1111 cvv 123 "),
+    "card, digits without end": _fill("card 4111 1111 1111 111 1 2 3 4 5 6 7 8 9 0 "),
+    "recovery keys": _fill("recovery key 123456-234567-345678-456789-567890-678901-789012-890123 "),
+    "product keys": _fill("product key XJ7K2-9QRTB-M4PVW-H8DFG-3CYNK-"),
 }
