@@ -24,7 +24,7 @@ from .words import _found, _word_hits
 
 # Cheap pre-filters (over the lower-cased text): the lines worth looking at
 # for assignments.
-_KEYWORDS = ("pass", "pw", "secret", "token", "key")
+_KEYWORDS = ("pass", "pw", "psk", "secret", "token", "key")
 _AFTER_KEYWORD_RE = re.compile(
     r"[a-z0-9_.\-]{0,64}+(?:[ \t]+(?:string|str|&str|\[\]byte|secretstr|const))?"
     r"(?:[\"'`][ \t]*,|[\"'`*_ \t]{0,8}+(?:[.?]{1,2}=|[=:>]))"
@@ -57,6 +57,7 @@ _KEY_TAIL_WORDS = frozenset(
         "pass",
         "pwd",
         "pw",
+        "psk",          # a Wi-Fi pre-shared key (wpa_supplicant's psk=, WIFI_PSK=)
         "accountkey",
         "signingkey",
         "encryptionkey",
@@ -68,7 +69,7 @@ _KEY_TAIL_WORDS = frozenset(
         "secretkeybase",
     }
 )
-_PASSWORDISH = frozenset({"password", "passwd", "passphrase", "pass", "pwd", "pw"})
+_PASSWORDISH = frozenset({"password", "passwd", "passphrase", "pass", "pwd", "pw", "psk"})
 # In a phrase key ("Wifi password:", "Client secret:") a bare "pass" is a ski
 # pass or a boarding pass, and a bare "secret" needs a qualifier.
 _PHRASE_SECRET_QUALIFIERS = frozenset(

@@ -22,6 +22,8 @@ Part of :mod:`botmemory.core.redact` (the package's docstring says what counts a
 - A payment card: a number of 13 to 19 digits (spaces or dashes between groups allowed) that passes the Luhn
   check, from 40 characters before the word card (a credit card, Mastercard), Visa or Amex to 60 after; and in
   a text that names a card, a security code (3 or 4 digits) after CVV, CVC or "security code".
+- A signed URL's signature: an Azure shared access signature's ``sig=`` (with ``sv=``, ``se=`` … beside it), a
+  presigned S3 or GCS URL's ``X-Amz-Signature=`` / ``X-Goog-Signature=``.
 
 Each is tried only where its word is (``code``, ``cookie``, ``phrase``, ``key``, ``card``, ``cvv`` and
 ``sshpass``'s ``pass`` come from the shared words pass; ``mysql`` and ``login`` only in a text with a `` -p``
@@ -274,6 +276,30 @@ def _keys_and_cards(text: str, low: str, words: dict[str, list[int]]) -> Iterato
             yield (code.start(1), code.end(1), "card_code")
 
 
+# ----- a signed URL's signature
+
+_SAS_SIG = re.compile(r"(?<![a-z0-9_])sig=([A-Za-z0-9%+/=_-]{16,512})")
+_SAS_BESIDE = re.compile(r"(?<![a-z0-9_])(?:sv|se|sp|spr|srt|ss)=")
+_PRESIGNED = re.compile(r"x-(?:amz|goog)-signature=([0-9a-f]{32,512})(?![0-9a-f])")
+
+
+def _signed_urls(text: str, low: str) -> Iterator[_Span]:
+    """An Azure shared access signature's ``sig=`` (with ``sv=``, ``se=`` … in the same query or string) and a
+    presigned S3 or GCS URL's ``X-Amz-Signature=`` / ``X-Goog-Signature=``: each grants access until it
+    expires."""
+    if _holds(low, "sig="):
+        for m in _SAS_SIG.finditer(low):
+            lo, hi = max(0, m.start() - 600), min(len(low), m.end() + 600)   # its line, 600 characters each way
+            start = low.rfind("\n", lo, m.start()) + 1 or lo
+            end = low.find("\n", m.end(), hi)
+            query = low[start:end if end >= 0 else hi]
+            if _SAS_BESIDE.search(query):
+                yield (m.start(1), m.end(1), "sas_signature")
+    if _holds(low, "-signature="):
+        for m in _PRESIGNED.finditer(low):
+            yield (m.start(1), m.end(1), "presigned_url")
+
+
 def _everyday(text: str, low: str, words: dict[str, list[int]] | None = None) -> Iterator[_Span]:
     """*low*: the lower-cased scan copy (same offsets as *text*); *words*: the words pass over it (``_word_hits``),
     shared with the other detectors."""
@@ -286,3 +312,4 @@ def _everyday(text: str, low: str, words: dict[str, list[int]] | None = None) ->
     yield from _backup_codes(text, low, words)
     yield from _cookies(text, low, words)
     yield from _keys_and_cards(text, low, words)
+    yield from _signed_urls(text, low)

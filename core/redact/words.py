@@ -1,6 +1,6 @@
 """The words that lead the keyword detectors to a line, found in one shared pass over the lower-cased text.
 
-The assignment keywords (pass, pw, secret, token, key), the pieces of the prose nouns (pass, pin, kennwort,
+The assignment keywords (pass, pw, psk, secret, token, key), the pieces of the prose nouns (pass, pin, kennwort,
 contrase, senha, parola d), the words the .netrc and curl rules need (machine, curl) and the everyday ones'
 (phrase, code, cookie, card, cvv; sshpass by its pass): a ``str.find`` pass for
 each costs about half a nanosecond a byte, and fourteen of them cost more than the rest of the secret check of an
@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 # Each family: the literal its regex starts with (the rarer, the faster: the regex engine skips to it in C), and
 # its words (each holds the literal; its first place counts).
 _FAMILIES: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("p", ("pass", "pw", "pin", "parola d", "phrase")),
+    ("p", ("pass", "pw", "psk", "pin", "parola d", "phrase")),
     ("k", ("key", "kennwort", "token")),
     ("se", ("secret", "senha", "contrase")),
     ("c", ("curl", "machine", "code", "cookie", "card", "cvv")),

@@ -1035,6 +1035,14 @@ def test_a_noun_then_a_word_that_is_not_generated_is_left_alone(text):
         ("Visa 4012-8888-8888-1881, CVC: 737", ["4012-8888-8888-1881", "737"]),
         ("Amex 3782 822463 10005, security code 1234", ["3782 822463 10005", "1234"]),
         ("5555 5555 5555 4444 is the Mastercard for travel", ["5555 5555 5555 4444"]),
+        # A Wi-Fi pre-shared key; a signed URL's signature.
+        ('network={\n    ssid="HomeNet"\n    psk="sunflower2024"\n}', ["sunflower2024"]),
+        ("WIFI_PSK=Tr0ub4dor&3", ["Tr0ub4dor&3"]),
+        ("https://acme.blob.core.windows.net/c/a.pdf?sv=2021-06-08&se=2026-01-01&sig=AbCdEfGh1234567890%2BIjKlMnOp%3D",
+         ["AbCdEfGh1234567890%2BIjKlMnOp%3D"]),
+        ("https://b.s3.amazonaws.com/k?X-Amz-Expires=3600&X-Amz-Signature="
+         "fe5f80f77d5fa3beca038a248ff027d0445342fe2855ddc963176630326f1024",
+         ["fe5f80f77d5fa3beca038a248ff027d0445342fe2855ddc963176630326f1024"]),
     ],
 )
 def test_everyday_credentials_are_redacted(text, secrets):
@@ -1073,6 +1081,8 @@ def test_everyday_credentials_are_redacted(text, secrets):
         "the build number 4111111111111111 ships today with the new installer and the notes for the "
         "release; pay the invoice by card",           # the word card, but far from the number
         "cvv is checked by the bank",
+        "the psk is in the router; TLS-PSK cipher suites; psk_identity=client1",
+        "the sig= parameter is the signature; email sig=Best-regards-from-the-whole-team",
     ],
 )
 def test_everyday_near_misses_are_left_alone(text):

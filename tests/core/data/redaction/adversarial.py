@@ -72,4 +72,6 @@ MAKERS: dict[str, Callable[[int], str]] = {
     "card, digits without end": _fill("card 4111 1111 1111 111 1 2 3 4 5 6 7 8 9 0 "),
     "recovery keys": _fill("recovery key 123456-234567-345678-456789-567890-678901-789012-890123 "),
     "product keys": _fill("product key XJ7K2-9QRTB-M4PVW-H8DFG-3CYNK-"),
+    "signed URL queries": _fill("?sv=2021&sig=AbCdEfGh1234567890%2B&x-amz-signature=fe5f80f77d5fa3beca038a248ff0"),
+    "'psk=' repeated": _fill("psk="),
 }
