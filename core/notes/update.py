@@ -570,8 +570,7 @@ def unforget(home: Home, text: str, *, actor: Actor | None = None, bot: str | No
         lifted: list[list[str]] = []
         keep: list[Any] = []
         for f in data["forgotten"]:
-            if isinstance(f, dict) and isinstance(f.get("words"), list) and f["words"] \
-                    and _mentions(fact, [str(w) for w in f["words"]]):
+            if _lifted_by(f, fact):
                 lifted.append([str(w) for w in f["words"]])
             else:
                 keep.append(f)
@@ -602,8 +601,13 @@ def _may_lift(home: Home, fact: str) -> bool:
     forgotten = data.get("forgotten") if isinstance(data, dict) else None
     if not isinstance(forgotten, list):
         return True
-    return any(isinstance(f, dict) and isinstance(f.get("words"), list) and f["words"]
-               and _mentions(fact, [str(w) for w in f["words"]]) for f in forgotten)
+    return any(_lifted_by(f, fact) for f in forgotten)
+
+
+def _lifted_by(forgotten: object, fact: str) -> bool:
+    """Whether *fact* names every word of one forgotten word list of profile-learned.json."""
+    return (isinstance(forgotten, dict) and isinstance(forgotten.get("words"), list) and bool(forgotten["words"])
+            and _mentions(fact, [str(w) for w in forgotten["words"]]))
 
 
 def learnable_again_line(lifted: Sequence[Sequence[str]]) -> str:

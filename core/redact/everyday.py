@@ -119,15 +119,19 @@ _CODE_VALUE = re.compile(r"(?:[ \t]+(?:is|was)[ \t]+|[ \t]*[:=][ \t]*|[ \t]+-[ \
                          r"([0-9][0-9#*]{2,11})(?![0-9A-Za-z])")
 
 
+def _labelled(low: str, hits: list[int], before: re.Pattern[str], reach: int) -> list[int]:
+    """The *hits* (a word's places) that have the word that makes them a label right before them."""
+    return [q for q in hits if q and before.search(low, max(0, q - reach), q)]
+
+
 def _after_label(low: str, hits: list[int], size: int, before: re.Pattern[str], reach: int,
                  after: re.Pattern[str]) -> Iterator[re.Match[str]]:
     """At each hit of a word *size* long: *after* matched right after it, where *before* (anchored at its end)
     finds the word that makes it a label within *reach* characters before it ("door" before "code")."""
-    for q in hits:
-        if q and before.search(low, max(0, q - reach), q):
-            m = after.match(low, q + size)
-            if m is not None:
-                yield m
+    for q in _labelled(low, hits, before, reach):
+        m = after.match(low, q + size)
+        if m is not None:
+            yield m
 
 
 def _codes(text: str, low: str, words: dict[str, list[int]]) -> Iterator[_Span]:
@@ -235,11 +239,6 @@ def _near(text: str, rx: re.Pattern[str], hits: list[int], back: int, ahead: int
                 break
             yield m
         done = hi
-
-
-def _labelled(low: str, hits: list[int], before: re.Pattern[str], reach: int) -> list[int]:
-    """The *hits* (a word's places) that have the word that makes them a label right before them."""
-    return [q for q in hits if q and before.search(low, max(0, q - reach), q)]
 
 
 def _keys_and_cards(text: str, low: str, words: dict[str, list[int]]) -> Iterator[_Span]:
