@@ -6,10 +6,14 @@
    one fake sample per format, 280+ formats; target ≥ 90 %, aim 100 %).  A
    sample counts as caught when no 12-character piece of it survives.
 2. False redactions on real prose: the whole Debian Reference in 8 languages
-   when the debian-reference-* packages are installed, the Russian and Polish
-   man pages when manpages-ru / manpages-pl are (roff markup stripped), else
+   when the debian-reference-* packages are installed, the Russian, Polish,
+   Dutch, Swedish, Danish, Czech, Turkish and Finnish man pages when
+   manpages-ru, -pl, -nl, -sv, -da, -cs, -tr, -fi are (roff markup stripped), else
    the committed excerpts in tests/core/data/redaction/prose-multilingual/
-   (target 0).
+   (target 0).  The Dutch pages hold apt_auth.conf(5), whose examples are a
+   .netrc ("machine example.org login apt password debian") and a URL with
+   a password: credentials by their form, redacted on purpose (10 of them),
+   as a note holding the same lines would have them redacted.
 3. 1 MB of ordinary notes against one `re.findall(r"\\S+")` pass.
 4. Linear time: each adversarial input (tests/core/data/redaction/adversarial.py)
    and the dense technical notes at 1 MB and at 10 MB; the ratio
@@ -91,7 +95,7 @@ def real_prose() -> list[tuple[str, str]]:
     for p in sorted(Path("/usr/share/debian-reference").glob("debian-reference.*.txt.gz")):
         with gzip.open(p, "rt", encoding="utf-8") as f:
             out.append((p.name.split(".")[1], f.read()))
-    for lang in ("ru", "pl"):
+    for lang in ("ru", "pl", "nl", "sv", "da", "cs", "tr", "fi"):
         pages = sorted(Path(f"/usr/share/man/{lang}").glob("man[1-8]/*.gz"))
         if pages:
             texts = []

@@ -33,7 +33,7 @@ rule ("twitter-api-secret": TWITTER_API_SECRET, twitterApiSecret, "Twitter API s
 A sample counts as caught when no 12-character piece of the secret survives redaction (bench_redact.py's rule;
 a secret shorter than 12 must not survive whole).  The family of a rule is the first word of its id ("aws",
 "github", "generic", …).  Last, the false redactions on real prose (bench_redact.py's corpus: the Debian
-Reference and the Russian and Polish man pages when installed, else the committed excerpts; target 0).
+Reference and the man pages in eight languages when installed, else the committed excerpts; target 0).
 """
 from __future__ import annotations
 

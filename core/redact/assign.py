@@ -222,7 +222,6 @@ def _xml(text: str, scan: str, low: str) -> Iterator[_Span]:
                 yield (s, e, kind)
 
 
-_IDENT_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _TRAILING_COMMENT_RE = re.compile(r"[ \t]+(?:#|//).*")
 _STRING_PREFIX_RE = re.compile(r"[bBrRuUfF]{1,2}(?=[\"'])")  # b"…", f"…", r'…'
 _SHELL_WORD_RE = re.compile(r"<[^<>\n]*>|[^\s]+")  # "<generate one>" is one word
@@ -250,7 +249,7 @@ def _accept_value(
         if _CODE_EXPR_RE.fullmatch(value):
             return False
         ident = value.rstrip(",;)")
-        if _IDENT_RE.fullmatch(ident):
+        if ident.isidentifier():   # a name in any script ("seçeneğiyle", a man page's word, is one)
             # token=token, api_key=API_KEY, password = key_password,
             # token = Error: a variable, not a value.
             if not any(c.isdigit() for c in ident):

@@ -175,4 +175,16 @@ def _is_placeholder(value: str) -> bool:
         return True  # "fredpassword", "mysecret", "dbpass": a documentation example
     if "example" in norm or "placeholder" in norm or "changeme" in norm:
         return True
-    return bool(_CODE_REF_RE.search(v) or _PATH_RE.fullmatch(v))
+    return bool(_CODE_REF_RE.search(v) or _PATH_RE.fullmatch(v)) or _metavariables(v)
+
+
+_METAVAR_SPLIT_RE = re.compile(r"[=_-]")
+
+
+def _metavariables(v: str) -> bool:
+    """A usage line's ``NAME=VALUE`` (in any script: ``İSİM=DEĞER``, ``ИМЯ=ЗНАЧЕНИЕ``; a suffix after an
+    apostrophe, as Turkish writes it, and a closing bracket aside): capital words around an ``=``, what a man page puts for a
+    value, not one."""
+    head = v.split("’", 1)[0].split("'", 1)[0].rstrip("]}).,;:")
+    return "=" in head and len(head) <= 60 and all(
+        part.isalpha() and part.isupper() for part in _METAVAR_SPLIT_RE.split(head))

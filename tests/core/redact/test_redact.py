@@ -1208,6 +1208,9 @@ def test_adversarial_input_finishes_at_ten_megabytes(name):
     "The password is 1Password-managed", '"Package pin: 0.190"', "password        [success=1 default=ignore]",
     "### *The Password Is Courage* — John Castle", "password = <your password>", "Le mot de passe est requis.",
     "暗号化したパスワードは \"/etc/shadow\" ファイルの中にあり", "mój PIN jest taki sam",
+    # a usage line's metavariables, in any script; a man page's word after a flag
+    "-t, --match-token NAME=VALUE", "[--match-token İSİM=DEĞER]", "--match-token LABEL=YAFTA’ya",
+    "--match-token seçeneğiyle belirtilen",
 ])
 def test_prose_about_a_password_is_left_alone(text):
     assert find_secrets(text) == [], describe(text, find_secrets(text))
