@@ -83,9 +83,9 @@ What counts as a secret:
     systemd``) and letters-only values ending in "password" or "secret"
     (``fredpassword``).
 
-* A password said in prose, in the nine languages of the prose tests:
-  "my password is X", "the passcode is 889231", "Das Kennwort lautet X",
-  "パスワードは X": the one word after the noun and its "is", when it does
+* A password said in prose, in fifteen languages: "my password is X", "the
+  passcode is 889231", "the password for Bitwarden is X", "Das Kennwort
+  lautet X", "パスワードは X": the one word after the noun and its "is", when it does
   not read as prose (a digit or a symbol, or quoted; a PIN or passcode of 4
   to 12 digits).  ``phrases`` says more.
 * A high-entropy fallback for tokens nothing above names: at least 32
@@ -315,7 +315,7 @@ def _scan_text(text: str) -> list[_Span]:
     found.extend(_provider_keyword(text, scan, low, runs))
     found.extend(_labelled(text, scan, low, words))
     found.extend(_kube_secrets(text, low))
-    found.extend(_everyday(text, low, words))
+    found.extend(_everyday(text, low, runs.gate, words))
     specific = _merge(found)
     # Markers already in the text are never (part of) a secret.
     if _holds(scan, "«") and _holds(text, "«redacted "):

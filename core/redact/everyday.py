@@ -24,15 +24,22 @@ Part of :mod:`botmemory.core.redact` (the package's docstring says what counts a
   a text that names a card, a security code (3 or 4 digits) after CVV, CVC or "security code".
 - A signed URL's signature: an Azure shared access signature's ``sig=`` (with ``sv=``, ``se=`` … beside it), a
   presigned S3 or GCS URL's ``X-Amz-Signature=`` / ``X-Goog-Signature=``.
+- A login kept as base64 under an ``auth`` key (Docker's and Podman's ``config.json``, npm's ``_auth=``,
+  ``basic_auth:``): the value, when it decodes to ``user:password``.
+- A ``.pgpass`` line, ``host:port:database:user:password``: the password (a port of 2 to 5 digits or ``*``, a
+  host with a letter or a dot, a user with a letter).
 
-Each is tried only where its word is (``code``, ``cookie``, ``phrase``, ``key``, ``card``, ``cvv`` and
-``sshpass``'s ``pass`` come from the shared words pass; ``mysql`` and ``login`` only in a text with a `` -p``
-flag; an account only where ``@`` and `` / `` are); every regex is bounded and matched at those places only,
-so the time stays linear in the text (the last three read the stretch around each label once).
+Each is tried only where its word is (``code``, ``cookie``, ``phrase``, ``key``, ``card``, ``cvv`` and ``sshpass``'s
+``pass`` come from the shared words pass; ``mysql`` and ``login`` only in a text with a `` -p`` flag; an account
+only where ``@`` and `` / `` are; an ``auth`` key only in and just before the gate runs, where a value of 12
+characters or more must be; a ``.pgpass`` line only where a colon, a port and a colon are); every regex is bounded
+and matched at those places only, so the time stays linear in the text (the recovery key, product key and card
+shapes read the stretch around each label once).
 """
 
 from __future__ import annotations
 
+import base64
 import re
 from collections.abc import Iterator
 
@@ -299,9 +306,60 @@ def _signed_urls(text: str, low: str) -> Iterator[_Span]:
             yield (m.start(1), m.end(1), "presigned_url")
 
 
-def _everyday(text: str, low: str, words: dict[str, list[int]] | None = None) -> Iterator[_Span]:
-    """*low*: the lower-cased scan copy (same offsets as *text*); *words*: the words pass over it (``_word_hits``),
-    shared with the other detectors."""
+_AUTH_VALUE = re.compile(r"[\"']?[ \t]*[:=][ \t]*[\"']?([A-Za-z0-9+/]{8,1024}={0,2})(?![A-Za-z0-9+/=])")
+
+
+_AUTH_REACH = 24   # from the key's "auth" to where its value starts: 'auth"  :  "' and the like
+
+
+def _base64_logins(text: str, low: str, gate: list[tuple[int, int]]) -> Iterator[_Span]:
+    """A login kept as base64 under an ``auth`` key: a Docker or Podman ``config.json``'s ``"auth": "…"``, npm's
+    ``_auth=…``, a ``basic_auth:`` — when the value decodes to ``user:password`` (printable, a user without
+    white space, a password that is not a placeholder). Such a value is 12 characters or more, so it lies in a
+    gate run (``runs.py``): "auth" is looked for only in the runs and just before them, not in the whole text."""
+    done = 0
+    for a, b in gate:
+        p = low.find("auth", max(done, a - _AUTH_REACH), b)
+        while p >= 0:
+            m = _AUTH_VALUE.match(text, p + 4)
+            if m is not None and _is_login(m.group(1)):
+                yield (m.start(1), m.end(1), "base64_login")
+            p = low.find("auth", p + 4, b)
+        done = b
+
+
+def _is_login(value: str) -> bool:
+    try:
+        plain = base64.b64decode(value + "=" * (-len(value) % 4), validate=True).decode("utf-8")
+    except (ValueError, UnicodeDecodeError):
+        return False
+    user, colon, password = plain.partition(":")
+    return (bool(colon) and bool(user) and len(password) >= 3 and plain.isprintable()
+            and not any(c.isspace() for c in user) and not _is_placeholder(password))
+
+
+# host:port:database:user:password, one entry to a line (PostgreSQL's .pgpass; a colon in a field is "\:")
+_PGPASS_RE = re.compile(
+    r"(?<![^\s`>])(\*|[A-Za-z0-9-]*[A-Za-z.][A-Za-z0-9.-]*):([0-9]{2,5}|\*):((?:[^\s:`\\]|\\.){1,63}):"
+    r"(\*|(?:[^\s:`\\]|\\.)*[A-Za-z_](?:[^\s:`\\]|\\.)*):((?:[^\s:`\\]|\\.){1,200})(?=[ \t]*(?:`|$))",
+    re.MULTILINE,
+)
+_PGPASS_GATE = re.compile(r":(?:[0-9]{2,5}|\*):")
+
+
+def _pgpass_lines(text: str) -> Iterator[_Span]:
+    """A ``.pgpass`` entry: its last field is the password (the other four say where it opens)."""
+    if not _holds(text, ":") or _PGPASS_GATE.search(text) is None:
+        return
+    for m in _PGPASS_RE.finditer(text):
+        if len(m.group(5)) >= 3 and not _is_placeholder(m.group(5)):
+            yield (m.start(5), m.end(5), "pgpass")
+
+
+def _everyday(text: str, low: str, gate: list[tuple[int, int]],
+              words: dict[str, list[int]] | None = None) -> Iterator[_Span]:
+    """*low*: the lower-cased scan copy (same offsets as *text*); *gate*: its gate runs (``runs.py``); *words*:
+    the words pass over it (``_word_hits``), shared with the other detectors."""
     if words is None:
         words = _word_hits(low)
     yield from _cli_passwords(text, low, words)
@@ -312,3 +370,5 @@ def _everyday(text: str, low: str, words: dict[str, list[int]] | None = None) ->
     yield from _cookies(text, low, words)
     yield from _keys_and_cards(text, low, words)
     yield from _signed_urls(text, low)
+    yield from _base64_logins(text, low, gate)
+    yield from _pgpass_lines(text)

@@ -3,8 +3,11 @@
 Part of :mod:`botmemory.core.redact` (the package's docstring says what counts as a secret).
 
 A credential noun (password, passcode, passphrase, PIN, and their words in German, French,
-Spanish, Portuguese, Italian, Russian, Polish, Japanese and Chinese, the languages of the prose
-tests), then the language's "is" (or a colon or dash), then one word. The word is a secret only
+Spanish, Portuguese, Italian, Russian, Polish, Dutch, Swedish, Norwegian, Danish, Turkish,
+Japanese, Chinese and Korean; the Scandinavian ones also with their definite ending, "lösenordet"),
+then the language's "is" (or a colon or dash) — or first what it is for, one to four words after a
+preposition ("the password for Bitwarden is X", "das Passwort für den Router ist X"), then "is" or
+a colon — then one word. The word is a secret only
 when it does not read as prose: it holds a digit or a symbol, or it is quoted; a PIN or passcode
 is digits. "The password is in the vault", "my PIN is the usual one", "das Passwort ist geheim"
 stay as they are. A regex is tried only where a noun is: the Latin-1 nouns come from the shared words pass
@@ -26,31 +29,40 @@ _NOUNS = (
     "password", "passcode", "passphrase", "passwd", "pin",
     "passwort", "kennwort", "mot de passe", "contraseña", "contrasena", "senha",
     "palavra-passe", "palavra passe", "parola d'ordine", "пароль", "hasło",
-    "パスワード", "暗証番号", "密码", "密碼", "口令",
+    "wachtwoord", "lösenord", "losenord", "passord", "adgangskode", "şifre",
+    "パスワード", "暗証番号", "密码", "密碼", "口令", "비밀번호",
 )
 # noun, then its "is": the verb (with the article or "code" some languages put between), or ':' / '—'.
+_CODE = r"(?:[ \t]+(?:code|number|no\.?|code[ \t]+number))?"    # pin code, PIN number
+_VERB = r"[ \t]+(?:is|was|ist|lautet|war|est|était|es|era|é|era|è|to|jest|это|är|var|er|var|—|-|–)[ \t]+"
+_COLON = r"[ \t]*[:：=][ \t]*"                                  # pw: X, 密码：X
 _IS = (
-    r"(?:[ \t]+(?:code|number|no\.?|code[ \t]+number))?"      # pin code, PIN number
-    r"(?:"
-    r"[ \t]+(?:is|was|ist|lautet|war|est|était|es|era|é|era|è|to|jest|это|—|-|–)[ \t]+"
-    r"|'s[ \t]+"                                              # password's X
-    r"|[ \t]*[:：=][ \t]*"                                    # pw: X, 密码：X
-    r"|[ \t]*(?:は|是|为|為|：)[ \t]*"                         # パスワードは X, 密码是 X
-    r"|(?<=[ьоło])(?P<bare>[ \t]+)(?=[^\s]*[0-9])"            # мой пароль Tr0ub4dor, moje hasło X (no verb)
-    r"|(?<=[dte])(?P<plain>[ \t]+)(?=[^\s]*[0-9])"             # wifi password Tr0ub4dor&3 (no verb either)
-    r")"
+    _CODE + r"(?:" + _VERB
+    + r"|'s[ \t]+"                                              # password's X
+    + r"|" + _COLON
+    + r"|[ \t]*(?:は|是|为|為|：|는|은)[ \t]*"                   # パスワードは X, 密码是 X, 비밀번호는 X
+    + r"|(?<=[ьоło])(?P<bare>[ \t]+)(?=[^\s]*[0-9])"            # мой пароль Tr0ub4dor, moje hasło X (no verb)
+    + r"|(?<=[dte])(?P<plain>[ \t]+)(?=[^\s]*[0-9])"             # wifi password Tr0ub4dor&3 (no verb either)
+    + r")"
 )
+# Or what it is for, then the verb or a colon: "the master password for Bitwarden is X", "das Passwort für den
+# Router ist X", "пароль от почты — X" (one to four words; never without the verb or colon after them).
+_FOR = (r"[ \t]+(?:for|of|to|on|at|in|für|vom|pour|de|du|para|per|do|da|dla|для|от|к|voor|van|för|till|til)"
+        r"(?:[ \t]+[^\s:：=]{1,40}){1,4}?")
+_FOR_IS = _CODE + _FOR + r"(?:" + _VERB + r"|" + _COLON + r")"
 # The value: one word (quoted, or up to white space / a CJK full stop), read from the original text.
 _VALUE = r"(?P<value>\"[^\"\n]{1,100}\"|'[^'\n]{1,100}'|«[^»\n]{1,100}»|「[^」\n]{1,100}」|[^\s「」。、，]{3,100})"
 _AFTER_NOUN_RE = re.compile(_IS + _VALUE, re.IGNORECASE)
+_AFTER_FOR_RE = re.compile(_FOR_IS + _VALUE, re.IGNORECASE)
 # A noun with a letter beyond Latin-1 is U+0080 in the scan copy: it is looked for in the text by
 # a piece that holds for its usual cases (Пароль, пароль; Hasło, hasło), the noun then read back.
-_WIDE_PIECES = {"ароль": "пароль", "asło": "hasło", "パスワード": "パスワード", "暗証番号": "暗証番号",
-                "密码": "密码", "密碼": "密碼", "口令": "口令"}
+_WIDE_PIECES = {"ароль": "пароль", "asło": "hasło", "ifre": "şifre", "パスワード": "パスワード", "暗証番号": "暗証番号",
+                "密码": "密码", "密碼": "密碼", "口令": "口令", "비밀번호": "비밀번호"}
 # The Latin-1 nouns by a piece each holds, found once ("mot de passe", "palavra-passe" by their "pass").
 _PIECES = {
-    "pass": ("password", "passwd", "passwort", "passcode", "passphrase", "mot de passe", "palavra-passe",
-             "palavra passe"),
+    "pass": ("password", "passwd", "passwort", "passcode", "passphrase", "passord", "mot de passe",
+             "palavra-passe", "palavra passe"),
+    "wachtwoord": ("wachtwoord",), "senord": ("lösenord", "losenord"), "adgangskode": ("adgangskode",),
     "pin": ("pin",), "kennwort": ("kennwort",), "contrase": ("contraseña", "contrasena"), "senha": ("senha",),
     "parola d": ("parola d'ordine",),
 }
@@ -64,10 +76,13 @@ assert all(_apart(a, i, b, j) for ns in _PIECE_NOUNS.values() for a, i in ns for
 # A character of each piece, looked for first (one memchr-like search, where a search for the piece in a text
 # of wide characters costs several times more): one whose low byte is rare in text, as CPython's search for a
 # character beyond Latin-1 runs memchr on that byte.
-_WIDE_ANCHORS = {"ароль": "р", "asło": "ł", "パスワード": "パ", "暗証番号": "暗", "密码": "密", "密碼": "密", "口令": "令"}
+_WIDE_ANCHORS = {"ароль": "р", "asło": "ł", "ifre": "f", "パスワード": "パ", "暗証番号": "暗", "密码": "密", "密碼": "密",
+                 "口令": "令", "비밀번호": "번"}
 assert _WIDE_ANCHORS.keys() == _WIDE_PIECES.keys() and all(a in p for p, a in _WIDE_ANCHORS.items())
 # What may follow a noun for _AFTER_NOUN_RE to match at all (one look before trying the regex).
-_NEXT = frozenset(" \t:：='はは是为為—-–")
+_NEXT = frozenset(" \t:：='は是为為—-–는은")
+# The Scandinavian nouns' definite ending ("lösenordet är X": the password is X).
+_DEFINITE = {"lösenord": "et", "losenord": "et", "passord": "et", "adgangskode": "n"}
 _POSSESSIVE_RE = re.compile(r"(?:мой|наш|твой|ваш|moje|nasze|twoje|wasze)[ \t]+$", re.IGNORECASE)
 _SYMBOLS = frozenset("!#$%&*+=?@^~|\\/<>")
 _TRAILING = ".,;:)]}!?…。，、*_`~"
@@ -136,14 +151,17 @@ def _phrases(text: str, low: str, words: dict[str, list[int]] | None = None) -> 
     end = 0
     for p, noun in sorted(hits):
         after = p + len(noun)
+        if noun in _DEFINITE and low.startswith(_DEFINITE[noun], after):
+            after += len(_DEFINITE[noun])   # lösenordet, passordet, adgangskoden: "the password"
         if p < end or after >= len(text) or text[after] not in _NEXT and text[after] != "'":
             continue
-        m = _AFTER_NOUN_RE.match(text, after)
+        m = _AFTER_NOUN_RE.match(text, after) or _AFTER_FOR_RE.match(text, after)
         if m is None:
             continue
-        if m.group("bare") is not None and not _POSSESSIVE_RE.search(text, max(0, p - 12), p):
+        said = m.re is _AFTER_FOR_RE
+        if not said and m.group("bare") is not None and not _POSSESSIVE_RE.search(text, max(0, p - 12), p):
             continue    # without a verb only after "my": "wyśle hasło hello2u2" is a man page's example
-        plain = m.group("plain") is not None
+        plain = not said and m.group("plain") is not None
         s, e = m.start("value"), m.end("value")
         value = text[s:e]
         if value[0] not in "\"'«「":

@@ -1,14 +1,14 @@
 """The words that lead the keyword detectors to a line, found in one shared pass over the lower-cased text.
 
 The assignment keywords (pass, pw, psk, secret, token, key), the pieces of the prose nouns (pass, pin, kennwort,
-contrase, senha, parola d), the words the .netrc and curl rules need (machine, curl) and the everyday ones'
-(phrase, code, cookie, card, cvv; sshpass by its pass): a ``str.find`` pass for
-each costs about half a nanosecond a byte, and fourteen of them cost more than the rest of the secret check of an
-ordinary note.  Instead, each family of words that share a letter (or two) is found by one regex that starts with
-it: the regex engine skips to that literal in C and checks the family's words around it (look-behind,
-look-ahead), consuming the literal alone, so it sees every place where a word of the family holds it.  The words
-are then read off each such place.  Every word's hits are exactly the ones ``_literal_hits`` gives (no word
-overlaps itself, so those are all its occurrences; tests/core/redact/test_redact_runs.py compares the two).
+contrase, senha, parola d, wachtwoord, senord, adgangskode), the words the .netrc and curl rules need (machine, curl)
+and the everyday ones' (phrase, code, cookie, card, cvv; sshpass by its pass): a ``str.find`` pass for each costs
+about half a nanosecond a byte, and fourteen of them cost more than the rest of the secret check of an ordinary note.
+Instead, each family of words that share a letter (or two) is found by one regex that starts with it: the regex
+engine skips to that literal in C and checks the family's words around it (look-behind, look-ahead), consuming the
+literal alone, so it sees every place where a word of the family holds it. The words are then read off each such
+place. Every word's hits are exactly the ones ``_literal_hits`` gives (no word overlaps itself, so those are all its
+occurrences; tests/core/redact/test_redact_runs.py compares the two).
 
 Part of :mod:`botmemory.core.redact` (the package's docstring says what counts as a secret).
 """
@@ -22,9 +22,9 @@ from collections.abc import Mapping, Sequence
 # its words (each holds the literal; its first place counts).
 _FAMILIES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("p", ("pass", "pw", "psk", "pin", "parola d", "phrase")),
-    ("k", ("key", "kennwort", "token")),
-    ("se", ("secret", "senha", "contrase")),
-    ("c", ("curl", "machine", "code", "cookie", "card", "cvv")),
+    ("k", ("key", "kennwort", "token", "adgangskode")),
+    ("se", ("secret", "senha", "contrase", "senord")),
+    ("c", ("curl", "machine", "code", "cookie", "card", "cvv", "wachtwoord")),
 )
 _WORDS: tuple[str, ...] = tuple(w for _, words in _FAMILIES for w in words)
 assert len(set(_WORDS)) == len(_WORDS)

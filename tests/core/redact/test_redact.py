@@ -1043,6 +1043,11 @@ def test_a_noun_then_a_word_that_is_not_generated_is_left_alone(text):
         ("https://b.s3.amazonaws.com/k?X-Amz-Expires=3600&X-Amz-Signature="
          "fe5f80f77d5fa3beca038a248ff027d0445342fe2855ddc963176630326f1024",
          ["fe5f80f77d5fa3beca038a248ff027d0445342fe2855ddc963176630326f1024"]),
+        # A login kept as base64 under an auth key (Docker's config.json, npm's _auth); a .pgpass entry.
+        ('{"auths":{"registry.example.com":{"auth":"cHJpeWE6S3g4MiFtUXo3Nw=="}}}', ["cHJpeWE6S3g4MiFtUXo3Nw=="]),
+        ("//registry.npmjs.org/:_auth=cHJpeWE6S3g4MiFtUXo3Nw==", ["cHJpeWE6S3g4MiFtUXo3Nw=="]),
+        ("db.example.com:5432:shop:app:Hunter2Hunter2", ["Hunter2Hunter2"]),
+        ("- `localhost:*:*:postgres:s3cr\\:et9`", ["s3cr\\:et9"]),
     ],
 )
 def test_everyday_credentials_are_redacted(text, secrets):
@@ -1083,6 +1088,11 @@ def test_everyday_credentials_are_redacted(text, secrets):
         "cvv is checked by the bank",
         "the psk is in the router; TLS-PSK cipher suites; psk_identity=client1",
         "the sig= parameter is the signature; email sig=Best-regards-from-the-whole-team",
+        '"auth": "oauth2"', "auth: aGVsbG8gd29ybGQ=",            # base64, but not user:password
+        '"auth": "dXNlcm5hbWU6cGFzc3dvcmQ="',                    # username:password, a placeholder
+        "author: cHJpeWE6S3g4MiFtUXo3Nw==",
+        "hostname:port:database:username:password", "host:5432:db:user:password",
+        "meeting 10:30:45 today", "fe80:0000:0000:0000:0202:b3ff:fe1e:8329", "lap 1:23:45:67:89",
     ],
 )
 def test_everyday_near_misses_are_left_alone(text):
@@ -1208,6 +1218,9 @@ def test_adversarial_input_finishes_at_ten_megabytes(name):
     "The password is 1Password-managed", '"Package pin: 0.190"', "password        [success=1 default=ignore]",
     "### *The Password Is Courage* — John Castle", "password = <your password>", "Le mot de passe est requis.",
     "暗号化したパスワードは \"/etc/shadow\" ファイルの中にあり", "mój PIN jest taki sam",
+    "The password for the guest network: printed on the fridge.", "the password for this account is reset daily",
+    "the password for user2 is in 1Password", "the password for version 2 is stored in the vault",
+    "het wachtwoord is geheim", "lösenordet är hemligt", "wifi-wachtwoord staat op de router",
     # a usage line's metavariables, in any script; a man page's word after a flag
     "-t, --match-token NAME=VALUE", "[--match-token İSİM=DEĞER]", "--match-token LABEL=YAFTA’ya",
     "--match-token seçeneğiyle belirtilen",
@@ -1220,6 +1233,14 @@ def test_prose_about_a_password_is_left_alone(text):
     ("my password is swordfish-42", "swordfish-42"), ('my password is "swordfish"', "swordfish"),
     ("**the passcode is 889231**", "889231"), ("Das Kennwort lautet Hagel-31", "Hagel-31"),
     ("Пароль — Tr0ub4dor", "Tr0ub4dor"), ("我的密码是 Tr0ub4dor", "Tr0ub4dor"),
+    # what it is for, then "is" or a colon
+    ("the master password for Bitwarden is Xk#9mP2$vL", "Xk#9mP2$vL"),
+    ("Passwort für den Router ist Gx7!pq2z", "Gx7!pq2z"), ("пароль от почты — Gx7!pq2z", "Gx7!pq2z"),
+    ("the pin code for the gate is 4821", "4821"),
+    # Dutch, Swedish, Norwegian, Danish, Turkish, Korean
+    ("Het wachtwoord voor de router is Tr0ub4dor&3", "Tr0ub4dor&3"), ("Lösenordet är Tr0ub4dor&3", "Tr0ub4dor&3"),
+    ("Passordet til ruteren er Tr0ub4dor&3", "Tr0ub4dor&3"), ("Adgangskoden er Tr0ub4dor&3", "Tr0ub4dor&3"),
+    ("Şifre: Tr0ub4dor&3", "Tr0ub4dor&3"), ("비밀번호는 Tr0ub4dor&3", "Tr0ub4dor&3"),
 ])
 def test_a_password_said_in_prose_is_redacted(text, secret):
     assert secret not in redact(text) and "«redacted" in redact(text)

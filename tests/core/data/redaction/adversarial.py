@@ -74,4 +74,8 @@ MAKERS: dict[str, Callable[[int], str]] = {
     "product keys": _fill("product key XJ7K2-9QRTB-M4PVW-H8DFG-3CYNK-"),
     "signed URL queries": _fill("?sv=2021&sig=AbCdEfGh1234567890%2B&x-amz-signature=fe5f80f77d5fa3beca038a248ff0"),
     "'psk=' repeated": _fill("psk="),
+    "base64 logins under auth keys": _fill('"auth":"cHJpeWE6S3g4MiFtUXo3Nw==",_auth=auth:'),
+    "pgpass fields without end": _fill("db:5432:app:"),
+    "'password for' and words": _fill("password for a b c d e f "),
+    "Scandinavian and Korean nouns": _fill("lösenordet adgangskode wachtwoord 비밀번호 şifre "),
 }
