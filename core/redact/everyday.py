@@ -4,6 +4,9 @@ Part of :mod:`botmemory.core.redact` (the package's docstring says what counts a
 
 - A password on a command line: ``mysql -pS3cret``, ``sshpass -p 'pw'``, ``docker login -p pw`` — the value
   after the flag (``--password pw`` is an assignment: ``assign``).
+- A login written as ``user / password`` after a login, credentials, creds or account label: "Router login:
+  admin / Tr0ub4dor&3", "creds: deploy:Kx82!mQz77" — the password, when it reads as one and is not only words and
+  short numbers.
 - An account written as ``email / password``: "Netflix: priya@example.com / Kx82!mQz77" — the password,
   when it reads as one (a letter and a digit or a symbol, 6 or more characters, not an address or a path).
 - A code that opens something: "the door code is 4471", "alarm code: 0852#", "gate code 1379" — 3 to 12
@@ -30,11 +33,11 @@ Part of :mod:`botmemory.core.redact` (the package's docstring says what counts a
   host with a letter or a dot, a user with a letter).
 
 Each is tried only where its word is (``code``, ``cookie``, ``phrase``, ``key``, ``card``, ``cvv`` and ``sshpass``'s
-``pass`` come from the shared words pass; ``mysql`` and ``login`` only in a text with a `` -p`` flag; an account
-only where ``@`` and `` / `` are; an ``auth`` key only in and just before the gate runs, where a value of 12
-characters or more must be; a ``.pgpass`` line only where a colon, a port and a colon are); every regex is bounded
-and matched at those places only, so the time stays linear in the text (the recovery key, product key and card
-shapes read the stretch around each label once).
+``pass``, ``login``, ``cred`` and ``account`` come from the shared words pass; ``mysql`` and ``login`` only in a
+text with a `` -p`` flag; an account only where ``@`` and `` / `` are; an ``auth`` key only in and just before the
+gate runs, where a value of 12 characters or more must be; a ``.pgpass`` line only where a colon, a port and a colon
+are); every regex is bounded and matched at those places only, so the time stays linear in the text (the recovery
+key, product key and card shapes read the stretch around each label once).
 """
 
 from __future__ import annotations
@@ -43,7 +46,7 @@ import base64
 import re
 from collections.abc import Iterator
 
-from .base import _holds, _literal_hits, _Span
+from .base import _holds, _literal_hits, _plain_parts, _Span
 from .placeholders import _is_placeholder
 from .words import _word_hits
 
@@ -116,6 +119,39 @@ def _accounts(text: str, low: str) -> Iterator[_Span]:
             e -= 1
         if e - s >= 6 and _reads_as_password(text[s:e]):
             yield (s, e, "password")
+
+
+# ----- a login as "user / password" after its label
+
+_LOGIN_RE = re.compile(
+    r"s?[*_]{0,2}(?:[ \t]*[:=—–-]|[ \t]+(?:is|was))[*_]{0,2}[ \t]*[*_`\"']{0,2}"
+    r"[^\s/:`\"'*|]{1,64}[*_`\"']{0,2}(?:[ \t]+/[ \t]+|:|[ \t]+\|[ \t]+)[*_`\"']{0,2}([^\s`\"']{6,100})")
+_LOGIN_LABELS = ("login", "cred", "account")
+
+
+def _logins(text: str, low: str, words: dict[str, list[int]]) -> Iterator[_Span]:
+    """A login written as ``user / password`` (or ``user:password``) after a login, credentials, creds or
+    account label: "Router login: admin / Tr0ub4dor&3", "creds: deploy:Kx82!mQz77" — the password, when it
+    reads as one and is not only words and short numbers ("account: savings / 2024-budget" stays)."""
+    for label in _LOGIN_LABELS:
+        for p in words[label]:
+            if p > 0 and low[p - 1].isalnum():
+                continue    # inside a word: "blogin", "discredit"
+            end = p + len(label)
+            if label == "cred":
+                if low.startswith("ential", end):
+                    end += 6
+                elif not low.startswith("s", end):
+                    continue    # "credit", "credo"
+            m = _LOGIN_RE.match(text, end)
+            if m is None:
+                continue
+            s, e = m.span(1)
+            while e > s and text[e - 1] in ".,;:)":   # a password may end in ! or ?
+                e -= 1
+            value = text[s:e]
+            if e - s >= 6 and _reads_as_password(value) and value[0] != "\\" and not _plain_parts(value):
+                yield (s, e, "password")
 
 
 # ----- a code that opens something
@@ -364,6 +400,7 @@ def _everyday(text: str, low: str, gate: list[tuple[int, int]],
         words = _word_hits(low)
     yield from _cli_passwords(text, low, words)
     yield from _accounts(text, low)
+    yield from _logins(text, low, words)
     yield from _codes(text, low, words)
     yield from _seed_phrases(text, low, words)
     yield from _backup_codes(text, low, words)

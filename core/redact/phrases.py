@@ -26,7 +26,7 @@ from .words import _WORDS, _apart, _word_hits
 
 # The nouns, lower-cased, as they are searched for (each starts a match).
 _NOUNS = (
-    "password", "passcode", "passphrase", "passwd", "pin",
+    "password", "passcode", "passphrase", "passwd", "pw", "pin",
     "passwort", "kennwort", "mot de passe", "contraseña", "contrasena", "senha",
     "palavra-passe", "palavra passe", "parola d'ordine", "пароль", "hasło",
     "wachtwoord", "lösenord", "losenord", "passord", "adgangskode", "şifre",
@@ -42,7 +42,7 @@ _IS = (
     + r"|" + _COLON
     + r"|[ \t]*(?:は|是|为|為|：|는|은)[ \t]*"                   # パスワードは X, 密码是 X, 비밀번호는 X
     + r"|(?<=[ьоło])(?P<bare>[ \t]+)(?=[^\s]*[0-9])"            # мой пароль Tr0ub4dor, moje hasło X (no verb)
-    + r"|(?<=[dte])(?P<plain>[ \t]+)(?=[^\s]*[0-9])"             # wifi password Tr0ub4dor&3 (no verb either)
+    + r"|(?<=[dten])(?P<plain>[ \t]+)(?=[^\s]*[0-9])"            # wifi password Tr0ub4dor&3, PIN 4821 (no verb)
     + r")"
 )
 # Or what it is for, then the verb or a colon: "the master password for Bitwarden is X", "das Passwort für den
@@ -63,7 +63,7 @@ _PIECES = {
     "pass": ("password", "passwd", "passwort", "passcode", "passphrase", "passord", "mot de passe",
              "palavra-passe", "palavra passe"),
     "wachtwoord": ("wachtwoord",), "senord": ("lösenord", "losenord"), "adgangskode": ("adgangskode",),
-    "pin": ("pin",), "kennwort": ("kennwort",), "contrase": ("contraseña", "contrasena"), "senha": ("senha",),
+    "pw": ("pw",), "pin": ("pin",), "kennwort": ("kennwort",), "contrase": ("contraseña", "contrasena"), "senha": ("senha",),
     "parola d": ("parola d'ordine",),
 }
 assert {n for ns in _PIECES.values() for n in ns} == {n for n in _NOUNS if all(ord(c) < 256 for c in n)}

@@ -1047,6 +1047,9 @@ def test_a_noun_then_a_word_that_is_not_generated_is_left_alone(text):
         ('{"auths":{"registry.example.com":{"auth":"cHJpeWE6S3g4MiFtUXo3Nw=="}}}', ["cHJpeWE6S3g4MiFtUXo3Nw=="]),
         ("//registry.npmjs.org/:_auth=cHJpeWE6S3g4MiFtUXo3Nw==", ["cHJpeWE6S3g4MiFtUXo3Nw=="]),
         ("db.example.com:5432:shop:app:Hunter2Hunter2", ["Hunter2Hunter2"]),
+        # A login as "user / password" after its label.
+        ("Router login: admin / Tr0ub4dor&3", ["Tr0ub4dor&3"]), ("credentials: admin / Kx82!mQz77", ["Kx82!mQz77"]),
+        ("creds: deploy:Kx82!mQz77", ["Kx82!mQz77"]), ("account: alice | Pa55word!", ["Pa55word!"]),
         ("- `localhost:*:*:postgres:s3cr\\:et9`", ["s3cr\\:et9"]),
     ],
 )
@@ -1093,6 +1096,8 @@ def test_everyday_credentials_are_redacted(text, secrets):
         "author: cHJpeWE6S3g4MiFtUXo3Nw==",
         "hostname:port:database:username:password", "host:5432:db:user:password",
         "meeting 10:30:45 today", "fe80:0000:0000:0000:0202:b3ff:fe1e:8329", "lap 1:23:45:67:89",
+        "account: savings / 2024-budget", "login: see docs/setup-v2.md", "credit: 4 / 5 stars",
+        "login: admin / password", "blogin: a / b2c3d4e5", "login page: /admin / 404 error2",
     ],
 )
 def test_everyday_near_misses_are_left_alone(text):
@@ -1223,7 +1228,7 @@ def test_adversarial_input_finishes_at_ten_megabytes(name):
     "het wachtwoord is geheim", "lösenordet är hemligt", "wifi-wachtwoord staat op de router",
     # a usage line's metavariables, in any script; a man page's word after a flag
     "-t, --match-token NAME=VALUE", "[--match-token İSİM=DEĞER]", "--match-token LABEL=YAFTA’ya",
-    "--match-token seçeneğiyle belirtilen",
+    "--match-token seçeneğiyle belirtilen", "GPIO pin 12 is high", "pin 2.5mm jack", "pwd: /home/x",
 ])
 def test_prose_about_a_password_is_left_alone(text):
     assert find_secrets(text) == [], describe(text, find_secrets(text))
@@ -1236,7 +1241,8 @@ def test_prose_about_a_password_is_left_alone(text):
     # what it is for, then "is" or a colon
     ("the master password for Bitwarden is Xk#9mP2$vL", "Xk#9mP2$vL"),
     ("Passwort für den Router ist Gx7!pq2z", "Gx7!pq2z"), ("пароль от почты — Gx7!pq2z", "Gx7!pq2z"),
-    ("the pin code for the gate is 4821", "4821"),
+    ("the pin code for the gate is 4821", "4821"), ("bank PIN 4821 for the card", "4821"),
+    ("ssh root@10.0.0.5 pw: Tr0ub4dor&3", "Tr0ub4dor&3"),
     # Dutch, Swedish, Norwegian, Danish, Turkish, Korean
     ("Het wachtwoord voor de router is Tr0ub4dor&3", "Tr0ub4dor&3"), ("Lösenordet är Tr0ub4dor&3", "Tr0ub4dor&3"),
     ("Passordet til ruteren er Tr0ub4dor&3", "Tr0ub4dor&3"), ("Adgangskoden er Tr0ub4dor&3", "Tr0ub4dor&3"),

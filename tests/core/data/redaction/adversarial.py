@@ -78,4 +78,5 @@ MAKERS: dict[str, Callable[[int], str]] = {
     "pgpass fields without end": _fill("db:5432:app:"),
     "'password for' and words": _fill("password for a b c d e f "),
     "Scandinavian and Korean nouns": _fill("lösenordet adgangskode wachtwoord 비밀번호 şifre "),
+    "login labels and slashes": _fill("login: a / creds: b:c / "),
 }
