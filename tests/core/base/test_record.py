@@ -106,3 +106,48 @@ def test_what_a_dataclass_would_honour_and_a_record_cannot_is_refused(body, says
 def test_dataclass_options_a_record_does_not_have_are_refused(option):
     with pytest.raises(TypeError):
         R.record(**{option: True})   # type: ignore[call-arg]
+
+
+@pytest.mark.parametrize("first", ["init", "repr", "eq", "hash"])
+def test_methods_are_compiled_at_first_use_whichever_comes_first(first: str) -> None:
+    """A short process makes few of the records its modules declare: their methods are compiled when first
+    called (any of them), then stand in place; until then, and after, they behave as the dataclass's."""
+    @R.record(frozen=True)
+    class P:
+        __qualname__ = "P"
+        a: int
+        b: str = "x"
+
+    stand_ins = {name: P.__dict__[name] for name in ("__init__", "__repr__", "__eq__", "__hash__")}
+    p = object.__new__(P)
+    p.__dict__.update(a=1, b="x")       # made without __init__, as copy and pickle make one
+    if first == "init":
+        p = P(1)
+    elif first == "repr":
+        assert repr(p) == "P(a=1, b='x')"
+    elif first == "eq":
+        assert p == p and p != object()
+    else:
+        assert hash(p) == hash((1, "x"))
+    for name, stand_in in stand_ins.items():   # one first call compiles them all
+        assert P.__dict__[name] is not stand_in and P.__dict__[name].__qualname__.endswith(f"P.{name}")
+    assert P(1) == p and repr(P(2, "y")) == "P(a=2, b='y')" and hash(P(1)) == hash(p)
+    with pytest.raises(TypeError):
+        P()   # the compiled __init__'s own check
+
+
+def test_a_plain_subclass_of_a_record_not_yet_compiled_is_built_by_the_records_methods() -> None:
+    @R.record()
+    class Base:
+        __qualname__ = "Base"
+        a: int
+
+    class Sub(Base):
+        __qualname__ = "Sub"
+
+        def describe(self) -> str:
+            return f"sub {self.a}"
+
+    s = Sub(3)
+    assert s.describe() == "sub 3" and s == Sub(3) and repr(s) == "Sub(a=3)" and Base.__dict__["__init__"] is not None
+    assert "__init__" not in Sub.__dict__
