@@ -9,8 +9,10 @@ prints each against its target, measured in the same run:
 - reading + tokenizing every topic once in Python (the floor a build cannot beat);
 - the cold build (``refresh_index`` in a fresh process; on Linux one forked worker a core parses the
   files while it writes, so the figure depends on the cores being free; best of 3): <= 3x that, <= 4 s;
-- the first ``botmemory recall`` with no index: answers from what is indexed so
-  far, within 300 ms, while the index is built in the background;
+- the first ``botmemory recall`` with no index: it starts the build in the
+  background and reads what the index does not cover yet, so that its answer is
+  the warm one (issue 22; the time is printed, with no target: a hook's first
+  prompt answers within its deadline, bench_claude_code.py's row, <= 300 ms);
 - a build right after the files were written (all "racy"), then the next call:
   never a second full build;
 - warm ``botmemory recall``: (recall - python start) <= 2 x ``grep -rliw``;
@@ -307,11 +309,14 @@ def main() -> int:
             "second <= 0.25 x first", t_second <= 0.25 * t_racy_build)
         drop_index()
         time.sleep(0.2)
-        t_first, out = once(rec + [f"What do you know about {RARE_WORD.title()}?"])
-        row("first recall, no index (answers, builds behind)", f"{t_first * 1000:.0f} ms", "<= 300 ms",
-            t_first <= 0.3)
+        first_message = f"What do you know about {RARE_WORD.title()}?"
+        t_first, out = once(rec + [first_message])
         time.sleep(1.0)                    # the background builder takes its lock
         refresh_index(home, BOT)           # and this waits for it to finish
+        warm_out = once(rec + [first_message])[1]
+        row("first recall, no index (reads what it lacks)", f"{t_first * 1000:.0f} ms, "
+            f"{'the warm answer' if out == warm_out else 'NOT the warm answer'}", "= the warm answer",
+            out == warm_out and bool(out))
         t_cold = float("inf")
         for _run in range(sized(3, 1)):       # like the baseline, the best of three (each from no index at all)
             drop_index()
