@@ -34,7 +34,7 @@ _NOUNS = (
 )
 # noun, then its "is": the verb (with the article or "code" some languages put between), or ':' / '—'.
 _CODE = r"(?:[ \t]+(?:code|number|no\.?|code[ \t]+number))?"    # pin code, PIN number
-_VERB = r"[ \t]+(?:is|was|ist|lautet|war|est|était|es|era|é|era|è|to|jest|это|är|var|er|var|—|-|–)[ \t]+"
+_VERB = r"[ \t]+(?:is|was|ist|lautet|war|est|était|es|era|é|era|è|to|jest|это|är|var|er|—|-|–)[ \t]+"
 _COLON = r"[ \t]*[:：=][ \t]*"                                  # pw: X, 密码：X
 _IS = (
     _CODE + r"(?:" + _VERB
