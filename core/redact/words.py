@@ -5,10 +5,10 @@ contrase, senha, parola d, wachtwoord, senord, adgangskode), the words the .netr
 and the everyday ones' (phrase, code, cookie, card, cvv, login, cred, account; sshpass by its pass): a ``str.find``
 pass for each costs about half a nanosecond a byte, and fourteen of them cost more than the rest of the secret check
 of an ordinary note. Instead, each family of words that share a letter (or two) is found by one regex that starts
-with it: the regex engine skips to that literal in C and checks the family's words around it (look-behind, look-
-ahead), consuming the literal alone, so it sees every place where a word of the family holds it. The words are then
-read off each such place. Every word's hits are exactly the ones ``_literal_hits`` gives (no word overlaps itself, so
-those are all its occurrences; tests/core/redact/test_redact_runs.py compares the two).
+with it: the regex engine skips to that literal in C and checks the family's words around it (look-behind,
+look-ahead), consuming the literal alone, so it sees every place where a word of the family holds it. The words are
+then read off each such place. Every word's hits are exactly the ones ``_literal_hits`` gives (no word overlaps
+itself, so those are all its occurrences; tests/core/redact/test_redact_runs.py compares the two).
 
 Part of :mod:`botmemory.core.redact` (the package's docstring says what counts as a secret).
 """
