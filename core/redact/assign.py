@@ -18,6 +18,7 @@ from .placeholders import (
     _NUMBER_RE,
     _PROSE_POINTER_RE,
     _TYPE_RE,
+    _how_kept,
     _is_placeholder,
 )
 from .words import _found, _word_hits
@@ -236,7 +237,7 @@ def _accept_value(
     *code*: the value is unquoted and might be a variable name; *inline*: it
     sits mid-line (a keyword argument, not a config line).
     """
-    if len(value) < 3 or _is_placeholder(value):
+    if len(value) < 3 or _is_placeholder(value) or _how_kept(value):   # "password: sha256-hashed"
         return False
     if kind != "password" and _NUMBER_RE.fullmatch(value):
         return False

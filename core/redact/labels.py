@@ -22,6 +22,7 @@ import re
 from collections.abc import Iterator
 
 from .base import _holds, _Span
+from .placeholders import _how_kept
 from .provider import _provider_value_ok
 from .words import _word_hits
 
@@ -85,6 +86,7 @@ def _labelled(text: str, scan: str, low: str, words: dict[str, list[int]] | None
             while e > s and text[e - 1] in _TRAILING:
                 e -= 1
             value = text[s:e]
-            if "://" in value or "«" in value or "pass" in value.lower() or not _provider_value_ok(value):
+            if ("://" in value or "«" in value or "pass" in value.lower() or not _provider_value_ok(value)
+                    or _how_kept(value)):   # "the API key is sha256-hashed": how it is kept
                 continue    # a URL (the URL rule's), a marker, "the password is 1Password-managed"
             yield (s, e, "labelled_secret")

@@ -21,7 +21,7 @@ import re
 from collections.abc import Iterator
 
 from .base import _holds, _literal_hits, _plain_parts, _Span
-from .placeholders import _is_placeholder
+from .placeholders import _how_kept, _is_placeholder
 from .words import _WORDS, _apart, _word_hits
 
 # The nouns, lower-cased, as they are searched for (each starts a match).
@@ -172,7 +172,7 @@ def _phrases(text: str, low: str, words: dict[str, list[int]] | None = None) -> 
             value = stripped
         if len(value) < 3 or "://" in value or "pass" in value.lower():
             continue    # a URL: its password is the URL rule's; "the password is 1Password-managed"
-        if not _reads_as_a_secret(value, noun):
+        if not _reads_as_a_secret(value, noun) or _how_kept(value):
             continue
         if plain and noun not in ("pin", "passcode") and not _generated(value):
             continue    # right after the noun, no verb: "password reset-2024", "password policy v2" are not

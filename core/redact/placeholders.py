@@ -188,3 +188,19 @@ def _metavariables(v: str) -> bool:
     head = v.split("’", 1)[0].split("'", 1)[0].rstrip("]}).,;:")
     return "=" in head and len(head) <= 60 and all(
         part.isalpha() and part.isupper() for part in _METAVAR_SPLIT_RE.split(head))
+
+
+# How a password is kept or guarded, not a password: "the password is sha256-hashed", "is SHA-512", "is
+# bcrypt2-hashed", "is 2FA-protected", "is AES256-encrypted".
+_HOW_KEPT_RE = re.compile(
+    r"(?:sha-?\d{1,3}|sha3-?\d{3}|md[45]|bcrypt\d?|scrypt|argon2(?:id|i|d)?|pbkdf2(?:-sha-?\d{1,3})?|base(?:64|32)|"
+    r"aes-?\d{3}|rsa-?\d{4}|rot13|utf-?8|2fa|mfa|totp|u2f|fido2)"
+    r"(?:[-_ ]?(?:hashed|encoded|encrypted|protected|salted|based|secured|enabled|only|'d))?",
+    re.IGNORECASE,
+)
+
+
+def _how_kept(value: str) -> bool:
+    """Whether *value*, said after "the password is", tells how it is kept ("sha256-hashed", "SHA-512",
+    "2FA-protected"), not what it is."""
+    return _HOW_KEPT_RE.fullmatch(value) is not None

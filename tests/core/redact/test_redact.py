@@ -1229,6 +1229,10 @@ def test_adversarial_input_finishes_at_ten_megabytes(name):
     # a usage line's metavariables, in any script; a man page's word after a flag
     "-t, --match-token NAME=VALUE", "[--match-token İSİM=DEĞER]", "--match-token LABEL=YAFTA’ya",
     "--match-token seçeneğiyle belirtilen", "GPIO pin 12 is high", "pin 2.5mm jack", "pwd: /home/x",
+    # how a credential is kept, not the credential
+    "the password is sha256-hashed", "the password is SHA-512", "the password for v2 is bcrypt2-hashed",
+    "the password is 2FA-protected", "the API key is AES256-encrypted", "password: sha256-hashed",
+    "DB_PASSWORD=argon2id-hashed",
 ])
 def test_prose_about_a_password_is_left_alone(text):
     assert find_secrets(text) == [], describe(text, find_secrets(text))
