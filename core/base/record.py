@@ -111,14 +111,13 @@ def _lazily(cls: type, src: str, env: dict[str, object], names: list[str]) -> No
     """Give *cls* the methods *names* of *src*, compiled when one of them is first called: compiling them costs
     about 0.4 ms a class, and a short process (a hook's ``botmemory`` call) makes a few of the records its
     modules declare. Until then each is a stand-in that compiles them all, puts them in its place and runs."""
-    def compiled() -> dict[str, object]:
+    def compiled() -> None:
         made: dict[str, object] = {}
         exec(src, env, made)   # noqa: S102 - generated from the class's own field names, as dataclasses does
         for name in names:
             fn = made[name]
             fn.__qualname__ = f"{cls.__qualname__}.{name}"   # type: ignore[attr-defined]
             setattr(cls, name, fn)
-        return made
 
     def stand_in(name: str) -> object:
         def first_call(self: object, *args: object, **kwargs: object) -> object:
@@ -183,9 +182,8 @@ def _make(cls: type, frozen: bool) -> type:  # noqa: C901
            f"    if other.__class__ is self.__class__:\n        return ({own}) == ({other})\n"
            "    return NotImplemented\n"
            f"def __hash__(self):\n    return hash(({own}))\n")
-    own_methods = {name for name in ("__init__", "__repr__", "__eq__") if name in cls.__dict__}
     hashed = "__hash__" not in cls.__dict__ or cls.__dict__["__hash__"] is None and "__eq__" in cls.__dict__
-    generated = [name for name in ("__init__", "__repr__", "__eq__") if name not in own_methods]
+    generated = [name for name in ("__init__", "__repr__", "__eq__") if name not in cls.__dict__]
     if hashed and frozen:
         generated.append("__hash__")
     elif hashed:
