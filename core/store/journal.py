@@ -187,10 +187,14 @@ class Row:
 
     def after_text(self) -> tuple[str, bool] | None:
         """The text after this change as the shadows keep it (redacted when it held a credential), and
-        whether it was redacted; rebuilt from the earlier text and :attr:`after`, checked against its hash.
-        None when the row cannot tell (a deletion, an append, an older row, a damaged one)."""
-        if self.after is None or self.after_hash is None:
+        whether it was redacted; rebuilt from the earlier text and :attr:`after` (or, when the row keeps no
+        ``after``, its own lines: :meth:`later_text`), checked against its hash. None when the row cannot
+        tell (a deletion, an append, an older row, a damaged one)."""
+        if self.after_hash is None:
             return None
+        if self.after is None:
+            later = self.later_text()
+            return (later, False) if later is not None and text_hash(later) == self.after_hash else None
         base = self.earlier_text or ""
         keep, tail, middle = self.after[0], self.after[1], self.after[2]
         if keep + tail > len(base):
@@ -389,18 +393,24 @@ def make_row(change: Change, *, earlier_secret: bool = False, diff: str | None =
     return Row(change.id, _iso(change), change.bot, change.actor.who, change.actor.how, chat, change.file,
                change.before_hash, change.after_hash, diff, earlier, undoable, reason,
                renamed_from, renamed_to, added, removed, words, edits, secret_lines, change.undoes,
-               host=change.actor.host, after=_after(change, earlier))
+               host=change.actor.host, after=_after(change, earlier, edits))
 
 
-def _after(change: Change, earlier: str | None) -> list[Any] | None:
+def _after(change: Change, earlier: str | None, edits: Sequence[Hunk] | None = None) -> list[Any] | None:
     """What a row keeps to rebuild the text after *change* (:meth:`Row.after_text`): the span between the
     earlier text (as the row keeps it) and the text after (redacted as the shadows keep it), and the hash
     of that redacted text when redaction changed it. None for a deletion, an append or a cut (only their
-    end is known), or when the span is larger than an earlier text the journal keeps."""
+    end is known), or when the span is larger than an earlier text the journal keeps; and None when the
+    row's own lines (*edits*) rebuild the text after it, unredacted: the span would repeat them, and it is
+    most of the text when a change touches both ends (an entry added at the end of MEMORY.md and the
+    oldest moved to the archive), which would double the row."""
     if change.after is None or change.after_hash is None or change.appended or change.cut is not None:
         return None
     stored = _clean(change.after)
     assert stored is not None
+    if (edits is not None and stored == change.after
+            and join_lines(apply_script(split_lines(earlier or ""), edits)) == stored):
+        return None
     k, t, middle = splice(earlier or "", stored)
     if len(middle) > EARLIER_TEXT_MAX_BYTES:
         return None
@@ -541,8 +551,12 @@ class Journal:
                 limit = self.keep_limit() if limit is None else limit
                 size = len(text) if len(text) * 4 <= limit else len(text.encode("utf-8", errors="replace"))
                 if size > limit:
+                    after = row.after
+                    if after is None and row.edits is not None:   # its own lines rebuilt the text after it
+                        later = row.after_text()
+                        after = [0, 0, later[0]] if later is not None and len(later) <= limit else None
                     row = replace(row, earlier_text=None, edits=None, secret_lines=(), undoable=False,
-                                  reason=too_large_reason(size, limit))
+                                  reason=too_large_reason(size, limit), after=after)
             out.append(row)
         return out
 

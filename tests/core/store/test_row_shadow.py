@@ -26,6 +26,7 @@ from botmemory.core.base.errors import BotMemoryError
 from botmemory.core.disk.paths import MEMORY_FILE
 from botmemory.core.disk.safeio import text_hash
 from botmemory.core.outside import turns as T
+from botmemory.core.store import journal as J
 from botmemory.core.store.memory import Memory
 from botmemory.core.store.shadows import Shadows
 from botmemory.core.store.writer import Actor
@@ -444,3 +445,64 @@ def test_an_intent_that_is_not_this_writes_is_read_and_kept(started, monkeypatch
     left = started.intents.read(BOT)
     assert [r.id for r in left.rows][-1] == foreign.id
     assert started.intents.pending(BOT)
+
+
+# ----- what the row keeps to rebuild the shadow
+
+
+def full_memory_md() -> str:
+    return "".join(f"- 2026-09-{1 + i % 28:02d} · from cli · fact {i:03d} " + "words " * 12 + "\n" for i in range(200))
+
+
+def test_a_change_at_both_ends_keeps_its_text_once_and_the_gap_is_repaired_from_its_own_lines(started, monkeypatch):
+    """The oldest entry moved out and a new one added at the end: the span between the common head and tail
+    is the whole file, and a row used to keep it beside the earlier text (twice the bytes in the journal
+    and in the intents, for every remember on a full MEMORY.md). The row's own lines rebuild it."""
+    mem = started
+    text = full_memory_md()
+    mem.store.write(BOT, MEMORY_FILE, text, PERSON)
+    changed = text.split("\n", 1)[1] + "- 2026-10-15 · from cli · the newest fact\n"
+    lose_shadow_update(mem, monkeypatch, "ENOSPC", lambda: mem.store.write(BOT, MEMORY_FILE, changed, PERSON))
+    line = mem.journal.active(BOT).read_bytes().splitlines()[-1]
+    assert b'"after"' not in line
+    assert len(line) < len(text.encode()) + 2000, "the row keeps the text after the change a second time"
+    row = mem.journal.list(BOT, limit=1)[0]
+    assert row.after_text() == (changed, False)
+    fresh = Memory.open(str(mem.home.root), TODAY)
+    with fresh.store.locked(BOT):       # the gap repaired from the row alone: the file is another text now
+        (fresh.home.workspace(BOT) / MEMORY_FILE).write_text(changed + "- an outside line\n")
+    index = fresh.shadows.load(BOT)
+    assert index is not None and fresh.shadows.text(BOT, MEMORY_FILE, index.files[MEMORY_FILE]) == changed
+    [outside] = T.scan(fresh)
+    assert outside.earlier_text == changed
+    check_chain(fresh)
+
+
+def test_a_redacted_change_still_keeps_the_span_and_its_hash(started, monkeypatch):
+    """The shadows keep a redacted copy, which the row's lines (made from the redacted texts too) would also
+    give, but only the span carries the redacted copy's hash to check it against."""
+    mem = started
+    secret = "- 2026-10-15 · from cli · the key is AKIAZ7Q4L2M9XW3RT8KP\n"
+    row = J.make_row(_change(mem, "- v0 first\n", "- v0 first\n" + secret))
+    assert row.after is not None and len(row.after) == 4
+    rebuilt = row.after_text()
+    assert rebuilt is not None and rebuilt[1] and "AKIAZ7Q4L2M9XW3RT8KP" not in rebuilt[0]
+
+
+def test_a_row_whose_earlier_text_is_over_the_limit_keeps_the_text_after_it_when_small(started, monkeypatch):
+    mem = started
+    row = J.make_row(_change(mem, "x" * 5000 + "\n", "short now\n"))
+    assert row.after is None and row.after_text() == ("short now\n", False)
+    monkeypatch.setattr(mem.journal, "keep_limit", lambda: 1000)
+    [kept] = mem.journal.within_limit([row])
+    assert kept.earlier_text is None and kept.edits is None and not kept.undoable
+    assert kept.after_text() == ("short now\n", False)
+
+
+def _change(mem: Memory, before: str, after: str):
+    from datetime import UTC, datetime
+
+    from botmemory.core.store.writer import Change, new_change_id
+    at = datetime(2026, 10, 15, tzinfo=UTC)
+    return Change(BOT, MEMORY_FILE, before, text_hash(before), after, text_hash(after), PERSON, at,
+                  id=new_change_id(at))
