@@ -5,7 +5,8 @@ Subagents' memory is ``<claude dir>/agent-memory/<agent>/`` (user scope) or ``<p
 
 ``MEMORY.md`` is an index, one line per memory; each memory is a topic file
 beside it. What loads at the start of every conversation is exactly what
-Claude Code 2.1.328's own code loads (:mod:`.claude_code_load`): the first 200
+Claude Code's own code loads (:mod:`.claude_code_load`, the rules of 2.1.328 and
+of 2.1.332, chosen by the version installed): the first 200
 lines or 25,000 UTF-16 code units of ``MEMORY.md`` after its frontmatter and
 top-level HTML comments are stripped and it is trimmed, cut at a line's end,
 with Claude Code's warning appended; a file over 4 MiB does not load. Which
@@ -33,8 +34,10 @@ MAX_LINES = 200
 MAX_BYTES = 25_000
 """What Claude Code calls bytes are UTF-16 code units (:mod:`.claude_code_load`, loaded when a MEMORY.md is
 measured: a prompt's hook does not need it)."""
-RULES = "2.1.328"
-"""The Claude Code version whose rules these are (proven against it by tests/conformance/claude_code)."""
+RULES = "2.1.332"
+"""The newest Claude Code version whose rules these are (proven against it by tests/conformance/claude_code;
+the older ones' by the answers recorded from their binaries, tests/core/data/claude_code)."""
+RULES_VERSIONS = ("2.1.328", RULES)
 _TRANSCRIPT_PEEK = 64 * 1024
 
 
@@ -68,7 +71,7 @@ class ClaudeCode(AgentKind):
     def loaded(self, rel: str, text: str, limits: Limits) -> Loaded:
         from .claude_code_load import measure
 
-        got = measure(text)
+        got = measure(text, rules=rules_of(limits))
         return Loaded(rel, got.text, got.lines, got.units, got.units, unloaded_lines=got.unloaded_lines,
                       lost=got.lost, max_lines=MAX_LINES, max_bytes=MAX_BYTES)
 
@@ -76,7 +79,7 @@ class ClaudeCode(AgentKind):
         """Exactly the text Claude Code's request carries for MEMORY.md ("" when it sends none)."""
         return self.loaded(MEMORY_FILE, texts.get(MEMORY_FILE, ""), limits).text
 
-    rules_versions: tuple[str, ...] = (RULES,)
+    rules_versions: tuple[str, ...] = RULES_VERSIONS
 
     def installed_version(self, user_home: Path, env: Mapping[str, str]) -> str | None:
         """The version of the ``claude`` on ``$PATH`` (:func:`installed_version`)."""
@@ -148,6 +151,13 @@ def _subdirs(folder: Path) -> list[Path]:
 _SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 """A slug an id keeps as it is: no other folder name becomes the same id (no capital, no run of dashes)."""
 _VERSION = re.compile(r"(\d+\.\d+\.\d+)(?:[-+][0-9A-Za-z.-]+)?")
+
+
+def rules_of(limits: Limits) -> str:
+    """The Claude Code version whose rules measure with *limits* (``limits.rules``, ``"claude-code 2.1.328"``);
+    the newest known when they name none (a budget read without :meth:`AgentKind.measure`)."""
+    version = limits.rules.rpartition(" ")[2]
+    return version if version in RULES_VERSIONS else RULES
 
 
 def installed_version(env: Mapping[str, str]) -> str | None:
@@ -233,5 +243,5 @@ def project_name(project: Path) -> str:
 
 
 KIND = ClaudeCode()
-__all__ = ["KIND", "MAX_BYTES", "MAX_LINES", "RULES", "claude_dir", "installed_version", "project_memory_dir",
-           "project_name", "session_cwds"]
+__all__ = ["KIND", "MAX_BYTES", "MAX_LINES", "RULES", "RULES_VERSIONS", "claude_dir", "installed_version",
+           "project_memory_dir", "project_name", "rules_of", "session_cwds"]

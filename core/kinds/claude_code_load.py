@@ -1,4 +1,4 @@
-"""What Claude Code 2.1.328 loads of an auto memory folder's ``MEMORY.md``: exactly the text its request carries.
+"""What Claude Code loads of an auto memory folder's ``MEMORY.md``: exactly the text its request carries.
 
 Read from Claude Code's own code (its bundled JavaScript) and proven against the real ``claude -p`` by
 tests/conformance/claude_code. The text goes through these steps, each as Claude Code does it:
@@ -13,6 +13,8 @@ tests/conformance/claude_code. The text goes through these steps, each as Claude
    off) and put together again, except that a block that is an HTML comment loses its comments (and goes
    when nothing else is left) and a link-reference definition (``[x]: url``) goes whole. A comment inside
    a fence, an indented code block, a list, a block quote, a paragraph or another HTML block stays.
+   **From 2.1.332** only the comment blocks' own spans are edited: link-reference definitions stay, and a
+   text with no top-level comment block is left as it is (its CRs too) though it holds ``<!--``.
 4. **The cut.** The text is trimmed (JavaScript's white space: U+FEFF and U+3000 too) and measured in UTF-16
    code units, lines split at ``\\n`` only (a lone CR, a form feed or U+2028 does not end a line). Over 200
    lines the first 200 are kept; then over 25,000 units it is cut at the last ``\\n`` within them, or hard at
@@ -23,8 +25,10 @@ tests/conformance/claude_code. The text goes through these steps, each as Claude
    one of Claude Code's reserved tags (``<system-reminder>``, ``</command-name>``, …) gets a backslash after it.
 6. An empty result sends **no block** at all.
 
-Text is handled as JavaScript holds it: a ``str`` whose characters are UTF-16 code units (a character past
-U+FFFF is two surrogate characters), so lengths, slices and regular expressions count as Claude Code's do.
+The rules are Claude Code 2.1.328's and 2.1.332's (:data:`RULES`; step 3 is the one that differs), each
+proven against that version's own code. Text is handled as JavaScript holds it: a ``str`` whose characters
+are UTF-16 code units (a character past U+FFFF is two surrogate characters), so lengths, slices and regular
+expressions count as Claude Code's do.
 """
 from __future__ import annotations
 
@@ -33,6 +37,11 @@ from bisect import bisect_right
 from collections.abc import Callable
 
 from . import claude_code_chars
+
+RULES = ("2.1.328", "2.1.332")
+"""The Claude Code versions whose rules these are, oldest first (:mod:`.versions` chooses among them)."""
+KEEPS_DEFINITIONS = "2.1.332"
+"""From this version on, stripping comments edits only the comment blocks (link-reference definitions stay)."""
 
 MAX_FILE_BYTES = 4 * 1024 * 1024
 """A MEMORY.md larger than this (in bytes) is not loaded at all."""
@@ -425,10 +434,16 @@ Span = tuple[int, int]
 """A kept part of a text: [start, end) offsets."""
 
 
-def strip_comments(s: str) -> list[Span]:
+def strip_comments(s: str, *, keep_definitions: bool = False) -> list[Span]:
     """The parts of *s* (CR-free) that stay when Claude Code strips HTML comments: every top-level block, less
     the comments of a comment block (the block goes when nothing but white space is left) and less every
-    link-reference definition."""
+    link-reference definition (kept with *keep_definitions*: 2.1.332's rules)."""
+    return _stripped(s, keep_definitions)[0]
+
+
+def _stripped(s: str, keep_definitions: bool) -> tuple[list[Span], bool]:
+    """:func:`strip_comments`, and whether a top-level comment block was found."""
+    found = False
     blocks = _Blocks(s)
     out: list[Span] = []
     p, n = 0, len(s)
@@ -445,6 +460,7 @@ def strip_comments(s: str) -> list[Span]:
         assert size
         raw = s[p:p + size]
         if rule is _Blocks.html and raw.lstrip(JS_SPACE).startswith("<!--") and "-->" in raw:
+            found = True
             parts: list[Span] = []
             at = p
             for m in _COMMENT.finditer(raw):
@@ -454,10 +470,13 @@ def strip_comments(s: str) -> list[Span]:
             kept = [(a, b) for a, b in parts if b > a]
             if js_trim("".join(s[a:b] for a, b in kept)):
                 out.extend(kept)
-        elif rule is not _Blocks.definition:
-            out.append((p, p + size))
+        elif keep_definitions or rule is not _Blocks.definition:
+            if out and out[-1][1] == p:   # one span for a run of kept blocks
+                out[-1] = (out[-1][0], p + size)
+            else:
+                out.append((p, p + size))
         p += size
-    return out
+    return out, found
 
 
 # ----- 4. the cut
@@ -605,19 +624,30 @@ class _Trace:
         return pos + self.shift
 
 
-def _measured(text: str) -> tuple[str, _Trace, str, int]:
+def _keeps_definitions(rules: str) -> bool:
+    from .versions import version_key
+
+    return version_key(rules) >= version_key(KEEPS_DEFINITIONS)
+
+
+def _measured(text: str, rules: str = RULES[-1]) -> tuple[str, _Trace, str, int]:
     """The file's text in units, the map back to it, the text Claude Code measures (frontmatter and block-level
-    comments out, trimmed) and how much leading white space the trim took."""
+    comments out, trimmed) and how much leading white space the trim took; by the *rules* of that version."""
     j0 = to_units(text)
     trace = _Trace()
     trace.shift = frontmatter_end(j0)
     c = j0[trace.shift:]
     if "<!--" in c:
         s = c.replace("\r\n", "\n")
+        keep = _keeps_definitions(rules)
+        spans, found = _stripped(s.replace("\r", "\n"), keep)
+        if keep and not found:   # 2.1.332: no comment block, the text as it was (its CRs too)
+            r = js_trim(c)
+            return j0, trace, r, len(c) - len(c.lstrip(JS_SPACE))
         if len(s) != len(c):
             trace.removed = [m.start() - k for k, m in enumerate(re.finditer("\r\n", c))]
         s = s.replace("\r", "\n")
-        trace.spans = strip_comments(s)
+        trace.spans = spans
         at = 0
         for a, b in trace.spans:
             trace.starts.append(at)
@@ -627,22 +657,23 @@ def _measured(text: str) -> tuple[str, _Trace, str, int]:
     return j0, trace, r, len(c) - len(c.lstrip(JS_SPACE))
 
 
-def measured_lines(text: str) -> list[tuple[int, str]]:
+def measured_lines(text: str, rules: str = RULES[-1]) -> list[tuple[int, str]]:
     """The file's lines (1-based numbers, split at ``\n``) that hold what Claude Code measures: the frontmatter,
     block-level comments and the blank lines trimmed around them left out (Make room picks index lines here)."""
-    j0, trace, r, lead = _measured(text)
+    j0, trace, r, lead = _measured(text, rules)
     if not r:
         return []
     lines = text.split("\n")
     return [(no, lines[no - 1]) for no in _lost(j0, r, trace, lead, 0, 0) if no - 1 < len(lines)]
 
 
-def measure(text: str, size: int | None = None) -> Index:
+def measure(text: str, size: int | None = None, rules: str = RULES[-1]) -> Index:
     """What Claude Code loads of a MEMORY.md whose text (decoded, bad bytes as U+FFFD) is *text*; *size* is
-    the file's size in bytes when known (else the UTF-8 length of *text*)."""
+    the file's size in bytes when known (else the UTF-8 length of *text*); *rules*: the version whose rules
+    apply (:data:`RULES`; the newest by default)."""
     if size is None:
         size = len(text.encode("utf-8", "surrogatepass"))
-    j0, trace, r, lead = _measured(text)
+    j0, trace, r, lead = _measured(text, rules)
     lines = r.count("\n") + 1
     if size > MAX_FILE_BYTES:
         return Index("", lines, len(r), 0, True, _lost(j0, r, trace, lead, 0, 0) if r else (), skipped=True)
@@ -683,6 +714,6 @@ def _lost(j0: str, r: str, trace: _Trace, lead: int, start: int, first_line: int
     return tuple(sorted(set(out)))
 
 
-def load_bytes(data: bytes) -> Index:
+def load_bytes(data: bytes, rules: str = RULES[-1]) -> Index:
     """:func:`measure` of a file's bytes (decoded as Claude Code decodes them)."""
-    return measure(data.decode("utf-8", "replace"), len(data))
+    return measure(data.decode("utf-8", "replace"), len(data), rules)

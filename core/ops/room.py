@@ -86,13 +86,14 @@ def _lines(text: str) -> list[str]:
 def _plan_index(mem: Memory, bot: str, text: str) -> tuple[str, list[str], bool]:
     """(MEMORY.md after, the index lines moved, whether it loads whole then): the fewest oldest index lines,
     with one pointer to the topic in place of the first (unless one is there already)."""
+    from ..kinds.claude_code import rules_of
     from ..kinds.claude_code_load import measured_lines
 
     kind = folders.kind_of(mem, bot)
     limits = folders.limits(mem, bot)
     lines = _lines(text)
     pointer_there = any(f"]({INDEX_TOPIC})" in line for line in lines)
-    candidates = [no for no, line in measured_lines(text)
+    candidates = [no for no, line in measured_lines(text, rules_of(limits))
                   if (m := _INDEX_LINE.match(line)) is not None and m.group(1) != INDEX_TOPIC]
     if kind.loaded(MEMORY_FILE, text, limits).unloaded_lines == 0 or not candidates:
         return text, [], kind.loaded(MEMORY_FILE, text, limits).unloaded_lines == 0

@@ -27,7 +27,7 @@ from pathlib import Path
 
 OPENCLAW = "2026.9.6"
 HERMES = "0.19.0"
-CLAUDE_CODE = "2.1.328"
+CLAUDE_CODE = "2.1.332"
 NODE_MAJOR = 24
 
 

@@ -1,4 +1,4 @@
-"""Claude Code: what the real ``claude -p`` (2.1.328) sends, against ``botmemory load``, ``gauge``, the folder
+"""Claude Code: what the real ``claude -p`` (the pinned version, install.py) sends, against ``botmemory load``, ``gauge``, the folder
 the hooks use, ``agents`` and the hooks' context.
 
 Each case runs the binary once, offline, against a loopback fake of the Messages API (``oracle.run``), and
@@ -8,6 +8,7 @@ warning, the folder a session uses with the one its system prompt announces.
 """
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 import re
@@ -19,14 +20,29 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from botmemory.core.kinds import claude_code_load as L
+from botmemory.core.kinds.claude_code import RULES_VERSIONS
+from botmemory.core.kinds.versions import choose
 from tests.conftest import examples
 from tests.core.kinds.test_claude_code import recorded_inputs
 
+from ..conftest import LATEST
+from ..install import claude_version
 from . import oracle
 from .conftest import botmemory_json, environment, track
 
 pytestmark = [pytest.mark.conformance, pytest.mark.timeout(1800)]
 counter = itertools.count()
+
+
+def with_claude(claude: Path, env: dict[str, str]) -> dict[str, str]:
+    """*env* with the ``claude`` npm puts in ``node_modules/.bin`` first on ``PATH``."""
+    return {**env, "PATH": f"{claude.parents[3] / '.bin'}{os.pathsep}{os.environ.get('PATH', '')}"}
+
+
+@functools.cache
+def rules_label(claude: Path) -> str:
+    """Whose rules botmemory should measure by for the binary *claude*: the newest it knows not newer."""
+    return f"claude-code {choose(RULES_VERSIONS, claude_version(claude))}"
 
 
 def compare(claude: Path, base: Path, data: bytes) -> None:
@@ -41,7 +57,7 @@ def compare(claude: Path, base: Path, data: bytes) -> None:
     r = oracle.run(claude, home, cwd)
     assert r.code == 0 and r.body is not None, r.stderr
     assert r.announced == f"{folder}/"
-    env = {"HOME": str(home)}
+    env = with_claude(claude, {"HOME": str(home)})   # its version chooses the rules botmemory measures by
     root = case / "bm"
     bot = track(root, folder, env)
     loaded = botmemory_json(root, "load", bot, env=env)
@@ -50,7 +66,7 @@ def compare(claude: Path, base: Path, data: bytes) -> None:
     assert loaded["text"] == (r.memory or ""), sample
     g = botmemory_json(root, "gauge", bot, env=env)
     assert isinstance(g, dict)
-    assert g["rules_version"] == "claude-code 2.1.328"
+    assert g["rules_version"] == rules_label(claude)
     warning = (r.memory or "").rpartition("\n\n> WARNING: ")[2] if r.memory and "\n\n> WARNING: MEMORY.md is " \
         in r.memory else None
     if len(data) > L.MAX_FILE_BYTES:
@@ -241,8 +257,10 @@ def test_the_gauge_says_the_installed_version_and_whose_rules_it_used(claude, ag
     folder = tmp_path / "mem"
     folder.mkdir()
     (folder / "MEMORY.md").write_text("- [A](a.md)\n")
-    env = {"HOME": str(tmp_path / "home"), "PATH": f"{on_path}:{os.environ.get('PATH', '')}"}
+    env = with_claude(claude, {"HOME": str(tmp_path / "home")})
     bot = track(tmp_path / "bm", folder, env)
     g = botmemory_json(tmp_path / "bm", "gauge", bot, env=env)
     assert isinstance(g, dict)
-    assert (g["rules_version"], g["agent_version"]) == ("claude-code 2.1.328", agents.claude_version)
+    assert (g["rules_version"], g["agent_version"]) == (rules_label(claude), agents.claude_version)
+    if not LATEST:
+        assert g["rules_version"] == f"claude-code {agents.claude_version}"   # the pinned one's own rules

@@ -1,4 +1,4 @@
-"""Claude Code 2.1.328's own rules: what loads of MEMORY.md, and which folder a session uses.
+"""Claude Code's own rules (2.1.328's and 2.1.332's): what loads of MEMORY.md, and which folder a session uses.
 
 The expected texts are what the real ``claude -p`` sent (recorded against a loopback fake of the Messages API,
 ``tests/core/data/claude_code``); tests/conformance/claude_code runs the binary itself on generated files.
@@ -18,7 +18,8 @@ from botmemory.core.kinds import claude_code_paths as P
 from botmemory.core.kinds.base import Limits
 
 CC = kinds.get("claude-code")
-DATA = Path(__file__).parents[1] / "data" / "claude_code" / "loaded_by_claude_code_2.1.328.json"
+DATA = Path(__file__).parents[1] / "data" / "claude_code"
+"""``loaded_by_claude_code_<version>.json``: what each version's real ``claude -p`` sent for each input."""
 MIB = 1024 * 1024
 
 
@@ -56,6 +57,11 @@ def recorded_inputs() -> dict[str, bytes]:
         "29_comment_in_list": "- item\n  <!-- in list -->\n- item2\n<!-- top -->\n",
         "30_exact_200": "".join(f"l{i}\n" for i in range(1, 201)),
         "31_201": "".join(f"l{i}\n" for i in range(1, 202)),
+        "37_linkdef_crlf_comment": "[a]: http://a.example\r\n<!-- c -->\r\ntext [a]\r\n",
+        "38_crlf_comment_in_fence_only": "a\r\n```\r\n<!-- keep -->\r\n```\r\nb\r\n",
+        "39_linkdefs_around_comments": "[a]: <http://a.example> \"A\"\n\n<!-- one -->\n[b]: http://b.example\n"
+                                       "- [A][a] and [B][b]\n<!-- two -->\n",
+        "40_comment_block_with_text": "<!-- c --> kept tail\n[x]: /y\n",
     }
     out = {k: v.encode("utf-8") for k, v in c.items()}
     out["27_invalid_utf8"] = b"ok \xff\xfe bad \xc3( end\n"
@@ -67,7 +73,8 @@ def recorded_inputs() -> dict[str, bytes]:
     return out
 
 
-RECORDED: dict[str, object] = json.loads(DATA.read_text(encoding="utf-8"))
+RECORDED: dict[str, dict[str, object]] = {
+    v: json.loads((DATA / f"loaded_by_claude_code_{v}.json").read_text(encoding="utf-8")) for v in L.RULES}
 
 
 def same(got: str, want: object) -> bool:
@@ -77,9 +84,36 @@ def same(got: str, want: object) -> bool:
     return got == (want or "")
 
 
+@pytest.mark.parametrize("version", L.RULES)
 @pytest.mark.parametrize("name", sorted(recorded_inputs()))
-def test_what_loads_is_what_the_real_claude_code_sent(name):
-    assert same(L.load_bytes(recorded_inputs()[name]).text, RECORDED[name])
+def test_what_loads_is_what_the_real_claude_code_sent(name, version):
+    assert same(L.load_bytes(recorded_inputs()[name], version).text, RECORDED[version][name])
+
+
+def test_every_version_was_recorded_on_every_input_and_the_kind_knows_each():
+    assert all(set(RECORDED[v]) == set(recorded_inputs()) for v in L.RULES)
+    assert CC.rules_versions == L.RULES
+
+
+def test_from_2_1_332_link_definitions_stay_and_a_text_without_a_comment_block_keeps_its_crs():
+    text = "[ref]: http://example.com\n<!-- c -->\ntext [ref]\n"
+    assert L.measure(text, rules="2.1.328").text == "text [ref]"
+    assert L.measure(text, rules="2.1.332").text == "[ref]: http://example.com\ntext [ref]"
+    assert L.measure(text).text == L.measure(text, rules="2.1.332").text     # the newest by default
+    lone_crs = "x\r" * 250 + "\n```\n<!-- in a fence -->\n```\n"       # no top-level comment block
+    assert L.measure(lone_crs, rules="2.1.328").unloaded_lines > 0      # its CRs made line feeds: cut
+    assert L.measure(lone_crs, rules="2.1.332").unloaded_lines == 0     # left as it was: 4 lines
+
+
+def test_the_rules_follow_the_installed_version(tmp_path):
+    text = "[ref]: http://example.com\n<!-- c -->\ntext [ref]\n"
+    for version, loaded in (("2.1.328", "text [ref]"), ("2.1.330", "text [ref]"),
+                            ("2.1.332", "[ref]: http://example.com\ntext [ref]"),
+                            ("2.2.0", "[ref]: http://example.com\ntext [ref]")):
+        from botmemory.core.kinds.versions import choose
+        limits = Limits(rules=f"claude-code {choose(CC.rules_versions, version)}")
+        assert CC.loaded("MEMORY.md", text, limits).text == loaded, version
+    assert CC.loaded("MEMORY.md", text, Limits()).text == "[ref]: http://example.com\ntext [ref]"
 
 
 def test_the_budget_counts_utf16_units_after_trimming_not_bytes():
@@ -130,7 +164,11 @@ def test_frontmatter_as_claude_codes_parser_sees_it(text, loaded):
     ("[ref]: http://example.com\ntext [ref] <!-- x -->\n", "text [ref] <!-- x -->"),   # a definition goes
 ])
 def test_html_comments_as_claude_codes_markdown_lexer_sees_them(text, loaded):
-    assert L.measure(text).text == loaded
+    assert L.measure(text, rules="2.1.328").text == loaded
+    if "[ref]:" not in text:     # 2.1.332 cuts the same blocks; only a definition stays there
+        assert L.measure(text, rules="2.1.332").text == loaded
+    else:
+        assert L.measure(text, rules="2.1.332").text == text.strip()
 
 
 def test_the_lost_lines_are_numbered_as_in_the_file():
