@@ -1,6 +1,6 @@
 """The characters Claude Code drops from memory text: its sanitizer's set, as Unicode 17.0 defines it.
 
-Claude Code 2.1.328 removes from the text it loads every code point that is a C0 or C1 control (but tab and line
+Claude Code (2.1.328 to 2.1.332) removes from the text it loads every code point that is a C0 or C1 control (but tab and line
 feed) or that ``/^[\\p{Cf}\\p{Co}\\p{Cn}\\p{Cs}\\p{DI}]$/u`` matches (format, private use, unassigned,
 surrogate and default-ignorable code points), keeping ZWNJ, ZWJ and the variation selectors 15 and 16. Its
 engine knows Unicode 17.0: a character assigned in 15.0–17.0 is kept, so Python's own :mod:`unicodedata`

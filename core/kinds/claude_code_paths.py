@@ -1,4 +1,4 @@
-"""Where Claude Code 2.1.328 keeps a project's auto memory, and whether it is on: as its own code decides.
+"""Where Claude Code (2.1.328 to 2.1.332) keeps a project's auto memory, and whether it is on: as its own code decides.
 
 Read from Claude Code's bundled JavaScript and proven against the real ``claude -p`` (tests/conformance/claude_code).
 

@@ -1,6 +1,6 @@
 """Claude Code's session transcripts: which belong to a project, and reading their messages.
 
-Claude Code 2.1.328 writes each session to ``<config dir>/projects/<the launch cwd, as a folder name>/<session
+Claude Code (2.1.328 to 2.1.332) writes each session to ``<config dir>/projects/<the launch cwd, as a folder name>/<session
 id>.jsonl`` (:mod:`.claude_code_paths` names the folder). Memory is keyed by the project's *git root* and
 transcripts by the *cwd*, so one project's sessions are spread over several folders: the git root's own, a
 subfolder's (``-work-app-web`` beside ``-work-app``), a linked worktree's (another path, the same memory).
