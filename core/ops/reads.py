@@ -212,12 +212,25 @@ class FolderGauge:
             parts.extend(f"note: {rel} does not load: {why}" for rel, why in self.not_loaded)
             parts.extend(f"note: {u} (the defaults were used)" for u in self.unread)
             if self.rules_version:
-                seen = f"{self.agent_version} installed" if self.agent_version else "no installed version found"
-                parts.append(f"rules: {self.rules_version} ({seen})")
+                parts.append(f"rules: {self.rules_version} ({rules_seen(self.rules_version, self.agent_version)})")
             out = "\n".join(parts)
         out += "".join(f"\n{rel} holds a credential ({', '.join(k)}): "
                        f"`botmemory redact {self.bot} {rel}` takes it out" for rel, k in self.secrets.items())
         return out + (f"\n{self.heavy}" if self.heavy else "")
+
+
+def rules_seen(rules: str, installed: str | None) -> str:
+    """What the gauge's ``rules:`` line says of the installed version: found or not, and when it is newer than
+    the newest rules botmemory knows (``rules`` is ``"claude-code 2.1.332"``), that what loads may differ."""
+    if not installed:
+        return "no installed version found"
+    from ..kinds.versions import version_key
+
+    known = rules.rpartition(" ")[2]
+    if version_key(installed) > version_key(known):
+        return (f"{installed} installed, newer than the rules botmemory knows: what it loads may differ "
+                "where that version changed its rules")
+    return f"{installed} installed"
 
 
 def _rule(agent: str, files: Sequence[FileGauge], shared_note: str) -> str:

@@ -511,3 +511,21 @@ def test_openclaw_daily_notes_with_any_script_are_journaled_searched_forgotten_a
     text = cli.json("--today", "2026-12-02", "load", bot)["text"]    # a /new session's prelude, after MEMORY.md
     assert "[Untrusted daily memory: memory/2026-12-02-_.md]" in text and "预算 approved for the kiln" in text
     assert text.startswith("- line 000")
+
+
+def test_the_plain_gauge_says_when_the_installed_agent_is_newer_than_the_rules_it_knows(cli, env):
+    """An agent updated past the newest rules botmemory was proven against: the gauge keeps measuring by those,
+    and says that what the new version loads may differ."""
+    from botmemory.core.kinds import versions
+
+    hermes(env / "user")
+    bot = track_all(cli)["hermes"]
+    for found, says in ((None, "(no installed version found)"), ("0.19.0", "(0.19.0 installed)"),
+                        ("0.21.3", "(0.21.3 installed, newer than the rules botmemory knows: what it loads may "
+                                   "differ where that version changed its rules)")):
+        versions.forget_cache()
+        cli.monkeypatch.setattr("botmemory.core.kinds.hermes.Hermes.installed_version",
+                                lambda self, user_home, env, found=found: found)
+        code, out, _ = cli("gauge", bot)
+        assert code == 0 and f"rules: hermes 0.19.0 {says}" in out, out
+    versions.forget_cache()
