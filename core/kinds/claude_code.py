@@ -27,6 +27,7 @@ from ..base.log import get_logger
 from ..disk.paths import FileKind
 from . import claude_code_paths as where
 from .base import MEMORY_FILE, NAME_RULE, AgentKind, Found, Limits, Loaded, check_name, list_md
+from .versions import label_version
 
 logger = get_logger(__name__)
 
@@ -156,7 +157,7 @@ _VERSION = re.compile(r"(\d+\.\d+\.\d+)(?:[-+][0-9A-Za-z.-]+)?")
 def rules_of(limits: Limits) -> str:
     """The Claude Code version whose rules measure with *limits* (``limits.rules``, ``"claude-code 2.1.328"``);
     the newest known when they name none (a budget read without :meth:`AgentKind.measure`)."""
-    version = limits.rules.rpartition(" ")[2]
+    version = label_version(limits.rules)
     return version if version in RULES_VERSIONS else RULES
 
 

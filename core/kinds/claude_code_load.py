@@ -639,20 +639,18 @@ def _measured(text: str, rules: str = RULES[-1]) -> tuple[str, _Trace, str, int]
     c = j0[trace.shift:]
     if "<!--" in c:
         s = c.replace("\r\n", "\n")
+        flat = s.replace("\r", "\n")
         keep = _keeps_definitions(rules)
-        spans, found = _stripped(s.replace("\r", "\n"), keep)
-        if keep and not found:   # 2.1.332: no comment block, the text as it was (its CRs too)
-            r = js_trim(c)
-            return j0, trace, r, len(c) - len(c.lstrip(JS_SPACE))
-        if len(s) != len(c):
-            trace.removed = [m.start() - k for k, m in enumerate(re.finditer("\r\n", c))]
-        s = s.replace("\r", "\n")
-        trace.spans = spans
-        at = 0
-        for a, b in trace.spans:
-            trace.starts.append(at)
-            at += b - a
-        c = "".join(s[a:b] for a, b in trace.spans)
+        spans, found = _stripped(flat, keep)
+        if found or not keep:   # 2.1.332 leaves a text with no comment block as it was (its CRs too)
+            if len(s) != len(c):
+                trace.removed = [m.start() - k for k, m in enumerate(re.finditer("\r\n", c))]
+            trace.spans = spans
+            at = 0
+            for a, b in trace.spans:
+                trace.starts.append(at)
+                at += b - a
+            c = "".join(flat[a:b] for a, b in trace.spans)
     r = js_trim(c)
     return j0, trace, r, len(c) - len(c.lstrip(JS_SPACE))
 

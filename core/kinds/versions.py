@@ -51,6 +51,11 @@ def choose(known: Sequence[str], installed: str | None) -> str:
     return fitting[-1] if fitting else ordered[0]
 
 
+def label_version(label: str) -> str:
+    """The version a rules label names: ``"claude-code 2.1.332"`` → ``"2.1.332"`` ("" for no label)."""
+    return label.rpartition(" ")[2]
+
+
 def rules_for(kind: AgentKind, user_home: Path, env: Mapping[str, str]) -> tuple[str, str | None]:
     """``("openclaw 2026.9.6", "2026.9.6")``: the rules label for *kind* and the installed version found (or None)."""
     if not kind.rules_versions:

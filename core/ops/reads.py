@@ -224,10 +224,9 @@ def rules_seen(rules: str, installed: str | None) -> str:
     the newest rules botmemory knows (``rules`` is ``"claude-code 2.1.332"``), that what loads may differ."""
     if not installed:
         return "no installed version found"
-    from ..kinds.versions import version_key
+    from ..kinds.versions import label_version, version_key
 
-    known = rules.rpartition(" ")[2]
-    if version_key(installed) > version_key(known):
+    if version_key(installed) > version_key(label_version(rules)):
         return (f"{installed} installed, newer than the rules botmemory knows: what it loads may differ "
                 "where that version changed its rules")
     return f"{installed} installed"

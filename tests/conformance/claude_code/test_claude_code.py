@@ -1,5 +1,5 @@
-"""Claude Code: what the real ``claude -p`` (the pinned version, install.py) sends, against ``botmemory load``, ``gauge``, the folder
-the hooks use, ``agents`` and the hooks' context.
+"""Claude Code: what the real ``claude -p`` (the pinned version, install.py) sends, against ``botmemory load``,
+``gauge``, the folder the hooks use, ``agents`` and the hooks' context.
 
 Each case runs the binary once, offline, against a loopback fake of the Messages API (``oracle.run``), and
 compares the request it sent with what botmemory says: MEMORY.md byte for byte (``load --json``'s text is the
